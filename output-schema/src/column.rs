@@ -1,0 +1,358 @@
+//! How a Rust field type maps to an Arrow column, and back.
+//!
+//! Every table column is a plain Rust type implementing [`Column`]; the table macro uses it to build
+//! the Arrow schema, to encode rows into arrays, to decode arrays back into rows and to compare
+//! values when sorting. Only signed integer types are used so that every engine (DuckDB, Spark,
+//! Trino, pandas) reads the files without unsigned-type surprises.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use arrow::array::{
+    Array, ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, ListArray, ListBuilder,
+    StringArray, StringBuilder,
+};
+use arrow::datatypes::{DataType, Field};
+
+use crate::FormatError;
+
+/// A Rust type that can be stored as one Arrow/Parquet column.
+pub trait Column: Sized + Clone + PartialEq + std::fmt::Debug + Send + Sync {
+    /// Short type name shown by `ckb schema` (`string`, `int64`, `list<string>`, …).
+    const TYPE_NAME: &'static str;
+    /// Whether the column may hold nulls.
+    const NULLABLE: bool;
+    /// The Arrow data type of the column.
+    fn data_type() -> DataType;
+    /// Encodes values, in row order, into one Arrow array.
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef
+    where
+        Self: 'a;
+    /// Decodes an Arrow array produced by [`Column::to_array`] (or any compatible writer).
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError>;
+    /// Total order used when sorting rows.
+    fn compare(a: &Self, b: &Self) -> Ordering;
+}
+
+fn downcast<'a, A: 'static>(array: &'a dyn Array, column: &str) -> Result<&'a A, FormatError> {
+    array
+        .as_any()
+        .downcast_ref::<A>()
+        .ok_or_else(|| FormatError::ColumnType {
+            column: column.to_string(),
+            found: array.data_type().to_string(),
+        })
+}
+
+fn null_error(column: &str) -> FormatError {
+    FormatError::UnexpectedNull {
+        column: column.to_string(),
+    }
+}
+
+macro_rules! primitive_column {
+    ($t:ty, $name:literal, $opt_name:literal, $dt:expr, $arr:ty, $cmp:expr) => {
+        impl Column for $t {
+            const TYPE_NAME: &'static str = $name;
+            const NULLABLE: bool = false;
+            fn data_type() -> DataType {
+                $dt
+            }
+            fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+                Arc::new(<$arr>::from_iter_values(values.copied()))
+            }
+            fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+                let a = downcast::<$arr>(array, column)?;
+                if a.null_count() > 0 {
+                    return Err(null_error(column));
+                }
+                Ok(a.values().iter().copied().collect())
+            }
+            fn compare(a: &Self, b: &Self) -> Ordering {
+                $cmp(a, b)
+            }
+        }
+
+        impl Column for Option<$t> {
+            const TYPE_NAME: &'static str = $opt_name;
+            const NULLABLE: bool = true;
+            fn data_type() -> DataType {
+                $dt
+            }
+            fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+                Arc::new(<$arr>::from_iter(values.copied()))
+            }
+            fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+                let a = downcast::<$arr>(array, column)?;
+                Ok(a.iter().collect())
+            }
+            fn compare(a: &Self, b: &Self) -> Ordering {
+                match (a, b) {
+                    (None, None) => Ordering::Equal,
+                    (None, Some(_)) => Ordering::Less,
+                    (Some(_), None) => Ordering::Greater,
+                    (Some(x), Some(y)) => $cmp(x, y),
+                }
+            }
+        }
+    };
+}
+
+primitive_column!(i32, "int32", "int32?", DataType::Int32, Int32Array, Ord::cmp);
+primitive_column!(i64, "int64", "int64?", DataType::Int64, Int64Array, Ord::cmp);
+primitive_column!(f64, "float64", "float64?", DataType::Float64, Float64Array, f64::total_cmp);
+
+impl Column for bool {
+    const TYPE_NAME: &'static str = "bool";
+    const NULLABLE: bool = false;
+    fn data_type() -> DataType {
+        DataType::Boolean
+    }
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        Arc::new(BooleanArray::from_iter(values.map(|v| Some(*v))))
+    }
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+        let a = downcast::<BooleanArray>(array, column)?;
+        a.iter()
+            .map(|v| v.ok_or_else(|| null_error(column)))
+            .collect()
+    }
+    fn compare(a: &Self, b: &Self) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+impl Column for String {
+    const TYPE_NAME: &'static str = "string";
+    const NULLABLE: bool = false;
+    fn data_type() -> DataType {
+        DataType::Utf8
+    }
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(values))
+    }
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+        let a = downcast::<StringArray>(array, column)?;
+        a.iter()
+            .map(|v| v.map(str::to_owned).ok_or_else(|| null_error(column)))
+            .collect()
+    }
+    fn compare(a: &Self, b: &Self) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+impl Column for Option<String> {
+    const TYPE_NAME: &'static str = "string?";
+    const NULLABLE: bool = true;
+    fn data_type() -> DataType {
+        DataType::Utf8
+    }
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        Arc::new(StringArray::from_iter(values.map(|v| v.as_deref())))
+    }
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+        let a = downcast::<StringArray>(array, column)?;
+        Ok(a.iter().map(|v| v.map(str::to_owned)).collect())
+    }
+    fn compare(a: &Self, b: &Self) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+fn string_list_type() -> DataType {
+    DataType::List(Arc::new(Field::new("item", DataType::Utf8, false)))
+}
+
+fn build_string_list<'a, I, S>(rows: impl ExactSizeIterator<Item = I>) -> ArrayRef
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str> + 'a,
+{
+    let mut builder = ListBuilder::with_capacity(StringBuilder::new(), rows.len())
+        .with_field(Arc::new(Field::new("item", DataType::Utf8, false)));
+    for items in rows {
+        for item in items {
+            builder.values().append_value(item.as_ref());
+        }
+        builder.append(true);
+    }
+    Arc::new(builder.finish())
+}
+
+fn read_string_list(array: &dyn Array, column: &str) -> Result<Vec<Vec<String>>, FormatError> {
+    let list = downcast::<ListArray>(array, column)?;
+    let mut out = Vec::with_capacity(list.len());
+    for i in 0..list.len() {
+        if list.is_null(i) {
+            return Err(null_error(column));
+        }
+        let values = list.value(i);
+        let strings = downcast::<StringArray>(values.as_ref(), column)?;
+        out.push(
+            strings
+                .iter()
+                .map(|v| v.map(str::to_owned).ok_or_else(|| null_error(column)))
+                .collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    Ok(out)
+}
+
+impl Column for Vec<String> {
+    const TYPE_NAME: &'static str = "list<string>";
+    const NULLABLE: bool = false;
+    fn data_type() -> DataType {
+        string_list_type()
+    }
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        build_string_list(values.map(|v| v.iter()))
+    }
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+        read_string_list(array, column)
+    }
+    fn compare(a: &Self, b: &Self) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+/// The roles of an occurrence, stored as a sorted `list<string>` of role names so SQL users can
+/// write `list_contains(roles, 'call')`, and held in memory as a bit set.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub struct Roles(pub u16);
+
+impl Roles {
+    /// The site defines the symbol.
+    pub const DEFINITION: Roles = Roles(1);
+    /// The site refers to the symbol.
+    pub const REFERENCE: Roles = Roles(1 << 1);
+    /// The site imports the symbol.
+    pub const IMPORT: Roles = Roles(1 << 2);
+    /// The site writes to the symbol.
+    pub const WRITE: Roles = Roles(1 << 3);
+    /// The site reads the symbol.
+    pub const READ: Roles = Roles(1 << 4);
+    /// The site calls the symbol.
+    pub const CALL: Roles = Roles(1 << 5);
+    /// The site is in generated code.
+    pub const GENERATED: Roles = Roles(1 << 6);
+    /// The site is in test code.
+    pub const TEST: Roles = Roles(1 << 7);
+    /// A forward declaration (for example a C prototype).
+    pub const FORWARD_DEFINITION: Roles = Roles(1 << 8);
+
+    /// Every role with its stored name, in storage order.
+    pub const NAMES: [(Roles, &'static str); 9] = [
+        (Roles::DEFINITION, "definition"),
+        (Roles::REFERENCE, "reference"),
+        (Roles::IMPORT, "import"),
+        (Roles::WRITE, "write"),
+        (Roles::READ, "read"),
+        (Roles::CALL, "call"),
+        (Roles::GENERATED, "generated"),
+        (Roles::TEST, "test"),
+        (Roles::FORWARD_DEFINITION, "forward-definition"),
+    ];
+
+    /// Whether every role of `other` is set in `self`.
+    pub fn contains(self, other: Roles) -> bool {
+        self.0 & other.0 == other.0 && other.0 != 0
+    }
+
+    /// The names of the set roles, in storage order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Roles::NAMES
+            .iter()
+            .filter(move |(r, _)| self.contains(*r))
+            .map(|(_, n)| *n)
+    }
+
+    /// Parses a stored role name.
+    pub fn from_name(name: &str) -> Option<Roles> {
+        Roles::NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(r, _)| *r)
+    }
+}
+
+impl std::ops::BitOr for Roles {
+    type Output = Roles;
+    fn bitor(self, rhs: Roles) -> Roles {
+        Roles(self.0 | rhs.0)
+    }
+}
+
+impl std::ops::BitOrAssign for Roles {
+    fn bitor_assign(&mut self, rhs: Roles) {
+        self.0 |= rhs.0;
+    }
+}
+
+impl Column for Roles {
+    const TYPE_NAME: &'static str = "list<string>";
+    const NULLABLE: bool = false;
+    fn data_type() -> DataType {
+        string_list_type()
+    }
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        build_string_list(values.map(|r| r.names()))
+    }
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+        read_string_list(array, column)?
+            .into_iter()
+            .map(|names| {
+                names.iter().try_fold(Roles::default(), |acc, n| {
+                    Roles::from_name(n)
+                        .map(|r| acc | r)
+                        .ok_or_else(|| FormatError::InvalidValue {
+                            column: column.to_string(),
+                            value: n.clone(),
+                        })
+                })
+            })
+            .collect()
+    }
+    fn compare(a: &Self, b: &Self) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip<T: Column>(values: Vec<T>) {
+        let array = T::to_array(values.iter());
+        assert_eq!(array.data_type(), &T::data_type());
+        assert_eq!(T::from_array(array.as_ref(), "c").unwrap(), values);
+    }
+
+    #[test]
+    fn every_column_type_round_trips() {
+        round_trip(vec![1i32, -2, 3]);
+        round_trip(vec![Some(1i64), None, Some(-5)]);
+        round_trip(vec![0.5f64, 1e-9]);
+        round_trip(vec![true, false]);
+        round_trip(vec!["a".to_string(), String::new()]);
+        round_trip(vec![Some("a".to_string()), None]);
+        round_trip(vec![vec!["x".to_string()], vec![]]);
+        round_trip(vec![Roles::DEFINITION | Roles::WRITE, Roles::default()]);
+    }
+
+    #[test]
+    fn roles_store_names_in_fixed_order() {
+        let r = Roles::CALL | Roles::REFERENCE;
+        assert_eq!(r.names().collect::<Vec<_>>(), vec!["reference", "call"]);
+        assert!(!Roles::default().contains(Roles::default()));
+    }
+
+    #[test]
+    fn null_in_required_column_is_an_error() {
+        let array = Option::<String>::to_array([Some("a".to_string()), None].iter());
+        assert!(matches!(
+            String::from_array(array.as_ref(), "name"),
+            Err(FormatError::UnexpectedNull { .. })
+        ));
+    }
+}

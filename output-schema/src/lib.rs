@@ -1,0 +1,40 @@
+//! The ckb snapshot format, in one place.
+//!
+//! Everything a reader or writer of a snapshot needs to agree on lives here and nowhere else: the
+//! schema version, every table's name, columns, types, documentation and sort key
+//! ([`tables`], [`ALL_TABLES`]), how rows become Parquet bytes ([`parquet_io`]), the manifest
+//! ([`manifest`]), the canonical JSON encoding ([`json`]), the stable error codes ([`ErrorCode`])
+//! and the shape of stable symbol IDs ([`ids`]).
+//!
+//! Architecture invariant: this crate depends on no other ckb crate and knows nothing about how
+//! facts are extracted or how they are queried. It never reads a repository.
+#![deny(missing_docs)]
+
+pub mod column;
+pub mod config;
+pub mod error;
+pub mod ids;
+pub mod json;
+pub mod layout;
+pub mod manifest;
+pub mod parquet_io;
+pub mod table;
+pub mod verify;
+pub mod tables;
+
+pub use column::{Column, Roles};
+pub use error::{ErrorCode, FormatError};
+pub use table::{ColumnInfo, Stage, Table, TableInfo};
+pub use tables::ALL_TABLES;
+
+/// Version of the snapshot format. Readers refuse a snapshot whose version is newer than the one
+/// they were built with (`SCHEMA_UNSUPPORTED`); a change that removes or retypes a column bumps it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The version of ckb that wrote a snapshot (recorded in the manifest and Parquet `created_by`).
+pub const CKB_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Finds a table's description by name.
+pub fn table_info(name: &str) -> Option<&'static TableInfo> {
+    ALL_TABLES.iter().copied().find(|t| t.name == name)
+}

@@ -1,0 +1,343 @@
+//! The manifest: the index of a snapshot (`manifest.json.zst`).
+//!
+//! It says which ckb and schema wrote the snapshot, which repository state it describes, which
+//! backends contributed and how complete each stage is, and lists every written table and view with
+//! its row count, size and content hash so `ckb verify` can prove the files are intact. Everything in
+//! it is deterministic; timings and host facts go to `run.json` instead.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{json, layout, FormatError, SCHEMA_VERSION};
+
+/// The manifest of one snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Manifest {
+    /// Snapshot format version ([`SCHEMA_VERSION`] when written by this build).
+    pub schema_version: u32,
+    /// ckb version that wrote the snapshot.
+    pub ckb_version: String,
+    /// Repository ID (the `repo=` partition).
+    pub repo_id: String,
+    /// The `commit=` partition value.
+    pub snapshot_id: String,
+    /// The repository state the snapshot describes.
+    pub repo_state: RepoState,
+    /// Privacy mode: `standard` or `anonymized`.
+    pub privacy: String,
+    /// Settings that shaped the output (size limit, history window, stage list, …).
+    #[serde(default)]
+    pub settings: BTreeMap<String, serde_json::Value>,
+    /// The snapshot this one was built against (identity, incremental reuse), if any.
+    #[serde(default)]
+    pub previous: Option<PreviousSnapshot>,
+    /// Backends that contributed facts, with their provenance.
+    #[serde(default)]
+    pub backends: Vec<Backend>,
+    /// One report per stage, keyed by stage name; stages that did not run say `not-run`.
+    #[serde(default)]
+    pub stages: BTreeMap<String, StageReport>,
+    /// Every written table, in [`crate::ALL_TABLES`] order.
+    #[serde(default)]
+    pub tables: Vec<FileEntry>,
+    /// Every written view, sorted by name.
+    #[serde(default)]
+    pub views: Vec<FileEntry>,
+}
+
+/// The repository state a snapshot describes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepoState {
+    /// Whether the folder is a git repository.
+    pub is_git: bool,
+    /// HEAD commit; null on an unborn branch or outside git.
+    #[serde(default)]
+    pub head_commit: Option<String>,
+    /// Branch HEAD points to (`refs/heads/main`); null when detached or outside git.
+    #[serde(default)]
+    pub head_ref: Option<String>,
+    /// Whether HEAD is detached.
+    #[serde(default)]
+    pub detached: bool,
+    /// Whether HEAD is an unborn branch (no commits yet).
+    #[serde(default)]
+    pub unborn: bool,
+    /// Whether the repository is a shallow clone.
+    #[serde(default)]
+    pub shallow: bool,
+    /// Hash of the staged changes (index vs HEAD).
+    #[serde(default)]
+    pub staged_hash: Option<String>,
+    /// Hash of the unstaged changes (working tree vs index).
+    #[serde(default)]
+    pub worktree_hash: Option<String>,
+    /// Hash of the list of untracked, not-ignored files.
+    #[serde(default)]
+    pub untracked_hash: Option<String>,
+    /// Whether any of the three differs from a clean checkout.
+    pub dirty: bool,
+    /// Hash of head + staged + working-tree + untracked (content hash of the scan outside git).
+    pub repo_state_id: String,
+}
+
+/// The previous snapshot a build used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviousSnapshot {
+    /// Its `commit=` partition value.
+    pub snapshot_id: String,
+    /// Its repoStateId.
+    pub repo_state_id: String,
+    /// Its head commit.
+    #[serde(default)]
+    pub head_commit: Option<String>,
+    /// How it was chosen: `ancestor` (newest ancestor in the store) or `explicit` (`--previous`).
+    pub chosen_by: String,
+}
+
+/// A backend's provenance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Backend {
+    /// Backend kind: `tree-sitter`, `scip`, `git`.
+    pub kind: String,
+    /// Tool that produced the data (`rust-analyzer`, `scip-typescript`, `gix`, …).
+    pub tool: String,
+    /// Tool version when known.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// Input the backend read, repo-relative (for SCIP: the index file).
+    #[serde(default)]
+    pub input: Option<String>,
+    /// Numbers: documents, occurrences, symbols, commits behind, …
+    #[serde(default)]
+    pub counts: BTreeMap<String, i64>,
+    /// Other facts: freshness, indexed commit, project root (relative), …
+    #[serde(default)]
+    pub facts: BTreeMap<String, String>,
+}
+
+/// Outcome of a stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StageStatus {
+    /// Ran over all its input.
+    Ok,
+    /// Ran, but some input was skipped or degraded (see counts and warnings).
+    Partial,
+    /// Selected but could not run because its input was not produced (reason says which).
+    Skipped,
+    /// Not selected, or not available in this build.
+    NotRun,
+}
+
+/// What a stage did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StageReport {
+    /// Outcome.
+    pub status: StageStatus,
+    /// Why it was skipped or did not run.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Items processed (files, documents, commits, …).
+    #[serde(default)]
+    pub items: i64,
+    /// Named counts (e.g. `skipped.binary`, `parse-errors`).
+    #[serde(default)]
+    pub counts: BTreeMap<String, i64>,
+    /// Per-key breakdowns (e.g. per language: parsed, errors, …).
+    #[serde(default)]
+    pub breakdown: BTreeMap<String, BTreeMap<String, i64>>,
+    /// Completeness of what the stage covers.
+    #[serde(default)]
+    pub completeness: Option<Completeness>,
+    /// The first warnings, sorted (at most [`MAX_WARNINGS`]).
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
+    /// Total warnings, including those not listed.
+    #[serde(default)]
+    pub warnings_total: i64,
+}
+
+/// How many warnings a stage report lists.
+pub const MAX_WARNINGS: usize = 100;
+
+impl StageReport {
+    /// A report for a stage that did not run.
+    pub fn not_run(reason: &str) -> StageReport {
+        StageReport::with_status(StageStatus::NotRun, Some(reason.to_string()))
+    }
+
+    /// A report for a stage whose input was skipped.
+    pub fn skipped(reason: &str) -> StageReport {
+        StageReport::with_status(StageStatus::Skipped, Some(reason.to_string()))
+    }
+
+    /// An empty report with a status.
+    pub fn with_status(status: StageStatus, reason: Option<String>) -> StageReport {
+        StageReport {
+            status,
+            reason,
+            items: 0,
+            counts: BTreeMap::new(),
+            breakdown: BTreeMap::new(),
+            completeness: None,
+            warnings: Vec::new(),
+            warnings_total: 0,
+        }
+    }
+
+    /// Sets the warnings, keeping the first [`MAX_WARNINGS`] in sorted order and the total.
+    pub fn set_warnings(&mut self, mut warnings: Vec<Warning>) {
+        warnings.sort();
+        warnings.dedup();
+        self.warnings_total = warnings.len() as i64;
+        warnings.truncate(MAX_WARNINGS);
+        self.warnings = warnings;
+    }
+}
+
+/// How complete a stage's facts are.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completeness {
+    /// 0..1.
+    pub score: f64,
+    /// `full-backend`, `partial-backend`, `tree-sitter-only`, `index-stale`, `shallow-history`, …
+    pub reason: String,
+}
+
+/// A warning about one input.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Warning {
+    /// Stable code (`binary-file`, `parse-error`, `permission-denied`, …).
+    pub code: String,
+    /// Repo-relative path the warning is about.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// What happened (never file content).
+    pub message: String,
+}
+
+/// A written file inside the snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEntry {
+    /// Table or view name.
+    pub name: String,
+    /// Path relative to the snapshot folder.
+    pub file: String,
+    /// Rows (tables only; 0 for views).
+    pub rows: i64,
+    /// Size in bytes.
+    pub bytes: i64,
+    /// `blake3:<hex>` of the file's bytes.
+    pub hash: String,
+}
+
+/// Hashes bytes the way the manifest records them.
+pub fn file_hash(bytes: &[u8]) -> String {
+    format!("blake3:{}", blake3::hash(bytes).to_hex())
+}
+
+impl Manifest {
+    /// Encodes the manifest: canonical JSON, zstd-compressed.
+    pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
+        compress_json(&json::to_string(self)?)
+    }
+
+    /// Decodes a manifest, refusing a newer schema version before looking at anything else.
+    pub fn decode(bytes: &[u8]) -> Result<Manifest, FormatError> {
+        let text = decompress(bytes)?;
+        let value: serde_json::Value = serde_json::from_slice(&text)?;
+        let found = value
+            .get("schemaVersion")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| FormatError::InvalidValue {
+                column: "schemaVersion".into(),
+                value: "missing".into(),
+            })?;
+        if found > u64::from(SCHEMA_VERSION) {
+            return Err(FormatError::SchemaUnsupported {
+                found: found.min(u64::from(u32::MAX)) as u32,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        Ok(serde_json::from_value(value)?)
+    }
+
+    /// The table entry of a written table.
+    pub fn table(&self, name: &str) -> Option<&FileEntry> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+/// zstd-compresses canonical JSON text at the store's fixed level.
+pub fn compress_json(text: &str) -> Result<Vec<u8>, FormatError> {
+    zstd::bulk::compress(text.as_bytes(), layout::JSON_ZSTD_LEVEL).map_err(|source| {
+        FormatError::Io {
+            path: "<zstd>".into(),
+            source,
+        }
+    })
+}
+
+/// Decompresses a zstd frame.
+pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
+    zstd::stream::decode_all(bytes).map_err(|source| FormatError::Io {
+        path: "<zstd>".into(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Manifest {
+        Manifest {
+            schema_version: SCHEMA_VERSION,
+            ckb_version: "0.1.0".into(),
+            repo_id: "r".into(),
+            snapshot_id: "abc".into(),
+            repo_state: RepoState {
+                is_git: true,
+                head_commit: Some("abc".into()),
+                repo_state_id: "f00".into(),
+                ..RepoState::default()
+            },
+            privacy: "standard".into(),
+            settings: BTreeMap::new(),
+            previous: None,
+            backends: vec![],
+            stages: BTreeMap::from([("scan".into(), StageReport::not_run("x"))]),
+            tables: vec![],
+            views: vec![],
+        }
+    }
+
+    #[test]
+    fn manifest_round_trips_and_is_byte_stable() {
+        let m = sample();
+        let a = m.encode().unwrap();
+        assert_eq!(a, m.encode().unwrap());
+        assert_eq!(Manifest::decode(&a).unwrap(), m);
+        let text = String::from_utf8(decompress(&a).unwrap()).unwrap();
+        assert!(text.contains(r#""status":"not-run""#), "{text}");
+        assert!(!text.contains("null"), "{text}");
+    }
+
+    #[test]
+    fn newer_schema_is_refused() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["schemaVersion"] = serde_json::json!(SCHEMA_VERSION + 1);
+        let bytes = compress_json(&v.to_string()).unwrap();
+        let err = Manifest::decode(&bytes).unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::SchemaUnsupported);
+    }
+}

@@ -1,0 +1,226 @@
+//! What a table is: a static description ([`TableInfo`]) paired with a typed row ([`Table`]).
+//!
+//! Tables are declared with the [`table!`](crate::table!) macro, which turns one list of documented
+//! fields into the row struct, its Arrow schema, its encoder and decoder and its sort order, so the
+//! four can never disagree. Rows are always sorted by the declared key, then by every remaining column
+//! in declaration order: the order is total, so the written bytes never depend on the order in which a
+//! stage (or a thread pool) produced its rows.
+
+use std::cmp::Ordering;
+
+use arrow::array::{ArrayRef, RecordBatch};
+use arrow::datatypes::SchemaRef;
+
+use crate::FormatError;
+
+/// The pipeline stages, in the order they run. A table names the stages that produce it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// Walks the tree: files, languages, hashes.
+    Scan,
+    /// tree-sitter: definitions, references, call sites, imports, body hashes.
+    Syntax,
+    /// SCIP indexes: authoritative definitions, references, relationships.
+    Scip,
+    /// git history: commits, changes, churn, co-change, ownership.
+    Git,
+    /// Stable IDs, aliases and tombstones against the previous snapshot.
+    Identity,
+    /// Modules, import resolution and the module graph.
+    Modules,
+}
+
+impl Stage {
+    /// Every stage in run order.
+    pub const ALL: [Stage; 6] = [
+        Stage::Scan,
+        Stage::Syntax,
+        Stage::Scip,
+        Stage::Git,
+        Stage::Identity,
+        Stage::Modules,
+    ];
+
+    /// The stage's name as used on the command line (`--stages`) and in the manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Scan => "scan",
+            Stage::Syntax => "syntax",
+            Stage::Scip => "scip",
+            Stage::Git => "git",
+            Stage::Identity => "identity",
+            Stage::Modules => "modules",
+        }
+    }
+
+    /// Parses a stage name.
+    pub fn from_name(name: &str) -> Option<Stage> {
+        Stage::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// One column of a table, as documented data.
+#[derive(Debug)]
+pub struct ColumnInfo {
+    /// Column name.
+    pub name: &'static str,
+    /// Type name as shown by `ckb schema` (`string`, `int64?`, `list<string>`, …).
+    pub type_name: &'static str,
+    /// Whether the column may be null.
+    pub nullable: bool,
+    /// One-line description.
+    pub doc: &'static str,
+}
+
+/// Static description of a table.
+#[derive(Debug)]
+pub struct TableInfo {
+    /// Table name; the file is `<name>.parquet`.
+    pub name: &'static str,
+    /// What one row is.
+    pub doc: &'static str,
+    /// Stages that produce rows of this table; it is written when any of them ran.
+    pub stages: &'static [Stage],
+    /// Columns rows are sorted by (then by all other columns, in order).
+    pub sort_key: &'static [&'static str],
+    /// Every column, in order.
+    pub columns: &'static [ColumnInfo],
+    /// The Arrow schema.
+    pub schema: fn() -> SchemaRef,
+}
+
+impl TableInfo {
+    /// File name of the table inside a snapshot folder.
+    pub fn file_name(&self) -> String {
+        format!("{}.parquet", self.name)
+    }
+}
+
+/// A typed row of a table.
+pub trait Table: Sized + Clone + Send + Sync + 'static {
+    /// The table's description.
+    const INFO: &'static TableInfo;
+    /// Total order: sort key first, then every other column.
+    fn compare(&self, other: &Self) -> Ordering;
+    /// Encodes rows (already in order) into one array per column.
+    fn to_arrays(rows: &[Self]) -> Vec<ArrayRef>;
+    /// Decodes a record batch of this table's schema.
+    fn from_batch(batch: &RecordBatch) -> Result<Vec<Self>, FormatError>;
+}
+
+/// Sorts rows into the table's canonical order.
+pub fn sort_rows<T: Table>(rows: &mut [T]) {
+    // The order is total over all columns, so an unstable sort is still deterministic.
+    rows.sort_unstable_by(T::compare);
+}
+
+/// Sorts rows and encodes them as one record batch.
+pub fn to_record_batch<T: Table>(rows: &mut [T]) -> RecordBatch {
+    sort_rows(rows);
+    let schema = (T::INFO.schema)();
+    // The arrays come from the same field list as the schema, so this cannot fail.
+    RecordBatch::try_new(schema, T::to_arrays(rows)).expect("table macro keeps schema and arrays in step")
+}
+
+/// Declares a table: its row struct, documentation, sort key, Arrow schema and codecs.
+///
+/// ```ignore
+/// table! {
+///     /// One row per file.
+///     pub struct FileRow in "files", produced by [Stage::Scan], sorted by [path] {
+///         /// Repo-relative path.
+///         path: String,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! table {
+    (
+        #[doc = $tdoc:literal]
+        pub struct $row:ident in $name:literal, produced by [$($stage:expr),+], sorted by [$($key:ident),+] {
+            $( #[doc = $cdoc:literal] $col:ident : $ty:ty ),+ $(,)?
+        }
+    ) => {
+        #[doc = $tdoc]
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct $row {
+            $( #[doc = $cdoc] pub $col: $ty, )+
+        }
+
+        impl $row {
+            /// The table's description.
+            pub const INFO: $crate::TableInfo = $crate::TableInfo {
+                name: $name,
+                doc: $tdoc,
+                stages: &[$($stage),+],
+                sort_key: &[$(stringify!($key)),+],
+                columns: &[
+                    $( $crate::ColumnInfo {
+                        name: stringify!($col),
+                        type_name: <$ty as $crate::Column>::TYPE_NAME,
+                        nullable: <$ty as $crate::Column>::NULLABLE,
+                        doc: $cdoc,
+                    }, )+
+                ],
+                schema: $row::schema,
+            };
+
+            /// The Arrow schema of the table (cached).
+            pub fn schema() -> ::arrow::datatypes::SchemaRef {
+                static SCHEMA: ::std::sync::OnceLock<::arrow::datatypes::SchemaRef> =
+                    ::std::sync::OnceLock::new();
+                SCHEMA
+                    .get_or_init(|| {
+                        ::std::sync::Arc::new(::arrow::datatypes::Schema::new(vec![
+                            $( ::arrow::datatypes::Field::new(
+                                stringify!($col),
+                                <$ty as $crate::Column>::data_type(),
+                                <$ty as $crate::Column>::NULLABLE,
+                            ), )+
+                        ]))
+                    })
+                    .clone()
+            }
+        }
+
+        impl $crate::Table for $row {
+            const INFO: &'static $crate::TableInfo = &$row::INFO;
+
+            fn compare(&self, other: &Self) -> ::std::cmp::Ordering {
+                ::std::cmp::Ordering::Equal
+                    $( .then_with(|| <_ as $crate::Column>::compare(&self.$key, &other.$key)) )+
+                    $( .then_with(|| <$ty as $crate::Column>::compare(&self.$col, &other.$col)) )+
+            }
+
+            fn to_arrays(rows: &[Self]) -> Vec<::arrow::array::ArrayRef> {
+                vec![ $( <$ty as $crate::Column>::to_array(rows.iter().map(|r| &r.$col)), )+ ]
+            }
+
+            fn from_batch(
+                batch: &::arrow::array::RecordBatch,
+            ) -> Result<Vec<Self>, $crate::FormatError> {
+                $(
+                    let $col: Vec<$ty> = {
+                        let array = batch.column_by_name(stringify!($col)).ok_or_else(|| {
+                            $crate::FormatError::MissingColumn {
+                                table: $name.to_string(),
+                                column: stringify!($col).to_string(),
+                            }
+                        })?;
+                        <$ty as $crate::Column>::from_array(array.as_ref(), stringify!($col))?
+                    };
+                    let mut $col = $col.into_iter();
+                )+
+                let mut rows = Vec::with_capacity(batch.num_rows());
+                for _ in 0..batch.num_rows() {
+                    rows.push($row {
+                        $( $col: $col.next().ok_or_else(|| $crate::FormatError::ShortColumn {
+                            column: stringify!($col).to_string(),
+                        })?, )+
+                    });
+                }
+                Ok(rows)
+            }
+        }
+    };
+}

@@ -1,0 +1,22 @@
+//! `file_changes`: what each commit touched.
+use crate::{table, Stage};
+
+table! {
+    /// One row per file touched by a commit (against its first parent).
+    pub struct FileChangeRow in "file_changes", produced by [Stage::Git], sorted by [sha, path] {
+        /// Commit ID.
+        sha: String,
+        /// Path after the change.
+        path: String,
+        /// Path before a rename; null otherwise.
+        old_path: Option<String>,
+        /// A (added), M (modified), D (deleted) or R (renamed).
+        change: String,
+        /// Lines added; null for binary files.
+        additions: Option<i64>,
+        /// Lines deleted; null for binary files.
+        deletions: Option<i64>,
+        /// Whether the file is binary.
+        is_binary: bool,
+    }
+}

@@ -1,0 +1,137 @@
+//! Errors of the snapshot pipeline, each with a stable code and a remediation.
+
+use std::path::PathBuf;
+
+use output_schema::{ErrorCode, FormatError};
+
+/// An error that stops a snapshot. Problems with single input files are not errors: they are
+/// counted and reported as warnings in the manifest.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    /// The path to snapshot does not exist.
+    #[error("{path}: no such directory")]
+    PathNotFound {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The path to snapshot is not a directory.
+    #[error("{path}: not a directory")]
+    NotADirectory {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// `.ckb/config.json` is invalid.
+    #[error("{path}: {message}")]
+    Config {
+        /// The config file.
+        path: PathBuf,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// A parameter is out of range or malformed.
+    #[error("invalid parameter {name}: {message}")]
+    InvalidParameter {
+        /// The parameter.
+        name: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The store cannot be written.
+    #[error("cannot write the snapshot store at {path}: {source}")]
+    OutputNotWritable {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Another process is writing the same snapshot.
+    #[error("another ckb process is writing {path} (lock held since {since})")]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// What the lock file says about its holder.
+        since: String,
+    },
+    /// A SCIP index cannot be used.
+    #[error("SCIP index {path}: {message}")]
+    Scip {
+        /// The index file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The git repository cannot be read.
+    #[error("git: {message}")]
+    Git {
+        /// What failed, naming the object or reference.
+        message: String,
+    },
+    /// A file-system operation failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Writing or reading snapshot data failed.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+}
+
+impl PipelineError {
+    /// The stable code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            PipelineError::PathNotFound { .. } | PipelineError::NotADirectory { .. } => {
+                ErrorCode::PathNotFound
+            }
+            PipelineError::Config { .. } => ErrorCode::ConfigInvalid,
+            PipelineError::InvalidParameter { .. } => ErrorCode::InvalidParameter,
+            PipelineError::OutputNotWritable { .. } => ErrorCode::OutputNotWritable,
+            PipelineError::Locked { .. } => ErrorCode::SnapshotLocked,
+            PipelineError::Scip { .. } => ErrorCode::ScipInvalid,
+            PipelineError::Git { .. } => ErrorCode::GitError,
+            PipelineError::Io { .. } => ErrorCode::IoError,
+            PipelineError::Format(e) => e.code(),
+        }
+    }
+
+    /// What the user can do about it.
+    pub fn remediation(&self) -> String {
+        match self {
+            PipelineError::PathNotFound { .. } | PipelineError::NotADirectory { .. } => {
+                "pass the root folder of a repository: ckb snapshot PATH".into()
+            }
+            PipelineError::Config { .. } => {
+                "fix the named key in .ckb/config.json, or run `ckb init --force` to write the defaults".into()
+            }
+            PipelineError::InvalidParameter { .. } => "see `ckb snapshot --help` for valid values".into(),
+            PipelineError::OutputNotWritable { .. } => {
+                "choose a writable store with --out DIR".into()
+            }
+            PipelineError::Locked { path, .. } => format!(
+                "wait for the other ckb process to finish; if none is running, delete {}",
+                path.display()
+            ),
+            PipelineError::Scip { .. } => {
+                "regenerate the index with its indexer, or leave it out (--no-scip)".into()
+            }
+            PipelineError::Git { .. } => {
+                "run `git fsck` and repair the repository, or snapshot with --stages that exclude git".into()
+            }
+            PipelineError::Io { .. } => "check that the path exists and is readable".into(),
+            PipelineError::Format(_) => {
+                "the previous snapshot or an input file is damaged; rebuild with --force or --no-previous".into()
+            }
+        }
+    }
+
+    /// Wraps an I/O error with its path.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> PipelineError {
+        PipelineError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! The ckb snapshot pipeline: from a repository folder to a snapshot in the store.
+//!
+//! Data flows one way through the stages — scan → syntax → scip → git → identity → modules →
+//! write — each a module with a plain function from typed input to typed tables plus a
+//! [`StageReport`] for the manifest. [`snapshot`] runs them, then publishes the result atomically
+//! through the [`store`].
+//!
+//! Architecture invariant: this crate knows the snapshot format only through `output-schema`, never
+//! prints (progress goes through [`Progress`]), and knows nothing about queries or the CLI.
+
+pub mod error;
+pub mod fingerprint;
+pub mod progress;
+pub mod repo_state;
+pub mod scan;
+pub mod store;
+pub mod write;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use output_schema::config::Config;
+use output_schema::manifest::{Manifest, PreviousSnapshot, RepoState, StageReport};
+use output_schema::{ids, layout, Stage, CKB_VERSION, SCHEMA_VERSION};
+
+pub use error::PipelineError;
+pub use progress::{NoProgress, Progress};
+use store::{Store, StoredSnapshot};
+use write::TableSet;
+
+/// Which previous snapshot to build against (identity, incremental reuse).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum PreviousChoice {
+    /// The newest snapshot in the store whose commit is an ancestor of HEAD.
+    #[default]
+    Auto,
+    /// This snapshot folder.
+    Explicit(PathBuf),
+    /// None: compute everything from scratch.
+    Disabled,
+}
+
+/// Everything `ckb snapshot` can be asked to do. `None` fields fall back to `.ckb/config.json`,
+/// then to the documented defaults.
+#[derive(Clone, Debug, Default)]
+pub struct SnapshotOptions {
+    /// Repository root.
+    pub root: PathBuf,
+    /// Store folder (default: `<root>/.ckb/snapshots`).
+    pub out: Option<PathBuf>,
+    /// Repository ID.
+    pub repo_id: Option<String>,
+    /// Stages to run.
+    pub stages: Option<Vec<Stage>>,
+    /// Rebuild even if a snapshot of this state exists.
+    pub force: bool,
+    /// Size limit for scanned files.
+    pub max_file_bytes: Option<u64>,
+    /// Worker threads (default: all cores).
+    pub threads: Option<usize>,
+    /// Previous snapshot choice.
+    pub previous: PreviousChoice,
+    /// How long to wait for another writer of the same snapshot.
+    pub lock_timeout: Option<Duration>,
+}
+
+/// What [`snapshot`] did.
+#[derive(Debug)]
+pub enum SnapshotOutcome {
+    /// A new snapshot was written.
+    Written {
+        /// The snapshot.
+        snapshot: StoredSnapshot,
+        /// Wall time per stage, in run order (also in `run.json`).
+        timings: Vec<(String, Duration)>,
+    },
+    /// A snapshot of this exact state already existed and was left alone.
+    Existing {
+        /// The snapshot.
+        snapshot: StoredSnapshot,
+    },
+}
+
+impl SnapshotOutcome {
+    /// The snapshot either way.
+    pub fn snapshot(&self) -> &StoredSnapshot {
+        match self {
+            SnapshotOutcome::Written { snapshot, .. } | SnapshotOutcome::Existing { snapshot } => {
+                snapshot
+            }
+        }
+    }
+}
+
+/// What every stage may read about the run.
+pub struct StageContext<'a> {
+    /// Repository root (absolute).
+    pub root: &'a Path,
+    /// Repository ID.
+    pub repo_id: &'a str,
+    /// Effective config.
+    pub config: &'a Config,
+    /// The state being snapshotted.
+    pub repo_state: &'a RepoState,
+    /// The previous snapshot, if one is used.
+    pub previous: Option<&'a StoredSnapshot>,
+    /// Progress sink.
+    pub progress: &'a dyn Progress,
+}
+
+/// Builds a snapshot of `opts.root` and publishes it in the store.
+pub fn snapshot(
+    opts: &SnapshotOptions,
+    progress: &dyn Progress,
+) -> Result<SnapshotOutcome, PipelineError> {
+    let threads = opts.threads.unwrap_or(0);
+    if opts.threads == Some(0) {
+        return Err(PipelineError::InvalidParameter {
+            name: "--threads".into(),
+            message: "must be at least 1".into(),
+        });
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| PipelineError::InvalidParameter {
+            name: "--threads".into(),
+            message: e.to_string(),
+        })?;
+    pool.install(|| run(opts, progress))
+}
+
+fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcome, PipelineError> {
+    let root = resolve_root(&opts.root)?;
+    let mut config = Config::load(&root).map_err(|e| PipelineError::Config {
+        path: e.path,
+        message: e.message,
+    })?;
+    if let Some(n) = opts.max_file_bytes {
+        if n == 0 {
+            return Err(PipelineError::InvalidParameter {
+                name: "--max-file-size".into(),
+                message: "must be greater than 0".into(),
+            });
+        }
+        config.max_file_bytes = n;
+    }
+    let stages: Vec<Stage> = match &opts.stages {
+        Some(s) => s.clone(),
+        None => config
+            .stages
+            .iter()
+            .filter_map(|s| Stage::from_name(s))
+            .collect(),
+    };
+    let selected = |s: Stage| stages.contains(&s);
+
+    let repo = repo_state::open_repository(&root)?;
+    let repo_id = match opts.repo_id.clone().or_else(|| config.repo_id.clone()) {
+        Some(id) if ids::is_valid_repo_id(&id) => id,
+        Some(id) => {
+            return Err(PipelineError::InvalidParameter {
+                name: "--repo-id".into(),
+                message: format!("{id:?} may only use letters, digits, '.', '_' and '-'"),
+            })
+        }
+        None => default_repo_id(&root, repo.as_ref()),
+    };
+    let store_root = match &opts.out {
+        Some(out) if out.is_absolute() => out.clone(),
+        Some(out) => std::env::current_dir()
+            .map_err(|e| PipelineError::io(out, e))?
+            .join(out),
+        None => root.join(&config.store),
+    };
+    let store = Store::new(&store_root);
+    let store_rel = store_root
+        .strip_prefix(&root)
+        .ok()
+        .map(|p| p.to_string_lossy().replace('\\', "/"));
+
+    let mut timings: Vec<(String, Duration)> = Vec::new();
+    let clock = Instant::now();
+    let exclusions = repo_state::StateExclusions {
+        folders: store_rel.iter().cloned().collect(),
+        files: Vec::new(),
+    };
+    let git_state = repo_state::read_git_state(&root, &exclusions)?;
+    timings.push(("repo-state".into(), clock.elapsed()));
+
+    // A clean or dirty git state is known before scanning: an existing snapshot is found without
+    // reading a single file.
+    if let Some(state) = &git_state {
+        if let Some(existing) = existing_snapshot(&store, &repo_id, state, opts.force) {
+            return Ok(SnapshotOutcome::Existing { snapshot: existing });
+        }
+    }
+
+    let clock = Instant::now();
+    let scan_config = scan::ScanConfig {
+        max_file_bytes: config.max_file_bytes,
+        ignore_globs: config.ignore.clone(),
+        excluded_folders: vec![store_root.clone()],
+    };
+    let needs_scan = selected(Stage::Scan) || git_state.is_none();
+    let scanned = if needs_scan {
+        Some(scan::scan(&root, &scan_config, progress)?)
+    } else {
+        None
+    };
+    timings.push(("scan".into(), clock.elapsed()));
+
+    let repo_state = match git_state {
+        Some(s) => s,
+        None => repo_state::nogit_state(
+            scanned
+                .as_ref()
+                .map(|s| s.files.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .map(|f| (f.path.as_str(), f.content_hash.as_str())),
+        ),
+    };
+    if !repo_state.is_git {
+        if let Some(existing) = existing_snapshot(&store, &repo_id, &repo_state, opts.force) {
+            return Ok(SnapshotOutcome::Existing { snapshot: existing });
+        }
+    }
+    let partition = snapshot_partition(&repo_state);
+    let _lock = store.lock(
+        &repo_id,
+        &partition,
+        opts.lock_timeout.unwrap_or(Duration::from_secs(300)),
+    )?;
+    // Another writer may have finished the same state while we waited for the lock.
+    if let Some(existing) = existing_snapshot(&store, &repo_id, &repo_state, opts.force) {
+        return Ok(SnapshotOutcome::Existing { snapshot: existing });
+    }
+
+    let mut warnings_previous = Vec::new();
+    let previous = choose_previous(
+        &opts.previous,
+        &store,
+        &repo_id,
+        repo.as_ref(),
+        &repo_state,
+        &mut warnings_previous,
+    );
+    let _ctx = StageContext {
+        root: &root,
+        repo_id: &repo_id,
+        config: &config,
+        repo_state: &repo_state,
+        previous: previous.as_ref().map(|(s, _)| s),
+        progress,
+    };
+
+    let mut tables = TableSet::default();
+    let mut reports: BTreeMap<String, StageReport> = BTreeMap::new();
+    for stage in Stage::ALL {
+        reports.insert(
+            stage.name().to_string(),
+            StageReport::not_run(if selected(stage) {
+                "not available in this build"
+            } else {
+                "not selected (--stages)"
+            }),
+        );
+    }
+    if let (true, Some(scan)) = (selected(Stage::Scan), scanned) {
+        reports.insert(Stage::Scan.name().into(), scan.report);
+        tables.files = Some(scan.files);
+    }
+
+    let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
+    settings.insert(
+        "stages".into(),
+        stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
+    );
+    settings.insert("ignore".into(), config.ignore.clone().into());
+
+    let clock = Instant::now();
+    let tmp = store.temp_dir(&repo_id, &partition)?;
+    let written = (|| -> Result<Manifest, PipelineError> {
+        let table_entries = write::write_tables(&tmp, &mut tables)?;
+        let views = BTreeMap::new();
+        let view_entries = write::write_views(&tmp, &views)?;
+        let manifest = Manifest {
+            schema_version: SCHEMA_VERSION,
+            ckb_version: CKB_VERSION.to_string(),
+            repo_id: repo_id.clone(),
+            snapshot_id: partition.clone(),
+            repo_state: repo_state.clone(),
+            privacy: config.privacy.clone(),
+            settings,
+            previous: previous.as_ref().map(|(s, chosen_by)| PreviousSnapshot {
+                snapshot_id: s.manifest.snapshot_id.clone(),
+                repo_state_id: s.manifest.repo_state.repo_state_id.clone(),
+                head_commit: s.manifest.repo_state.head_commit.clone(),
+                chosen_by: chosen_by.to_string(),
+            }),
+            backends: Vec::new(),
+            stages: reports,
+            tables: table_entries,
+            views: view_entries,
+        };
+        output_schema::parquet_io::write_file_synced(
+            &tmp.join(layout::MANIFEST_FILE),
+            &manifest.encode()?,
+        )?;
+        Ok(manifest)
+    })();
+    let manifest = match written {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    timings.push(("write".into(), clock.elapsed()));
+    write_run_file(&tmp, &timings, opts.threads);
+    let dest = store.snapshot_dir(&repo_id, &partition);
+    if let Err(e) = store.publish(&tmp, &dest) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let _ = warnings_previous;
+    Ok(SnapshotOutcome::Written {
+        snapshot: StoredSnapshot {
+            dir: dest,
+            manifest,
+        },
+        timings,
+    })
+}
+
+/// The `commit=` partition value of a state.
+pub fn snapshot_partition(state: &RepoState) -> String {
+    layout::commit_partition_value(
+        state.is_git,
+        state.head_commit.as_deref(),
+        state.dirty,
+        &state.repo_state_id,
+    )
+}
+
+fn existing_snapshot(
+    store: &Store,
+    repo_id: &str,
+    state: &RepoState,
+    force: bool,
+) -> Option<StoredSnapshot> {
+    if force {
+        return None;
+    }
+    let dir = store.snapshot_dir(repo_id, &snapshot_partition(state));
+    let manifest = output_schema::verify::read_manifest(&dir).ok()?;
+    (manifest.repo_state.repo_state_id == state.repo_state_id)
+        .then_some(StoredSnapshot { dir, manifest })
+}
+
+fn resolve_root(path: &Path) -> Result<PathBuf, PipelineError> {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => PipelineError::PathNotFound {
+            path: path.to_path_buf(),
+        },
+        _ => PipelineError::io(path, e),
+    })?;
+    if !meta.is_dir() {
+        return Err(PipelineError::NotADirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    path.canonicalize().map_err(|e| PipelineError::io(path, e))
+}
+
+/// The default repository ID: the `origin` remote's repository name, else the folder name.
+pub fn default_repo_id(root: &Path, repo: Option<&gix::Repository>) -> String {
+    let from_remote = repo.and_then(|r| {
+        let remote = r.find_remote("origin").ok()?;
+        let url = remote.url(gix::remote::Direction::Fetch)?;
+        let path = url.path.to_string();
+        let name = path.trim_end_matches('/').rsplit(['/', ':']).next()?.to_string();
+        let name = name.strip_suffix(".git").unwrap_or(&name).to_string();
+        (!name.is_empty()).then_some(name)
+    });
+    let name = from_remote.unwrap_or_else(|| {
+        root.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "repo".into())
+    });
+    ids::sanitize_repo_id(&name)
+}
+
+fn choose_previous(
+    choice: &PreviousChoice,
+    store: &Store,
+    repo_id: &str,
+    repo: Option<&gix::Repository>,
+    state: &RepoState,
+    warnings: &mut Vec<String>,
+) -> Option<(StoredSnapshot, &'static str)> {
+    match choice {
+        PreviousChoice::Disabled => None,
+        PreviousChoice::Explicit(dir) => match output_schema::verify::read_manifest(dir) {
+            Ok(manifest) if manifest.repo_id == repo_id => Some((
+                StoredSnapshot {
+                    dir: dir.clone(),
+                    manifest,
+                },
+                "explicit",
+            )),
+            Ok(manifest) => {
+                warnings.push(format!(
+                    "--previous {} is a snapshot of {}, not {repo_id}; ignored",
+                    dir.display(),
+                    manifest.repo_id
+                ));
+                None
+            }
+            Err(e) => {
+                warnings.push(format!("--previous {}: {e}; ignored", dir.display()));
+                None
+            }
+        },
+        PreviousChoice::Auto => {
+            let repo = repo?;
+            let (snapshots, bad) = store.list(repo_id);
+            for (dir, e) in bad {
+                warnings.push(format!("{}: unreadable snapshot ({e}); ignored", dir.display()));
+            }
+            store::newest_ancestor_snapshot(repo, &snapshots, &state.repo_state_id, 10_000)
+                .cloned()
+                .map(|s| (s, "ancestor"))
+        }
+    }
+}
+
+fn write_run_file(dir: &Path, timings: &[(String, Duration)], threads: Option<usize>) {
+    let stages: serde_json::Map<String, serde_json::Value> = timings
+        .iter()
+        .map(|(name, d)| (name.clone(), serde_json::json!(d.as_secs_f64() * 1000.0)))
+        .collect();
+    let run = serde_json::json!({
+        "ckbVersion": CKB_VERSION,
+        "stageMillis": stages,
+        "threads": threads.unwrap_or_else(rayon::current_num_threads),
+        "host": {
+            "os": std::env::consts::OS,
+            "arch": std::env::consts::ARCH,
+            "cpus": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        },
+    });
+    // run.json is informative only; failing to write it must not fail the snapshot.
+    let _ = std::fs::write(
+        dir.join(layout::RUN_FILE),
+        output_schema::json::value_to_string(&run, true) + "\n",
+    );
+}

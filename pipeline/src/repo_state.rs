@@ -1,0 +1,234 @@
+//! The repository state a snapshot describes: head commit, dirtiness and `repoStateId`.
+//!
+//! `repoStateId` = BLAKE3 of (head commit, staged hash, working-tree hash, untracked hash), each
+//! part length-prefixed. The three hashes cover *content*, not just the fact that something
+//! changed: two different edits of the same file give two different IDs. Paths that are ckb's own
+//! inputs or outputs (the snapshot store, SCIP index files) are left out, so generating an index or
+//! writing a snapshot never makes a clean checkout look dirty. Outside git, the ID is the hash of
+//! every scanned file's path and content hash.
+
+use std::path::Path;
+
+use gix::bstr::ByteSlice;
+use output_schema::manifest::RepoState;
+
+use crate::PipelineError;
+
+/// Paths (repo-relative prefixes or exact files) that never count towards dirtiness.
+#[derive(Clone, Debug, Default)]
+pub struct StateExclusions {
+    /// Repo-relative folders whose contents are ignored (the snapshot store).
+    pub folders: Vec<String>,
+    /// Repo-relative files that are ignored (SCIP indexes).
+    pub files: Vec<String>,
+}
+
+impl StateExclusions {
+    fn excludes(&self, path: &str) -> bool {
+        self.files.iter().any(|f| f == path)
+            || self
+                .folders
+                .iter()
+                .any(|d| path == d || path.starts_with(&format!("{d}/")))
+            || is_scip_index_path(path)
+    }
+}
+
+/// Whether a repo-relative path is where SCIP indexes are auto-discovered.
+pub fn is_scip_index_path(path: &str) -> bool {
+    path == "index.scip"
+        || ((path.starts_with(".scip/") || path.starts_with(".ckb/")) && path.ends_with(".scip"))
+}
+
+/// Hasher for a list of length-prefixed fields.
+pub(crate) struct FieldHasher(blake3::Hasher);
+
+impl FieldHasher {
+    pub(crate) fn new(domain: &str) -> Self {
+        let mut h = FieldHasher(blake3::Hasher::new());
+        h.field(domain.as_bytes());
+        h
+    }
+    pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
+        self.0.update(bytes);
+        self
+    }
+    pub(crate) fn hex(&self, len: usize) -> String {
+        let hex = self.0.finalize().to_hex();
+        hex[..len.min(hex.len())].to_string()
+    }
+}
+
+/// Opens the git repository whose work tree is exactly `root`, if any.
+///
+/// A folder nested inside some other repository is not that repository's root: it is snapshotted
+/// as a plain folder, because its history would be the enclosing repository's.
+pub fn open_repository(root: &Path) -> Result<Option<gix::Repository>, PipelineError> {
+    if !root.join(".git").exists() {
+        return Ok(None);
+    }
+    let repo = gix::open(root).map_err(|e| PipelineError::Git {
+        message: format!("cannot open the repository at {}: {e}", root.display()),
+    })?;
+    Ok(Some(repo))
+}
+
+/// Reads the state of a git repository. `None` when `root` is not the root of a git work tree.
+pub fn read_git_state(
+    root: &Path,
+    exclusions: &StateExclusions,
+) -> Result<Option<RepoState>, PipelineError> {
+    let Some(repo) = open_repository(root)? else {
+        return Ok(None);
+    };
+    let git_err = |what: &str, e: &dyn std::fmt::Display| PipelineError::Git {
+        message: format!("{what}: {e}"),
+    };
+    let head = repo.head().map_err(|e| git_err("cannot read HEAD", &e))?;
+    let head_ref = head.referent_name().map(|n| n.as_bstr().to_string());
+    let detached = head.is_detached();
+    let unborn = head.is_unborn();
+    let head_commit = if unborn {
+        None
+    } else {
+        Some(
+            repo.head_id()
+                .map_err(|e| git_err("cannot resolve HEAD", &e))?
+                .to_string(),
+        )
+    };
+    let shallow = repo.is_shallow().unwrap_or(false);
+
+    let mut staged: Vec<(String, String)> = Vec::new();
+    let mut worktree: Vec<(String, String)> = Vec::new();
+    let mut untracked: Vec<(String, String)> = Vec::new();
+    let status = repo
+        .status(gix::progress::Discard)
+        .map_err(|e| git_err("cannot compute status", &e))?
+        .untracked_files(gix::status::UntrackedFiles::Files)
+        .index_worktree_submodules(None)
+        .into_iter(None)
+        .map_err(|e| git_err("cannot compute status", &e))?;
+    for item in status {
+        let item = item.map_err(|e| git_err("cannot compute status", &e))?;
+        match item {
+            gix::status::Item::TreeIndex(change) => {
+                use gix::diff::index::ChangeRef;
+                let (path, what) = match &change {
+                    ChangeRef::Addition { location, id, .. } => (location.to_string(), format!("A {}", id.to_hex())),
+                    ChangeRef::Deletion { location, .. } => (location.to_string(), "D".to_string()),
+                    ChangeRef::Modification { location, id, entry_mode, .. } => {
+                        (location.to_string(), format!("M {} {entry_mode:?}", id.to_hex()))
+                    }
+                    ChangeRef::Rewrite { location, source_location, id, .. } => (
+                        location.to_string(),
+                        format!("R {source_location} {}", id.to_hex()),
+                    ),
+                };
+                if !exclusions.excludes(&path) {
+                    staged.push((path, what));
+                }
+            }
+            gix::status::Item::IndexWorktree(item) => {
+                use gix::status::index_worktree::Item;
+                match item {
+                    Item::Modification { rela_path, .. } => {
+                        let path = rela_path.to_str_lossy().into_owned();
+                        if !exclusions.excludes(&path) {
+                            let content = content_fingerprint(&root.join(path_from_git(rela_path.as_ref())));
+                            worktree.push((path, content));
+                        }
+                    }
+                    Item::DirectoryContents { entry, .. } => {
+                        if entry.status == gix::dir::entry::Status::Untracked {
+                            let path = entry.rela_path.to_str_lossy().into_owned();
+                            if !exclusions.excludes(&path) {
+                                let content =
+                                    content_fingerprint(&root.join(path_from_git(entry.rela_path.as_ref())));
+                                untracked.push((path, content));
+                            }
+                        }
+                    }
+                    Item::Rewrite { dirwalk_entry, source, .. } => {
+                        let path = dirwalk_entry.rela_path.to_str_lossy().into_owned();
+                        let from = source.rela_path().to_str_lossy().into_owned();
+                        if !exclusions.excludes(&path) {
+                            let content =
+                                content_fingerprint(&root.join(path_from_git(dirwalk_entry.rela_path.as_ref())));
+                            worktree.push((from, "D".into()));
+                            untracked.push((path, content));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let staged_hash = list_hash("staged", &mut staged);
+    let worktree_hash = list_hash("worktree", &mut worktree);
+    let untracked_hash = list_hash("untracked", &mut untracked);
+    let dirty = !(staged.is_empty() && worktree.is_empty() && untracked.is_empty());
+    let mut id = FieldHasher::new("ckb.repo-state.v1");
+    id.field(head_commit.as_deref().unwrap_or("").as_bytes())
+        .field(staged_hash.as_bytes())
+        .field(worktree_hash.as_bytes())
+        .field(untracked_hash.as_bytes());
+    Ok(Some(RepoState {
+        is_git: true,
+        head_commit,
+        head_ref: if detached { None } else { head_ref },
+        detached,
+        unborn,
+        shallow,
+        staged_hash: Some(staged_hash),
+        worktree_hash: Some(worktree_hash),
+        untracked_hash: Some(untracked_hash),
+        dirty,
+        repo_state_id: id.hex(32),
+    }))
+}
+
+/// State of a folder outside git: identified by the content of what the scan kept.
+pub fn nogit_state<'a>(files: impl Iterator<Item = (&'a str, &'a str)>) -> RepoState {
+    let mut h = FieldHasher::new("ckb.nogit-state.v1");
+    for (path, hash) in files {
+        h.field(path.as_bytes()).field(hash.as_bytes());
+    }
+    RepoState {
+        is_git: false,
+        dirty: false,
+        repo_state_id: h.hex(32),
+        ..RepoState::default()
+    }
+}
+
+fn list_hash(domain: &str, items: &mut [(String, String)]) -> String {
+    items.sort();
+    let mut h = FieldHasher::new(domain);
+    for (path, what) in items.iter() {
+        h.field(path.as_bytes()).field(what.as_bytes());
+    }
+    h.hex(32)
+}
+
+fn path_from_git(p: &gix::bstr::BStr) -> std::path::PathBuf {
+    // Paths git hands back are valid on this platform (they came from the work tree).
+    gix::path::from_bstr(p)
+        .map(|c| c.into_owned())
+        .unwrap_or_else(|_| std::path::PathBuf::from(p.to_str_lossy().into_owned()))
+}
+
+fn content_fingerprint(path: &Path) -> String {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
+            Ok(target) => format!("link {}", blake3::hash(target.as_os_str().as_encoded_bytes())),
+            Err(_) => "unreadable".into(),
+        },
+        Ok(m) if m.is_file() => match std::fs::read(path) {
+            Ok(bytes) => blake3::hash(&bytes).to_hex().to_string(),
+            Err(_) => "unreadable".into(),
+        },
+        Ok(_) => "other".into(),
+        Err(_) => "deleted".into(),
+    }
+}
