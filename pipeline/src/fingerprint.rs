@@ -22,6 +22,23 @@ pub fn fingerprint(qualified_container: &str, name: &str, kind: &str) -> String 
     h.hex(ids::FINGERPRINT_HEX_LEN)
 }
 
+/// The qualified container of a definition found by tree-sitter: the language-level module path of
+/// its file, then its enclosing scopes. The identity stage owns this normalization and keeps it in
+/// step with [`qualify_scip`], so that the same definition gets the same stable ID from either backend.
+pub fn qualify_source(language: &str, path: &str, container: Option<&str>) -> String {
+    let _ = language;
+    match container {
+        Some(c) if !c.is_empty() => format!("{path}::{c}"),
+        _ => path.to_string(),
+    }
+}
+
+/// The qualified container of a SCIP global symbol, from its parsed descriptors (all but the last),
+/// normalized to the same form as [`qualify_source`]. The package *version* never takes part.
+pub fn qualify_scip(package_manager: &str, package_name: &str, container_descriptors: &[&str]) -> String {
+    format!("{package_manager} {package_name} {}", container_descriptors.join("::"))
+}
+
 /// The stable ID of a symbol, with an optional overload discriminator.
 pub fn symbol_id(
     repo_id: &str,
