@@ -1,1 +1,99 @@
-fn main() {}
+//! `ckb`: the command-line porcelain over the `pipeline` and `queries` crates.
+//!
+//! Parses arguments (clap), dispatches to one module per subcommand, prints results on stdout and
+//! progress/errors on stderr, and maps outcomes to exit codes:
+//! 0 success · 1 failure with a stable error code · 2 command-line usage error.
+//! A closed stdout (e.g. `ckb … | head`) ends the program quietly with 0.
+
+mod cmd;
+mod locate;
+mod progress;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use queries::render::Format;
+use queries::QueryError;
+
+/// Code Knowledge Backend: deterministic, versioned snapshots of code knowledge.
+#[derive(Parser)]
+#[command(name = "ckb", version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Snapshot a repository into the store (Parquet tables + compressed JSON).
+    Snapshot(cmd::snapshot::Args),
+    /// Ask a snapshot: status, sql, …
+    Query(cmd::query::Args),
+    /// Print the snapshot format: every table, column, type and sort key.
+    Schema(cmd::schema::Args),
+    /// Check a snapshot's files against its manifest and the schema.
+    Verify(cmd::verify::Args),
+    /// Write .ckb/config.json with every default spelled out.
+    Init(cmd::init::Args),
+}
+
+/// What a subcommand hands back to `main`.
+pub struct Failure {
+    error: QueryError,
+    format: Format,
+}
+
+impl Failure {
+    fn new(error: QueryError, format: Format) -> Failure {
+        Failure { error, format }
+    }
+}
+
+/// Writes to stdout; a closed pipe is not an error worth reporting.
+pub fn emit(text: &str) -> Result<(), std::io::Error> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match cli.command {
+        Command::Snapshot(args) => cmd::snapshot::run(args),
+        Command::Query(args) => cmd::query::run(args),
+        Command::Schema(args) => cmd::schema::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
+        Command::Init(args) => cmd::init::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(f) => {
+            let text = queries::render::error(&f.error, f.format);
+            if matches!(f.format, Format::Json | Format::Csv) {
+                let _ = emit(&text);
+            } else {
+                let _ = std::io::stderr().write_all(text.as_bytes());
+            }
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Maps a write error on stdout: a broken pipe ends quietly with success.
+pub fn finish_output(result: std::io::Result<()>) -> Result<ExitCode, Failure> {
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(Failure::new(
+            QueryError::new(output_schema::ErrorCode::IoError, format!("cannot write output: {e}"), "check the output stream"),
+            Format::Human,
+        )),
+    }
+}

@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod fingerprint;
+pub mod privacy;
 pub mod progress;
 pub mod repo_state;
 pub mod scan;
@@ -63,6 +64,8 @@ pub struct SnapshotOptions {
     pub previous: PreviousChoice,
     /// How long to wait for another writer of the same snapshot.
     pub lock_timeout: Option<Duration>,
+    /// Privacy mode: `standard` or `anonymized`.
+    pub privacy: Option<String>,
 }
 
 /// What [`snapshot`] did.
@@ -146,6 +149,19 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         }
         config.max_file_bytes = n;
     }
+    if let Some(p) = &opts.privacy {
+        if !matches!(p.as_str(), "standard" | "anonymized") {
+            return Err(PipelineError::InvalidParameter {
+                name: "--privacy".into(),
+                message: format!("{p:?} is not one of standard, anonymized"),
+            });
+        }
+        config.privacy = p.clone();
+    }
+    // Checked before any work: an anonymized snapshot without its salt must fail fast.
+    let anonymizer = (config.privacy == "anonymized")
+        .then(privacy::Anonymizer::from_env)
+        .transpose()?;
     let stages: Vec<Stage> = match &opts.stages {
         Some(s) => s.clone(),
         None => config
@@ -280,6 +296,10 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
     );
     settings.insert("ignore".into(), config.ignore.clone().into());
+    settings.insert("privacy".into(), config.privacy.clone().into());
+    if let Some(anonymizer) = &anonymizer {
+        privacy::anonymize(&mut tables, anonymizer);
+    }
 
     let clock = Instant::now();
     let tmp = store.temp_dir(&repo_id, &partition)?;
@@ -322,6 +342,11 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     timings.push(("write".into(), clock.elapsed()));
     write_run_file(&tmp, &timings, opts.threads);
     let dest = store.snapshot_dir(&repo_id, &partition);
+    // Test hook for kill-safety: die the hardest way possible with everything written but nothing
+    // published, as a crash or `kill -9` would.
+    if std::env::var_os("CKB_FAILPOINT").is_some_and(|v| v == "before-publish") {
+        std::process::abort();
+    }
     if let Err(e) = store.publish(&tmp, &dest) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);

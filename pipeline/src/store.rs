@@ -209,3 +209,44 @@ pub fn newest_ancestor_snapshot<'a>(
     }
     None
 }
+
+/// How a snapshot's head relates to the repository's HEAD.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeadRelation {
+    /// Same commit.
+    Same,
+    /// The snapshot's head is an ancestor of HEAD, this many commits back.
+    Behind(u64),
+    /// Not an ancestor (another branch, rewritten history, or unknown commit).
+    Diverged,
+}
+
+/// Relates a snapshot's head commit to HEAD by walking from HEAD with the snapshot's head hidden.
+pub fn head_relation(repo: &gix::Repository, snapshot_head: &str) -> Option<HeadRelation> {
+    let head = repo.head_id().ok()?.detach();
+    let Ok(base) = gix::ObjectId::from_hex(snapshot_head.as_bytes()) else {
+        return Some(HeadRelation::Diverged);
+    };
+    if head == base {
+        return Some(HeadRelation::Same);
+    }
+    if repo.find_object(base).is_err() {
+        return Some(HeadRelation::Diverged);
+    }
+    let is_ancestor = repo
+        .merge_base(base, head)
+        .map(|mb| mb.is_some_and(|id| id.detach() == base))
+        .unwrap_or(false);
+    if !is_ancestor {
+        return Some(HeadRelation::Diverged);
+    }
+    let walk = repo.rev_walk([head]).with_hidden([base]).all().ok()?;
+    let mut n = 0u64;
+    for info in walk {
+        if info.is_err() {
+            break;
+        }
+        n += 1;
+    }
+    Some(HeadRelation::Behind(n))
+}

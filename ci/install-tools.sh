@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the external tools the tests and checks use, idempotently, into $HOME/.cache:
+#   - the stock DuckDB CLI (PyPI `duckdb-cli`), used by ci/check-duckdb-cli.sh;
+#   - SCIP indexers (ci/install-indexers.sh, when present), used by the SCIP end-to-end tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools="${CKB_TOOLS_DIR:-$HOME/.cache/ckb-tools}"
+mkdir -p "$tools"
+
+if ! "$tools/venv/bin/duckdb" -version >/dev/null 2>&1; then
+  python3 -m venv "$tools/venv"
+  "$tools/venv/bin/pip" install --quiet --disable-pip-version-check duckdb-cli
+fi
+echo "duckdb CLI: $("$tools/venv/bin/duckdb" -version)"
+
+if [ -f ci/install-indexers.sh ]; then
+  bash ci/install-indexers.sh
+fi

@@ -1,0 +1,57 @@
+//! Query errors: a stable code, a message, what to do, and next commands.
+
+use output_schema::{ErrorCode, FormatError};
+use serde::Serialize;
+
+use crate::answer::Drilldown;
+
+/// An error answer. Printed as JSON (`{"error": {...}}`) or text, with a non-zero exit.
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{code}: {message}")]
+pub struct QueryError {
+    /// Stable code.
+    #[serde(serialize_with = "ser_code")]
+    pub code: ErrorCode,
+    /// What happened.
+    pub message: String,
+    /// What to do about it.
+    pub remediation: String,
+    /// Commands that may help.
+    pub drilldowns: Vec<Drilldown>,
+}
+
+fn ser_code<S: serde::Serializer>(code: &ErrorCode, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(code.as_str())
+}
+
+impl QueryError {
+    /// An error with a code, message and remediation.
+    pub fn new(code: ErrorCode, message: impl Into<String>, remediation: impl Into<String>) -> Self {
+        QueryError {
+            code,
+            message: message.into(),
+            remediation: remediation.into(),
+            drilldowns: Vec::new(),
+        }
+    }
+
+    /// Adds a suggested next command.
+    pub fn with_drilldown(mut self, command: impl Into<String>, reason: impl Into<String>) -> Self {
+        self.drilldowns.push(Drilldown {
+            command: command.into(),
+            reason: reason.into(),
+        });
+        self
+    }
+
+    /// A damaged or unreadable snapshot file.
+    pub fn from_format(what: &str, e: FormatError) -> Self {
+        let code = e.code();
+        let remediation = match code {
+            ErrorCode::SchemaUnsupported => "upgrade ckb, or rebuild the snapshot with this version: ckb snapshot --force",
+            _ => "run `ckb verify <snapshot>` to see which file is damaged, then rebuild it with `ckb snapshot --force`",
+        };
+        QueryError::new(code, format!("{what}: {e}"), remediation)
+    }
+}

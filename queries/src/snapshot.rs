@@ -1,0 +1,89 @@
+//! Opening a snapshot folder and reading its tables.
+
+use std::path::{Path, PathBuf};
+
+use output_schema::manifest::Manifest;
+use output_schema::parquet_io::read_table;
+use output_schema::verify::read_manifest;
+use output_schema::{ErrorCode, Table};
+use serde::Serialize;
+
+use crate::QueryError;
+
+/// An opened snapshot.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Its folder.
+    pub dir: PathBuf,
+    /// Its manifest.
+    pub manifest: Manifest,
+}
+
+/// How the snapshot relates to the working tree it is queried from (computed by the caller).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Freshness {
+    /// `current`, `behind`, `dirty`, `diverged` or `unknown`.
+    pub state: String,
+    /// The working tree's HEAD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_commit: Option<String>,
+    /// Commits from the snapshot's head to HEAD, when the snapshot's head is an ancestor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commits_behind: Option<u64>,
+    /// Whether the working tree has uncommitted changes.
+    pub worktree_dirty: bool,
+}
+
+impl Freshness {
+    /// Freshness when nothing is known about the working tree (an explicit --snapshot).
+    pub fn unknown() -> Freshness {
+        Freshness {
+            state: "unknown".into(),
+            ..Freshness::default()
+        }
+    }
+
+    /// Whether locations in the snapshot may not match the working tree.
+    pub fn may_be_stale(&self) -> bool {
+        self.state != "current"
+    }
+}
+
+impl Snapshot {
+    /// Opens a snapshot folder: the manifest must exist, decode and not be newer than this build.
+    pub fn open(dir: &Path) -> Result<Snapshot, QueryError> {
+        if !dir.join(output_schema::layout::MANIFEST_FILE).is_file() {
+            return Err(QueryError::new(
+                ErrorCode::SnapshotNotFound,
+                format!("{} is not a snapshot (no {})", dir.display(), output_schema::layout::MANIFEST_FILE),
+                "pass a snapshot folder (…/repo=<id>/commit=<sha>) or create one with `ckb snapshot`",
+            ));
+        }
+        let manifest = read_manifest(dir).map_err(|e| QueryError::from_format("manifest", e))?;
+        Ok(Snapshot {
+            dir: dir.to_path_buf(),
+            manifest,
+        })
+    }
+
+    /// Whether a table was written.
+    pub fn has_table(&self, name: &str) -> bool {
+        self.manifest.table(name).is_some()
+    }
+
+    /// Path of a written table's file.
+    pub fn table_path(&self, name: &str) -> Option<PathBuf> {
+        self.manifest.table(name).map(|t| self.dir.join(&t.file))
+    }
+
+    /// Reads every row of a table; `Ok(None)` when the table was not written.
+    pub fn read<T: Table>(&self) -> Result<Option<Vec<T>>, QueryError> {
+        match self.table_path(T::INFO.name) {
+            None => Ok(None),
+            Some(p) => read_table::<T>(&p)
+                .map(Some)
+                .map_err(|e| QueryError::from_format(T::INFO.name, e)),
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! One module per subcommand.
+
+pub mod init;
+pub mod query;
+pub mod schema;
+pub mod snapshot;
+pub mod verify;
+
+use output_schema::ErrorCode;
+use queries::render::Format;
+use queries::QueryError;
+
+use crate::Failure;
+
+/// Turns a pipeline error into the user-facing error shape.
+pub fn pipeline_failure(e: pipeline::PipelineError, format: Format) -> Failure {
+    Failure::new(QueryError::new(e.code(), e.to_string(), e.remediation()), format)
+}
+
+/// An invalid command-line value.
+pub fn invalid(message: impl Into<String>, remediation: &str, format: Format) -> Failure {
+    Failure::new(
+        QueryError::new(ErrorCode::InvalidParameter, message, remediation),
+        format,
+    )
+}

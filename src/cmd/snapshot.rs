@@ -1,0 +1,159 @@
+//! `ckb snapshot`: build a snapshot of a repository and publish it in the store.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use output_schema::manifest::StageStatus;
+use output_schema::Stage;
+use pipeline::{PreviousChoice, SnapshotOptions, SnapshotOutcome};
+use queries::render::Format;
+use serde_json::json;
+
+use crate::progress::{Bars, ProgressMode};
+use crate::{emit, finish_output, Failure};
+
+/// Arguments of `ckb snapshot`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Repository (or plain folder) to snapshot.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Snapshot store folder [default: <PATH>/.ckb/snapshots, or `store` in .ckb/config.json].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Repository ID used in the store and in stable IDs [default: config, else origin remote name, else folder name].
+    #[arg(long, value_name = "ID")]
+    repo_id: Option<String>,
+    /// Comma-separated stages to run: scan, syntax, scip, git, identity, modules [default: all, or config].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    stages: Option<Vec<String>>,
+    /// Worker threads [default: all cores]. Output is identical for any value.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Rebuild even if a snapshot of this exact state exists.
+    #[arg(long)]
+    force: bool,
+    /// Skip files larger than this many bytes [default: 1048576, or config].
+    #[arg(long, value_name = "BYTES")]
+    max_file_size: Option<u64>,
+    /// Build against this previous snapshot folder (identity, incremental reuse).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_previous")]
+    previous: Option<PathBuf>,
+    /// Build from scratch, ignoring earlier snapshots.
+    #[arg(long)]
+    no_previous: bool,
+    /// Seconds to wait for another writer of the same snapshot.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    lock_timeout: u64,
+    /// Privacy mode: `standard`, or `anonymized` (names and paths hashed with the secret in CKB_SALT).
+    #[arg(long, value_name = "MODE")]
+    privacy: Option<String>,
+    /// When to show progress bars on stderr.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    progress: ProgressMode,
+    /// Print a machine-readable summary on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `ckb snapshot`.
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let format = if args.json { Format::Json } else { Format::Human };
+    let stages = match &args.stages {
+        None => None,
+        Some(names) => Some(
+            names
+                .iter()
+                .map(|n| {
+                    Stage::from_name(n.trim()).ok_or_else(|| {
+                        super::invalid(
+                            format!("--stages: unknown stage {n:?}"),
+                            "valid stages: scan, syntax, scip, git, identity, modules",
+                            format,
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+    };
+    let opts = SnapshotOptions {
+        root: args.path.clone(),
+        out: args.out.clone(),
+        repo_id: args.repo_id.clone(),
+        stages,
+        force: args.force,
+        max_file_bytes: args.max_file_size,
+        threads: args.threads,
+        previous: match (&args.previous, args.no_previous) {
+            (Some(dir), _) => PreviousChoice::Explicit(dir.clone()),
+            (None, true) => PreviousChoice::Disabled,
+            (None, false) => PreviousChoice::Auto,
+        },
+        lock_timeout: Some(Duration::from_secs(args.lock_timeout)),
+        privacy: args.privacy.clone(),
+    };
+    let bars = Bars::new(args.progress);
+    let outcome = pipeline::snapshot(&opts, &bars).map_err(|e| super::pipeline_failure(e, format))?;
+    let (status, snapshot) = match &outcome {
+        SnapshotOutcome::Written { snapshot, .. } => ("written", snapshot),
+        SnapshotOutcome::Existing { snapshot } => ("existing", snapshot),
+    };
+    let m = &snapshot.manifest;
+    let path = snapshot.dir.display().to_string();
+    let text = if args.json {
+        let stages: serde_json::Map<String, serde_json::Value> = m
+            .stages
+            .iter()
+            .map(|(k, r)| (k.clone(), json!(stage_status(r.status))))
+            .collect();
+        let tables: Vec<serde_json::Value> = m
+            .tables
+            .iter()
+            .map(|t| json!({"name": t.name, "rows": t.rows, "bytes": t.bytes}))
+            .collect();
+        output_schema::json::to_string_pretty(&json!({
+            "status": status,
+            "snapshot": path,
+            "repoId": m.repo_id,
+            "snapshotId": m.snapshot_id,
+            "repoStateId": m.repo_state.repo_state_id,
+            "dirty": m.repo_state.dirty,
+            "stages": stages,
+            "tables": tables,
+        }))
+        .unwrap_or_default()
+            + "\n"
+    } else {
+        let mut s = String::new();
+        if status == "existing" {
+            s.push_str("snapshot of this state already exists (use --force to rebuild)\n");
+        }
+        s.push_str(&format!(
+            "repo {}  state {}{}\n",
+            m.repo_id,
+            m.snapshot_id,
+            if m.repo_state.dirty { " (dirty)" } else { "" }
+        ));
+        for (name, r) in &m.stages {
+            let reason = r.reason.as_deref().map(|x| format!(" ({x})")).unwrap_or_default();
+            s.push_str(&format!("  {name:<9} {:<8} {} items{reason}\n", stage_status(r.status), r.items));
+        }
+        for t in &m.tables {
+            s.push_str(&format!("  {:<13} {:>9} rows {:>10} bytes\n", t.name, t.rows, t.bytes));
+        }
+        s.push_str(&path);
+        s.push('\n');
+        s
+    };
+    finish_output(emit(&text))
+}
+
+fn stage_status(s: StageStatus) -> &'static str {
+    match s {
+        StageStatus::Ok => "ok",
+        StageStatus::Partial => "partial",
+        StageStatus::Skipped => "skipped",
+        StageStatus::NotRun => "not-run",
+    }
+}

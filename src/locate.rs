@@ -1,0 +1,170 @@
+//! Finding the snapshot a query should read, and how fresh it is against the working tree.
+//!
+//! Order: `--snapshot DIR` as given; else the store (`--store DIR`, else the repository's
+//! configured store) and in it the snapshot of the exact current state, else the newest snapshot of
+//! an ancestor of HEAD, else — outside git — the only snapshot there is. Freshness always compares
+//! the chosen snapshot with the working tree's HEAD and dirtiness when a repository is at hand.
+
+use std::path::{Path, PathBuf};
+
+use output_schema::config::Config;
+use output_schema::ErrorCode;
+use pipeline::repo_state::{open_repository, read_git_state, StateExclusions};
+use pipeline::store::{head_relation, newest_ancestor_snapshot, HeadRelation, Store};
+use queries::{Freshness, QueryError, Snapshot};
+
+/// The folder a query runs from: the nearest ancestor of the current directory holding `.git` or
+/// `.ckb`, else the current directory.
+pub fn repo_root(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists() || d.join(".ckb").is_dir())
+        .map(Path::to_path_buf)
+        .unwrap_or(cwd)
+}
+
+fn not_found(message: String, root: &Path) -> QueryError {
+    QueryError::new(
+        ErrorCode::SnapshotNotFound,
+        message,
+        format!("create one with `ckb snapshot {}`, or pass --snapshot DIR / --store DIR", root.display()),
+    )
+    .with_drilldown(format!("ckb snapshot {}", root.display()), "no snapshot to read yet")
+}
+
+/// The store folder for a repository root.
+pub fn store_for(root: &Path, explicit: Option<&Path>) -> Result<PathBuf, QueryError> {
+    if let Some(s) = explicit {
+        return Ok(s.to_path_buf());
+    }
+    let config = Config::load(root).map_err(|e| {
+        QueryError::new(ErrorCode::ConfigInvalid, e.to_string(), "fix the named key in .ckb/config.json")
+    })?;
+    Ok(root.join(config.store))
+}
+
+/// Chooses the snapshot and computes its freshness.
+pub fn locate(
+    snapshot: Option<&Path>,
+    store: Option<&Path>,
+    repo: Option<&Path>,
+) -> Result<(Snapshot, Freshness), QueryError> {
+    let root = repo_root(repo);
+    let git = open_repository(&root).ok().flatten();
+    if let Some(dir) = snapshot {
+        let snap = Snapshot::open(dir)?;
+        let fresh = match &git {
+            Some(r) if same_repo(&root, r, &snap) => freshness(&root, r, &snap),
+            _ => Freshness::unknown(),
+        };
+        return Ok((snap, fresh));
+    }
+    let store_dir = store_for(&root, store)?;
+    let store = Store::new(&store_dir);
+    let config = Config::load(&root).unwrap_or_default();
+    let mut repo_id = config
+        .repo_id
+        .clone()
+        .unwrap_or_else(|| pipeline::default_repo_id(&root, git.as_ref()));
+    let (mut snaps, _) = store.list(&repo_id);
+    if snaps.is_empty() {
+        // A store holding exactly one repository answers for it.
+        let repos: Vec<String> = std::fs::read_dir(&store_dir)
+            .map(|it| {
+                it.flatten()
+                    .filter_map(|e| e.file_name().to_str()?.strip_prefix("repo=").map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let [only] = repos.as_slice() {
+            repo_id = only.clone();
+            snaps = store.list(&repo_id).0;
+        }
+    }
+    if snaps.is_empty() {
+        return Err(not_found(
+            format!("no snapshot of {repo_id} in {}", store_dir.display()),
+            &root,
+        ));
+    }
+    let chosen = match &git {
+        Some(r) => {
+            let exclusions = StateExclusions {
+                folders: store_dir
+                    .strip_prefix(root.canonicalize().unwrap_or(root.clone()))
+                    .or_else(|_| store_dir.strip_prefix(&root))
+                    .ok()
+                    .map(|p| p.to_string_lossy().replace('\\', "/"))
+                    .into_iter()
+                    .collect(),
+                files: Vec::new(),
+            };
+            let state = read_git_state(&root, &exclusions).ok().flatten();
+            let exact = state.as_ref().and_then(|s| {
+                snaps
+                    .iter()
+                    .find(|x| x.manifest.repo_state.repo_state_id == s.repo_state_id)
+            });
+            exact
+                .or_else(|| newest_ancestor_snapshot(r, &snaps, "", 100_000))
+                .cloned()
+        }
+        None => None,
+    };
+    let chosen = match chosen {
+        Some(c) => c,
+        // Outside git (or no ancestor snapshot): the last snapshot by name, deterministically.
+        None => snaps.last().cloned().ok_or_else(|| not_found("no snapshot".into(), &root))?,
+    };
+    let snap = Snapshot::open(&chosen.dir)?;
+    let fresh = match &git {
+        Some(r) => freshness(&root, r, &snap),
+        None => Freshness::unknown(),
+    };
+    Ok((snap, fresh))
+}
+
+fn same_repo(root: &Path, repo: &gix::Repository, snap: &Snapshot) -> bool {
+    let config = Config::load(root).unwrap_or_default();
+    let id = config
+        .repo_id
+        .unwrap_or_else(|| pipeline::default_repo_id(root, Some(repo)));
+    id == snap.manifest.repo_id
+}
+
+fn freshness(root: &Path, repo: &gix::Repository, snap: &Snapshot) -> Freshness {
+    let head = repo.head_id().ok().map(|h| h.to_string());
+    let dirty = read_git_state(root, &StateExclusions::default())
+        .ok()
+        .flatten()
+        .map(|s| s.dirty)
+        .unwrap_or(false);
+    let relation = snap
+        .manifest
+        .repo_state
+        .head_commit
+        .as_deref()
+        .and_then(|h| head_relation(repo, h));
+    let (state, behind) = match relation {
+        Some(HeadRelation::Same) if dirty || snap.manifest.repo_state.dirty => {
+            let same_state = read_git_state(root, &StateExclusions::default())
+                .ok()
+                .flatten()
+                .is_some_and(|s| s.repo_state_id == snap.manifest.repo_state.repo_state_id);
+            (if same_state { "current" } else { "dirty" }, Some(0))
+        }
+        Some(HeadRelation::Same) => ("current", Some(0)),
+        Some(HeadRelation::Behind(n)) => ("behind", Some(n)),
+        Some(HeadRelation::Diverged) => ("diverged", None),
+        None => ("unknown", None),
+    };
+    Freshness {
+        state: state.into(),
+        head_commit: head,
+        commits_behind: behind,
+        worktree_dirty: dirty,
+    }
+}
