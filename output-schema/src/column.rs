@@ -32,6 +32,8 @@ pub trait Column: Sized + Clone + PartialEq + std::fmt::Debug + Send + Sync {
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError>;
     /// Total order used when sorting rows.
     fn compare(a: &Self, b: &Self) -> Ordering;
+    /// The value as JSON (JSON Lines export); nulls are `Value::Null`.
+    fn to_json(&self) -> serde_json::Value;
 }
 
 fn downcast<'a, A: 'static>(array: &'a dyn Array, column: &str) -> Result<&'a A, FormatError> {
@@ -71,6 +73,9 @@ macro_rules! primitive_column {
             fn compare(a: &Self, b: &Self) -> Ordering {
                 $cmp(a, b)
             }
+            fn to_json(&self) -> serde_json::Value {
+                serde_json::json!(*self)
+            }
         }
 
         impl Column for Option<$t> {
@@ -94,6 +99,9 @@ macro_rules! primitive_column {
                     (Some(x), Some(y)) => $cmp(x, y),
                 }
             }
+            fn to_json(&self) -> serde_json::Value {
+                serde_json::json!(*self)
+            }
         }
     };
 }
@@ -110,6 +118,9 @@ impl Column for bool {
     }
     fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
         Arc::new(BooleanArray::from_iter(values.map(|v| Some(*v))))
+    }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Bool(*self)
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
         let a = downcast::<BooleanArray>(array, column)?;
@@ -131,6 +142,9 @@ impl Column for String {
     fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
         Arc::new(StringArray::from_iter_values(values))
     }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::String(self.clone())
+    }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
         let a = downcast::<StringArray>(array, column)?;
         a.iter()
@@ -150,6 +164,9 @@ impl Column for Option<String> {
     }
     fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
         Arc::new(StringArray::from_iter(values.map(|v| v.as_deref())))
+    }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!(self)
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
         let a = downcast::<StringArray>(array, column)?;
@@ -207,6 +224,9 @@ impl Column for Vec<String> {
     }
     fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
         build_string_list(values.map(|v| v.iter()))
+    }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!(self)
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
         read_string_list(array, column)
@@ -297,6 +317,9 @@ impl Column for Roles {
     }
     fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
         build_string_list(values.map(|r| r.names()))
+    }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Array(self.names().map(|n| serde_json::Value::String(n.into())).collect())
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
         read_string_list(array, column)?

@@ -45,6 +45,9 @@ pub struct Manifest {
     /// Every written view, sorted by name.
     #[serde(default)]
     pub views: Vec<FileEntry>,
+    /// JSON Lines exports of the tables (`--json-tables`), in table order.
+    #[serde(default)]
+    pub json_tables: Vec<FileEntry>,
 }
 
 /// The repository state a snapshot describes.
@@ -318,6 +321,7 @@ mod tests {
             stages: BTreeMap::from([("scan".into(), StageReport::not_run("x"))]),
             tables: vec![],
             views: vec![],
+            json_tables: vec![],
         }
     }
 

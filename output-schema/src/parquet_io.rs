@@ -87,6 +87,31 @@ pub fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
     f.sync_all().map_err(io)
 }
 
+/// File name of a table's JSON Lines export.
+pub fn jsonl_file_name(table: &TableInfo) -> String {
+    format!("{}.jsonl.zst", table.name)
+}
+
+/// Writes rows (already in canonical order, e.g. after [`write_table`]) as zstd-compressed JSON
+/// Lines: one canonical JSON object per row, nulls omitted. For consumers without Parquet.
+pub fn write_jsonl<T: Table>(dir: &Path, rows: &[T]) -> Result<FileEntry, FormatError> {
+    let mut text = String::new();
+    for row in rows {
+        text.push_str(&crate::json::value_to_string(&row.to_json(), false));
+        text.push('\n');
+    }
+    let bytes = crate::manifest::compress_json(&text)?;
+    let file = jsonl_file_name(T::INFO);
+    write_file_synced(&dir.join(&file), &bytes)?;
+    Ok(FileEntry {
+        name: T::INFO.name.to_string(),
+        file,
+        rows: rows.len() as i64,
+        bytes: bytes.len() as i64,
+        hash: file_hash(&bytes),
+    })
+}
+
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     let file = File::open(path).map_err(|source| FormatError::Io {
@@ -140,6 +165,21 @@ mod tests {
         assert_eq!(entry.hash, file_hash(&bytes));
         let back: Vec<CommitRow> = read_table(&dir.path().join("commits.parquet")).unwrap();
         assert_eq!(back, rows);
+    }
+
+    #[test]
+    fn jsonl_export_is_canonical_and_ordered() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rows = vec![commit("b", 2), commit("a", 1)];
+        write_table(dir.path(), &mut rows).unwrap();
+        let entry = write_jsonl(dir.path(), &rows).unwrap();
+        assert_eq!(entry.file, "commits.jsonl.zst");
+        let bytes = std::fs::read(dir.path().join(&entry.file)).unwrap();
+        let text = String::from_utf8(crate::manifest::decompress(&bytes).unwrap()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].starts_with(r#"{"additions":2,"author_id":"a","author_time":1,"#), "{}", lines[0]);
+        assert!(lines[0].contains(r#""parents":["p"]"#) && lines[0].contains(r#""sha":"a""#));
     }
 
     #[test]

@@ -106,6 +106,8 @@ pub trait Table: Sized + Clone + Send + Sync + 'static {
     fn to_arrays(rows: &[Self]) -> Vec<ArrayRef>;
     /// Decodes a record batch of this table's schema.
     fn from_batch(batch: &RecordBatch) -> Result<Vec<Self>, FormatError>;
+    /// The row as a JSON object keyed by column name.
+    fn to_json(&self) -> serde_json::Value;
 }
 
 /// Sorts rows into the table's canonical order.
@@ -190,6 +192,12 @@ macro_rules! table {
                 ::std::cmp::Ordering::Equal
                     $( .then_with(|| <_ as $crate::Column>::compare(&self.$key, &other.$key)) )+
                     $( .then_with(|| <$ty as $crate::Column>::compare(&self.$col, &other.$col)) )+
+            }
+
+            fn to_json(&self) -> ::serde_json::Value {
+                let mut map = ::serde_json::Map::new();
+                $( map.insert(stringify!($col).to_string(), <$ty as $crate::Column>::to_json(&self.$col)); )+
+                ::serde_json::Value::Object(map)
             }
 
             fn to_arrays(rows: &[Self]) -> Vec<::arrow::array::ArrayRef> {

@@ -69,7 +69,7 @@ pub fn verify_snapshot(snapshot: &Path) -> Result<VerifyReport, FormatError> {
             problem,
         });
     }
-    for entry in &manifest.views {
+    for entry in manifest.views.iter().chain(&manifest.json_tables) {
         let problem = check_bytes(snapshot, &entry.file, entry.bytes, &entry.hash).err();
         files.push(FileCheck {
             name: entry.name.clone(),

@@ -66,6 +66,8 @@ pub struct SnapshotOptions {
     pub lock_timeout: Option<Duration>,
     /// Privacy mode: `standard` or `anonymized`.
     pub privacy: Option<String>,
+    /// Also write each table as zstd-compressed JSON Lines.
+    pub json_tables: bool,
 }
 
 /// What [`snapshot`] did.
@@ -304,7 +306,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     let clock = Instant::now();
     let tmp = store.temp_dir(&repo_id, &partition)?;
     let written = (|| -> Result<Manifest, PipelineError> {
-        let table_entries = write::write_tables(&tmp, &mut tables)?;
+        let (table_entries, json_entries) = write::write_tables(&tmp, &mut tables, opts.json_tables)?;
         let views = BTreeMap::new();
         let view_entries = write::write_views(&tmp, &views)?;
         let manifest = Manifest {
@@ -325,6 +327,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             stages: reports,
             tables: table_entries,
             views: view_entries,
+            json_tables: json_entries,
         };
         output_schema::parquet_io::write_file_synced(
             &tmp.join(layout::MANIFEST_FILE),

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use output_schema::manifest::{compress_json, file_hash, FileEntry};
-use output_schema::parquet_io::{write_file_synced, write_table};
+use output_schema::parquet_io::{write_file_synced, write_jsonl, write_table};
 use output_schema::tables::*;
 use output_schema::{json, layout, FormatError, ALL_TABLES};
 use rayon::prelude::*;
@@ -48,43 +48,67 @@ pub struct TableSet {
     pub ownership: Option<Vec<OwnershipRow>>,
 }
 
-type Job<'a> = Box<dyn FnOnce() -> Result<FileEntry, FormatError> + Send + 'a>;
+/// Manifest entries of one written table: its Parquet file and, when asked, its JSON Lines export.
+type Written = (FileEntry, Option<FileEntry>);
+type Job<'a> = Box<dyn FnOnce() -> Result<Written, FormatError> + Send + 'a>;
 
-fn job<'a, T: output_schema::Table>(dir: &'a Path, rows: &'a mut Option<Vec<T>>) -> Option<Job<'a>> {
-    rows.as_mut()
-        .map(|rows| Box::new(move || write_table(dir, rows)) as Job<'a>)
+fn job<'a, T: output_schema::Table>(
+    dir: &'a Path,
+    rows: &'a mut Option<Vec<T>>,
+    json_lines: bool,
+) -> Option<Job<'a>> {
+    rows.as_mut().map(|rows| {
+        Box::new(move || {
+            // write_table sorts the rows in place, so the JSON Lines follow the same order.
+            let parquet = write_table(dir, rows)?;
+            let jsonl = if json_lines {
+                Some(write_jsonl(dir, rows)?)
+            } else {
+                None
+            };
+            Ok((parquet, jsonl))
+        }) as Job<'a>
+    })
 }
 
-/// Writes every present table into `dir` (rows get sorted in place) and returns their manifest
-/// entries in `ALL_TABLES` order.
-pub fn write_tables(dir: &Path, tables: &mut TableSet) -> Result<Vec<FileEntry>, PipelineError> {
+/// Writes every present table into `dir` (rows get sorted in place) and returns the manifest entries
+/// of the Parquet files and of the JSON Lines exports (when `json_lines`), in `ALL_TABLES` order.
+pub fn write_tables(
+    dir: &Path,
+    tables: &mut TableSet,
+    json_lines: bool,
+) -> Result<(Vec<FileEntry>, Vec<FileEntry>), PipelineError> {
+    let j = json_lines;
     let jobs: Vec<Job<'_>> = [
-        job(dir, &mut tables.files),
-        job(dir, &mut tables.symbols),
-        job(dir, &mut tables.occurrences),
-        job(dir, &mut tables.call_edges),
-        job(dir, &mut tables.relationships),
-        job(dir, &mut tables.imports),
-        job(dir, &mut tables.modules),
-        job(dir, &mut tables.module_edges),
-        job(dir, &mut tables.aliases),
-        job(dir, &mut tables.tombstones),
-        job(dir, &mut tables.commits),
-        job(dir, &mut tables.file_changes),
-        job(dir, &mut tables.churn),
-        job(dir, &mut tables.cochange),
-        job(dir, &mut tables.ownership),
+        job(dir, &mut tables.files, j),
+        job(dir, &mut tables.symbols, j),
+        job(dir, &mut tables.occurrences, j),
+        job(dir, &mut tables.call_edges, j),
+        job(dir, &mut tables.relationships, j),
+        job(dir, &mut tables.imports, j),
+        job(dir, &mut tables.modules, j),
+        job(dir, &mut tables.module_edges, j),
+        job(dir, &mut tables.aliases, j),
+        job(dir, &mut tables.tombstones, j),
+        job(dir, &mut tables.commits, j),
+        job(dir, &mut tables.file_changes, j),
+        job(dir, &mut tables.churn, j),
+        job(dir, &mut tables.cochange, j),
+        job(dir, &mut tables.ownership, j),
     ]
     .into_iter()
     .flatten()
     .collect();
-    let mut entries = jobs
+    let written = jobs
         .into_par_iter()
         .map(|j| j())
         .collect::<Result<Vec<_>, _>>()?;
     let order = |name: &str| ALL_TABLES.iter().position(|t| t.name == name);
-    entries.sort_by_key(|e| order(&e.name));
-    Ok(entries)
+    let (mut parquet, jsonl): (Vec<FileEntry>, Vec<Option<FileEntry>>) = written.into_iter().unzip();
+    let mut jsonl: Vec<FileEntry> = jsonl.into_iter().flatten().collect();
+    parquet.sort_by_key(|e| order(&e.name));
+    jsonl.sort_by_key(|e| order(&e.name));
+    Ok((parquet, jsonl))
 }
 
 /// Writes each view as canonical, zstd-compressed JSON under `views/`, sorted by name.

@@ -49,6 +49,9 @@ pub struct Args {
     /// Privacy mode: `standard`, or `anonymized` (names and paths hashed with the secret in CKB_SALT).
     #[arg(long, value_name = "MODE")]
     privacy: Option<String>,
+    /// Also write each table as zstd-compressed JSON Lines (`<table>.jsonl.zst`) for consumers without Parquet.
+    #[arg(long)]
+    json_tables: bool,
     /// When to show progress bars on stderr.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     progress: ProgressMode,
@@ -92,6 +95,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         },
         lock_timeout: Some(Duration::from_secs(args.lock_timeout)),
         privacy: args.privacy.clone(),
+        json_tables: args.json_tables,
     };
     let bars = Bars::new(args.progress);
     let outcome = pipeline::snapshot(&opts, &bars).map_err(|e| super::pipeline_failure(e, format))?;
