@@ -21,8 +21,8 @@ pub mod manifest;
 pub mod parquet_io;
 pub mod resolve;
 pub mod table;
-pub mod verify;
 pub mod tables;
+pub mod verify;
 
 pub use column::{Column, Roles};
 pub use error::{ErrorCode, FormatError};

@@ -129,9 +129,14 @@ impl std::fmt::Display for ResolveError {
         match self {
             ResolveError::NotFound { id, last } if id == last => write!(f, "no symbol {id}"),
             ResolveError::NotFound { id, last } => {
-                write!(f, "{id} redirects to {last}, which is neither active nor deleted")
+                write!(
+                    f,
+                    "{id} redirects to {last}, which is neither active nor deleted"
+                )
             }
-            ResolveError::Cycle { chain } => write!(f, "aliases form a cycle: {}", chain.join(" -> ")),
+            ResolveError::Cycle { chain } => {
+                write!(f, "aliases form a cycle: {}", chain.join(" -> "))
+            }
             ResolveError::ChainTooDeep { chain } => write!(
                 f,
                 "more than {MAX_ALIAS_HOPS} alias hops from {}: {}",
@@ -169,7 +174,10 @@ impl<'a> Resolver<'a> {
         }
         Resolver {
             aliases: by_old,
-            tombstones: tombstones.iter().map(|t| (t.stable_id.as_str(), t)).collect(),
+            tombstones: tombstones
+                .iter()
+                .map(|t| (t.stable_id.as_str(), t))
+                .collect(),
         }
     }
 
@@ -247,7 +255,10 @@ fn combined_reason(hops: &[Hop]) -> String {
     if hops.iter().all(|h| &h.reason == first) {
         first.clone()
     } else {
-        hops.iter().map(|h| h.reason.as_str()).collect::<Vec<_>>().join("+")
+        hops.iter()
+            .map(|h| h.reason.as_str())
+            .collect::<Vec<_>>()
+            .join("+")
     }
 }
 
@@ -312,7 +323,13 @@ mod tests {
             alias("c", "d", "moved", 0.5),
         ];
         match resolve("a", &aliases, &[], |x| set.contains(x)).unwrap() {
-            Resolution::Redirected { id, redirected_from, reason, confidence, hops } => {
+            Resolution::Redirected {
+                id,
+                redirected_from,
+                reason,
+                confidence,
+                hops,
+            } => {
                 assert_eq!(id, "d");
                 assert_eq!(redirected_from, "a");
                 assert_eq!(reason, "renamed+renamed+moved");
@@ -324,7 +341,9 @@ mod tests {
         }
         // One hop keeps its own reason.
         match resolve("c", &aliases, &[], |x| set.contains(x)).unwrap() {
-            Resolution::Redirected { reason, confidence, .. } => {
+            Resolution::Redirected {
+                reason, confidence, ..
+            } => {
                 assert_eq!(reason, "moved");
                 assert_eq!(confidence, 0.5);
             }
@@ -343,32 +362,59 @@ mod tests {
         ];
         let err = resolve("a", &aliases, &[], |x| set.contains(x)).unwrap_err();
         assert_eq!(err.code(), ErrorCode::AliasChainTooDeep);
-        assert_eq!(err, ResolveError::ChainTooDeep { chain: vec!["a".into(), "b".into(), "c".into(), "d".into()] });
+        assert_eq!(
+            err,
+            ResolveError::ChainTooDeep {
+                chain: vec!["a".into(), "b".into(), "c".into(), "d".into()]
+            }
+        );
         // From the second ID it is three hops.
-        assert!(matches!(resolve("b", &aliases, &[], |x| set.contains(x)), Ok(Resolution::Redirected { .. })));
+        assert!(matches!(
+            resolve("b", &aliases, &[], |x| set.contains(x)),
+            Ok(Resolution::Redirected { .. })
+        ));
     }
 
     #[test]
     fn cycles_are_detected_before_depth() {
-        let aliases = [alias("a", "b", "renamed", 1.0), alias("b", "a", "renamed", 1.0)];
+        let aliases = [
+            alias("a", "b", "renamed", 1.0),
+            alias("b", "a", "renamed", 1.0),
+        ];
         let err = resolve("a", &aliases, &[], |_| false).unwrap_err();
         assert_eq!(err.code(), ErrorCode::AliasCycle);
-        assert_eq!(err, ResolveError::Cycle { chain: vec!["a".into(), "b".into(), "a".into()] });
+        assert_eq!(
+            err,
+            ResolveError::Cycle {
+                chain: vec!["a".into(), "b".into(), "a".into()]
+            }
+        );
         let self_loop = [alias("x", "x", "renamed", 1.0)];
-        assert_eq!(resolve("x", &self_loop, &[], |_| false).unwrap_err().code(), ErrorCode::AliasCycle);
+        assert_eq!(
+            resolve("x", &self_loop, &[], |_| false).unwrap_err().code(),
+            ErrorCode::AliasCycle
+        );
         let long = [
             alias("a", "b", "renamed", 1.0),
             alias("b", "c", "renamed", 1.0),
             alias("c", "a", "renamed", 1.0),
         ];
-        assert_eq!(resolve("a", &long, &[], |_| false).unwrap_err().code(), ErrorCode::AliasCycle);
+        assert_eq!(
+            resolve("a", &long, &[], |_| false).unwrap_err().code(),
+            ErrorCode::AliasCycle
+        );
     }
 
     #[test]
     fn tombstones_say_when_and_where() {
         let tombs = [tomb("t")];
         match resolve("t", &[], &tombs, |_| false).unwrap() {
-            Resolution::Deleted { id, redirected_from, hops, deletion } => {
+            Resolution::Deleted {
+                id,
+                redirected_from,
+                hops,
+                deletion,
+            } => {
                 assert_eq!(id, "t");
                 assert_eq!(redirected_from, None);
                 assert!(hops.is_empty());
@@ -380,7 +426,12 @@ mod tests {
         // Renamed, then deleted.
         let aliases = [alias("a", "t", "renamed", 0.9)];
         match resolve("a", &aliases, &tombs, |_| false).unwrap() {
-            Resolution::Deleted { id, redirected_from, hops, .. } => {
+            Resolution::Deleted {
+                id,
+                redirected_from,
+                hops,
+                ..
+            } => {
                 assert_eq!(id, "t");
                 assert_eq!(redirected_from.as_deref(), Some("a"));
                 assert_eq!(hops.len(), 1);
@@ -396,18 +447,30 @@ mod tests {
         assert_eq!(err.to_string(), "no symbol zzz");
         let aliases = [alias("a", "b", "renamed", 0.9)];
         let err = resolve("a", &aliases, &[], |_| false).unwrap_err();
-        assert_eq!(err, ResolveError::NotFound { id: "a".into(), last: "b".into() });
+        assert_eq!(
+            err,
+            ResolveError::NotFound {
+                id: "a".into(),
+                last: "b".into()
+            }
+        );
     }
 
     #[test]
     fn the_most_confident_alias_wins() {
         let set = active(&["b", "c"]);
-        let aliases = [alias("a", "b", "fuzzy-match", 0.6), alias("a", "c", "renamed", 0.95)];
+        let aliases = [
+            alias("a", "b", "fuzzy-match", 0.6),
+            alias("a", "c", "renamed", 0.95),
+        ];
         match resolve("a", &aliases, &[], |x| set.contains(x)).unwrap() {
             Resolution::Redirected { id, .. } => assert_eq!(id, "c"),
             other => panic!("{other:?}"),
         }
-        let tie = [alias("a", "c", "renamed", 0.9), alias("a", "b", "renamed", 0.9)];
+        let tie = [
+            alias("a", "c", "renamed", 0.9),
+            alias("a", "b", "renamed", 0.9),
+        ];
         match resolve("a", &tie, &[], |x| set.contains(x)).unwrap() {
             Resolution::Redirected { id, .. } => assert_eq!(id, "b"),
             other => panic!("{other:?}"),

@@ -322,12 +322,15 @@ fn simple_type(ty: &str) -> String {
     let stripped = strip_generics(ty);
     let words: Vec<&str> = stripped
         .split(|c: char| c.is_whitespace() || c == '&' || c == '*')
-        .filter(|w| !w.is_empty() && !w.starts_with('\'') && !matches!(*w, "dyn" | "mut" | "impl" | "const"))
+        .filter(|w| {
+            !w.is_empty() && !w.starts_with('\'') && !matches!(*w, "dyn" | "mut" | "impl" | "const")
+        })
         .collect();
     let last = words.last().copied().unwrap_or(ty);
     let last = last.rsplit("::").next().unwrap_or(last);
     let last = last.rsplit('.').next().unwrap_or(last);
-    last.trim_matches(|c: char| c == '(' || c == ')' || c == ',').to_string()
+    last.trim_matches(|c: char| c == '(' || c == ')' || c == ',')
+        .to_string()
 }
 
 /// Canonical Rust impl scope: `impl Self` or `impl Trait for Self`.
@@ -395,9 +398,28 @@ fn impl_header_incomplete(header: &str) -> bool {
 }
 
 const SCOPE_KEYWORDS: &[&str] = &[
-    "pub ", "export ", "default ", "abstract ", "async ", "mod ", "module ", "namespace ",
-    "class ", "struct ", "enum ", "union ", "trait ", "interface ", "object ", "type ",
-    "protocol ", "record ", "fn ", "def ", "function ", "func ",
+    "pub ",
+    "export ",
+    "default ",
+    "abstract ",
+    "async ",
+    "mod ",
+    "module ",
+    "namespace ",
+    "class ",
+    "struct ",
+    "enum ",
+    "union ",
+    "trait ",
+    "interface ",
+    "object ",
+    "type ",
+    "protocol ",
+    "record ",
+    "fn ",
+    "def ",
+    "function ",
+    "func ",
 ];
 
 fn strip_scope_keywords(seg: &str) -> &str {
@@ -517,7 +539,10 @@ pub fn qualify_scip(language: &str, path: &str, container_descriptors: &[Descrip
                 .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
                 .collect();
             if let Some(self_ty) = params.first() {
-                scopes.push(impl_scope(&self_ty.name, params.get(1).map(|t| t.name.as_str())));
+                scopes.push(impl_scope(
+                    &self_ty.name,
+                    params.get(1).map(|t| t.name.as_str()),
+                ));
                 i += 1 + params.len();
                 continue;
             }
@@ -558,8 +583,14 @@ mod tests {
         let id = symbol_id("r", "c", "n", "function", Some("a2"));
         assert!(ids::parse_stable_id(&id).is_some(), "{id}");
         // Kinds take part by family: function/method agree, function/struct do not.
-        assert_eq!(fingerprint("c", "n", "function"), fingerprint("c", "n", "method"));
-        assert_ne!(fingerprint("c", "n", "function"), fingerprint("c", "n", "struct"));
+        assert_eq!(
+            fingerprint("c", "n", "function"),
+            fingerprint("c", "n", "method")
+        );
+        assert_ne!(
+            fingerprint("c", "n", "function"),
+            fingerprint("c", "n", "struct")
+        );
     }
 
     #[test]
@@ -591,7 +622,10 @@ mod tests {
         assert_eq!(d[3].as_deref(), Some("n1"));
         assert_eq!(d[4].as_deref(), Some("n2"));
         for x in d.iter().flatten() {
-            assert!(ids::parse_stable_id(&ids::stable_id("r", &format!("{}~{x}", "0".repeat(20)))).is_some());
+            assert!(
+                ids::parse_stable_id(&ids::stable_id("r", &format!("{}~{x}", "0".repeat(20))))
+                    .is_some()
+            );
         }
     }
 
@@ -617,8 +651,14 @@ mod tests {
         let q = |c: &str| qualify_source("rust", "src/lib.rs", Some(c));
         assert_eq!(q("impl Foo"), "rust:.::impl Foo");
         assert_eq!(q("impl<T: Clone> Foo<T>"), "rust:.::impl Foo");
-        assert_eq!(q("impl fmt::Display for Foo"), "rust:.::impl Display for Foo");
-        assert_eq!(q("impl<'a> std::ops::Neg for &'a Foo"), "rust:.::impl Neg for Foo");
+        assert_eq!(
+            q("impl fmt::Display for Foo"),
+            "rust:.::impl Display for Foo"
+        );
+        assert_eq!(
+            q("impl<'a> std::ops::Neg for &'a Foo"),
+            "rust:.::impl Neg for Foo"
+        );
         assert_eq!(q("impl Foo::helper"), "rust:.::impl Foo");
         assert_eq!(q("mod inner::impl<T> G<T>"), "rust:.::inner::impl G");
         assert_eq!(q("trait Shape"), "rust:.::Shape");
@@ -628,33 +668,65 @@ mod tests {
     fn rust_scip_descriptors_agree_with_source() {
         let cases = [
             // (path, tree-sitter container, rust-analyzer symbol)
-            ("crates/a/src/lib.rs", None, "rust-analyzer cargo a 0.3.1 top()."),
-            ("crates/a/src/lib.rs", Some("impl Config"), "rust-analyzer cargo a 0.3.1 impl#[Config]new()."),
+            (
+                "crates/a/src/lib.rs",
+                None,
+                "rust-analyzer cargo a 0.3.1 top().",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("impl Config"),
+                "rust-analyzer cargo a 0.3.1 impl#[Config]new().",
+            ),
             (
                 "crates/a/src/lib.rs",
                 Some("impl fmt::Display for Config"),
                 "rust-analyzer cargo a 0.3.1 impl#[Config][Display]fmt().",
             ),
-            ("crates/a/src/lib.rs", Some("inline"), "rust-analyzer cargo a 0.3.1 inline/deep()."),
+            (
+                "crates/a/src/lib.rs",
+                Some("inline"),
+                "rust-analyzer cargo a 0.3.1 inline/deep().",
+            ),
             (
                 "crates/a/src/lib.rs",
                 Some("inline::impl<T: Clone> G<T>"),
                 "rust-analyzer cargo a 0.3.1 inline/impl#[`G<T>`]get().",
             ),
-            ("crates/a/src/net/mod.rs", None, "rust-analyzer cargo a 0.3.1 net/connect()."),
+            (
+                "crates/a/src/net/mod.rs",
+                None,
+                "rust-analyzer cargo a 0.3.1 net/connect().",
+            ),
             (
                 "crates/a/src/net/tcp.rs",
                 Some("impl crate::Shape for Stream"),
                 "rust-analyzer cargo a 0.3.1 net/tcp/impl#[Stream][Shape]area().",
             ),
-            ("crates/a/src/lib.rs", Some("Kind"), "rust-analyzer cargo a 0.3.1 Kind#A#"),
-            ("crates/a/src/lib.rs", Some("Config"), "rust-analyzer cargo a 0.3.1 Config#name."),
+            (
+                "crates/a/src/lib.rs",
+                Some("Kind"),
+                "rust-analyzer cargo a 0.3.1 Kind#A#",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("Config"),
+                "rust-analyzer cargo a 0.3.1 Config#name.",
+            ),
             // A #[path] module: rust-analyzer says `net/`, the file says `net_impl`.
-            ("crates/a/src/net_impl.rs", None, "rust-analyzer cargo a 0.3.1 net/dial()."),
+            (
+                "crates/a/src/net_impl.rs",
+                None,
+                "rust-analyzer cargo a 0.3.1 net/dial().",
+            ),
         ];
         for (path, container, symbol) in cases {
             let from_scip = qualify_scip("rust", path, &container_of(symbol));
-            assert_eq!(from_scip, qualify_source("rust", path, container), "{symbol}");
+            assert_eq!(
+                from_scip,
+                qualify_source("rust", path, container),
+                "{symbol}"
+            );
         }
     }
 
@@ -674,14 +746,20 @@ mod tests {
             assert_eq!(from_scip, qualify_source(lang, path, container), "{symbol}");
         }
         // TS and JS of the same path share a unit, so a .js → .ts migration keeps IDs.
-        assert_eq!(qualify_source("javascript", "a/b.js", None), qualify_source("typescript", "a/b.ts", None));
+        assert_eq!(
+            qualify_source("javascript", "a/b.js", None),
+            qualify_source("typescript", "a/b.ts", None)
+        );
     }
 
     #[test]
     fn package_version_never_matters() {
         let a = container_of("rust-analyzer cargo a 0.1.0 net/impl#[Stream]read().");
         let b = container_of("rust-analyzer cargo a 9.9.9 net/impl#[Stream]read().");
-        assert_eq!(qualify_scip("rust", "src/net.rs", &a), qualify_scip("rust", "src/net.rs", &b));
+        assert_eq!(
+            qualify_scip("rust", "src/net.rs", &a),
+            qualify_scip("rust", "src/net.rs", &b)
+        );
         let names = [desc("<constructor>", Suffix::Method)];
         assert_eq!(scip_name(&names[0]), "constructor");
     }
