@@ -50,8 +50,9 @@
 //! leading declaration keyword (`mod`, `class`, `trait`, `struct`, `enum`, `interface`, `namespace`,
 //! `object`, …). A Rust `impl` segment becomes `impl T` or `impl Tr for T` with both types reduced to
 //! their last path segment without generics, references, lifetimes or `dyn` (`impl<T> fmt::Display
-//! for &'a Foo<T>` → `impl Display for Foo`); segments after an impl (functions nested in methods) are
-//! dropped, as rust-analyzer does. A Go receiver (`(s *Server[T])`) becomes `Server`. On the SCIP side,
+//! for &'a Foo<T>` → `impl Display for Foo`); an item nested in a method body (segments after the
+//! impl's) keeps only the scopes before the impl, as rust-analyzer names it after its module. Items
+//! nested in a free function's body cannot be told from items of an inline module and disagree. A Go receiver (`(s *Server[T])`) becomes `Server`. On the SCIP side,
 //! rust-analyzer's `impl#[Self][Trait]` descriptors become the same `impl Trait for Self`, method
 //! descriptors contribute their name (disambiguator dropped), type parameters and parameters none.
 //! SCIP names are unescaped by the parser; `<constructor>` becomes `constructor` ([`scip_name`]).
@@ -446,8 +447,11 @@ fn source_scopes(fam: &str, container: &str) -> Vec<String> {
                 header.push_str("::");
                 header.push_str(raw[i].trim());
             }
-            scopes.push(normalize_impl_header(&header));
-            // rust-analyzer names items nested in method bodies after their module only.
+            // rust-analyzer names items nested in a method body after their module only, so
+            // such items (segments after the impl's) drop the impl as well.
+            if i + 1 == raw.len() {
+                scopes.push(normalize_impl_header(&header));
+            }
             break;
         }
         let seg = strip_scope_keywords(seg);
@@ -659,7 +663,8 @@ mod tests {
             q("impl<'a> std::ops::Neg for &'a Foo"),
             "rust:.::impl Neg for Foo"
         );
-        assert_eq!(q("impl Foo::helper"), "rust:.::impl Foo");
+        assert_eq!(q("impl Foo::helper"), "rust:.");
+        assert_eq!(q("inner::impl Foo::helper"), "rust:.::inner");
         assert_eq!(q("mod inner::impl<T> G<T>"), "rust:.::inner::impl G");
         assert_eq!(q("trait Shape"), "rust:.::Shape");
     }

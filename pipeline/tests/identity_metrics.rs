@@ -6,7 +6,8 @@
 //! leaves intact: `body-only` (the hash covers the body, not the name) and `with-header` (the hash
 //! also covers the signature line, so every rename or signature change changes it).
 //!
-//! `cargo test -p pipeline --test identity_metrics -- --nocapture` prints the figures.
+//! `cargo test -p pipeline --test identity_metrics -- --nocapture` prints the figures (or
+//! `ci/identity-metrics.sh`); `IDENTITY_DEBUG=1` also lists each false redirect.
 
 use std::collections::{BTreeMap, BTreeSet};
 
