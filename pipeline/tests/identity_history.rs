@@ -571,3 +571,39 @@ fn an_alias_is_dropped_when_its_old_id_comes_back() {
     );
     assert!(s3.aliases.is_empty(), "{:?}", s3.aliases);
 }
+
+#[test]
+fn huge_candidate_blocks_are_skipped_not_compared_pairwise() {
+    // A vanished `run` and 300 new functions named `run` elsewhere: no single pairing is
+    // supported by the evidence, and comparing them all would be quadratic.
+    let old = table(&[def("src/old.rs", "run", "fn run()", "x")]);
+    let leaked: Vec<&'static str> = (0..300)
+        .map(|i| &*Box::leak(format!("src/gen{i}.rs").into_boxed_str()))
+        .collect();
+    let new_defs: Vec<Def> = leaked
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            def(
+                p,
+                "run",
+                "fn run()",
+                Box::leak(format!("y{i}").into_boxed_str()),
+            )
+        })
+        .collect();
+    let out = compute(
+        &Previous {
+            symbols: old,
+            ..Previous::default()
+        },
+        &table(&new_defs),
+        Stamp {
+            state_id: "s",
+            commit: "c",
+        },
+    );
+    assert!(out.aliases.is_empty(), "{:?}", out.aliases);
+    assert_eq!(out.tombstones.len(), 1);
+    assert_eq!(out.stats.fuzzy_blocks_skipped, 1);
+}

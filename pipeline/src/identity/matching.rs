@@ -13,11 +13,11 @@
 //!    body hash of exactly one new symbol in the same file, each with a name similar to it (≥ 0.5),
 //!    they are `merged` into it (duplicates consolidated); 0.9.
 //! 3. **Fuzzy** — [`similarity::score`] ≥ 0.6 over pairs sharing the kind family and the path, the
-//!    name or the container, and with real name evidence (same name, equal body, or name
-//!    similarity ≥ 0.7); assigned greedily one to one, best score first (ties by IDs):
-//!    `fuzzy-match` with the score rounded to 3 decimals. A fuzzy match is never a merge: a
-//!    second vanished symbol resembling an already matched one is far more often an unrelated
-//!    deletion than half of a merge.
+//!    name or the container (blocks over [`MAX_FUZZY_BLOCK`] candidates are skipped), with name
+//!    evidence ([`similarity::name_evidence`]); assigned greedily one to one, best score first
+//!    (ties by IDs): `fuzzy-match` with the score rounded to 3 decimals. A fuzzy match is never a
+//!    merge: a second vanished symbol resembling an already matched one is far more often an
+//!    unrelated deletion than half of a merge.
 //! 4. **Merge** — besides the body rule above, several vanished symbols whose version-blind
 //!    backend IDs name one new symbol are `merged` (0.95).
 //! 5. Otherwise a tombstone.
@@ -36,6 +36,8 @@ use crate::fingerprint::kind_family;
 pub const BACKEND_CONFIDENCE: f64 = 0.95;
 /// Confidence of a body-hash match.
 pub const BODY_CONFIDENCE: f64 = 0.9;
+/// Largest candidate block (same path, name or container) compared pairwise in the fuzzy step.
+pub const MAX_FUZZY_BLOCK: usize = 256;
 
 /// What the previous snapshot says.
 #[derive(Debug, Default)]
@@ -84,6 +86,8 @@ pub struct Stats {
     pub tombstones_carried: usize,
     /// Tombstoned IDs active again.
     pub reactivated: usize,
+    /// Fuzzy candidate blocks skipped for size ([`MAX_FUZZY_BLOCK`]).
+    pub fuzzy_blocks_skipped: usize,
 }
 
 /// The stage's tables and counts.
@@ -170,6 +174,12 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
         .filter(|s| !prev_ids.contains(s.stable_id.as_str()))
         .collect();
 
+    let mut stats = Stats {
+        symbols: current.len(),
+        previous_symbols: prev.len(),
+        vanished: vanished.len(),
+        ..Stats::default()
+    };
     // matched[v] = (index into fresh, how)
     let mut matched: Vec<Option<(usize, How)>> = vec![None; vanished.len()];
     let mut taken: Vec<bool> = vec![false; fresh.len()];
@@ -275,6 +285,12 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
         .into_iter()
         .flatten()
         {
+            // A block this large (hundreds of new `new` or `fmt`) gives no evidence for one
+            // pairing and would cost quadratic time; the other blocks may still decide.
+            if block.len() > MAX_FUZZY_BLOCK {
+                stats.fuzzy_blocks_skipped += 1;
+                continue;
+            }
             cands.extend(block.iter().copied());
         }
         for j in cands {
@@ -300,12 +316,6 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
     }
 
     // 4. Rows.
-    let mut stats = Stats {
-        symbols: current.len(),
-        previous_symbols: prev.len(),
-        vanished: vanished.len(),
-        ..Stats::default()
-    };
     let mut aliases: Vec<AliasRow> = Vec::new();
     let mut tombstones: Vec<TombstoneRow> = Vec::new();
     for (i, v) in vanished.iter().enumerate() {

@@ -240,6 +240,7 @@ fn stats_counts(s: &Stats, aliases: usize, tombstones: usize) -> BTreeMap<String
         ("tombstones.carried-forward", s.tombstones_carried),
         ("tombstones.total", tombstones),
         ("reactivated", s.reactivated),
+        ("fuzzy.blocks-skipped", s.fuzzy_blocks_skipped),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v as i64))
