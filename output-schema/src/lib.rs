@@ -3,8 +3,9 @@
 //! Everything a reader or writer of a snapshot needs to agree on lives here and nowhere else: the
 //! schema version, every table's name, columns, types, documentation and sort key
 //! ([`tables`], [`ALL_TABLES`]), how rows become Parquet bytes ([`parquet_io`]), the manifest
-//! ([`manifest`]), the canonical JSON encoding ([`json`]), the stable error codes ([`ErrorCode`])
-//! and the shape of stable symbol IDs ([`ids`]).
+//! ([`manifest`]), the canonical JSON encoding ([`json`]), the stable error codes ([`ErrorCode`]),
+//! the shape of stable symbol IDs ([`ids`]) and how a saved ID resolves through aliases and
+//! tombstones ([`resolve`]).
 //!
 //! Architecture invariant: this crate depends on no other ckb crate and knows nothing about how
 //! facts are extracted or how they are queried. It never reads a repository.
@@ -18,9 +19,10 @@ pub mod json;
 pub mod layout;
 pub mod manifest;
 pub mod parquet_io;
+pub mod resolve;
 pub mod table;
-pub mod verify;
 pub mod tables;
+pub mod verify;
 
 pub use column::{Column, Roles};
 pub use error::{ErrorCode, FormatError};

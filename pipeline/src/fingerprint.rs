@@ -1,45 +1,93 @@
-//! Stable symbol fingerprints: the one function every extractor (syntax, SCIP) uses to name a
-//! definition, so the same symbol gets the same stable ID in every snapshot.
+//! Stable symbol fingerprints: the one place that names a definition, used by every extractor
+//! (syntax, SCIP), so the same symbol gets the same stable ID in every snapshot and from either
+//! backend.
 //!
-//! `fingerprint = hex(BLAKE3("ckb.symbol.v1" ‖ qualified_container ‖ name ‖ kind))[..20]`, each
-//! field length-prefixed (u64 little-endian byte length, then the UTF-8 bytes), so no two different
-//! triples can encode to the same bytes. Deliberately absent: line numbers, signatures, arity and
-//! package versions — a symbol keeps its ID when it moves within a file, when its parameters
-//! change, or when its package is bumped. Definitions that share all three fields (overloads) get
-//! a discriminator after `~`: `a<arity>` when arities differ, else `s<8 hex of the signature hash>`,
-//! else `n<ordinal>` in source order.
+//! # The fingerprint
+//! `fingerprint = hex(BLAKE3("ckb.symbol.v1" ‖ qualified_container ‖ name ‖ kind_family))[..20]`,
+//! each field length-prefixed (u64 little-endian byte length, then the UTF-8 bytes), so no two
+//! different triples encode to the same bytes. Deliberately absent: line numbers, signatures, arity
+//! and package versions — a symbol keeps its ID when it moves within its file, when its parameters
+//! change, or when its package is bumped. The kind takes part through its family ([`kind_family`]:
+//! `callable`, `type`, `value`, `module`, `macro`, else the kind itself), because the backends name
+//! kinds differently (`function` vs `method` for an associated function, `class` vs `struct`).
+//!
+//! # Overloads
+//! Definitions whose fingerprints collide (same qualified container, name and kind family anywhere
+//! in the repository) get a discriminator after `~`, computed by [`discriminators`] over the group
+//! in source order: `a<arity>` for a member whose arity is known and unique in the group, else
+//! `s<8 hex of its signature hash>` when its signature is known and unique among the rest, else
+//! `n<ordinal>` (1-based, source order) among the members still undiscriminated.
+//!
+//! # The qualified container
+//! `qualified container = <family>:<unit> ( "::" <scope> )*` where the *unit* is derived from the
+//! repo-relative path of the definition's file by the language's rules below (never from a package
+//! name, so both backends derive it identically and without reading manifests), and the *scopes* are
+//! the enclosing scopes inside that unit: from the tree-sitter `container` string
+//! ([`qualify_source`]) or from the SCIP descriptors that remain after the unit's own namespace
+//! descriptors are removed ([`qualify_scip`]).
+//!
+//! | language (files.language) | family | unit | SCIP namespace descriptors removed |
+//! |---|---|---|---|
+//! | rust | `rust` | crate key + module path (below) | as many leading namespaces as the path has module segments |
+//! | typescript, tsx, javascript | `js` | path without its last extension (`src/a/b`) | leading namespaces up to and including the file (`` src/`b.ts`/ ``) |
+//! | python | `py` | dotted module of the path (`pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`) | all leading namespaces (`` `pkg.mod`/ ``) |
+//! | go | `go` | the package directory (`.` at the root) | all leading namespaces (the import path) |
+//! | java, kotlin, scala | `jvm` | the package directory | all leading namespaces (the package) |
+//! | anything else | the language | the path | none |
+//!
+//! **Rust** (no manifest is read: the layout conventions of cargo decide). With `D` the folder
+//! before the last `src` segment (`.` when none): `D/src/lib.rs` → crate key `D`, no module segment;
+//! `D/src/x.rs` and `D/src/x/mod.rs` → crate `D`, module `x` (nested folders add segments). Other crate
+//! roots key their crate by their own path: `D/src/main.rs`, `D/src/bin/n.rs`, `D/src/bin/n/main.rs`
+//! (modules under `D/src/bin/n/` belong to `D/src/bin/n/main.rs`). Without `src`: `tests/`,
+//! `examples/`, `benches/` files `t.rs` (or `t/main.rs`) and `build.rs` are crate roots keyed by their
+//! path; other files of those folders are modules of crate `<folder>`; anything else is a module of
+//! crate `<dir>` named after its file stem. rust-analyzer writes module paths as namespace
+//! descriptors (`` net/tcp/Stream# ``), which are removed by count, so a `#[path]` module still
+//! agrees; inline `mod` blocks stay as scopes.
+//!
+//! **Scopes.** Tree-sitter containers are split on `::` outside brackets; each segment loses a
+//! leading declaration keyword (`mod`, `class`, `trait`, `struct`, `enum`, `interface`, `namespace`,
+//! `object`, …). A Rust `impl` segment becomes `impl T` or `impl Tr for T` with both types reduced to
+//! their last path segment without generics, references, lifetimes or `dyn` (`impl<T> fmt::Display
+//! for &'a Foo<T>` → `impl Display for Foo`); an item nested in a method body (segments after the
+//! impl's) keeps only the scopes before the impl, as rust-analyzer names it after its module. Items
+//! nested in a free function's body cannot be told from items of an inline module and disagree. A Go receiver (`(s *Server[T])`) becomes `Server`. On the SCIP side,
+//! rust-analyzer's `impl#[Self][Trait]` descriptors become the same `impl Trait for Self`, method
+//! descriptors contribute their name (disambiguator dropped), type parameters and parameters none.
+//! SCIP names are unescaped by the parser; `<constructor>` becomes `constructor` ([`scip_name`]).
 
 use output_schema::ids;
+use scip::types::descriptor::Suffix;
+use scip::types::Descriptor;
 
 use crate::repo_state::FieldHasher;
 
-/// The fingerprint of (qualified container, name, kind).
+/// The family a kind takes part in the fingerprint as (see the module doc).
+pub fn kind_family(kind: &str) -> &str {
+    match kind {
+        "function" | "method" | "constructor" | "static_method" | "trait_method"
+        | "abstract_method" | "getter" | "setter" | "accessor" | "delegate" => "callable",
+        "class" | "struct" | "enum" | "interface" | "trait" | "type_alias" | "union" | "type"
+        | "protocol" | "record" | "object" | "associated_type" | "typedef" | "annotation" => "type",
+        "constant" | "variable" | "field" | "property" | "static" | "static_variable"
+        | "enum_member" | "variant" | "enum_variant" | "const" => "value",
+        "module" | "namespace" | "package" | "mod" => "module",
+        "macro" => "macro",
+        other => other,
+    }
+}
+
+/// The fingerprint of (qualified container, name, kind family).
 pub fn fingerprint(qualified_container: &str, name: &str, kind: &str) -> String {
     let mut h = FieldHasher::new("ckb.symbol.v1");
     h.field(qualified_container.as_bytes())
         .field(name.as_bytes())
-        .field(kind.as_bytes());
+        .field(kind_family(kind).as_bytes());
     h.hex(ids::FINGERPRINT_HEX_LEN)
 }
 
-/// The qualified container of a definition found by tree-sitter: the language-level module path of
-/// its file, then its enclosing scopes. The identity stage owns this normalization and keeps it in
-/// step with [`qualify_scip`], so that the same definition gets the same stable ID from either backend.
-pub fn qualify_source(language: &str, path: &str, container: Option<&str>) -> String {
-    let _ = language;
-    match container {
-        Some(c) if !c.is_empty() => format!("{path}::{c}"),
-        _ => path.to_string(),
-    }
-}
-
-/// The qualified container of a SCIP global symbol, from its parsed descriptors (all but the last),
-/// normalized to the same form as [`qualify_source`]. The package *version* never takes part.
-pub fn qualify_scip(package_manager: &str, package_name: &str, container_descriptors: &[&str]) -> String {
-    format!("{package_manager} {package_name} {}", container_descriptors.join("::"))
-}
-
-/// The stable ID of a symbol, with an optional overload discriminator.
+/// The stable ID of a symbol, with an optional overload discriminator (see [`discriminators`]).
 pub fn symbol_id(
     repo_id: &str,
     qualified_container: &str,
@@ -54,16 +102,480 @@ pub fn symbol_id(
     }
 }
 
-/// `definition_version_id`: hash of the normalized signature (empty when unknown).
+/// `definition_version_id`: hash of the signature with runs of whitespace collapsed (empty when
+/// unknown). Changes when the signature changes; the stable ID does not.
 pub fn definition_version_id(signature: Option<&str>) -> String {
+    let normalized = signature
+        .unwrap_or("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut h = FieldHasher::new("ckb.defversion.v1");
-    h.field(signature.unwrap_or("").as_bytes());
+    h.field(normalized.as_bytes());
     h.hex(16)
+}
+
+/// Discriminators for one group of colliding definitions, given in source order as
+/// `(arity, signature)`. A group of one needs none. See the module doc for the rule.
+pub fn discriminators(members: &[(Option<i32>, Option<&str>)]) -> Vec<Option<String>> {
+    if members.len() < 2 {
+        return vec![None; members.len()];
+    }
+    let mut out: Vec<Option<String>> = vec![None; members.len()];
+    for (i, (arity, _)) in members.iter().enumerate() {
+        if let Some(a) = arity {
+            if members.iter().filter(|(b, _)| b == &Some(*a)).count() == 1 {
+                out[i] = Some(format!("a{a}"));
+            }
+        }
+    }
+    let sig_of = |s: &str| definition_version_id(Some(s))[..8].to_string();
+    let rest: Vec<usize> = (0..members.len()).filter(|&i| out[i].is_none()).collect();
+    for &i in &rest {
+        if let Some(sig) = members[i].1 {
+            let h = sig_of(sig);
+            let same = rest
+                .iter()
+                .filter(|&&j| members[j].1.map(sig_of).as_deref() == Some(h.as_str()))
+                .count();
+            if same == 1 {
+                out[i] = Some(format!("s{h}"));
+            }
+        }
+    }
+    let mut ordinal = 0;
+    for slot in out.iter_mut() {
+        if slot.is_none() {
+            ordinal += 1;
+            *slot = Some(format!("n{ordinal}"));
+        }
+    }
+    out
+}
+
+/// Language family of a `files.language` value (the prefix of qualified containers).
+fn family(language: &str) -> &str {
+    match language {
+        "typescript" | "tsx" | "javascript" | "jsx" => "js",
+        "python" => "py",
+        "java" | "kotlin" | "scala" => "jvm",
+        other => other,
+    }
+}
+
+fn parent_dir(path: &str) -> &str {
+    match path.rsplit_once('/') {
+        Some((dir, _)) if !dir.is_empty() => dir,
+        _ => ".",
+    }
+}
+
+fn join_or_dot(segments: &[&str]) -> String {
+    if segments.is_empty() {
+        ".".to_string()
+    } else {
+        segments.join("/")
+    }
+}
+
+/// Module segments of a path inside a crate's module tree (`a/b.rs`, `a/b/mod.rs` → `[a, b]`).
+fn rust_module_segments(rel: &[&str]) -> Vec<String> {
+    let mut segs: Vec<String> = rel.iter().map(|s| s.to_string()).collect();
+    if let Some(last) = segs.pop() {
+        let stem = last.strip_suffix(".rs").unwrap_or(&last).to_string();
+        if stem != "mod" {
+            segs.push(stem);
+        }
+    }
+    segs
+}
+
+/// The crate key and module path of a Rust file (see the module doc).
+fn rust_unit(path: &str) -> (String, Vec<String>) {
+    let segs: Vec<&str> = path.split('/').collect();
+    if let Some(i) = segs.iter().rposition(|s| *s == "src") {
+        let dir = join_or_dot(&segs[..i]);
+        let rel = &segs[i + 1..];
+        return match rel {
+            ["lib.rs"] => (dir, Vec::new()),
+            ["main.rs"] => (path.to_string(), Vec::new()),
+            ["bin", _] => (path.to_string(), Vec::new()),
+            ["bin", name, rest @ ..] => {
+                let root = format!("{}/bin/{name}/main.rs", segs[..=i].join("/"));
+                match rest {
+                    ["main.rs"] => (root, Vec::new()),
+                    _ => (root, rust_module_segments(rest)),
+                }
+            }
+            _ => (dir, rust_module_segments(rel)),
+        };
+    }
+    if let Some(i) = segs
+        .iter()
+        .position(|s| matches!(*s, "tests" | "examples" | "benches"))
+    {
+        let rel = &segs[i + 1..];
+        return match rel {
+            [_] => (path.to_string(), Vec::new()),
+            [_, "main.rs"] => (path.to_string(), Vec::new()),
+            _ => (segs[..=i].join("/"), rust_module_segments(rel)),
+        };
+    }
+    let file = segs.last().copied().unwrap_or("");
+    if file == "build.rs" || file == "lib.rs" || file == "main.rs" {
+        return (path.to_string(), Vec::new());
+    }
+    (parent_dir(path).to_string(), rust_module_segments(&[file]))
+}
+
+/// The unit (`<family>:<key>`) and its module segments for a file.
+fn unit(language: &str, path: &str) -> (String, Vec<String>) {
+    let fam = family(language);
+    match fam {
+        "rust" => {
+            let (key, mods) = rust_unit(path);
+            (format!("rust:{key}"), mods)
+        }
+        "js" => {
+            let (dir, file) = match path.rsplit_once('/') {
+                Some((d, f)) => (Some(d), f),
+                None => (None, path),
+            };
+            let stem = match file.rsplit_once('.') {
+                Some((s, _)) if !s.is_empty() => s,
+                _ => file,
+            };
+            let key = match dir {
+                Some(d) => format!("{d}/{stem}"),
+                None => stem.to_string(),
+            };
+            (format!("js:{key}"), Vec::new())
+        }
+        "py" => {
+            let no_ext = path
+                .strip_suffix(".py")
+                .or_else(|| path.strip_suffix(".pyi"))
+                .unwrap_or(path);
+            let mut parts: Vec<&str> = no_ext.split('/').collect();
+            if parts.len() > 1 && parts.last() == Some(&"__init__") {
+                parts.pop();
+            }
+            (format!("py:{}", parts.join(".")), Vec::new())
+        }
+        "go" | "jvm" => (format!("{fam}:{}", parent_dir(path)), Vec::new()),
+        _ => (format!("{fam}:{path}"), Vec::new()),
+    }
+}
+
+fn assemble(unit: String, scopes: impl IntoIterator<Item = String>) -> String {
+    let mut out = unit;
+    for s in scopes {
+        if !s.is_empty() {
+            out.push_str("::");
+            out.push_str(&s);
+        }
+    }
+    out
+}
+
+/// Splits on `sep` outside `<>`, `()`, `[]`, `{}` and backticks.
+fn split_top_level<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let (mut depth, mut tick, mut start, mut i) = (0i32, false, 0usize, 0usize);
+    let bytes = s.as_bytes();
+    while i < bytes.len() {
+        match bytes[i] {
+            b'`' => tick = !tick,
+            b'<' | b'(' | b'[' | b'{' if !tick => depth += 1,
+            b'>' | b')' | b']' | b'}' if !tick => depth -= 1,
+            _ if !tick && depth <= 0 && s[i..].starts_with(sep) => {
+                out.push(&s[start..i]);
+                i += sep.len();
+                start = i;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// Removes balanced `<...>` and `[...]` groups (generic arguments).
+fn strip_generics(s: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0i32;
+    for c in s.chars() {
+        match c {
+            '<' | '[' => depth += 1,
+            '>' | ']' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A type's last path segment without generics, references, lifetimes, `dyn`/`impl`/`mut`.
+fn simple_type(ty: &str) -> String {
+    let ty = ty.trim().trim_matches('`');
+    let stripped = strip_generics(ty);
+    let words: Vec<&str> = stripped
+        .split(|c: char| c.is_whitespace() || c == '&' || c == '*')
+        .filter(|w| {
+            !w.is_empty() && !w.starts_with('\'') && !matches!(*w, "dyn" | "mut" | "impl" | "const")
+        })
+        .collect();
+    let last = words.last().copied().unwrap_or(ty);
+    let last = last.rsplit("::").next().unwrap_or(last);
+    let last = last.rsplit('.').next().unwrap_or(last);
+    last.trim_matches(|c: char| c == '(' || c == ')' || c == ',')
+        .to_string()
+}
+
+/// Canonical Rust impl scope: `impl Self` or `impl Trait for Self`.
+fn impl_scope(self_ty: &str, trait_ty: Option<&str>) -> String {
+    match trait_ty {
+        Some(t) => format!("impl {} for {}", simple_type(t), simple_type(self_ty)),
+        None => format!("impl {}", simple_type(self_ty)),
+    }
+}
+
+/// Parses a tree-sitter Rust impl header (`impl<T> Tr<T> for Foo<T> where …`).
+fn normalize_impl_header(seg: &str) -> String {
+    let mut rest = seg.trim();
+    rest = rest.strip_prefix("unsafe ").unwrap_or(rest).trim_start();
+    rest = rest.strip_prefix("impl").unwrap_or(rest).trim_start();
+    if rest.starts_with('<') {
+        let mut depth = 0i32;
+        let mut end = rest.len();
+        for (i, c) in rest.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = rest[end..].trim_start();
+    }
+    let rest = split_top_level(rest, " where ")[0];
+    let parts = split_top_level(rest, " for ");
+    match parts.as_slice() {
+        [tr, ty, ..] => impl_scope(ty, Some(tr)),
+        _ => impl_scope(rest, None),
+    }
+}
+
+fn is_impl_segment(seg: &str) -> bool {
+    let s = seg.trim_start();
+    let s = s.strip_prefix("unsafe ").unwrap_or(s);
+    s == "impl" || s.starts_with("impl ") || s.starts_with("impl<")
+}
+
+const PRIMITIVES: &[&str] = &[
+    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64",
+    "i128", "isize", "f32", "f64", "String",
+];
+
+/// Whether an impl header split on `::` still continues (`impl fmt` + `Display for Foo`): it
+/// ends in a lowercase, non-primitive path segment, which in Rust names a module, not a type.
+fn impl_header_incomplete(header: &str) -> bool {
+    let last = header
+        .rsplit(|c: char| c.is_whitespace() || c == '&' || c == '<' || c == ',')
+        .next()
+        .unwrap_or("");
+    let trimmed = header.trim_end();
+    trimmed == "impl"
+        || trimmed.ends_with(" for")
+        || (last.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && !PRIMITIVES.contains(&last))
+}
+
+const SCOPE_KEYWORDS: &[&str] = &[
+    "pub ",
+    "export ",
+    "default ",
+    "abstract ",
+    "async ",
+    "mod ",
+    "module ",
+    "namespace ",
+    "class ",
+    "struct ",
+    "enum ",
+    "union ",
+    "trait ",
+    "interface ",
+    "object ",
+    "type ",
+    "protocol ",
+    "record ",
+    "fn ",
+    "def ",
+    "function ",
+    "func ",
+];
+
+fn strip_scope_keywords(seg: &str) -> &str {
+    let mut s = seg.trim();
+    loop {
+        match SCOPE_KEYWORDS.iter().find(|k| s.starts_with(*k)) {
+            Some(k) => s = s[k.len()..].trim_start(),
+            None => return s,
+        }
+    }
+}
+
+/// Normalizes a tree-sitter container into scopes for a language family.
+fn source_scopes(fam: &str, container: &str) -> Vec<String> {
+    let raw = split_top_level(container, "::");
+    let mut scopes = Vec::new();
+    let mut i = 0;
+    while i < raw.len() {
+        let seg = raw[i].trim();
+        if fam == "rust" && is_impl_segment(seg) {
+            let mut header = seg.to_string();
+            while impl_header_incomplete(&header) && i + 1 < raw.len() {
+                i += 1;
+                header.push_str("::");
+                header.push_str(raw[i].trim());
+            }
+            // rust-analyzer names items nested in a method body after their module only, so
+            // such items (segments after the impl's) drop the impl as well.
+            if i + 1 == raw.len() {
+                scopes.push(normalize_impl_header(&header));
+            }
+            break;
+        }
+        let seg = strip_scope_keywords(seg);
+        let seg = if fam == "go" {
+            simple_type(seg.trim_start_matches('(').trim_end_matches(')'))
+        } else {
+            seg.to_string()
+        };
+        if !seg.is_empty() {
+            scopes.push(seg);
+        }
+        i += 1;
+    }
+    scopes
+}
+
+/// The qualified container of a definition found by tree-sitter, from the `files.language` of its
+/// file, its repo-relative path and its `container` (enclosing scopes joined with `::`).
+pub fn qualify_source(language: &str, path: &str, container: Option<&str>) -> String {
+    let fam = family(language);
+    let (unit, modules) = unit(language, path);
+    let scopes = match container {
+        Some(c) if !c.trim().is_empty() => source_scopes(fam, c),
+        _ => Vec::new(),
+    };
+    assemble(unit, modules.into_iter().chain(scopes))
+}
+
+fn suffix(d: &Descriptor) -> Option<Suffix> {
+    d.suffix.enum_value().ok()
+}
+
+fn is_namespace(d: &Descriptor) -> bool {
+    matches!(suffix(d), Some(Suffix::Namespace) | Some(Suffix::Package))
+}
+
+const SOURCE_EXTENSIONS: &[&str] = &[
+    ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
+];
+
+/// How many leading descriptors name the unit itself (see the module doc's table).
+fn unit_descriptor_count(fam: &str, module_segments: usize, descriptors: &[Descriptor]) -> usize {
+    let leading = descriptors.iter().take_while(|d| is_namespace(d)).count();
+    match fam {
+        "rust" => {
+            let crate_ns = usize::from(
+                descriptors
+                    .first()
+                    .is_some_and(|d| is_namespace(d) && d.name == "crate"),
+            );
+            (crate_ns + module_segments).min(leading)
+        }
+        "js" => descriptors[..leading]
+            .iter()
+            .rposition(|d| SOURCE_EXTENSIONS.iter().any(|e| d.name.ends_with(e)))
+            .map(|p| p + 1)
+            .unwrap_or(leading),
+        "py" | "go" | "jvm" => leading,
+        _ => 0,
+    }
+}
+
+/// The name of a SCIP descriptor as the fingerprint uses it (`<constructor>` → `constructor`).
+pub fn scip_name(descriptor: &Descriptor) -> String {
+    let name = descriptor.name.trim_matches('`');
+    match name {
+        "<constructor>" => "constructor".to_string(),
+        _ => name.to_string(),
+    }
+}
+
+/// The qualified container of a SCIP global symbol defined in the file at `path` (repo-relative,
+/// `files.language` `language`), from its parsed descriptors without the last one (the symbol's
+/// own). Normalized to the same form as [`qualify_source`]; the package (manager, name and version)
+/// never takes part.
+pub fn qualify_scip(language: &str, path: &str, container_descriptors: &[Descriptor]) -> String {
+    let fam = family(language);
+    let (unit, modules) = unit(language, path);
+    let skip = unit_descriptor_count(fam, modules.len(), container_descriptors);
+    let rest = &container_descriptors[skip..];
+    let mut scopes = Vec::new();
+    let mut i = 0;
+    while i < rest.len() {
+        let d = &rest[i];
+        let is_impl = fam == "rust" && d.name == "impl" && suffix(d) == Some(Suffix::Type);
+        if is_impl {
+            let params: Vec<&Descriptor> = rest[i + 1..]
+                .iter()
+                .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
+                .collect();
+            if let Some(self_ty) = params.first() {
+                scopes.push(impl_scope(
+                    &self_ty.name,
+                    params.get(1).map(|t| t.name.as_str()),
+                ));
+                i += 1 + params.len();
+                continue;
+            }
+        }
+        match suffix(d) {
+            Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
+            _ => scopes.push(scip_name(d)),
+        }
+        i += 1;
+    }
+    assemble(unit, modules.into_iter().chain(scopes))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn desc(name: &str, suffix: Suffix) -> Descriptor {
+        let mut d = Descriptor::new();
+        d.name = name.to_string();
+        d.suffix = suffix.into();
+        d
+    }
+
+    fn container_of(symbol: &str) -> Vec<Descriptor> {
+        let mut s = scip::symbol::parse_symbol(symbol).expect("test symbol parses");
+        s.descriptors.pop();
+        s.descriptors
+    }
 
     #[test]
     fn fingerprint_is_fixed_and_length_prefixed() {
@@ -74,5 +586,186 @@ mod tests {
         assert_ne!(fingerprint("ab", "c", "k"), fingerprint("a", "bc", "k"));
         let id = symbol_id("r", "c", "n", "function", Some("a2"));
         assert!(ids::parse_stable_id(&id).is_some(), "{id}");
+        // Kinds take part by family: function/method agree, function/struct do not.
+        assert_eq!(
+            fingerprint("c", "n", "function"),
+            fingerprint("c", "n", "method")
+        );
+        assert_ne!(
+            fingerprint("c", "n", "function"),
+            fingerprint("c", "n", "struct")
+        );
+    }
+
+    #[test]
+    fn definition_version_ignores_whitespace_runs() {
+        assert_eq!(
+            definition_version_id(Some("fn a(x: u32)")),
+            definition_version_id(Some("fn a(x:  u32)\n"))
+        );
+        assert_ne!(
+            definition_version_id(Some("fn a(x: u32)")),
+            definition_version_id(Some("fn a(x: u32, y: u32)"))
+        );
+    }
+
+    #[test]
+    fn discriminators_prefer_arity_then_signature_then_ordinal() {
+        assert_eq!(discriminators(&[(Some(1), None)]), vec![None]);
+        let d = discriminators(&[
+            (Some(1), Some("f(int)")),
+            (Some(2), Some("f(int,int)")),
+            (Some(1), Some("f(long)")),
+            (None, None),
+            (None, None),
+        ]);
+        assert_eq!(d[1].as_deref(), Some("a2"));
+        assert!(d[0].as_deref().unwrap().starts_with('s'));
+        assert!(d[2].as_deref().unwrap().starts_with('s'));
+        assert_ne!(d[0], d[2]);
+        assert_eq!(d[3].as_deref(), Some("n1"));
+        assert_eq!(d[4].as_deref(), Some("n2"));
+        for x in d.iter().flatten() {
+            assert!(
+                ids::parse_stable_id(&ids::stable_id("r", &format!("{}~{x}", "0".repeat(20))))
+                    .is_some()
+            );
+        }
+    }
+
+    #[test]
+    fn rust_units_follow_cargo_layout() {
+        let q = |p: &str| qualify_source("rust", p, None);
+        assert_eq!(q("crates/a/src/lib.rs"), "rust:crates/a");
+        assert_eq!(q("crates/a/src/net.rs"), "rust:crates/a::net");
+        assert_eq!(q("crates/a/src/net/mod.rs"), "rust:crates/a::net");
+        assert_eq!(q("crates/a/src/net/tcp.rs"), "rust:crates/a::net::tcp");
+        assert_eq!(q("src/lib.rs"), "rust:.");
+        assert_eq!(q("src/main.rs"), "rust:src/main.rs");
+        assert_eq!(q("src/bin/tool.rs"), "rust:src/bin/tool.rs");
+        assert_eq!(q("src/bin/tool/main.rs"), "rust:src/bin/tool/main.rs");
+        assert_eq!(q("src/bin/tool/cli.rs"), "rust:src/bin/tool/main.rs::cli");
+        assert_eq!(q("tests/it.rs"), "rust:tests/it.rs");
+        assert_eq!(q("tests/common/mod.rs"), "rust:tests::common");
+        assert_eq!(q("build.rs"), "rust:build.rs");
+    }
+
+    #[test]
+    fn rust_impl_containers_normalize() {
+        let q = |c: &str| qualify_source("rust", "src/lib.rs", Some(c));
+        assert_eq!(q("impl Foo"), "rust:.::impl Foo");
+        assert_eq!(q("impl<T: Clone> Foo<T>"), "rust:.::impl Foo");
+        assert_eq!(
+            q("impl fmt::Display for Foo"),
+            "rust:.::impl Display for Foo"
+        );
+        assert_eq!(
+            q("impl<'a> std::ops::Neg for &'a Foo"),
+            "rust:.::impl Neg for Foo"
+        );
+        assert_eq!(q("impl Foo::helper"), "rust:.");
+        assert_eq!(q("inner::impl Foo::helper"), "rust:.::inner");
+        assert_eq!(q("mod inner::impl<T> G<T>"), "rust:.::inner::impl G");
+        assert_eq!(q("trait Shape"), "rust:.::Shape");
+    }
+
+    #[test]
+    fn rust_scip_descriptors_agree_with_source() {
+        let cases = [
+            // (path, tree-sitter container, rust-analyzer symbol)
+            (
+                "crates/a/src/lib.rs",
+                None,
+                "rust-analyzer cargo a 0.3.1 top().",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("impl Config"),
+                "rust-analyzer cargo a 0.3.1 impl#[Config]new().",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("impl fmt::Display for Config"),
+                "rust-analyzer cargo a 0.3.1 impl#[Config][Display]fmt().",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("inline"),
+                "rust-analyzer cargo a 0.3.1 inline/deep().",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("inline::impl<T: Clone> G<T>"),
+                "rust-analyzer cargo a 0.3.1 inline/impl#[`G<T>`]get().",
+            ),
+            (
+                "crates/a/src/net/mod.rs",
+                None,
+                "rust-analyzer cargo a 0.3.1 net/connect().",
+            ),
+            (
+                "crates/a/src/net/tcp.rs",
+                Some("impl crate::Shape for Stream"),
+                "rust-analyzer cargo a 0.3.1 net/tcp/impl#[Stream][Shape]area().",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("Kind"),
+                "rust-analyzer cargo a 0.3.1 Kind#A#",
+            ),
+            (
+                "crates/a/src/lib.rs",
+                Some("Config"),
+                "rust-analyzer cargo a 0.3.1 Config#name.",
+            ),
+            // A #[path] module: rust-analyzer says `net/`, the file says `net_impl`.
+            (
+                "crates/a/src/net_impl.rs",
+                None,
+                "rust-analyzer cargo a 0.3.1 net/dial().",
+            ),
+        ];
+        for (path, container, symbol) in cases {
+            let from_scip = qualify_scip("rust", path, &container_of(symbol));
+            assert_eq!(
+                from_scip,
+                qualify_source("rust", path, container),
+                "{symbol}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_languages_agree_with_their_indexers() {
+        let cases = [
+            ("typescript", "src/class.ts", Some("Class"), "scip-typescript npm syntax 1.0.0 src/`class.ts`/Class#method()."),
+            ("typescript", "pkg/src/namespace.ts", Some("namespace a"), "scip-typescript npm syntax 1.0.0 src/`namespace.ts`/a/hello()."),
+            ("tsx", "web/app.tsx", None, "scip-typescript npm web 2.0.0 `app.tsx`/App()."),
+            ("python", "src/foo/bar.py", Some("Baz"), "scip-python python snapshot-util 0.1 `src.foo.bar`/Baz#qux()."),
+            ("python", "foo/__init__.py", None, "scip-python python p 0.1 foo/InitClass#"),
+            ("go", "internal/server/http.go", Some("(s *Server)"), "scip-go gomod example.com/x v1.2.0 `example.com/x/internal/server`/Server#Serve()."),
+            ("java", "src/main/java/com/ex/Foo.java", Some("class Foo::Inner"), "semanticdb maven maven/com.ex/lib 1.0 com/ex/Foo#Inner#run()."),
+        ];
+        for (lang, path, container, symbol) in cases {
+            let from_scip = qualify_scip(lang, path, &container_of(symbol));
+            assert_eq!(from_scip, qualify_source(lang, path, container), "{symbol}");
+        }
+        // TS and JS of the same path share a unit, so a .js → .ts migration keeps IDs.
+        assert_eq!(
+            qualify_source("javascript", "a/b.js", None),
+            qualify_source("typescript", "a/b.ts", None)
+        );
+    }
+
+    #[test]
+    fn package_version_never_matters() {
+        let a = container_of("rust-analyzer cargo a 0.1.0 net/impl#[Stream]read().");
+        let b = container_of("rust-analyzer cargo a 9.9.9 net/impl#[Stream]read().");
+        assert_eq!(
+            qualify_scip("rust", "src/net.rs", &a),
+            qualify_scip("rust", "src/net.rs", &b)
+        );
+        let names = [desc("<constructor>", Suffix::Method)];
+        assert_eq!(scip_name(&names[0]), "constructor");
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod fingerprint;
+pub mod identity;
 pub mod privacy;
 pub mod progress;
 pub mod repo_state;
@@ -265,7 +266,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &repo_state,
         &mut warnings_previous,
     );
-    let _ctx = StageContext {
+    let ctx = StageContext {
         root: &root,
         repo_id: &repo_id,
         config: &config,
@@ -289,6 +290,37 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     if let (true, Some(scan)) = (selected(Stage::Scan), scanned) {
         reports.insert(Stage::Scan.name().into(), scan.report);
         tables.files = Some(scan.files);
+    }
+
+    // Identity runs after every extraction stage, over the final merged symbols.
+    if selected(Stage::Identity) {
+        let clock = Instant::now();
+        let report = match &tables.symbols {
+            None => {
+                let mut r = StageReport::skipped("no symbols: syntax and scip did not run");
+                r.set_warnings(
+                    warnings_previous
+                        .iter()
+                        .map(|m| output_schema::manifest::Warning {
+                            code: "previous-snapshot".into(),
+                            path: None,
+                            message: m.clone(),
+                        })
+                        .collect(),
+                );
+                r
+            }
+            Some(symbols) => {
+                // The SCIP/tree-sitter agreement needs both views before their merge; pass
+                // `identity::backend_agreement(&tree_sitter, &scip)` here once both are wired.
+                let out = identity::identity(&ctx, symbols, None, &warnings_previous);
+                tables.aliases = Some(out.aliases);
+                tables.tombstones = Some(out.tombstones);
+                out.report
+            }
+        };
+        reports.insert(Stage::Identity.name().into(), report);
+        timings.push(("identity".into(), clock.elapsed()));
     }
 
     let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
@@ -354,7 +386,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    let _ = warnings_previous;
     Ok(SnapshotOutcome::Written {
         snapshot: StoredSnapshot {
             dir: dest,

@@ -1,0 +1,248 @@
+//! Identity stage: keeps saved IDs meaningful from snapshot to snapshot.
+//!
+//! Stable IDs themselves are computed at extraction time ([`crate::fingerprint`]); this stage never
+//! renames an active symbol. It compares the final `symbols` table with the previous snapshot's
+//! (`symbols`, `aliases`, `tombstones`) and writes where each vanished ID went — an alias — or when
+//! it was deleted — a tombstone — carrying forward what earlier snapshots said ([`matching`]). It
+//! also reports how often SCIP and tree-sitter gave the same definition the same ID
+//! ([`backend_agreement`]).
+//!
+//! A missing or unreadable previous snapshot is a warning and a full computation (no aliases),
+//! never a failure. How a saved ID is then resolved lives in `output_schema::resolve`.
+
+pub mod matching;
+pub mod similarity;
+
+use std::collections::BTreeMap;
+
+use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
+use output_schema::parquet_io::read_table;
+use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
+use output_schema::Table;
+
+pub use matching::{compute, same_backend_symbol, version_blind, Computed, Previous, Stamp, Stats};
+
+use crate::fingerprint::kind_family;
+use crate::store::StoredSnapshot;
+use crate::StageContext;
+
+/// What the identity stage produced.
+#[derive(Debug)]
+pub struct IdentityOutput {
+    /// `aliases` rows (carried forward and new).
+    pub aliases: Vec<AliasRow>,
+    /// `tombstones` rows (carried forward and new).
+    pub tombstones: Vec<TombstoneRow>,
+    /// The stage report.
+    pub report: StageReport,
+}
+
+/// How often both backends gave one definition the same stable ID.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Agreement {
+    /// Definitions seen by both (same path, name, kind family and start line).
+    pub both: usize,
+    /// Of those, how many got equal stable IDs.
+    pub agree: usize,
+}
+
+impl Agreement {
+    /// `agree / both`, `None` when no definition was seen by both.
+    pub fn rate(&self) -> Option<f64> {
+        (self.both > 0).then(|| self.agree as f64 / self.both as f64)
+    }
+}
+
+/// Compares the tree-sitter and SCIP views of the definitions, before they are merged. A key that
+/// occurs twice on one side (two definitions on one line) is ambiguous and left out.
+pub fn backend_agreement(tree_sitter: &[SymbolRow], scip: &[SymbolRow]) -> Agreement {
+    fn index(rows: &[SymbolRow]) -> BTreeMap<(&str, &str, &str, i32), Option<&str>> {
+        let mut map = BTreeMap::new();
+        for r in rows {
+            let key = (
+                r.path.as_str(),
+                r.name.as_str(),
+                kind_family(&r.kind),
+                r.start_line,
+            );
+            map.entry(key)
+                .and_modify(|v| *v = None)
+                .or_insert(Some(r.stable_id.as_str()));
+        }
+        map
+    }
+    let ts = index(tree_sitter);
+    let sc = index(scip);
+    let mut out = Agreement::default();
+    for (key, id) in &sc {
+        if let (Some(id), Some(Some(other))) = (id, ts.get(key)) {
+            out.both += 1;
+            out.agree += usize::from(id == other);
+        }
+    }
+    out
+}
+
+fn warning(code: &str, message: String) -> Warning {
+    Warning {
+        code: code.to_string(),
+        path: None,
+        message,
+    }
+}
+
+/// Reads the previous snapshot's identity tables. Tables the snapshot lacks or that cannot be read
+/// are left empty with a warning; the boolean says whether the symbols were read (without them no
+/// vanished symbol can be recognised).
+pub fn read_previous(snapshot: &StoredSnapshot) -> (Previous, bool, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    fn load<T: Table>(
+        snapshot: &StoredSnapshot,
+        warnings: &mut Vec<Warning>,
+        missing_note: &str,
+    ) -> Option<Vec<T>> {
+        let name = T::INFO.name;
+        let id = &snapshot.manifest.snapshot_id;
+        let Some(entry) = snapshot.manifest.table(name) else {
+            warnings.push(warning(
+                "previous-incomplete",
+                format!("previous snapshot {id} has no {name} table; {missing_note}"),
+            ));
+            return None;
+        };
+        match read_table::<T>(&snapshot.dir.join(&entry.file)) {
+            Ok(rows) => Some(rows),
+            Err(e) => {
+                warnings.push(warning(
+                    "previous-unreadable",
+                    format!("previous snapshot {id}: {name} cannot be read ({e}); {missing_note}"),
+                ));
+                None
+            }
+        }
+    }
+    let symbols = load::<SymbolRow>(
+        snapshot,
+        &mut warnings,
+        "no aliases or tombstones are computed against it",
+    );
+    let aliases = load::<AliasRow>(
+        snapshot,
+        &mut warnings,
+        "earlier aliases are not carried forward",
+    );
+    let tombstones = load::<TombstoneRow>(
+        snapshot,
+        &mut warnings,
+        "earlier tombstones are not carried forward",
+    );
+    let has_symbols = symbols.is_some();
+    (
+        Previous {
+            symbols: symbols.unwrap_or_default(),
+            aliases: aliases.unwrap_or_default(),
+            tombstones: tombstones.unwrap_or_default(),
+        },
+        has_symbols,
+        warnings,
+    )
+}
+
+/// Runs the identity stage over the final (merged) `symbols`. `agreement` comes from
+/// [`backend_agreement`] when both backends ran; `previous_warnings` are the orchestrator's problems
+/// choosing the previous snapshot, reported here.
+pub fn identity(
+    ctx: &StageContext<'_>,
+    symbols: &[SymbolRow],
+    agreement: Option<Agreement>,
+    previous_warnings: &[String],
+) -> IdentityOutput {
+    let mut warnings: Vec<Warning> = previous_warnings
+        .iter()
+        .map(|m| warning("previous-snapshot", m.clone()))
+        .collect();
+    let (previous, usable) = match ctx.previous {
+        Some(snapshot) => {
+            let (previous, has_symbols, w) = read_previous(snapshot);
+            warnings.extend(w);
+            (previous, has_symbols)
+        }
+        None => (Previous::default(), false),
+    };
+    let partition = crate::snapshot_partition(ctx.repo_state);
+    let commit = ctx.repo_state.head_commit.clone().unwrap_or(partition);
+    let stamp = Stamp {
+        state_id: &ctx.repo_state.repo_state_id,
+        commit: &commit,
+    };
+    let computed = compute(&previous, symbols, stamp);
+    let status = if warnings.is_empty() {
+        StageStatus::Ok
+    } else {
+        StageStatus::Partial
+    };
+    let mut report = StageReport::with_status(status, None);
+    report.items = computed.stats.symbols as i64;
+    report.counts = stats_counts(
+        &computed.stats,
+        computed.aliases.len(),
+        computed.tombstones.len(),
+    );
+    if let Some(a) = agreement {
+        report
+            .counts
+            .insert("scip-treesitter.both".into(), a.both as i64);
+        report
+            .counts
+            .insert("scip-treesitter.agree".into(), a.agree as i64);
+        if let Some(rate) = a.rate() {
+            report.counts.insert(
+                "scip-treesitter.agreement-permille".into(),
+                (rate * 1000.0).round() as i64,
+            );
+        }
+    }
+    report.completeness = Some(match (ctx.previous.is_some(), usable) {
+        (_, true) => Completeness {
+            score: 1.0,
+            reason: "previous-snapshot".into(),
+        },
+        (false, false) if previous_warnings.is_empty() => Completeness {
+            score: 1.0,
+            reason: "no-previous-snapshot".into(),
+        },
+        _ => Completeness {
+            score: 0.0,
+            reason: "previous-unusable".into(),
+        },
+    });
+    report.set_warnings(warnings);
+    IdentityOutput {
+        aliases: computed.aliases,
+        tombstones: computed.tombstones,
+        report,
+    }
+}
+
+fn stats_counts(s: &Stats, aliases: usize, tombstones: usize) -> BTreeMap<String, i64> {
+    [
+        ("symbols", s.symbols),
+        ("previous-symbols", s.previous_symbols),
+        ("vanished", s.vanished),
+        ("aliases.renamed", s.renamed),
+        ("aliases.moved", s.moved),
+        ("aliases.merged", s.merged),
+        ("aliases.fuzzy-match", s.fuzzy),
+        ("aliases.carried-forward", s.aliases_carried),
+        ("aliases.dropped", s.aliases_dropped),
+        ("aliases.total", aliases),
+        ("tombstones.new", s.tombstoned),
+        ("tombstones.carried-forward", s.tombstones_carried),
+        ("tombstones.total", tombstones),
+        ("reactivated", s.reactivated),
+        ("fuzzy.blocks-skipped", s.fuzzy_blocks_skipped),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v as i64))
+    .collect()
+}
