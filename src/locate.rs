@@ -54,15 +54,25 @@ pub fn locate(
 ) -> Result<(Snapshot, Freshness), QueryError> {
     let root = repo_root(repo);
     let git = open_repository(&root).ok().flatten();
+    let store_dir = store_for(&root, store)?;
+    // The store (when inside the repository) never counts as a working-tree change.
+    let exclusions = StateExclusions {
+        folders: store_dir
+            .strip_prefix(&root)
+            .ok()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .into_iter()
+            .collect(),
+        files: Vec::new(),
+    };
     if let Some(dir) = snapshot {
         let snap = Snapshot::open(dir)?;
         let fresh = match &git {
-            Some(r) if same_repo(&root, r, &snap) => freshness(&root, r, &snap),
+            Some(r) if same_repo(&root, r, &snap) => freshness(&root, r, &snap, &exclusions),
             _ => Freshness::unknown(),
         };
         return Ok((snap, fresh));
     }
-    let store_dir = store_for(&root, store)?;
     let store = Store::new(&store_dir);
     let config = Config::load(&root).unwrap_or_default();
     let mut repo_id = config
@@ -92,16 +102,6 @@ pub fn locate(
     }
     let chosen = match &git {
         Some(r) => {
-            let exclusions = StateExclusions {
-                folders: store_dir
-                    .strip_prefix(root.canonicalize().unwrap_or(root.clone()))
-                    .or_else(|_| store_dir.strip_prefix(&root))
-                    .ok()
-                    .map(|p| p.to_string_lossy().replace('\\', "/"))
-                    .into_iter()
-                    .collect(),
-                files: Vec::new(),
-            };
             let state = read_git_state(&root, &exclusions).ok().flatten();
             let exact = state.as_ref().and_then(|s| {
                 snaps
@@ -121,7 +121,7 @@ pub fn locate(
     };
     let snap = Snapshot::open(&chosen.dir)?;
     let fresh = match &git {
-        Some(r) => freshness(&root, r, &snap),
+        Some(r) => freshness(&root, r, &snap, &exclusions),
         None => Freshness::unknown(),
     };
     Ok((snap, fresh))
@@ -135,13 +135,15 @@ fn same_repo(root: &Path, repo: &gix::Repository, snap: &Snapshot) -> bool {
     id == snap.manifest.repo_id
 }
 
-fn freshness(root: &Path, repo: &gix::Repository, snap: &Snapshot) -> Freshness {
+fn freshness(
+    root: &Path,
+    repo: &gix::Repository,
+    snap: &Snapshot,
+    exclusions: &StateExclusions,
+) -> Freshness {
     let head = repo.head_id().ok().map(|h| h.to_string());
-    let dirty = read_git_state(root, &StateExclusions::default())
-        .ok()
-        .flatten()
-        .map(|s| s.dirty)
-        .unwrap_or(false);
+    let state = read_git_state(root, exclusions).ok().flatten();
+    let dirty = state.as_ref().is_some_and(|s| s.dirty);
     let relation = snap
         .manifest
         .repo_state
@@ -150,9 +152,8 @@ fn freshness(root: &Path, repo: &gix::Repository, snap: &Snapshot) -> Freshness 
         .and_then(|h| head_relation(repo, h));
     let (state, behind) = match relation {
         Some(HeadRelation::Same) if dirty || snap.manifest.repo_state.dirty => {
-            let same_state = read_git_state(root, &StateExclusions::default())
-                .ok()
-                .flatten()
+            let same_state = state
+                .as_ref()
                 .is_some_and(|s| s.repo_state_id == snap.manifest.repo_state.repo_state_id);
             (if same_state { "current" } else { "dirty" }, Some(0))
         }

@@ -35,11 +35,17 @@ fn mixed_repo() -> Fixture {
         .write("latin1.c", b"int x; /* caf\xe9 */\n");
     // A nested repository is not descended into.
     f.write("vendored/inner/a.rs", "fn a() {}\n");
-    std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(f.path().join("vendored/inner"))
-        .output()
-        .unwrap();
+    let inner = f.path().join("vendored/inner");
+    for args in [&["init", "-q"][..], &["add", "-A"], &["-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-q", "-m", "inner"]] {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&inner)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?} in the nested repository");
+    }
     // Symlinks are never followed: one loops, one points outside the repository.
     std::os::unix::fs::symlink(".", f.path().join("loop")).unwrap();
     std::os::unix::fs::symlink("/etc/hostname", f.path().join("outside")).unwrap();

@@ -7,8 +7,6 @@
 //! variable and is required: a salt written in the repository would not protect anything, and a
 //! random one would break determinism.
 
-use output_schema::tables::*;
-
 use crate::write::TableSet;
 use crate::PipelineError;
 
@@ -155,6 +153,7 @@ pub fn anonymize(t: &mut TableSet, a: &Anonymizer) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use output_schema::tables::ImportRow;
 
     #[test]
     fn paths_keep_structure_and_extension() {
