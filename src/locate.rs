@@ -30,9 +30,15 @@ fn not_found(message: String, root: &Path) -> QueryError {
     QueryError::new(
         ErrorCode::SnapshotNotFound,
         message,
-        format!("create one with `ckb snapshot {}`, or pass --snapshot DIR / --store DIR", root.display()),
+        format!(
+            "create one with `ckb snapshot {}`, or pass --snapshot DIR / --store DIR",
+            root.display()
+        ),
     )
-    .with_drilldown(format!("ckb snapshot {}", root.display()), "no snapshot to read yet")
+    .with_drilldown(
+        format!("ckb snapshot {}", root.display()),
+        "no snapshot to read yet",
+    )
 }
 
 /// The store folder for a repository root.
@@ -41,7 +47,11 @@ pub fn store_for(root: &Path, explicit: Option<&Path>) -> Result<PathBuf, QueryE
         return Ok(s.to_path_buf());
     }
     let config = Config::load(root).map_err(|e| {
-        QueryError::new(ErrorCode::ConfigInvalid, e.to_string(), "fix the named key in .ckb/config.json")
+        QueryError::new(
+            ErrorCode::ConfigInvalid,
+            e.to_string(),
+            "fix the named key in .ckb/config.json",
+        )
     })?;
     Ok(root.join(config.store))
 }
@@ -85,7 +95,12 @@ pub fn locate(
         let repos: Vec<String> = std::fs::read_dir(&store_dir)
             .map(|it| {
                 it.flatten()
-                    .filter_map(|e| e.file_name().to_str()?.strip_prefix("repo=").map(String::from))
+                    .filter_map(|e| {
+                        e.file_name()
+                            .to_str()?
+                            .strip_prefix("repo=")
+                            .map(String::from)
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -117,7 +132,10 @@ pub fn locate(
     let chosen = match chosen {
         Some(c) => c,
         // Outside git (or no ancestor snapshot): the last snapshot by name, deterministically.
-        None => snaps.last().cloned().ok_or_else(|| not_found("no snapshot".into(), &root))?,
+        None => snaps
+            .last()
+            .cloned()
+            .ok_or_else(|| not_found("no snapshot".into(), &root))?,
     };
     let snap = Snapshot::open(&chosen.dir)?;
     let fresh = match &git {

@@ -62,7 +62,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     let result = match cli.command {
@@ -92,7 +96,11 @@ pub fn finish_output(result: std::io::Result<()>) -> Result<ExitCode, Failure> {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
         Err(e) => Err(Failure::new(
-            QueryError::new(output_schema::ErrorCode::IoError, format!("cannot write output: {e}"), "check the output stream"),
+            QueryError::new(
+                output_schema::ErrorCode::IoError,
+                format!("cannot write output: {e}"),
+                "check the output stream",
+            ),
             Format::Human,
         )),
     }

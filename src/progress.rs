@@ -49,7 +49,9 @@ impl pipeline::Progress for Bars {
             None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
         };
         let template = match (total.is_some(), self.color) {
-            (true, true) => "{spinner:.cyan} {prefix:>9.bold} [{bar:30.cyan/blue}] {pos}/{len} {elapsed}",
+            (true, true) => {
+                "{spinner:.cyan} {prefix:>9.bold} [{bar:30.cyan/blue}] {pos}/{len} {elapsed}"
+            }
             (true, false) => "{spinner} {prefix:>9} [{bar:30}] {pos}/{len} {elapsed}",
             (false, true) => "{spinner:.cyan} {prefix:>9.bold} {pos} {elapsed}",
             (false, false) => "{spinner} {prefix:>9} {pos} {elapsed}",

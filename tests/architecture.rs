@@ -4,7 +4,12 @@
 use std::path::Path;
 
 fn deps(crate_dir: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(crate_dir).join("Cargo.toml")).unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(crate_dir)
+            .join("Cargo.toml"),
+    )
+    .unwrap();
     let mut out = Vec::new();
     let mut in_deps = false;
     for line in text.lines() {
@@ -28,19 +33,34 @@ fn deps(crate_dir: &str) -> Vec<String> {
 fn crate_dependency_rules_hold() {
     let schema = deps("output-schema");
     for ckb_crate in ["pipeline", "queries", "ckb"] {
-        assert!(!schema.contains(&ckb_crate.to_string()), "output-schema depends on {ckb_crate}");
+        assert!(
+            !schema.contains(&ckb_crate.to_string()),
+            "output-schema depends on {ckb_crate}"
+        );
     }
     let queries = deps("queries");
-    assert!(!queries.contains(&"pipeline".to_string()), "queries depends on pipeline");
+    assert!(
+        !queries.contains(&"pipeline".to_string()),
+        "queries depends on pipeline"
+    );
     let pipeline = deps("pipeline");
-    assert!(!pipeline.contains(&"queries".to_string()), "pipeline depends on queries");
+    assert!(
+        !pipeline.contains(&"queries".to_string()),
+        "pipeline depends on queries"
+    );
     for lib in [&schema, &queries, &pipeline] {
         for ui in ["clap", "indicatif"] {
-            assert!(!lib.contains(&ui.to_string()), "a library crate depends on {ui}");
+            assert!(
+                !lib.contains(&ui.to_string()),
+                "a library crate depends on {ui}"
+            );
         }
     }
     for lib in [&schema, &pipeline] {
-        assert!(!lib.contains(&"duckdb".to_string()), "DuckDB must stay inside queries");
+        assert!(
+            !lib.contains(&"duckdb".to_string()),
+            "DuckDB must stay inside queries"
+        );
     }
 }
 
@@ -48,9 +68,17 @@ fn crate_dependency_rules_hold() {
 fn every_rust_file_opens_with_a_module_doc() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut missing = Vec::new();
-    let mut stack = vec![root.join("src"), root.join("output-schema"), root.join("pipeline"), root.join("queries"), root.join("tests")];
+    let mut stack = vec![
+        root.join("src"),
+        root.join("output-schema"),
+        root.join("pipeline"),
+        root.join("queries"),
+        root.join("tests"),
+    ];
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {

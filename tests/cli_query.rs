@@ -35,9 +35,15 @@ fn status_reads_the_newest_snapshot_of_the_current_repo() {
     assert!(v["explanation"].as_str().unwrap().contains("4 files"));
     assert!(v["compression"]["estimatedTokens"].as_u64().unwrap() > 0);
     // Byte-deterministic.
-    assert_eq!(out, ckb_ok(r.path(), &["query", "--format", "json", "status"]));
+    assert_eq!(
+        out,
+        ckb_ok(r.path(), &["query", "--format", "json", "status"])
+    );
     // From a subfolder too; and a human rendering exists.
-    let human = ckb_ok(&r.path().join("src"), &["query", "--format", "human", "status"]);
+    let human = ckb_ok(
+        &r.path().join("src"),
+        &["query", "--format", "human", "status"],
+    );
     assert!(human.contains("freshness: current"), "{human}");
 
     // One commit later the snapshot is behind.
@@ -46,7 +52,11 @@ fn status_reads_the_newest_snapshot_of_the_current_repo() {
     let v = json(&ckb_ok(r.path(), &["query", "--format", "json", "status"]));
     assert_eq!(v["provenance"]["freshness"]["state"], "behind");
     assert_eq!(v["provenance"]["freshness"]["commitsBehind"], 1);
-    assert!(v["drilldowns"].as_array().unwrap().iter().any(|d| d["command"] == "ckb snapshot"));
+    assert!(v["drilldowns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["command"] == "ckb snapshot"));
 }
 
 #[test]
@@ -94,14 +104,29 @@ fn sql_cannot_write_or_read_outside_the_snapshot() {
             v["error"]["code"] == "SQL_NOT_ALLOWED" || v["error"]["code"] == "SQL_ERROR",
             "{sql}: {v}"
         );
-        assert!(!v["error"]["message"].as_str().unwrap().contains("root:"), "leaked file content");
+        assert!(
+            !v["error"]["message"].as_str().unwrap().contains("root:"),
+            "leaked file content"
+        );
     }
     // A table whose stage did not run is explained.
-    let out = ckb(r.path(), &["query", "--format", "json", "sql", "select * from tombstones"]);
+    let out = ckb(
+        r.path(),
+        &[
+            "query",
+            "--format",
+            "json",
+            "sql",
+            "select * from tombstones",
+        ],
+    );
     let v = json(&String::from_utf8_lossy(&out.stdout));
     if out.status.code() == Some(1) {
         assert_eq!(v["error"]["code"], "SQL_ERROR");
-        assert!(v["error"]["remediation"].as_str().unwrap().contains("not written"));
+        assert!(v["error"]["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("not written"));
     }
 }
 
@@ -115,11 +140,27 @@ fn store_wide_sql_has_partition_columns() {
     snapshot(r.path(), store.path(), &[]);
     let v = json(&ckb_ok(
         r.path(),
-        &["query", "--store", store.path().to_str().unwrap(), "sql", "select repo, \"commit\", count(*) as n from files group by all order by n"],
+        &[
+            "query",
+            "--store",
+            store.path().to_str().unwrap(),
+            "sql",
+            "select repo, \"commit\", count(*) as n from files group by all order by n",
+        ],
     ));
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
-    assert_eq!(rows[1], serde_json::json!([r.path().file_name().unwrap().to_str().unwrap().replace(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)), "-"), head2, 5]));
+    assert_eq!(
+        rows[1],
+        serde_json::json!([
+            r.path().file_name().unwrap().to_str().unwrap().replace(
+                |c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c)),
+                "-"
+            ),
+            head2,
+            5
+        ])
+    );
 }
 
 #[test]
@@ -129,18 +170,46 @@ fn missing_and_newer_snapshots_are_coded_errors() {
     assert_eq!(out.status.code(), Some(1));
     let v = json(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(v["error"]["code"], "SNAPSHOT_NOT_FOUND");
-    assert!(v["error"]["remediation"].as_str().unwrap().contains("ckb snapshot"));
+    assert!(v["error"]["remediation"]
+        .as_str()
+        .unwrap()
+        .contains("ckb snapshot"));
 
-    let out = ckb(r.path(), &["query", "--snapshot", "/nonexistent", "--format", "json", "status"]);
-    assert_eq!(json(&String::from_utf8_lossy(&out.stdout))["error"]["code"], "SNAPSHOT_NOT_FOUND");
+    let out = ckb(
+        r.path(),
+        &[
+            "query",
+            "--snapshot",
+            "/nonexistent",
+            "--format",
+            "json",
+            "status",
+        ],
+    );
+    assert_eq!(
+        json(&String::from_utf8_lossy(&out.stdout))["error"]["code"],
+        "SNAPSHOT_NOT_FOUND"
+    );
 
     let store = tempfile::tempdir().unwrap();
     let s = snapshot(r.path(), store.path(), &[]);
     let mut m = manifest(&s);
     m.schema_version = 99;
-    let bytes = output_schema::manifest::compress_json(&output_schema::json::to_string(&m).unwrap()).unwrap();
+    let bytes =
+        output_schema::manifest::compress_json(&output_schema::json::to_string(&m).unwrap())
+            .unwrap();
     std::fs::write(s.join("manifest.json.zst"), bytes).unwrap();
-    let out = ckb(r.path(), &["query", "--snapshot", s.to_str().unwrap(), "--format", "json", "status"]);
+    let out = ckb(
+        r.path(),
+        &[
+            "query",
+            "--snapshot",
+            s.to_str().unwrap(),
+            "--format",
+            "json",
+            "status",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
     let v = json(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(v["error"]["code"], "SCHEMA_UNSUPPORTED");
@@ -155,12 +224,18 @@ fn stock_duckdb_reads_every_written_table_offline() {
     assert!(!m.tables.is_empty());
     let conn = duckdb::Connection::open_in_memory().unwrap();
     // No network: extensions may be neither downloaded nor loaded; parquet must be built in.
-    conn.execute_batch("SET autoinstall_known_extensions = false; SET autoload_known_extensions = false;")
-        .unwrap();
+    conn.execute_batch(
+        "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false;",
+    )
+    .unwrap();
     for t in &m.tables {
         let path = s.join(&t.file);
         let n: i64 = conn
-            .query_row(&format!("select count(*) from read_parquet('{}')", path.display()), [], |row| row.get(0))
+            .query_row(
+                &format!("select count(*) from read_parquet('{}')", path.display()),
+                [],
+                |row| row.get(0),
+            )
             .unwrap();
         assert_eq!(n, t.rows, "{}", t.name);
         // Every declared column is there with a usable type.
@@ -184,9 +259,18 @@ fn stock_duckdb_reads_every_written_table_offline() {
 fn schema_prints_every_table() {
     let dir = tempfile::tempdir().unwrap();
     let v = json(&ckb_ok(dir.path(), &["schema", "--format", "json"]));
-    assert_eq!(v["tables"].as_array().unwrap().len(), output_schema::ALL_TABLES.len());
-    let v = json(&ckb_ok(dir.path(), &["schema", "occurrences", "--format", "json"]));
-    assert_eq!(v["tables"][0]["sortKey"], serde_json::json!(["path", "line", "col"]));
+    assert_eq!(
+        v["tables"].as_array().unwrap().len(),
+        output_schema::ALL_TABLES.len()
+    );
+    let v = json(&ckb_ok(
+        dir.path(),
+        &["schema", "occurrences", "--format", "json"],
+    ));
+    assert_eq!(
+        v["tables"][0]["sortKey"],
+        serde_json::json!(["path", "line", "col"])
+    );
     let human = ckb_ok(dir.path(), &["schema", "files"]);
     assert!(human.contains("content_hash") && human.contains("sorted by: path"));
     assert_eq!(ckb(dir.path(), &["schema", "nope"]).status.code(), Some(1));

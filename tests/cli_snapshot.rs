@@ -36,7 +36,20 @@ fn mixed_repo() -> Fixture {
     // A nested repository is not descended into.
     f.write("vendored/inner/a.rs", "fn a() {}\n");
     let inner = f.path().join("vendored/inner");
-    for args in [&["init", "-q"][..], &["add", "-A"], &["-c", "user.name=x", "-c", "user.email=x@example.com", "commit", "-q", "-m", "inner"]] {
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "inner",
+        ],
+    ] {
         let ok = std::process::Command::new("git")
             .args(args)
             .current_dir(&inner)
@@ -80,7 +93,10 @@ fn scan_keeps_source_and_counts_every_skip() {
     assert_eq!(by("src/main.rs").language.as_deref(), Some("rust"));
     assert_eq!(by("src/main.rs").line_count, 3);
     assert_eq!(by("bin/tool").language.as_deref(), Some("python"));
-    assert_eq!(by("web/app.spec.ts").language.as_deref(), Some("typescript"));
+    assert_eq!(
+        by("web/app.spec.ts").language.as_deref(),
+        Some("typescript")
+    );
     assert!(by("pkg/store_test.go").is_test && by("web/app.spec.ts").is_test);
     assert!(!by("src/main.rs").is_test);
     assert!(by("gen/api.pb.go").is_generated && by("Cargo.lock").is_generated);
@@ -103,9 +119,18 @@ fn scan_keeps_source_and_counts_every_skip() {
         assert!(snap.join(&t.file).is_file(), "{}", t.file);
     }
     assert!(m.table("files").is_some());
-    assert_eq!(m.repo_state.head_commit.as_deref(), Some(repo.run_git(&["rev-parse", "HEAD"]).as_str()));
-    assert!(!m.repo_state.dirty, "the store inside the repo must not make it dirty");
-    assert_eq!(snap.file_name().unwrap().to_str().unwrap(), format!("commit={}", m.repo_state.head_commit.unwrap()));
+    assert_eq!(
+        m.repo_state.head_commit.as_deref(),
+        Some(repo.run_git(&["rev-parse", "HEAD"]).as_str())
+    );
+    assert!(
+        !m.repo_state.dirty,
+        "the store inside the repo must not make it dirty"
+    );
+    assert_eq!(
+        snap.file_name().unwrap().to_str().unwrap(),
+        format!("commit={}", m.repo_state.head_commit.unwrap())
+    );
     assert!(snap.join("run.json").is_file());
 }
 
@@ -133,7 +158,16 @@ fn existing_snapshot_is_left_alone_and_reported() {
     let store = tempfile::tempdir().unwrap();
     let first = snapshot(repo.path(), store.path(), &[]);
     let before = files_of(&first);
-    let out = ckb_ok(repo.path(), &["snapshot", ".", "--out", store.path().to_str().unwrap(), "--json"]);
+    let out = ckb_ok(
+        repo.path(),
+        &[
+            "snapshot",
+            ".",
+            "--out",
+            store.path().to_str().unwrap(),
+            "--json",
+        ],
+    );
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["status"], "existing");
     assert_eq!(v["snapshot"], first.to_str().unwrap());
@@ -149,7 +183,10 @@ fn dirty_states_get_their_own_snapshot() {
     repo.write("src/main.rs", "fn main() {}\n");
     let dirty1 = snapshot(repo.path(), store.path(), &[]);
     let name1 = dirty1.file_name().unwrap().to_str().unwrap().to_string();
-    assert!(name1.starts_with(&format!("commit={head}-dirty-")), "{name1}");
+    assert!(
+        name1.starts_with(&format!("commit={head}-dirty-")),
+        "{name1}"
+    );
     assert!(manifest(&dirty1).repo_state.dirty);
     // A different edit is a different state; an untracked file too.
     repo.write("src/main.rs", "fn main() { }\n");
@@ -160,11 +197,17 @@ fn dirty_states_get_their_own_snapshot() {
     assert_ne!(dirty2, dirty3);
     let m3 = manifest(&dirty3);
     assert!(files(&dirty3).iter().any(|f| f.path == "new.rs"));
-    assert_ne!(m3.repo_state.untracked_hash, manifest(&dirty2).repo_state.untracked_hash);
+    assert_ne!(
+        m3.repo_state.untracked_hash,
+        manifest(&dirty2).repo_state.untracked_hash
+    );
     // Staging changes the staged hash but not the content.
     repo.run_git(&["add", "new.rs"]);
     let staged = snapshot(repo.path(), store.path(), &[]);
-    assert_ne!(manifest(&staged).repo_state.staged_hash, m3.repo_state.staged_hash);
+    assert_ne!(
+        manifest(&staged).repo_state.staged_hash,
+        m3.repo_state.staged_hash
+    );
 }
 
 #[test]
@@ -174,10 +217,22 @@ fn plain_folders_unborn_branches_and_detached_heads_work() {
     let store = tempfile::tempdir().unwrap();
     let s = snapshot(plain.path(), store.path(), &[]);
     let name = s.file_name().unwrap().to_str().unwrap().to_string();
-    assert!(name.starts_with("commit=nogit-") && name.len() == "commit=nogit-".len() + 12, "{name}");
+    assert!(
+        name.starts_with("commit=nogit-") && name.len() == "commit=nogit-".len() + 12,
+        "{name}"
+    );
     assert!(!manifest(&s).repo_state.is_git);
     // Same content → same state; changed content → another snapshot.
-    let out = ckb_ok(plain.path(), &["snapshot", ".", "--out", store.path().to_str().unwrap(), "--json"]);
+    let out = ckb_ok(
+        plain.path(),
+        &[
+            "snapshot",
+            ".",
+            "--out",
+            store.path().to_str().unwrap(),
+            "--json",
+        ],
+    );
     assert!(out.contains("\"existing\""), "{out}");
     plain.write("a.py", "x = 2\n");
     assert_ne!(snapshot(plain.path(), store.path(), &[]), s);
@@ -187,7 +242,12 @@ fn plain_folders_unborn_branches_and_detached_heads_work() {
     let s = snapshot(unborn.path(), store.path(), &[]);
     let m = manifest(&s);
     assert!(m.repo_state.unborn && m.repo_state.is_git && m.repo_state.head_commit.is_none());
-    assert!(s.file_name().unwrap().to_str().unwrap().starts_with("commit=unborn-"));
+    assert!(s
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .starts_with("commit=unborn-"));
 
     let detached = Fixture::git();
     detached.write("a.rs", "fn a() {}\n");
@@ -211,7 +271,11 @@ fn stages_subset_marks_the_rest_not_run() {
     assert_eq!(m.stages["scan"].status, StageStatus::Ok);
     for stage in ["syntax", "scip", "git", "identity", "modules"] {
         assert_eq!(m.stages[stage].status, StageStatus::NotRun, "{stage}");
-        assert!(m.stages[stage].reason.as_deref().unwrap().contains("not selected"));
+        assert!(m.stages[stage]
+            .reason
+            .as_deref()
+            .unwrap()
+            .contains("not selected"));
     }
     let names: Vec<&str> = m.tables.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, vec!["files"]);
@@ -228,7 +292,10 @@ fn non_utf8_names_are_counted_not_fatal() {
     let store = tempfile::tempdir().unwrap();
     let s = snapshot(repo.path(), store.path(), &[]);
     assert_eq!(files(&s).len(), 1);
-    assert_eq!(manifest(&s).stages["scan"].counts["skipped.non-utf8-path"], 1);
+    assert_eq!(
+        manifest(&s).stages["scan"].counts["skipped.non-utf8-path"],
+        1
+    );
 }
 
 #[test]
@@ -239,7 +306,8 @@ fn unreadable_files_are_counted() {
     }
     use std::os::unix::fs::PermissionsExt;
     let repo = Fixture::plain();
-    repo.write("ok.rs", "fn a() {}\n").write("locked.rs", "fn b() {}\n");
+    repo.write("ok.rs", "fn a() {}\n")
+        .write("locked.rs", "fn b() {}\n");
     let p = repo.path().join("locked.rs");
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
     let store = tempfile::tempdir().unwrap();
@@ -254,13 +322,25 @@ fn a_killed_writer_leaves_no_visible_snapshot() {
     let repo = mixed_repo();
     let store = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ckb"))
-        .args(["snapshot", ".", "--out", store.path().to_str().unwrap(), "--progress", "never"])
+        .args([
+            "snapshot",
+            ".",
+            "--out",
+            store.path().to_str().unwrap(),
+            "--progress",
+            "never",
+        ])
         .current_dir(repo.path())
         .env("CKB_FAILPOINT", "before-publish")
         .output()
         .unwrap();
     assert!(!out.status.success());
-    let repo_dir = std::fs::read_dir(store.path()).unwrap().next().unwrap().unwrap().path();
+    let repo_dir = std::fs::read_dir(store.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let visible: Vec<String> = std::fs::read_dir(&repo_dir)
         .unwrap()
         .flatten()
@@ -283,10 +363,40 @@ fn a_killed_writer_leaves_no_visible_snapshot() {
 fn bad_input_gets_a_coded_error_and_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec!["snapshot".into(), dir.path().join("missing").display().to_string()], "PATH_NOT_FOUND"),
-        (vec!["snapshot".into(), "--stages".into(), "scan,bogus".into(), ".".into()], "INVALID_PARAMETER"),
-        (vec!["snapshot".into(), "--threads".into(), "0".into(), ".".into()], "INVALID_PARAMETER"),
-        (vec!["snapshot".into(), "--max-file-size".into(), "0".into(), ".".into()], "INVALID_PARAMETER"),
+        (
+            vec![
+                "snapshot".into(),
+                dir.path().join("missing").display().to_string(),
+            ],
+            "PATH_NOT_FOUND",
+        ),
+        (
+            vec![
+                "snapshot".into(),
+                "--stages".into(),
+                "scan,bogus".into(),
+                ".".into(),
+            ],
+            "INVALID_PARAMETER",
+        ),
+        (
+            vec![
+                "snapshot".into(),
+                "--threads".into(),
+                "0".into(),
+                ".".into(),
+            ],
+            "INVALID_PARAMETER",
+        ),
+        (
+            vec![
+                "snapshot".into(),
+                "--max-file-size".into(),
+                "0".into(),
+                ".".into(),
+            ],
+            "INVALID_PARAMETER",
+        ),
     ];
     for (args, code) in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -306,7 +416,12 @@ fn bad_input_gets_a_coded_error_and_exit_1() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("OUTPUT_NOT_WRITABLE"));
     // A usage error is exit 2.
-    assert_eq!(ckb(dir.path(), &["snapshot", "--no-such-flag"]).status.code(), Some(2));
+    assert_eq!(
+        ckb(dir.path(), &["snapshot", "--no-such-flag"])
+            .status
+            .code(),
+        Some(2)
+    );
     // JSON errors go to stdout.
     let out = ckb(dir.path(), &["snapshot", "missing", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -316,14 +431,21 @@ fn bad_input_gets_a_coded_error_and_exit_1() {
 #[test]
 fn config_errors_name_the_key_and_settings_apply() {
     let repo = Fixture::plain();
-    repo.write("a.rs", "fn a() {}\n").write("skip/b.rs", "fn b() {}\n");
+    repo.write("a.rs", "fn a() {}\n")
+        .write("skip/b.rs", "fn b() {}\n");
     repo.write(".ckb/config.json", r#"{"maxFileBytez": 10}"#);
     let out = ckb(repo.path(), &["snapshot", "."]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("CONFIG_INVALID") && err.contains("maxFileBytez"), "{err}");
+    assert!(
+        err.contains("CONFIG_INVALID") && err.contains("maxFileBytez"),
+        "{err}"
+    );
 
-    repo.write(".ckb/config.json", r#"{"ignore": ["skip/"], "repoId": "my-repo", "stages": ["scan"]}"#);
+    repo.write(
+        ".ckb/config.json",
+        r#"{"ignore": ["skip/"], "repoId": "my-repo", "stages": ["scan"]}"#,
+    );
     let store = tempfile::tempdir().unwrap();
     let s = snapshot(repo.path(), store.path(), &[]);
     assert!(s.to_str().unwrap().contains("repo=my-repo"));
@@ -336,7 +458,15 @@ fn init_writes_every_default_once() {
     let repo = Fixture::plain();
     ckb_ok(repo.path(), &["init"]);
     let text = std::fs::read_to_string(repo.path().join(".ckb/config.json")).unwrap();
-    for key in ["repoId", "maxFileBytes", "budgets", "history", "privacy", "stages", "store"] {
+    for key in [
+        "repoId",
+        "maxFileBytes",
+        "budgets",
+        "history",
+        "privacy",
+        "stages",
+        "store",
+    ] {
         if key == "repoId" {
             continue; // null defaults are omitted by the canonical encoder
         }
@@ -362,7 +492,10 @@ fn verify_names_the_damaged_table() {
     let out = ckb(repo.path(), &["verify", s.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("SNAPSHOT_CORRUPT") && err.contains("files.parquet"), "{err}");
+    assert!(
+        err.contains("SNAPSHOT_CORRUPT") && err.contains("files.parquet"),
+        "{err}"
+    );
     // A damaged manifest is reported too.
     std::fs::write(s.join("manifest.json.zst"), b"garbage").unwrap();
     let out = ckb(repo.path(), &["verify", s.to_str().unwrap()]);

@@ -106,9 +106,30 @@ macro_rules! primitive_column {
     };
 }
 
-primitive_column!(i32, "int32", "int32?", DataType::Int32, Int32Array, Ord::cmp);
-primitive_column!(i64, "int64", "int64?", DataType::Int64, Int64Array, Ord::cmp);
-primitive_column!(f64, "float64", "float64?", DataType::Float64, Float64Array, f64::total_cmp);
+primitive_column!(
+    i32,
+    "int32",
+    "int32?",
+    DataType::Int32,
+    Int32Array,
+    Ord::cmp
+);
+primitive_column!(
+    i64,
+    "int64",
+    "int64?",
+    DataType::Int64,
+    Int64Array,
+    Ord::cmp
+);
+primitive_column!(
+    f64,
+    "float64",
+    "float64?",
+    DataType::Float64,
+    Float64Array,
+    f64::total_cmp
+);
 
 impl Column for bool {
     const TYPE_NAME: &'static str = "bool";
@@ -319,7 +340,11 @@ impl Column for Roles {
         build_string_list(values.map(|r| r.names()))
     }
     fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::Array(self.names().map(|n| serde_json::Value::String(n.into())).collect())
+        serde_json::Value::Array(
+            self.names()
+                .map(|n| serde_json::Value::String(n.into()))
+                .collect(),
+        )
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
         read_string_list(array, column)?

@@ -201,7 +201,10 @@ mod tests {
     #[test]
     fn default_file_parses_back() {
         let text = Config::default_file_text();
-        assert_eq!(Config::parse(text.as_bytes(), Path::new("c")).unwrap(), Config::default());
+        assert_eq!(
+            Config::parse(text.as_bytes(), Path::new("c")).unwrap(),
+            Config::default()
+        );
         assert!(text.contains("\"maxFileBytes\": 1048576"));
     }
 
@@ -210,7 +213,11 @@ mod tests {
         let e = Config::parse(br#"{"maxFileByte": 3}"#, Path::new("c")).unwrap_err();
         assert!(e.message.contains("maxFileByte"), "{}", e.message);
         let e = Config::parse(br#"{"history": {"days": "x"}}"#, Path::new("c")).unwrap_err();
-        assert!(e.message.contains("key history.days: invalid type"), "{}", e.message);
+        assert!(
+            e.message.contains("key history.days: invalid type"),
+            "{}",
+            e.message
+        );
         let e = Config::parse(br#"{"privacy": "open"}"#, Path::new("c")).unwrap_err();
         assert!(e.message.contains("privacy"), "{}", e.message);
     }

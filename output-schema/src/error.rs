@@ -200,7 +200,10 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for c in ErrorCode::ALL {
             let s = c.as_str();
-            assert!(s.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'), "{s}");
+            assert!(
+                s.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'),
+                "{s}"
+            );
             assert!(seen.insert(s), "duplicate {s}");
         }
     }

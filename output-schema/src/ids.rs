@@ -34,10 +34,11 @@ pub fn parse_stable_id(id: &str) -> Option<StableId<'_>> {
         None => (fingerprint, None),
     };
     let valid_hex = hex.len() == FINGERPRINT_HEX_LEN
-        && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    let valid_disc = discriminator.is_none_or(|d| {
-        !d.is_empty() && d.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.')
-    });
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let valid_disc = discriminator
+        .is_none_or(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.'));
     (valid_repo && valid_hex && valid_disc).then_some(StableId {
         repo_id,
         fingerprint,

@@ -49,11 +49,8 @@ pub fn encode_table<T: Table>(rows: &mut [T]) -> Result<Vec<u8>, FormatError> {
 /// Encodes an already sorted record batch of a table.
 pub fn encode_batch(table: &TableInfo, batch: &RecordBatch) -> Result<Vec<u8>, FormatError> {
     let mut buffer = Vec::new();
-    let mut writer = ArrowWriter::try_new(
-        &mut buffer,
-        batch.schema(),
-        Some(writer_properties(table)),
-    )?;
+    let mut writer =
+        ArrowWriter::try_new(&mut buffer, batch.schema(), Some(writer_properties(table)))?;
     writer.write(batch)?;
     writer.close()?;
     Ok(buffer)
@@ -178,7 +175,11 @@ mod tests {
         let text = String::from_utf8(crate::manifest::decompress(&bytes).unwrap()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);
-        assert!(lines[0].starts_with(r#"{"additions":2,"author_id":"a","author_time":1,"#), "{}", lines[0]);
+        assert!(
+            lines[0].starts_with(r#"{"additions":2,"author_id":"a","author_time":1,"#),
+            "{}",
+            lines[0]
+        );
         assert!(lines[0].contains(r#""parents":["p"]"#) && lines[0].contains(r#""sha":"a""#));
     }
 

@@ -121,7 +121,8 @@ pub fn to_record_batch<T: Table>(rows: &mut [T]) -> RecordBatch {
     sort_rows(rows);
     let schema = (T::INFO.schema)();
     // The arrays come from the same field list as the schema, so this cannot fail.
-    RecordBatch::try_new(schema, T::to_arrays(rows)).expect("table macro keeps schema and arrays in step")
+    RecordBatch::try_new(schema, T::to_arrays(rows))
+        .expect("table macro keeps schema and arrays in step")
 }
 
 /// Declares a table: its row struct, documentation, sort key, Arrow schema and codecs.

@@ -61,7 +61,14 @@ pub fn verify_snapshot(snapshot: &Path) -> Result<VerifyReport, FormatError> {
     let manifest = read_manifest(snapshot)?;
     let mut files = Vec::new();
     for entry in &manifest.tables {
-        let problem = check_table(snapshot, &entry.name, &entry.file, entry.rows, entry.bytes, &entry.hash);
+        let problem = check_table(
+            snapshot,
+            &entry.name,
+            &entry.file,
+            entry.rows,
+            entry.bytes,
+            &entry.hash,
+        );
         files.push(FileCheck {
             name: entry.name.clone(),
             file: entry.file.clone(),

@@ -65,7 +65,10 @@ impl Anonymizer {
 
     /// A hashed container (`a::b` → each segment hashed).
     pub fn container(&self, c: &str) -> String {
-        c.split("::").map(|s| self.name(s)).collect::<Vec<_>>().join("::")
+        c.split("::")
+            .map(|s| self.name(s))
+            .collect::<Vec<_>>()
+            .join("::")
     }
 
     fn opt_path(&self, p: &mut Option<String>) {
@@ -92,13 +95,19 @@ pub fn anonymize(t: &mut TableSet, a: &Anonymizer) {
     for r in t.occurrences.iter_mut().flatten() {
         r.name = a.name(&r.name);
         r.path = a.path(&r.path);
-        if r.symbol_id.as_deref().is_some_and(|s| !s.starts_with(output_schema::ids::STABLE_ID_PREFIX)) {
+        if r.symbol_id
+            .as_deref()
+            .is_some_and(|s| !s.starts_with(output_schema::ids::STABLE_ID_PREFIX))
+        {
             r.symbol_id = r.symbol_id.as_deref().map(|s| a.name(s));
         }
     }
     for r in t.call_edges.iter_mut().flatten() {
         r.callee_name = a.name(&r.callee_name);
-        if r.callee_id.as_deref().is_some_and(|s| !s.starts_with(output_schema::ids::STABLE_ID_PREFIX)) {
+        if r.callee_id
+            .as_deref()
+            .is_some_and(|s| !s.starts_with(output_schema::ids::STABLE_ID_PREFIX))
+        {
             r.callee_id = r.callee_id.as_deref().map(|s| a.name(s));
         }
     }

@@ -104,7 +104,8 @@ pub fn write_tables(
         .map(|j| j())
         .collect::<Result<Vec<_>, _>>()?;
     let order = |name: &str| ALL_TABLES.iter().position(|t| t.name == name);
-    let (mut parquet, jsonl): (Vec<FileEntry>, Vec<Option<FileEntry>>) = written.into_iter().unzip();
+    let (mut parquet, jsonl): (Vec<FileEntry>, Vec<Option<FileEntry>>) =
+        written.into_iter().unzip();
     let mut jsonl: Vec<FileEntry> = jsonl.into_iter().flatten().collect();
     parquet.sort_by_key(|e| order(&e.name));
     jsonl.sort_by_key(|e| order(&e.name));

@@ -155,7 +155,9 @@ impl Answer {
                 estimated_tokens: 0,
             },
         };
-        let bytes = output_schema::json::to_string(&answer).map(|s| s.len()).unwrap_or(0);
+        let bytes = output_schema::json::to_string(&answer)
+            .map(|s| s.len())
+            .unwrap_or(0);
         answer.compression.estimated_tokens = (bytes as u64).div_ceil(4);
         answer
     }

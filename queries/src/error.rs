@@ -27,7 +27,11 @@ fn ser_code<S: serde::Serializer>(code: &ErrorCode, s: S) -> Result<S::Ok, S::Er
 
 impl QueryError {
     /// An error with a code, message and remediation.
-    pub fn new(code: ErrorCode, message: impl Into<String>, remediation: impl Into<String>) -> Self {
+    pub fn new(
+        code: ErrorCode,
+        message: impl Into<String>,
+        remediation: impl Into<String>,
+    ) -> Self {
         QueryError {
             code,
             message: message.into(),

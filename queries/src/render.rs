@@ -40,7 +40,10 @@ pub fn error(error: &QueryError, format: Format) -> String {
             to_string_pretty(&serde_json::json!({ "error": error })).unwrap_or_default() + "\n"
         }
         Format::Human | Format::Markdown => {
-            let mut s = format!("error[{}]: {}\n  fix: {}\n", error.code, error.message, error.remediation);
+            let mut s = format!(
+                "error[{}]: {}\n  fix: {}\n",
+                error.code, error.message, error.remediation
+            );
             for d in &error.drilldowns {
                 s.push_str(&format!("  try: {}  ({})\n", d.command, d.reason));
             }
@@ -128,7 +131,10 @@ fn human_answer(a: &Answer) -> String {
         out.push_str(&format!("warning: {w}\n"));
     }
     for t in &p.truncations {
-        out.push_str(&format!("truncated: {} ({} of {} shown)\n", t.what, t.shown, t.total));
+        out.push_str(&format!(
+            "truncated: {} ({} of {} shown)\n",
+            t.what, t.shown, t.total
+        ));
     }
     if !a.drilldowns.is_empty() {
         out.push_str("next:\n");
@@ -226,7 +232,11 @@ fn table(result: &SqlResult, markdown: bool) -> String {
         out.push_str(&line(row));
     }
     if !markdown {
-        out.push_str(&format!("({} row{})\n", cells.len(), if cells.len() == 1 { "" } else { "s" }));
+        out.push_str(&format!(
+            "({} row{})\n",
+            cells.len(),
+            if cells.len() == 1 { "" } else { "s" }
+        ));
     }
     out
 }
@@ -240,7 +250,10 @@ mod tests {
     fn csv_quotes_what_needs_quoting() {
         let r = SqlResult {
             columns: vec!["a".into(), "b".into()],
-            rows: vec![vec![json!("x,y"), json!(1.5)], vec![json!(null), json!("q\"")]],
+            rows: vec![
+                vec![json!("x,y"), json!(1.5)],
+                vec![json!(null), json!("q\"")],
+            ],
         };
         assert_eq!(sql(&r, Format::Csv), "a,b\n\"x,y\",1.5\n,\"q\"\"\"\n");
     }
@@ -251,6 +264,9 @@ mod tests {
             columns: vec!["language".into(), "n".into()],
             rows: vec![vec![json!("rust"), json!(12)]],
         };
-        assert_eq!(sql(&r, Format::Human), "language  n\n--------  ---\nrust      12\n(1 row)\n");
+        assert_eq!(
+            sql(&r, Format::Human),
+            "language  n\n--------  ---\nrust      12\n(1 row)\n"
+        );
     }
 }

@@ -9,7 +9,10 @@
 use std::path::Path;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{DataType, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow::datatypes::{
+    DataType, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type,
+    UInt32Type, UInt64Type, UInt8Type,
+};
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use duckdb::Connection;
 use output_schema::{ErrorCode, ALL_TABLES};
@@ -37,7 +40,15 @@ pub struct SqlResult {
 
 /// Statement keywords that only read.
 const READ_KEYWORDS: &[&str] = &[
-    "select", "with", "from", "values", "table", "describe", "show", "summarize", "explain",
+    "select",
+    "with",
+    "from",
+    "values",
+    "table",
+    "describe",
+    "show",
+    "summarize",
+    "explain",
 ];
 
 fn sql_err(code: ErrorCode, message: impl Into<String>, remediation: &str) -> QueryError {
@@ -55,7 +66,11 @@ fn quote_ident(s: &str) -> String {
 /// Opens a locked-down session with one view per table.
 pub fn open_session(source: &SqlSource<'_>) -> Result<Connection, QueryError> {
     let internal = |e: duckdb::Error| {
-        sql_err(ErrorCode::InternalError, format!("duckdb: {e}"), "report this as a bug")
+        sql_err(
+            ErrorCode::InternalError,
+            format!("duckdb: {e}"),
+            "report this as a bug",
+        )
     };
     let conn = Connection::open_in_memory().map_err(internal)?;
     conn.execute_batch(
@@ -119,9 +134,13 @@ fn glob_exists(store: &Path, file: &str) -> bool {
         if !repo.file_name().to_string_lossy().starts_with("repo=") {
             continue;
         }
-        let Ok(commits) = std::fs::read_dir(repo.path()) else { continue };
+        let Ok(commits) = std::fs::read_dir(repo.path()) else {
+            continue;
+        };
         for c in commits.flatten() {
-            if c.file_name().to_string_lossy().starts_with("commit=") && c.path().join(file).is_file() {
+            if c.file_name().to_string_lossy().starts_with("commit=")
+                && c.path().join(file).is_file()
+            {
                 return true;
             }
         }
@@ -154,7 +173,14 @@ pub fn run_sql(source: &SqlSource<'_>, sql: &str) -> Result<SqlResult, QueryErro
     if !READ_KEYWORDS.contains(&keyword.as_str()) {
         return Err(sql_err(
             ErrorCode::SqlNotAllowed,
-            format!("only read statements are allowed (got {:?})", if keyword.is_empty() { "nothing" } else { keyword.as_str() }),
+            format!(
+                "only read statements are allowed (got {:?})",
+                if keyword.is_empty() {
+                    "nothing"
+                } else {
+                    keyword.as_str()
+                }
+            ),
             "use SELECT / WITH / DESCRIBE / SHOW / SUMMARIZE over the snapshot's tables",
         ));
     }
@@ -181,7 +207,10 @@ pub fn run_sql(source: &SqlSource<'_>, sql: &str) -> Result<SqlResult, QueryErro
 
 fn classify(e: duckdb::Error, source: &SqlSource<'_>) -> QueryError {
     let text = e.to_string();
-    if text.contains("Permission Error") || text.contains("disabled by configuration") || text.contains("lock_configuration") {
+    if text.contains("Permission Error")
+        || text.contains("disabled by configuration")
+        || text.contains("lock_configuration")
+    {
         return sql_err(
             ErrorCode::SqlNotAllowed,
             format!("the statement tries to reach outside the snapshot or change settings: {text}"),
@@ -230,12 +259,16 @@ fn to_json(array: &dyn Array, i: usize) -> Value {
         DataType::UInt16 => prim!(UInt16Type),
         DataType::UInt32 => prim!(UInt32Type),
         DataType::UInt64 => prim!(UInt64Type),
-        DataType::Float32 => serde_json::Number::from_f64(f64::from(array.as_primitive::<Float32Type>().value(i)))
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
-        DataType::Float64 => serde_json::Number::from_f64(array.as_primitive::<Float64Type>().value(i))
-            .map(Value::Number)
-            .unwrap_or(Value::Null),
+        DataType::Float32 => {
+            serde_json::Number::from_f64(f64::from(array.as_primitive::<Float32Type>().value(i)))
+                .map(Value::Number)
+                .unwrap_or(Value::Null)
+        }
+        DataType::Float64 => {
+            serde_json::Number::from_f64(array.as_primitive::<Float64Type>().value(i))
+                .map(Value::Number)
+                .unwrap_or(Value::Null)
+        }
         DataType::Utf8 => Value::String(array.as_string::<i32>().value(i).to_string()),
         DataType::LargeUtf8 => Value::String(array.as_string::<i64>().value(i).to_string()),
         DataType::Utf8View => Value::String(array.as_string_view().value(i).to_string()),

@@ -121,7 +121,12 @@ pub fn status(snapshot: &Snapshot, freshness: &Freshness) -> Answer {
         .map(|r| {
             r.breakdown
                 .iter()
-                .map(|(lang, counts)| (lang.clone(), json!(counts.get("files").copied().unwrap_or(0))))
+                .map(|(lang, counts)| {
+                    (
+                        lang.clone(),
+                        json!(counts.get("files").copied().unwrap_or(0)),
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -130,7 +135,10 @@ pub fn status(snapshot: &Snapshot, freshness: &Freshness) -> Answer {
     match freshness.state.as_str() {
         "behind" | "dirty" | "diverged" => suggestions.push(Drilldown {
             command: "ckb snapshot".into(),
-            reason: format!("the snapshot is {} relative to the working tree", freshness.state),
+            reason: format!(
+                "the snapshot is {} relative to the working tree",
+                freshness.state
+            ),
         }),
         _ => {}
     }

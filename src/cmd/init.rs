@@ -23,7 +23,8 @@ pub struct Args {
 
 /// Runs `ckb init`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let fail = |code, msg: String, fix: &str| Failure::new(QueryError::new(code, msg, fix), Format::Human);
+    let fail =
+        |code, msg: String, fix: &str| Failure::new(QueryError::new(code, msg, fix), Format::Human);
     if !args.path.is_dir() {
         return Err(fail(
             ErrorCode::PathNotFound,
@@ -39,7 +40,13 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             "use --force to overwrite it with the defaults",
         ));
     }
-    let io = |e: std::io::Error| fail(ErrorCode::IoError, format!("{}: {e}", path.display()), "check permissions");
+    let io = |e: std::io::Error| {
+        fail(
+            ErrorCode::IoError,
+            format!("{}: {e}", path.display()),
+            "check permissions",
+        )
+    };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(io)?;
     }

@@ -14,7 +14,10 @@ use crate::Failure;
 
 /// Turns a pipeline error into the user-facing error shape.
 pub fn pipeline_failure(e: pipeline::PipelineError, format: Format) -> Failure {
-    Failure::new(QueryError::new(e.code(), e.to_string(), e.remediation()), format)
+    Failure::new(
+        QueryError::new(e.code(), e.to_string(), e.remediation()),
+        format,
+    )
 }
 
 /// An invalid command-line value.

@@ -72,15 +72,22 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             finish_output(emit(&render::sql(&result, format)))
         }
         QueryCommand::Sql { sql } => {
-            let (snapshot, _) = locate(args.snapshot.as_deref(), args.store.as_deref(), args.repo.as_deref())
-                .map_err(fail)?;
+            let (snapshot, _) = locate(
+                args.snapshot.as_deref(),
+                args.store.as_deref(),
+                args.repo.as_deref(),
+            )
+            .map_err(fail)?;
             let result = run_sql(&SqlSource::Snapshot(&snapshot), sql).map_err(fail)?;
             finish_output(emit(&render::sql(&result, format)))
         }
         QueryCommand::Status => {
-            let (snapshot, freshness) =
-                locate(args.snapshot.as_deref(), args.store.as_deref(), args.repo.as_deref())
-                    .map_err(fail)?;
+            let (snapshot, freshness) = locate(
+                args.snapshot.as_deref(),
+                args.store.as_deref(),
+                args.repo.as_deref(),
+            )
+            .map_err(fail)?;
             let answer = queries::status::status(&snapshot, &freshness);
             finish_output(emit(&render::answer(&answer, format)))
         }

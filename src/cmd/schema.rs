@@ -42,7 +42,11 @@ fn table_json(t: &TableInfo) -> serde_json::Value {
 
 /// Runs `ckb schema`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let fmt = if args.format == SchemaFormat::Json { Format::Json } else { Format::Human };
+    let fmt = if args.format == SchemaFormat::Json {
+        Format::Json
+    } else {
+        Format::Human
+    };
     let tables: Vec<&TableInfo> = match &args.table {
         None => ALL_TABLES.to_vec(),
         Some(name) => match output_schema::table_info(name) {
@@ -75,12 +79,24 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     t.file_name(),
                     t.doc,
                     t.sort_key.join(", "),
-                    t.stages.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
+                    t.stages
+                        .iter()
+                        .map(|s| s.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
                 let w = t.columns.iter().map(|c| c.name.len()).max().unwrap_or(0);
-                let tw = t.columns.iter().map(|c| c.type_name.len()).max().unwrap_or(0);
+                let tw = t
+                    .columns
+                    .iter()
+                    .map(|c| c.type_name.len())
+                    .max()
+                    .unwrap_or(0);
                 for c in t.columns {
-                    s.push_str(&format!("  {:<w$}  {:<tw$}  {}\n", c.name, c.type_name, c.doc));
+                    s.push_str(&format!(
+                        "  {:<w$}  {:<tw$}  {}\n",
+                        c.name, c.type_name, c.doc
+                    ));
                 }
             }
             s

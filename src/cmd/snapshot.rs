@@ -62,7 +62,11 @@ pub struct Args {
 
 /// Runs `ckb snapshot`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let format = if args.json { Format::Json } else { Format::Human };
+    let format = if args.json {
+        Format::Json
+    } else {
+        Format::Human
+    };
     let stages = match &args.stages {
         None => None,
         Some(names) => Some(
@@ -98,7 +102,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         json_tables: args.json_tables,
     };
     let bars = Bars::new(args.progress);
-    let outcome = pipeline::snapshot(&opts, &bars).map_err(|e| super::pipeline_failure(e, format))?;
+    let outcome =
+        pipeline::snapshot(&opts, &bars).map_err(|e| super::pipeline_failure(e, format))?;
     let (status, snapshot) = match &outcome {
         SnapshotOutcome::Written { snapshot, .. } => ("written", snapshot),
         SnapshotOutcome::Existing { snapshot } => ("existing", snapshot),
@@ -140,11 +145,22 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             if m.repo_state.dirty { " (dirty)" } else { "" }
         ));
         for (name, r) in &m.stages {
-            let reason = r.reason.as_deref().map(|x| format!(" ({x})")).unwrap_or_default();
-            s.push_str(&format!("  {name:<9} {:<8} {} items{reason}\n", stage_status(r.status), r.items));
+            let reason = r
+                .reason
+                .as_deref()
+                .map(|x| format!(" ({x})"))
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "  {name:<9} {:<8} {} items{reason}\n",
+                stage_status(r.status),
+                r.items
+            ));
         }
         for t in &m.tables {
-            s.push_str(&format!("  {:<13} {:>9} rows {:>10} bytes\n", t.name, t.rows, t.bytes));
+            s.push_str(&format!(
+                "  {:<13} {:>9} rows {:>10} bytes\n",
+                t.name, t.rows, t.bytes
+            ));
         }
         s.push_str(&path);
         s.push('\n');

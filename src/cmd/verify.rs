@@ -22,7 +22,11 @@ pub struct Args {
 
 /// Runs `ckb verify`; exits 1 with SNAPSHOT_CORRUPT when any file is wrong.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let format = if args.json { Format::Json } else { Format::Human };
+    let format = if args.json {
+        Format::Json
+    } else {
+        Format::Human
+    };
     queries::Snapshot::open(&args.snapshot).map_err(|e| Failure::new(e, format))?;
     let report = verify_snapshot(&args.snapshot)
         .map_err(|e| Failure::new(QueryError::from_format("manifest", e), format))?;
@@ -30,7 +34,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         .files
         .iter()
         .filter(|f| !f.ok)
-        .map(|f| format!("{} ({}): {}", f.name, f.file, f.problem.as_deref().unwrap_or("?")))
+        .map(|f| {
+            format!(
+                "{} ({}): {}",
+                f.name,
+                f.file,
+                f.problem.as_deref().unwrap_or("?")
+            )
+        })
         .collect();
     let text = if args.json {
         output_schema::json::to_string_pretty(&report).unwrap_or_default() + "\n"
@@ -57,7 +68,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     Err(Failure::new(
         QueryError::new(
             ErrorCode::SnapshotCorrupt,
-            format!("{} file(s) do not match the manifest: {}", bad.len(), bad.join("; ")),
+            format!(
+                "{} file(s) do not match the manifest: {}",
+                bad.len(),
+                bad.join("; ")
+            ),
             "rebuild the snapshot with `ckb snapshot --force`",
         ),
         Format::Human,

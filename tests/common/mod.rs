@@ -17,7 +17,10 @@ impl Fixture {
     /// An empty folder (not a repository).
     pub fn plain() -> Fixture {
         Fixture {
-            dir: tempfile::Builder::new().prefix("ckb-fixture").tempdir().unwrap(),
+            dir: tempfile::Builder::new()
+                .prefix("ckb-fixture")
+                .tempdir()
+                .unwrap(),
             tick: std::cell::Cell::new(0),
         }
     }
@@ -59,7 +62,11 @@ impl Fixture {
             .env("GIT_COMMITTER_DATE", &date)
             .output()
             .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
@@ -97,7 +104,14 @@ pub fn ckb_ok(dir: &Path, args: &[&str]) -> String {
 
 /// Snapshots `repo` into `store` and returns the snapshot folder (the last stdout line).
 pub fn snapshot(repo: &Path, store: &Path, extra: &[&str]) -> PathBuf {
-    let mut args = vec!["snapshot", repo.to_str().unwrap(), "--out", store.to_str().unwrap(), "--progress", "never"];
+    let mut args = vec![
+        "snapshot",
+        repo.to_str().unwrap(),
+        "--out",
+        store.to_str().unwrap(),
+        "--progress",
+        "never",
+    ];
     args.extend_from_slice(extra);
     let out = ckb_ok(repo, &args);
     PathBuf::from(out.lines().last().unwrap())

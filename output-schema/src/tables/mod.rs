@@ -80,7 +80,12 @@ mod tests {
             }
             assert_eq!((t.schema)().fields().len(), t.columns.len());
             for c in t.columns {
-                assert!(!c.doc.trim().is_empty(), "{}.{} lacks a doc", t.name, c.name);
+                assert!(
+                    !c.doc.trim().is_empty(),
+                    "{}.{} lacks a doc",
+                    t.name,
+                    c.name
+                );
             }
         }
     }
@@ -132,12 +137,25 @@ mod tests {
             enclosing_symbol_id: None,
             source: "scip".into(),
         };
-        let mut rows = vec![occ("b", 1, 1), occ("a", 2, 1), occ("a", 1, 9), occ("a", 1, 2)];
+        let mut rows = vec![
+            occ("b", 1, 1),
+            occ("a", 2, 1),
+            occ("a", 1, 9),
+            occ("a", 1, 2),
+        ];
         sort_rows(&mut rows);
-        let keys: Vec<_> = rows.iter().map(|r| (r.path.clone(), r.line, r.col)).collect();
+        let keys: Vec<_> = rows
+            .iter()
+            .map(|r| (r.path.clone(), r.line, r.col))
+            .collect();
         assert_eq!(
             keys,
-            vec![("a".into(), 1, 2), ("a".into(), 1, 9), ("a".into(), 2, 1), ("b".into(), 1, 1)]
+            vec![
+                ("a".into(), 1, 2),
+                ("a".into(), 1, 9),
+                ("a".into(), 2, 1),
+                ("b".into(), 1, 1)
+            ]
         );
     }
 }
