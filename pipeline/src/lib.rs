@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod fingerprint;
+pub mod modules;
 pub mod progress;
 pub mod repo_state;
 pub mod scan;
@@ -247,7 +248,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &repo_state,
         &mut warnings_previous,
     );
-    let _ctx = StageContext {
+    let ctx = StageContext {
         root: &root,
         repo_id: &repo_id,
         config: &config,
@@ -272,6 +273,23 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         reports.insert(Stage::Scan.name().into(), scan.report);
         tables.files = Some(scan.files);
     }
+    let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+
+    // The modules stage runs last: it reads every table the other stages produced.
+    if selected(Stage::Modules) {
+        let clock = Instant::now();
+        if tables.files.is_some() {
+            let out = modules::run(&ctx, &mut tables);
+            reports.insert(Stage::Modules.name().into(), out.report);
+            views.insert("architecture".into(), out.view);
+        } else {
+            reports.insert(
+                Stage::Modules.name().into(),
+                StageReport::skipped("input stage scan did not run"),
+            );
+        }
+        timings.push(("modules".into(), clock.elapsed()));
+    }
 
     let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
@@ -285,7 +303,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     let tmp = store.temp_dir(&repo_id, &partition)?;
     let written = (|| -> Result<Manifest, PipelineError> {
         let table_entries = write::write_tables(&tmp, &mut tables)?;
-        let views = BTreeMap::new();
         let view_entries = write::write_views(&tmp, &views)?;
         let manifest = Manifest {
             schema_version: SCHEMA_VERSION,

@@ -1,0 +1,437 @@
+//! Modules stage: module detection, import resolution, the module graph and the architecture view.
+//!
+//! Input: the scan's `files` (required), the syntax stage's `imports` (optional: without them
+//! modules are still detected, but no import edge can exist), `symbols` (entry points, symbol
+//! counts, symbol modules) and `occurrences` (SCIP references crossing modules).
+//! Output: `module_id` filled in `files` and `symbols`; every `imports` row classified
+//! (kind, target, method, confidence, from/to module); the `modules` and `module_edges` tables;
+//! the `architecture` view.
+//!
+//! Architecture invariant: this stage never invents an edge. An edge between two modules exists
+//! only when import rows or SCIP reference occurrences connect them (see [`graph`]); an import it
+//! cannot resolve stays `unknown`, including ambiguous matches across modules.
+//!
+//! Bad input is data: a malformed manifest is a warning naming the file (detection falls back for
+//! its folder), workspace globs that leave the repository or match their own workspace are counted
+//! and ignored, imports leaving the repository are counted and stay unknown, and files with huge
+//! import lists (more than [`HUGE_IMPORT_LIST`] rows, typically generated) are counted and warned
+//! about while all their rows are still classified.
+
+pub mod detect;
+pub mod formats;
+pub mod glob;
+pub mod graph;
+pub mod manifests;
+pub mod paths;
+pub mod resolve;
+pub mod stdlib;
+pub mod view;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
+use output_schema::tables::{FileRow, ModuleRow};
+use rayon::prelude::*;
+
+use crate::write::TableSet;
+use crate::StageContext;
+use detect::{DetectReport, Partition};
+use graph::Entrypoint;
+use manifests::Manifests;
+use paths::{child, file_name, parent_dir, strip_dir, RepoIndex};
+use resolve::{Resolver, Unresolved};
+
+/// A file with more import rows than this is reported as a huge (probably generated) import list.
+pub const HUGE_IMPORT_LIST: usize = 1000;
+
+/// Languages that describe data or documents; a module's language is its most common other one.
+const NON_CODE: &[&str] = &["markdown", "json", "yaml", "toml", "xml", "html", "css", "sql", "protobuf"];
+
+/// What the stage produced besides the tables it fills in `tables`.
+#[derive(Debug)]
+pub struct ModulesOutput {
+    /// The manifest report.
+    pub report: StageReport,
+    /// The `architecture` view.
+    pub view: serde_json::Value,
+}
+
+/// Runs the stage over `tables` (which must hold `files`): fills `module_id`, classifies imports,
+/// and writes `tables.modules` and `tables.module_edges`.
+pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
+    ctx.progress.stage_started("modules", None);
+    let Some(files) = tables.files.as_mut() else {
+        return ModulesOutput {
+            report: StageReport::skipped("input stage scan did not run"),
+            view: serde_json::Value::Null,
+        };
+    };
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+    let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+    let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let index = RepoIndex::new(path_refs.iter().copied());
+
+    // 1. Manifests and module detection.
+    let manifests = manifests::read_manifests(ctx.root, files, &index);
+    let (config_roots, config_warnings) = manifests::config_roots(&ctx.config.modules.roots, &index);
+    warnings.extend(config_warnings);
+    let mut detect_report = DetectReport::default();
+    let partition = detect::detect(files, &manifests, &config_roots, &index, &mut detect_report);
+    warnings.extend(manifests.warnings.iter().cloned());
+    warnings.extend(detect_report.warnings);
+    counts.extend(detect_report.counts);
+    counts.insert("manifests.read".into(), manifests.read);
+    counts.insert("manifests.malformed".into(), manifests.malformed);
+    let ids: Vec<String> = partition.roots.iter().map(|r| r.id.clone()).collect();
+    for (f, &mi) in files.iter_mut().zip(&partition.file_module) {
+        f.module_id = Some(ids[mi].clone());
+    }
+    let module_of = |p: &str| partition.module_of(p);
+    let module_of_target = |t: &str| {
+        if index.is_file(t) {
+            partition.module_of(t)
+        } else {
+            partition.module_of_dir(t)
+        }
+    };
+
+    // 2. Symbols: module and counts.
+    let mut symbol_counts = vec![0i64; ids.len()];
+    let mut symbol_module: HashMap<String, usize> = HashMap::new();
+    if let Some(symbols) = tables.symbols.as_mut() {
+        for s in symbols.iter_mut() {
+            let m = module_of(&s.path);
+            s.module_id = m.map(|i| ids[i].clone());
+            if let Some(i) = m {
+                symbol_counts[i] += 1;
+                symbol_module.insert(s.stable_id.clone(), i);
+            }
+        }
+    }
+
+    // 3. Imports.
+    let imports_present = tables.imports.is_some();
+    let mut unresolved_by: BTreeMap<&'static str, i64> = BTreeMap::new();
+    let mut per_language: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+    let mut resolved_rows = 0i64;
+    let mut total_rows = 0i64;
+    if let Some(imports) = tables.imports.as_mut() {
+        let module_of_sync = |p: &str| partition.module_of(p);
+        let resolver = Resolver::new(&index, &manifests, &path_refs, &module_of_sync);
+        counts.extend(resolver.counts());
+        let results: Vec<resolve::Resolution> = imports.par_iter().map(|row| resolver.resolve(row)).collect();
+        let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+        for row in imports.iter() {
+            *per_file.entry(row.path.as_str()).or_default() += 1;
+        }
+        for (p, n) in per_file {
+            if n > HUGE_IMPORT_LIST {
+                *counts.entry("imports.huge-lists".into()).or_default() += 1;
+                warnings.push(Warning {
+                    code: "huge-import-list".into(),
+                    path: Some(p.to_string()),
+                    message: format!("{n} import rows (more than {HUGE_IMPORT_LIST}); probably generated, all classified"),
+                });
+            }
+        }
+        for (row, res) in imports.iter_mut().zip(results) {
+            total_rows += 1;
+            row.from_module = module_of(&row.path).map(|i| ids[i].clone());
+            row.to_module = if res.kind.is_local() {
+                res.target.as_deref().and_then(module_of_target).map(|i| ids[i].clone())
+            } else {
+                None
+            };
+            row.kind = res.kind.name().to_string();
+            row.method = res.method.map(|m| m.name().to_string());
+            row.confidence = res.confidence;
+            row.target = res.target;
+            let lang = per_language.entry(row.language.clone()).or_default();
+            *lang.entry("imports".into()).or_default() += 1;
+            *lang.entry(row.kind.clone()).or_default() += 1;
+            *counts.entry(format!("imports.{}", row.kind)).or_default() += 1;
+            if let Some(m) = &row.method {
+                *counts.entry(format!("imports.method.{m}")).or_default() += 1;
+            }
+            match res.unresolved {
+                None => resolved_rows += 1,
+                Some(why) => {
+                    let key = match why {
+                        Unresolved::NotFound => "imports.not-found",
+                        Unresolved::EscapesRepo => "imports.escaping-repo",
+                        Unresolved::Ambiguous => "imports.ambiguous",
+                        Unresolved::UnsupportedLanguage => "imports.unsupported-language",
+                    };
+                    *unresolved_by.entry(key).or_default() += 1;
+                    if why == Unresolved::EscapesRepo {
+                        warnings.push(Warning {
+                            code: "import-escapes-repo".into(),
+                            path: Some(row.path.clone()),
+                            message: format!("line {}: {:?} resolves outside the repository", row.line, row.raw),
+                        });
+                    }
+                }
+            }
+        }
+        counts.insert("imports".into(), total_rows);
+    }
+    for (k, v) in unresolved_by {
+        counts.insert(k.to_string(), v);
+    }
+
+    // 4. Edges.
+    let symbol_module_ref: HashMap<&str, usize> = symbol_module.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let (edges, ref_stats) = graph::build_edges(
+        &ids,
+        tables.imports.as_deref().unwrap_or_default(),
+        tables.occurrences.as_deref(),
+        &module_of,
+        &symbol_module_ref,
+    );
+    let internal_edges = edges.iter().filter(|e| !e.to_module.starts_with(graph::EXTERNAL_PREFIX)).count();
+    counts.insert("edges".into(), internal_edges as i64);
+    counts.insert("edges.external".into(), (edges.len() - internal_edges) as i64);
+    counts.insert("edges.reference-only".into(), ref_stats.reference_only_edges);
+    counts.insert("references.cross-module".into(), ref_stats.cross_module);
+    counts.insert("references.external".into(), ref_stats.external);
+
+    // 5. Entry points and module rows.
+    let entrypoints = entrypoints(&manifests, files, tables.symbols.as_deref().unwrap_or_default(), &index);
+    let mut entry_modules: Vec<(String, Entrypoint)> = entrypoints
+        .into_iter()
+        .filter_map(|e| module_of(&e.path).map(|m| (ids[m].clone(), e)))
+        .collect();
+    entry_modules.sort();
+    entry_modules.dedup();
+    counts.insert("entrypoints".into(), entry_modules.len() as i64);
+    let entry_set: BTreeSet<&str> = entry_modules.iter().map(|(m, _)| m.as_str()).collect();
+    let rows = module_rows(ctx.repo_id, files, &partition, &manifests, &symbol_counts, &entry_set);
+    for r in &rows {
+        let det = format!("modules.{}", r.detection);
+        *counts.entry(det).or_default() += 1;
+    }
+    counts.insert("modules".into(), rows.len() as i64);
+
+    // 6. View and report.
+    let view = view::architecture(&rows, &edges, &entry_modules);
+    let malformed = manifests.malformed > 0;
+    let mut report = StageReport::with_status(
+        if !imports_present || malformed { StageStatus::Partial } else { StageStatus::Ok },
+        None,
+    );
+    report.items = files.len() as i64;
+    report.counts = counts;
+    report.breakdown = per_language;
+    report.completeness = Some(if !imports_present {
+        Completeness {
+            score: 0.0,
+            reason: if ref_stats.cross_module > 0 {
+                "imports-unavailable: the syntax stage did not run, so no import edges exist; edges come from SCIP references only".into()
+            } else {
+                "imports-unavailable: the syntax stage did not run, so module edges from imports are impossible".into()
+            },
+        }
+    } else {
+        Completeness {
+            score: if total_rows == 0 { 1.0 } else { (resolved_rows as f64 / total_rows as f64 * 1e6).round() / 1e6 },
+            reason: if tables.occurrences.as_ref().is_some_and(|o| o.iter().any(|x| x.source == "scip")) {
+                "imports-resolved+scip-references".into()
+            } else {
+                "imports-resolved".into()
+            },
+        }
+    });
+    report.set_warnings(warnings);
+    tables.modules = Some(rows);
+    tables.module_edges = Some(edges);
+    ctx.progress.stage_finished(
+        "modules",
+        &format!("{} modules, {} edges", report.counts.get("modules").copied().unwrap_or(0), internal_edges),
+    );
+    ModulesOutput { report, view }
+}
+
+/// Builds one `modules` row per detected module.
+fn module_rows(
+    repo_id: &str,
+    files: &[FileRow],
+    partition: &Partition,
+    manifests: &Manifests,
+    symbol_counts: &[i64],
+    entry: &BTreeSet<&str>,
+) -> Vec<ModuleRow> {
+    let n = partition.roots.len();
+    let mut file_count = vec![0i64; n];
+    let mut line_count = vec![0i64; n];
+    let mut langs: Vec<BTreeMap<&str, i64>> = vec![BTreeMap::new(); n];
+    for (f, &mi) in files.iter().zip(&partition.file_module) {
+        file_count[mi] += 1;
+        line_count[mi] += f.line_count;
+        if let Some(l) = f.language.as_deref() {
+            *langs[mi].entry(l).or_default() += 1;
+        }
+    }
+    partition
+        .roots
+        .iter()
+        .enumerate()
+        .map(|(i, root)| {
+            // Most common code language; data/doc languages only when there is nothing else.
+            // BTreeMap order makes ties go to the alphabetically first language.
+            let pick = |code: bool| {
+                langs[i]
+                    .iter()
+                    .filter(|(l, _)| NON_CODE.contains(l) != code)
+                    .fold(None, |best: Option<(&str, i64)>, (l, c)| match best {
+                        Some((_, bc)) if bc >= *c => best,
+                        _ => Some((l, *c)),
+                    })
+                    .map(|(l, _)| l.to_string())
+            };
+            let language = pick(true).or_else(|| pick(false));
+            let kinds = manifests.kinds_at(&root.id);
+            // Several manifests in one folder: the one building the module's language describes it.
+            let kind = kinds
+                .iter()
+                .copied()
+                .find(|k| language.as_deref().is_some_and(|l| k.languages().contains(&l)))
+                .or_else(|| kinds.first().copied());
+            let dir_name = if root.id == "." { repo_id.to_string() } else { file_name(&root.id).to_string() };
+            let (manifest, name) = match (kind, &root.derived) {
+                (Some(k), _) => (k.name(), manifests.name_at(&root.id, k).unwrap_or(dir_name)),
+                (None, Some((k, name))) => (k.name(), name.clone()),
+                (None, None) => ("none", dir_name),
+            };
+            ModuleRow {
+                module_id: root.id.clone(),
+                name,
+                root: root.id.clone(),
+                manifest: manifest.to_string(),
+                detection: root.detection.name().to_string(),
+                language,
+                file_count: file_count[i],
+                symbol_count: symbol_counts[i],
+                line_count: line_count[i],
+                is_entrypoint: entry.contains(root.id.as_str()),
+            }
+        })
+        .collect()
+}
+
+/// Entry points: main functions (from symbols), Cargo binaries, package.json `bin`/`main`,
+/// Python `__main__.py` and console scripts, Dart `bin/` files. Files that look like tests are
+/// left out.
+fn entrypoints(m: &Manifests, files: &[FileRow], symbols: &[output_schema::tables::SymbolRow], index: &RepoIndex<'_>) -> Vec<Entrypoint> {
+    let mut out: Vec<Entrypoint> = Vec::new();
+    let is_test: HashMap<&str, bool> = files.iter().map(|f| (f.path.as_str(), f.is_test)).collect();
+    for s in symbols {
+        let lang = s.language.as_deref().unwrap_or("");
+        let main_fn = s.name == "main"
+            && (s.kind == "function" && s.container.is_none() && matches!(lang, "rust" | "go" | "c" | "cpp")
+                || s.kind == "method" && matches!(lang, "java" | "kotlin"));
+        if main_fn {
+            out.push(Entrypoint {
+                path: s.path.clone(),
+                kind: "main-function",
+            });
+        }
+    }
+    for (dir, c) in &m.cargo {
+        if c.name.is_none() {
+            continue;
+        }
+        let main = child(dir, "src/main.rs");
+        if index.is_file(&main) {
+            out.push(Entrypoint { path: main, kind: "bin-target" });
+        }
+        let bin_dir = child(dir, "src/bin");
+        for f in files.iter().filter(|f| f.path.ends_with(".rs")) {
+            let Some(rel) = strip_dir(&f.path, &bin_dir) else { continue };
+            let comps: Vec<&str> = rel.split('/').collect();
+            if comps.len() == 1 || comps.len() == 2 && comps[1] == "main.rs" {
+                out.push(Entrypoint {
+                    path: f.path.clone(),
+                    kind: "bin-target",
+                });
+            }
+        }
+        for b in c.bin_paths.iter().filter(|b| index.is_file(b)) {
+            out.push(Entrypoint {
+                path: b.clone(),
+                kind: "bin-target",
+            });
+        }
+    }
+    for (dir, n) in &m.npm {
+        let manifest = child(dir, "package.json");
+        if !index.is_file(&manifest) {
+            continue;
+        }
+        for b in &n.bins {
+            let path = if index.is_file(b) { b.clone() } else { manifest.clone() };
+            out.push(Entrypoint { path, kind: "package-bin" });
+        }
+        if let Some(main) = &n.main {
+            let path = if index.is_file(main) { main.clone() } else { manifest.clone() };
+            out.push(Entrypoint { path, kind: "package-main" });
+        }
+    }
+    for f in files.iter().filter(|f| file_name(&f.path) == "__main__.py") {
+        out.push(Entrypoint {
+            path: f.path.clone(),
+            kind: "python-main",
+        });
+    }
+    for (dir, p) in &m.python {
+        let mut bases = vec![dir.clone(), child(dir, "src")];
+        bases.extend(p.source_roots.iter().cloned());
+        for script in &p.scripts {
+            let rel = script.replace('.', "/");
+            let found = bases.iter().find_map(|b| {
+                [child(b, &format!("{rel}.py")), child(b, &format!("{rel}/__init__.py"))]
+                    .into_iter()
+                    .find(|f| index.is_file(f))
+            });
+            if let Some(path) = found.or_else(|| p.files.first().cloned()) {
+                out.push(Entrypoint {
+                    path,
+                    kind: "console-script",
+                });
+            }
+        }
+    }
+    for dir in m.dart.keys() {
+        let bin = child(dir, "bin");
+        for f in files.iter().filter(|f| f.path.ends_with(".dart") && parent_dir(&f.path) == bin) {
+            out.push(Entrypoint {
+                path: f.path.clone(),
+                kind: "bin-target",
+            });
+        }
+    }
+    out.retain(|e| !is_test.get(e.path.as_str()).copied().unwrap_or(false));
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn kinds_are_named_as_stored() {
+        use super::resolve::Kind;
+        let names: Vec<&str> = [
+            Kind::LocalFile,
+            Kind::LocalModule,
+            Kind::WorkspacePackage,
+            Kind::ExternalDependency,
+            Kind::Stdlib,
+            Kind::Unknown,
+        ]
+        .iter()
+        .map(|k| k.name())
+        .collect();
+        assert_eq!(names, ["local-file", "local-module", "workspace-package", "external-dependency", "stdlib", "unknown"]);
+    }
+}
