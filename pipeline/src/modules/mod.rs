@@ -289,14 +289,18 @@ fn module_rows(
                     })
                     .map(|(l, _)| l.to_string())
             };
-            let language = pick(true).or_else(|| pick(false));
+            let code_language = pick(true);
             let kinds = manifests.kinds_at(&root.id);
             // Several manifests in one folder: the one building the module's language describes it.
             let kind = kinds
                 .iter()
                 .copied()
-                .find(|k| language.as_deref().is_some_and(|l| k.languages().contains(&l)))
+                .find(|k| code_language.as_deref().is_some_and(|l| k.languages().contains(&l)))
                 .or_else(|| kinds.first().copied());
+            // A manifest-only folder (a workspace root) speaks its ecosystem's language.
+            let language = code_language
+                .or_else(|| kind.map(|k| k.languages()[0].to_string()))
+                .or_else(|| pick(false));
             let dir_name = if root.id == "." { repo_id.to_string() } else { file_name(&root.id).to_string() };
             let (manifest, name) = match (kind, &root.derived) {
                 (Some(k), _) => (k.name(), manifests.name_at(&root.id, k).unwrap_or(dir_name)),

@@ -158,7 +158,8 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str) -> Resolution {
             let mut rest = &segs[..];
             while rest.first().map(String::as_str) == Some("super") {
                 if m.pop().is_none() {
-                    return Resolution::unknown(Unresolved::EscapesRepo);
+                    // Above the crate root: an error rustc would report, not a path out of the repository.
+                    return Resolution::unknown(Unresolved::NotFound);
                 }
                 rest = &rest[1..];
             }
