@@ -15,9 +15,15 @@ fn malformed_manifests_warn_and_fall_back() {
     let fx = Fixture::new(&[
         ("Cargo.toml", "[package]\nname = \"broken\nversion = 1\n"),
         ("src/lib.rs", "\n"),
-        ("web/package.json", "{\"name\": \"web\", \"dependencies\": {\"react\": \"1\",}}"),
+        (
+            "web/package.json",
+            "{\"name\": \"web\", \"dependencies\": {\"react\": \"1\",}}",
+        ),
         ("web/index.js", "x\n"),
-        ("svc/pom.xml", "<project><artifactId>svc</artifactId><dependencies></project>"),
+        (
+            "svc/pom.xml",
+            "<project><artifactId>svc</artifactId><dependencies></project>",
+        ),
         ("svc/src/main/java/a/A.java", "x\n"),
         ("py/pyproject.toml", "[project\nname = 'x'\n"),
         ("py/m.py", "\n"),
@@ -48,9 +54,18 @@ fn malformed_manifests_warn_and_fall_back() {
     );
     for w in &out.report.warnings {
         assert!(w.message.contains("falls back"), "{}", w.message);
-        assert!(!w.message.contains("broken") && !w.message.contains("react"), "no source text: {}", w.message);
+        assert!(
+            !w.message.contains("broken") && !w.message.contains("react"),
+            "no source text: {}",
+            w.message
+        );
     }
-    let toml = out.report.warnings.iter().find(|w| w.path.as_deref() == Some("Cargo.toml")).unwrap();
+    let toml = out
+        .report
+        .warnings
+        .iter()
+        .find(|w| w.path.as_deref() == Some("Cargo.toml"))
+        .unwrap();
     assert!(toml.message.contains("line "), "{}", toml.message);
     // Detection fell back to conventions and directories for the broken folders.
     assert_eq!(
@@ -73,7 +88,10 @@ fn malformed_manifests_warn_and_fall_back() {
 #[test]
 fn cyclic_and_escaping_workspace_globs_are_counted() {
     let fx = Fixture::new(&[
-        ("package.json", r#"{"name": "root", "workspaces": ["**", "../elsewhere/*", "packages/*", "!packages/skip"]}"#),
+        (
+            "package.json",
+            r#"{"name": "root", "workspaces": ["**", "../elsewhere/*", "packages/*", "!packages/skip"]}"#,
+        ),
         ("packages/a/package.json", r#"{"name": "a"}"#),
         ("packages/a/index.js", "x\n"),
         ("packages/skip/package.json", r#"{"name": "skip"}"#),
@@ -87,13 +105,26 @@ fn cyclic_and_escaping_workspace_globs_are_counted() {
     assert_eq!(c["workspace.globs-escaping-repo"], 2, "{c:?}");
     // `**` matches the root workspace itself; x and y include each other.
     assert_eq!(c["workspace.cyclic-globs"], 3, "{c:?}");
-    let codes: Vec<&str> = out.report.warnings.iter().map(|w| w.code.as_str()).collect();
-    assert!(codes.contains(&"workspace-glob-cyclic") && codes.contains(&"workspace-glob-escapes-repo"));
+    let codes: Vec<&str> = out
+        .report
+        .warnings
+        .iter()
+        .map(|w| w.code.as_str())
+        .collect();
+    assert!(
+        codes.contains(&"workspace-glob-cyclic") && codes.contains(&"workspace-glob-escapes-repo")
+    );
     // Modules are still every manifest folder, each once.
     let ids: Vec<String> = module_list(&t).into_iter().map(|m| m.0).collect();
     assert_eq!(ids, [".", "packages/a", "packages/skip", "pnpm", "x", "y"]);
     // A package without an entry file resolves to its folder.
-    assert_import(&t, "packages/a/index.js", 1, "workspace-package", Some("pnpm"));
+    assert_import(
+        &t,
+        "packages/a/index.js",
+        1,
+        "workspace-package",
+        Some("pnpm"),
+    );
     assert_traceable(&t);
 }
 
@@ -115,7 +146,12 @@ fn imports_leaving_the_repository_stay_unknown_and_are_counted() {
     for (p, l) in [("a/x.ts", 1), ("a/x.ts", 2), ("a/p.py", 1), ("a/c.c", 1)] {
         assert_import(&t, p, l, "unknown", None);
     }
-    let escapes = out.report.warnings.iter().filter(|w| w.code == "import-escapes-repo").count();
+    let escapes = out
+        .report
+        .warnings
+        .iter()
+        .filter(|w| w.code == "import-escapes-repo")
+        .count();
     assert_eq!(escapes, 4);
     assert!(t.module_edges.as_ref().unwrap().is_empty());
 }
@@ -126,30 +162,50 @@ fn huge_generated_import_lists_are_counted_and_still_classified() {
     for i in 0..1500 {
         files.push((format!("lib/m{i}.ts"), "x\n".into()));
     }
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let fx = Fixture::new(&refs);
-    let imports = (0..1500).map(|i| imp("gen/all.ts", i + 1, &format!("../lib/m{i}"))).collect();
+    let imports = (0..1500)
+        .map(|i| imp("gen/all.ts", i + 1, &format!("../lib/m{i}")))
+        .collect();
     let (t, out) = fx.run_imports(imports);
     assert_eq!(out.report.counts["imports.huge-lists"], 1);
     assert_eq!(out.report.counts["imports.local-file"], 1500);
-    assert!(out.report.warnings.iter().any(|w| w.code == "huge-import-list" && w.path.as_deref() == Some("gen/all.ts")));
+    assert!(out
+        .report
+        .warnings
+        .iter()
+        .any(|w| w.code == "huge-import-list" && w.path.as_deref() == Some("gen/all.ts")));
     assert_eq!(edge_list(&t), edges([("gen", "lib", "local", 1500, 0)]));
     assert_traceable(&t);
 }
 
 #[test]
 fn without_imports_modules_are_still_detected() {
-    let fx = Fixture::new(&[("a/Cargo.toml", "[package]\nname = \"a\"\n"), ("a/src/lib.rs", "\n"), ("b/x.py", "\n")]);
+    let fx = Fixture::new(&[
+        ("a/Cargo.toml", "[package]\nname = \"a\"\n"),
+        ("a/src/lib.rs", "\n"),
+        ("b/x.py", "\n"),
+    ]);
     let (t, out) = fx.run(TableSet::default(), &Config::default());
     assert!(t.imports.is_none());
     assert_eq!(
         module_list(&t),
-        owned([("a", "a", "cargo", "manifest"), ("b", "b", "none", "directory")])
+        owned([
+            ("a", "a", "cargo", "manifest"),
+            ("b", "b", "none", "directory")
+        ])
     );
     assert!(t.module_edges.as_ref().unwrap().is_empty());
     assert_eq!(out.report.status, StageStatus::Partial);
     let c = out.report.completeness.unwrap();
-    assert!(c.reason.contains("syntax stage did not run") && c.reason.contains("impossible"), "{}", c.reason);
+    assert!(
+        c.reason.contains("syntax stage did not run") && c.reason.contains("impossible"),
+        "{}",
+        c.reason
+    );
     assert_eq!(c.score, 0.0);
 }
 
@@ -206,12 +262,33 @@ fn config_roots_win_and_bad_entries_are_warned() {
             ("services/web", "web", "none", "config"),
         ])
     );
-    let mut codes: Vec<&str> = out.report.warnings.iter().map(|w| w.code.as_str()).collect();
+    let mut codes: Vec<&str> = out
+        .report
+        .warnings
+        .iter()
+        .map(|w| w.code.as_str())
+        .collect();
     codes.sort();
-    assert_eq!(codes, ["config-root-empty", "config-root-invalid", "config-root-invalid"]);
+    assert_eq!(
+        codes,
+        [
+            "config-root-empty",
+            "config-root-invalid",
+            "config-root-invalid"
+        ]
+    );
     // Package names still resolve; the package lives in module `services` under the config.
-    assert_import(&t, "services/web/index.js", 1, "workspace-package", Some("services/api/index.js"));
-    assert_eq!(edge_list(&t), edges([("services/web", "services", "workspace-package", 1, 0)]));
+    assert_import(
+        &t,
+        "services/web/index.js",
+        1,
+        "workspace-package",
+        Some("services/api/index.js"),
+    );
+    assert_eq!(
+        edge_list(&t),
+        edges([("services/web", "services", "workspace-package", 1, 0)])
+    );
     assert_traceable(&t);
 }
 
@@ -239,7 +316,10 @@ fn ambiguous_suffix_matches_make_no_edge() {
     assert_eq!(out.report.counts["imports.ambiguous"], 1);
     assert_eq!(
         edge_list(&t),
-        edges([("app", "external:stdio.h", "stdlib", 1, 0), ("app", "liba", "local", 1, 0)])
+        edges([
+            ("app", "external:stdio.h", "stdlib", 1, 0),
+            ("app", "liba", "local", 1, 0)
+        ])
     );
     assert_traceable(&t);
 }
@@ -260,8 +340,18 @@ fn unsupported_languages_and_garbage_raw_text() {
     assert_eq!(out.report.counts["imports.unknown"], 4);
     // `from . import` names the importing file's own package folder.
     assert_import(&t, "a/z.py", 1, "local-module", Some("a"));
-    let unknown = t.imports.as_ref().unwrap().iter().filter(|r| r.kind == "unknown");
-    assert!(unknown.clone().count() == 4 && unknown.into_iter().all(|r| r.target.is_none() && r.confidence == 0.0));
+    let unknown = t
+        .imports
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|r| r.kind == "unknown");
+    assert!(
+        unknown.clone().count() == 4
+            && unknown
+                .into_iter()
+                .all(|r| r.target.is_none() && r.confidence == 0.0)
+    );
     assert!(t.module_edges.as_ref().unwrap().is_empty());
 }
 
@@ -273,7 +363,10 @@ fn enc<T: output_schema::Table>(v: &mut [T]) -> Vec<u8> {
 fn output_is_deterministic_across_thread_counts() {
     let fx = Fixture::new(&[
         ("package.json", r#"{"name": "r", "workspaces": ["p/*"]}"#),
-        ("p/a/package.json", r#"{"name": "a", "dependencies": {"x": "1"}}"#),
+        (
+            "p/a/package.json",
+            r#"{"name": "a", "dependencies": {"x": "1"}}"#,
+        ),
         ("p/b/package.json", r#"{"name": "b"}"#),
         ("p/a/i.ts", "x\n"),
         ("p/b/i.ts", "x\n"),
@@ -288,7 +381,10 @@ fn output_is_deterministic_across_thread_counts() {
         })
         .collect();
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             let (mut t, out) = fx.run_imports(imports.clone());
             (

@@ -30,7 +30,11 @@ fn cargo_workspace() {
         imp("crates/core/src/lib.rs", 2, "std::collections::HashMap"),
         imp("crates/core/src/lib.rs", 3, "super::super::x"),
         imp("crates/core/src/parser.rs", 1, "self::lexer::Token"),
-        imp("crates/core/src/parser.rs", 2, "serde::{Deserialize, Serialize}"),
+        imp(
+            "crates/core/src/parser.rs",
+            2,
+            "serde::{Deserialize, Serialize}",
+        ),
         imp("crates/core/src/parser/lexer.rs", 1, "super::Parser"),
         imp("crates/cli/src/main.rs", 1, "acme_core::parser::Parser"),
         imp("crates/cli/src/main.rs", 2, "clap::Parser"),
@@ -49,21 +53,89 @@ fn cargo_workspace() {
             ("crates/util", "acme-util", "cargo", "manifest"),
         ])
     );
-    assert_import(&t, "crates/core/src/lib.rs", 1, "local-file", Some("crates/core/src/parser.rs"));
+    assert_import(
+        &t,
+        "crates/core/src/lib.rs",
+        1,
+        "local-file",
+        Some("crates/core/src/parser.rs"),
+    );
     assert_import(&t, "crates/core/src/lib.rs", 2, "stdlib", Some("std"));
     assert_import(&t, "crates/core/src/lib.rs", 3, "unknown", None);
-    assert_import(&t, "crates/core/src/parser.rs", 1, "local-file", Some("crates/core/src/parser/lexer.rs"));
-    assert_import(&t, "crates/core/src/parser.rs", 2, "external-dependency", Some("serde"));
-    assert_import(&t, "crates/core/src/parser/lexer.rs", 1, "local-file", Some("crates/core/src/parser.rs"));
-    assert_import(&t, "crates/cli/src/main.rs", 1, "workspace-package", Some("crates/core/src/parser.rs"));
-    assert_import(&t, "crates/cli/src/main.rs", 2, "external-dependency", Some("clap"));
-    assert_import(&t, "crates/cli/src/main.rs", 3, "workspace-package", Some("crates/util/src/lib.rs"));
+    assert_import(
+        &t,
+        "crates/core/src/parser.rs",
+        1,
+        "local-file",
+        Some("crates/core/src/parser/lexer.rs"),
+    );
+    assert_import(
+        &t,
+        "crates/core/src/parser.rs",
+        2,
+        "external-dependency",
+        Some("serde"),
+    );
+    assert_import(
+        &t,
+        "crates/core/src/parser/lexer.rs",
+        1,
+        "local-file",
+        Some("crates/core/src/parser.rs"),
+    );
+    assert_import(
+        &t,
+        "crates/cli/src/main.rs",
+        1,
+        "workspace-package",
+        Some("crates/core/src/parser.rs"),
+    );
+    assert_import(
+        &t,
+        "crates/cli/src/main.rs",
+        2,
+        "external-dependency",
+        Some("clap"),
+    );
+    assert_import(
+        &t,
+        "crates/cli/src/main.rs",
+        3,
+        "workspace-package",
+        Some("crates/util/src/lib.rs"),
+    );
     assert_import(&t, "crates/cli/src/main.rs", 4, "unknown", None);
-    assert_import(&t, "crates/cli/src/main.rs", 5, "local-file", Some("crates/cli/src/commands/run.rs"));
-    assert_import(&t, "crates/cli/src/commands/run.rs", 1, "local-file", Some("crates/cli/src/commands/mod.rs"));
-    assert_import(&t, "crates/cli/src/commands/run.rs", 2, "local-file", Some("crates/cli/src/commands/mod.rs"));
+    assert_import(
+        &t,
+        "crates/cli/src/main.rs",
+        5,
+        "local-file",
+        Some("crates/cli/src/commands/run.rs"),
+    );
+    assert_import(
+        &t,
+        "crates/cli/src/commands/run.rs",
+        1,
+        "local-file",
+        Some("crates/cli/src/commands/mod.rs"),
+    );
+    assert_import(
+        &t,
+        "crates/cli/src/commands/run.rs",
+        2,
+        "local-file",
+        Some("crates/cli/src/commands/mod.rs"),
+    );
     // Declared path dependency: certain; undeclared repo crate: likely.
-    let conf = |line| t.imports.as_ref().unwrap().iter().find(|r| r.path == "crates/cli/src/main.rs" && r.line == line).unwrap().confidence;
+    let conf = |line| {
+        t.imports
+            .as_ref()
+            .unwrap()
+            .iter()
+            .find(|r| r.path == "crates/cli/src/main.rs" && r.line == line)
+            .unwrap()
+            .confidence
+    };
     assert_eq!((conf(1), conf(3)), (1.0, 0.9));
     assert_eq!(
         edge_list(&t),
@@ -76,13 +148,26 @@ fn cargo_workspace() {
         ])
     );
     assert_traceable(&t);
-    let entry: Vec<_> = t.modules.as_ref().unwrap().iter().filter(|m| m.is_entrypoint).map(|m| m.module_id.as_str()).collect();
+    let entry: Vec<_> = t
+        .modules
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|m| m.is_entrypoint)
+        .map(|m| m.module_id.as_str())
+        .collect();
     assert_eq!(entry, ["crates/cli"]);
     assert_eq!(out.report.status, StageStatus::Ok);
     assert_eq!(out.report.counts["imports"], 13);
     assert_eq!(out.report.counts["imports.unknown"], 2);
     // Files carry their module.
-    let f = t.files.as_ref().unwrap().iter().find(|f| f.path == "scripts/release.sh").unwrap();
+    let f = t
+        .files
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|f| f.path == "scripts/release.sh")
+        .unwrap();
     assert_eq!(f.module_id.as_deref(), Some("."));
 }
 
@@ -127,19 +212,73 @@ fn npm_workspaces_with_ts_path_aliases() {
             ("packages/ui", "@acme/ui", "npm", "manifest"),
         ])
     );
-    assert_import(&t, "apps/web/src/main.tsx", 1, "local-file", Some("apps/web/src/app.tsx"));
-    assert_import(&t, "apps/web/src/main.tsx", 2, "external-dependency", Some("react"));
-    assert_import(&t, "apps/web/src/app.tsx", 1, "workspace-package", Some("packages/ui/src/index.ts"));
-    assert_import(&t, "apps/web/src/app.tsx", 2, "local-file", Some("packages/ui/src/button.tsx"));
-    assert_import(&t, "apps/web/src/app.tsx", 3, "local-file", Some("packages/shared/src/index.ts"));
-    assert_import(&t, "apps/web/src/app.tsx", 4, "local-file", Some("apps/web/src/util/index.ts"));
+    assert_import(
+        &t,
+        "apps/web/src/main.tsx",
+        1,
+        "local-file",
+        Some("apps/web/src/app.tsx"),
+    );
+    assert_import(
+        &t,
+        "apps/web/src/main.tsx",
+        2,
+        "external-dependency",
+        Some("react"),
+    );
+    assert_import(
+        &t,
+        "apps/web/src/app.tsx",
+        1,
+        "workspace-package",
+        Some("packages/ui/src/index.ts"),
+    );
+    assert_import(
+        &t,
+        "apps/web/src/app.tsx",
+        2,
+        "local-file",
+        Some("packages/ui/src/button.tsx"),
+    );
+    assert_import(
+        &t,
+        "apps/web/src/app.tsx",
+        3,
+        "local-file",
+        Some("packages/shared/src/index.ts"),
+    );
+    assert_import(
+        &t,
+        "apps/web/src/app.tsx",
+        4,
+        "local-file",
+        Some("apps/web/src/util/index.ts"),
+    );
     assert_import(&t, "apps/web/src/app.tsx", 5, "stdlib", Some("fs"));
     assert_import(&t, "apps/web/src/app.tsx", 6, "stdlib", Some("path"));
     assert_import(&t, "apps/web/src/app.tsx", 7, "unknown", None);
-    assert_import(&t, "packages/ui/src/button.tsx", 1, "external-dependency", Some("lodash"));
+    assert_import(
+        &t,
+        "packages/ui/src/button.tsx",
+        1,
+        "external-dependency",
+        Some("lodash"),
+    );
     assert_import(&t, "packages/ui/src/button.tsx", 2, "unknown", None);
-    assert_import(&t, "packages/ui/src/index.ts", 1, "local-file", Some("packages/ui/src/button.tsx"));
-    assert_import(&t, "packages/shared/src/index.ts", 1, "external-dependency", Some("typescript"));
+    assert_import(
+        &t,
+        "packages/ui/src/index.ts",
+        1,
+        "local-file",
+        Some("packages/ui/src/button.tsx"),
+    );
+    assert_import(
+        &t,
+        "packages/shared/src/index.ts",
+        1,
+        "external-dependency",
+        Some("typescript"),
+    );
     assert_eq!(
         edge_list(&t),
         edges([
@@ -148,8 +287,20 @@ fn npm_workspaces_with_ts_path_aliases() {
             ("apps/web", "external:react", "external-dependency", 1, 0),
             ("apps/web", "packages/shared", "local", 1, 0),
             ("apps/web", "packages/ui", "workspace-package", 2, 0),
-            ("packages/shared", "external:typescript", "external-dependency", 1, 0),
-            ("packages/ui", "external:lodash", "external-dependency", 1, 0),
+            (
+                "packages/shared",
+                "external:typescript",
+                "external-dependency",
+                1,
+                0
+            ),
+            (
+                "packages/ui",
+                "external:lodash",
+                "external-dependency",
+                1,
+                0
+            ),
         ])
     );
     assert_traceable(&t);
@@ -157,18 +308,39 @@ fn npm_workspaces_with_ts_path_aliases() {
     let eps = out.view["entrypoints"].as_array().unwrap();
     let eps: Vec<(&str, &str, &str)> = eps
         .iter()
-        .map(|e| (e["module"].as_str().unwrap(), e["path"].as_str().unwrap(), e["kind"].as_str().unwrap()))
+        .map(|e| {
+            (
+                e["module"].as_str().unwrap(),
+                e["path"].as_str().unwrap(),
+                e["kind"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         eps,
-        [("apps/web", "apps/web/bin/web.js", "package-bin"), ("packages/ui", "packages/ui/package.json", "package-main")]
+        [
+            ("apps/web", "apps/web/bin/web.js", "package-bin"),
+            ("packages/ui", "packages/ui/package.json", "package-main")
+        ]
     );
     // packages/ui is imported twice by the only importer: it ranks above packages/shared.
-    let ranked: Vec<&str> = out.view["modules"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    let ranked: Vec<&str> = out.view["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
     let pos = |id| ranked.iter().position(|m| *m == id).unwrap();
-    assert!(pos("packages/ui") < pos("packages/shared") && pos("packages/shared") < pos("apps/web"), "{ranked:?}");
+    assert!(
+        pos("packages/ui") < pos("packages/shared") && pos("packages/shared") < pos("apps/web"),
+        "{ranked:?}"
+    );
     assert!(out.view["externalEdges"].as_array().unwrap().len() == 5);
-    assert!(out.view["edges"].as_array().unwrap().iter().all(|e| !e["to"].as_str().unwrap().starts_with("external:")));
+    assert!(out.view["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| !e["to"].as_str().unwrap().starts_with("external:")));
 }
 
 #[test]
@@ -210,33 +382,104 @@ fn python_src_layout() {
             ("src/acme_plugins", "acme_plugins", "python", "convention"),
         ])
     );
-    assert_import(&t, "src/acme/cli.py", 1, "local-file", Some("src/acme/core.py"));
-    assert_import(&t, "src/acme/cli.py", 2, "local-file", Some("src/acme/sub/helpers.py"));
-    assert_import(&t, "src/acme/sub/helpers.py", 1, "local-file", Some("src/acme/core.py"));
-    assert_import(&t, "src/acme/sub/helpers.py", 2, "local-file", Some("src/acme/core.py"));
+    assert_import(
+        &t,
+        "src/acme/cli.py",
+        1,
+        "local-file",
+        Some("src/acme/core.py"),
+    );
+    assert_import(
+        &t,
+        "src/acme/cli.py",
+        2,
+        "local-file",
+        Some("src/acme/sub/helpers.py"),
+    );
+    assert_import(
+        &t,
+        "src/acme/sub/helpers.py",
+        1,
+        "local-file",
+        Some("src/acme/core.py"),
+    );
+    assert_import(
+        &t,
+        "src/acme/sub/helpers.py",
+        2,
+        "local-file",
+        Some("src/acme/core.py"),
+    );
     assert_import(&t, "src/acme/sub/helpers.py", 3, "unknown", None);
-    assert_import(&t, "src/acme_plugins/extra.py", 1, "local-file", Some("src/acme/sub/__init__.py"));
-    assert_import(&t, "src/acme_plugins/extra.py", 2, "external-dependency", Some("pyyaml"));
-    assert_import(&t, "src/acme/core.py", 1, "external-dependency", Some("requests"));
+    assert_import(
+        &t,
+        "src/acme_plugins/extra.py",
+        1,
+        "local-file",
+        Some("src/acme/sub/__init__.py"),
+    );
+    assert_import(
+        &t,
+        "src/acme_plugins/extra.py",
+        2,
+        "external-dependency",
+        Some("pyyaml"),
+    );
+    assert_import(
+        &t,
+        "src/acme/core.py",
+        1,
+        "external-dependency",
+        Some("requests"),
+    );
     assert_import(&t, "src/acme/core.py", 2, "stdlib", Some("os"));
     assert_import(&t, "src/acme/core.py", 3, "unknown", None);
     assert_import(&t, "src/acme/core.py", 4, "unknown", None);
-    assert_import(&t, "tests/test_core.py", 1, "local-file", Some("src/acme/core.py"));
+    assert_import(
+        &t,
+        "tests/test_core.py",
+        1,
+        "local-file",
+        Some("src/acme/core.py"),
+    );
     assert_import(&t, "tests/test_core.py", 2, "unknown", None);
-    assert_import(&t, "scripts/gen.py", 1, "local-file", Some("scripts/genlib.py"));
+    assert_import(
+        &t,
+        "scripts/gen.py",
+        1,
+        "local-file",
+        Some("scripts/genlib.py"),
+    );
     assert_eq!(
         edge_list(&t),
         edges([
             (".", "src/acme", "local", 1, 0),
             ("src/acme", "external:os", "stdlib", 1, 0),
             ("src/acme", "external:requests", "external-dependency", 1, 0),
-            ("src/acme_plugins", "external:pyyaml", "external-dependency", 1, 0),
+            (
+                "src/acme_plugins",
+                "external:pyyaml",
+                "external-dependency",
+                1,
+                0
+            ),
             ("src/acme_plugins", "src/acme", "local", 1, 0),
         ])
     );
     assert_traceable(&t);
-    let entry: Vec<_> = t.modules.as_ref().unwrap().iter().filter(|m| m.is_entrypoint).map(|m| m.module_id.as_str()).collect();
-    assert_eq!(entry, ["src/acme"], "console script acme.cli lives in src/acme");
+    let entry: Vec<_> = t
+        .modules
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|m| m.is_entrypoint)
+        .map(|m| m.module_id.as_str())
+        .collect();
+    assert_eq!(
+        entry,
+        ["src/acme"],
+        "console script acme.cli lives in src/acme"
+    );
 }
 
 fn go_fixture() -> Fixture {
@@ -256,13 +499,21 @@ fn go_imports() -> Vec<output_schema::tables::ImportRow> {
     vec![
         imp("cmd/server/main.go", 3, "example.com/shop/internal/api"),
         imp("cmd/server/main.go", 4, "\"net/http\""),
-        imp("internal/api/handler.go", 3, "example.com/shop/internal/store"),
+        imp(
+            "internal/api/handler.go",
+            3,
+            "example.com/shop/internal/store",
+        ),
         imp("internal/api/handler.go", 4, "example.com/shop/pkg/money"),
         imp("internal/api/handler.go", 5, "github.com/google/uuid"),
         imp("internal/store/store.go", 3, "golang.org/x/sync/errgroup"),
         imp("internal/store/store.go", 4, "github.com/undeclared/x"),
         imp("internal/store/memory.go", 3, "example.com/shop/pkg/money"),
-        imp("internal/store/memory.go", 4, "example.com/shop/internal/missing"),
+        imp(
+            "internal/store/memory.go",
+            4,
+            "example.com/shop/internal/missing",
+        ),
         imp("tools/gen.go", 3, "fmt"),
     ]
 }
@@ -273,7 +524,13 @@ fn go_module() {
     let (t, _) = fx.run(
         TableSet {
             imports: Some(go_imports()),
-            symbols: Some(vec![symbol("s:main", "main", "function", "cmd/server/main.go", None)]),
+            symbols: Some(vec![symbol(
+                "s:main",
+                "main",
+                "function",
+                "cmd/server/main.go",
+                None,
+            )]),
             ..TableSet::default()
         },
         &Config::default(),
@@ -282,17 +539,55 @@ fn go_module() {
         module_list(&t),
         owned([
             (".", "example.com/shop", "go", "manifest"),
-            ("cmd/server", "example.com/shop/cmd/server", "go", "convention"),
-            ("internal/api", "example.com/shop/internal/api", "go", "convention"),
-            ("internal/store", "example.com/shop/internal/store", "go", "convention"),
-            ("pkg/money", "example.com/shop/pkg/money", "go", "convention"),
+            (
+                "cmd/server",
+                "example.com/shop/cmd/server",
+                "go",
+                "convention"
+            ),
+            (
+                "internal/api",
+                "example.com/shop/internal/api",
+                "go",
+                "convention"
+            ),
+            (
+                "internal/store",
+                "example.com/shop/internal/store",
+                "go",
+                "convention"
+            ),
+            (
+                "pkg/money",
+                "example.com/shop/pkg/money",
+                "go",
+                "convention"
+            ),
             ("tools", "example.com/shop/tools", "go", "directory"),
         ])
     );
-    assert_import(&t, "cmd/server/main.go", 3, "local-module", Some("internal/api"));
+    assert_import(
+        &t,
+        "cmd/server/main.go",
+        3,
+        "local-module",
+        Some("internal/api"),
+    );
     assert_import(&t, "cmd/server/main.go", 4, "stdlib", Some("net/http"));
-    assert_import(&t, "internal/api/handler.go", 5, "external-dependency", Some("github.com/google/uuid"));
-    assert_import(&t, "internal/store/store.go", 3, "external-dependency", Some("golang.org/x/sync"));
+    assert_import(
+        &t,
+        "internal/api/handler.go",
+        5,
+        "external-dependency",
+        Some("github.com/google/uuid"),
+    );
+    assert_import(
+        &t,
+        "internal/store/store.go",
+        3,
+        "external-dependency",
+        Some("golang.org/x/sync"),
+    );
     assert_import(&t, "internal/store/store.go", 4, "unknown", None);
     assert_import(&t, "internal/store/memory.go", 4, "unknown", None);
     assert_eq!(
@@ -300,20 +595,45 @@ fn go_module() {
         edges([
             ("cmd/server", "external:net/http", "stdlib", 1, 0),
             ("cmd/server", "internal/api", "local", 1, 0),
-            ("internal/api", "external:github.com/google/uuid", "external-dependency", 1, 0),
+            (
+                "internal/api",
+                "external:github.com/google/uuid",
+                "external-dependency",
+                1,
+                0
+            ),
             ("internal/api", "internal/store", "local", 1, 0),
             ("internal/api", "pkg/money", "local", 1, 0),
-            ("internal/store", "external:golang.org/x/sync", "external-dependency", 1, 0),
+            (
+                "internal/store",
+                "external:golang.org/x/sync",
+                "external-dependency",
+                1,
+                0
+            ),
             ("internal/store", "pkg/money", "local", 1, 0),
             ("tools", "external:fmt", "stdlib", 1, 0),
         ])
     );
     assert_traceable(&t);
-    let entry: Vec<_> = t.modules.as_ref().unwrap().iter().filter(|m| m.is_entrypoint).map(|m| m.module_id.as_str()).collect();
+    let entry: Vec<_> = t
+        .modules
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|m| m.is_entrypoint)
+        .map(|m| m.module_id.as_str())
+        .collect();
     assert_eq!(entry, ["cmd/server"]);
     let sym = &t.symbols.as_ref().unwrap()[0];
     assert_eq!(sym.module_id.as_deref(), Some("cmd/server"));
-    let counts: Vec<(&str, i64)> = t.modules.as_ref().unwrap().iter().map(|m| (m.module_id.as_str(), m.symbol_count)).collect();
+    let counts: Vec<(&str, i64)> = t
+        .modules
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|m| (m.module_id.as_str(), m.symbol_count))
+        .collect();
     assert!(counts.contains(&("cmd/server", 1)) && counts.contains(&(".", 0)));
 }
 
@@ -321,7 +641,13 @@ fn go_module() {
 fn scip_references_strengthen_and_add_edges_but_never_externals() {
     let fx = go_fixture();
     let symbols = vec![
-        symbol("s:store.Get", "Get", "function", "internal/store/store.go", None),
+        symbol(
+            "s:store.Get",
+            "Get",
+            "function",
+            "internal/store/store.go",
+            None,
+        ),
         symbol("s:money.Add", "Add", "function", "pkg/money/money.go", None),
     ];
     let occurrences = vec![
@@ -335,9 +661,19 @@ fn scip_references_strengthen_and_add_edges_but_never_externals() {
         // Same-module reference: no edge.
         reference("s:store.Get", "internal/store/memory.go", 7, "scip"),
         // External package already imported by the module: counted on that edge.
-        reference("scip-go gomod github.com/google/uuid v1.6.0 `github.com/google/uuid`/New().", "internal/api/handler.go", 12, "scip"),
+        reference(
+            "scip-go gomod github.com/google/uuid v1.6.0 `github.com/google/uuid`/New().",
+            "internal/api/handler.go",
+            12,
+            "scip",
+        ),
         // External package the module never imports: no edge is made up.
-        reference("scip-go gomod github.com/other/lib v1.0.0 `github.com/other/lib`/F().", "tools/gen.go", 8, "scip"),
+        reference(
+            "scip-go gomod github.com/other/lib v1.0.0 `github.com/other/lib`/F().",
+            "tools/gen.go",
+            8,
+            "scip",
+        ),
     ];
     let (t, out) = fx.run(
         TableSet {
@@ -349,12 +685,39 @@ fn scip_references_strengthen_and_add_edges_but_never_externals() {
         &Config::default(),
     );
     let e = edge_list(&t);
-    assert!(e.contains(&("internal/api".into(), "internal/store".into(), "local".into(), 1, 2)), "{e:?}");
-    assert!(e.contains(&("tools".into(), "pkg/money".into(), "local".into(), 0, 1)), "{e:?}");
-    assert!(e.contains(&("internal/api".into(), "external:github.com/google/uuid".into(), "external-dependency".into(), 1, 1)), "{e:?}");
-    assert!(!e.iter().any(|x| x.1.contains("other/lib") || (x.0 == "cmd/server" && x.1 == "pkg/money")), "{e:?}");
+    assert!(
+        e.contains(&(
+            "internal/api".into(),
+            "internal/store".into(),
+            "local".into(),
+            1,
+            2
+        )),
+        "{e:?}"
+    );
+    assert!(
+        e.contains(&("tools".into(), "pkg/money".into(), "local".into(), 0, 1)),
+        "{e:?}"
+    );
+    assert!(
+        e.contains(&(
+            "internal/api".into(),
+            "external:github.com/google/uuid".into(),
+            "external-dependency".into(),
+            1,
+            1
+        )),
+        "{e:?}"
+    );
+    assert!(
+        !e.iter()
+            .any(|x| x.1.contains("other/lib") || (x.0 == "cmd/server" && x.1 == "pkg/money")),
+        "{e:?}"
+    );
     assert_eq!(out.report.counts["edges.reference-only"], 1);
-    assert_eq!(out.report.completeness.as_ref().unwrap().reason, "imports-resolved+scip-references");
+    assert_eq!(
+        out.report.completeness.as_ref().unwrap().reason,
+        "imports-resolved+scip-references"
+    );
     assert_traceable(&t);
 }
-

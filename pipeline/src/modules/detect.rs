@@ -114,7 +114,10 @@ pub fn detect(
     report: &mut DetectReport,
 ) -> Partition {
     let mut roots: BTreeMap<String, Root> = BTreeMap::new();
-    let add = |roots: &mut BTreeMap<String, Root>, id: String, detection: Detection, derived: Option<(ManifestKind, String)>| {
+    let add = |roots: &mut BTreeMap<String, Root>,
+               id: String,
+               detection: Detection,
+               derived: Option<(ManifestKind, String)>| {
         roots.entry(id.clone()).or_insert(Root {
             id,
             detection,
@@ -134,16 +137,37 @@ pub fn detect(
             add(&mut roots, d.clone(), Detection::Manifest, None);
         }
         // Gradle `include`d projects need no build file of their own.
-        for d in workspace_members.iter().filter(|d| index.is_dir(d) && !strong.contains(*d)) {
-            let name = if d == "." { d.clone() } else { file_name(d).to_string() };
-            add(&mut roots, d.clone(), Detection::Manifest, Some((ManifestKind::Gradle, name)));
+        for d in workspace_members
+            .iter()
+            .filter(|d| index.is_dir(d) && !strong.contains(*d))
+        {
+            let name = if d == "." {
+                d.clone()
+            } else {
+                file_name(d).to_string()
+            };
+            add(
+                &mut roots,
+                d.clone(),
+                Detection::Manifest,
+                Some((ManifestKind::Gradle, name)),
+            );
         }
-        strong.extend(workspace_members.iter().filter(|d| index.is_dir(d)).cloned());
+        strong.extend(
+            workspace_members
+                .iter()
+                .filter(|d| index.is_dir(d))
+                .cloned(),
+        );
         // Packages inside Python projects and Go modules, from the files each one owns directly.
         let mut derived: Vec<Root> = Vec::new();
         for f in files {
-            let Some(owner) = innermost(&strong, parent_dir(&f.path)) else { continue };
-            let Some(rel) = strip_dir(&f.path, owner) else { continue };
+            let Some(owner) = innermost(&strong, parent_dir(&f.path)) else {
+                continue;
+            };
+            let Some(rel) = strip_dir(&f.path, owner) else {
+                continue;
+            };
             let comps: Vec<&str> = rel.split('/').collect();
             if let Some(py) = manifests.python.get(owner.as_str()) {
                 if !f.path.ends_with(".py") && !f.path.ends_with(".pyi") {
@@ -152,7 +176,11 @@ pub fn detect(
                 if let Some(pkg) = python_package(owner, &f.path, py, index) {
                     let declared = py.packages.contains(&pkg);
                     derived.push(Root {
-                        detection: if declared { Detection::Manifest } else { Detection::Convention },
+                        detection: if declared {
+                            Detection::Manifest
+                        } else {
+                            Detection::Convention
+                        },
                         derived: Some((ManifestKind::Python, file_name(&pkg).to_string())),
                         id: pkg,
                     });
@@ -211,13 +239,26 @@ pub fn detect(
     }
     // Assign files to their innermost root, then drop roots that hold nothing.
     let ids: BTreeSet<String> = roots.keys().cloned().collect();
-    let assigned: Vec<Option<&String>> = files.iter().map(|f| innermost(&ids, parent_dir(&f.path))).collect();
+    let assigned: Vec<Option<&String>> = files
+        .iter()
+        .map(|f| innermost(&ids, parent_dir(&f.path)))
+        .collect();
     let used: BTreeSet<&String> = assigned.iter().flatten().copied().collect();
-    let kept: Vec<Root> = roots.into_values().filter(|r| used.contains(&r.id)).collect();
-    let by_id: HashMap<String, usize> = kept.iter().enumerate().map(|(i, r)| (r.id.clone(), i)).collect();
+    let kept: Vec<Root> = roots
+        .into_values()
+        .filter(|r| used.contains(&r.id))
+        .collect();
+    let by_id: HashMap<String, usize> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.clone(), i))
+        .collect();
     let file_module = assigned
         .iter()
-        .map(|a| a.and_then(|id| by_id.get(id.as_str()).copied()).unwrap_or(0))
+        .map(|a| {
+            a.and_then(|id| by_id.get(id.as_str()).copied())
+                .unwrap_or(0)
+        })
         .collect();
     Partition {
         roots: kept,
@@ -231,21 +272,37 @@ fn skip_dir(name: &str) -> bool {
 }
 
 /// The top-level import package a Python file belongs to within project `owner`, if any.
-fn python_package(owner: &str, path: &str, py: &super::manifests::PythonProject, index: &RepoIndex<'_>) -> Option<String> {
+fn python_package(
+    owner: &str,
+    path: &str,
+    py: &super::manifests::PythonProject,
+    index: &RepoIndex<'_>,
+) -> Option<String> {
     // Declared packages first (they may sit anywhere under the project).
-    if let Some(p) = py.packages.iter().filter(|p| strip_dir(path, p).is_some()).max_by_key(|p| p.len()) {
+    if let Some(p) = py
+        .packages
+        .iter()
+        .filter(|p| strip_dir(path, p).is_some())
+        .max_by_key(|p| p.len())
+    {
         return Some(p.clone());
     }
-    let mut bases: Vec<(String, bool)> = py.source_roots.iter().map(|r| (r.clone(), true)).collect();
+    let mut bases: Vec<(String, bool)> =
+        py.source_roots.iter().map(|r| (r.clone(), true)).collect();
     let src = child(owner, "src");
     if index.is_dir(&src) {
         bases.push((src, true));
     }
     bases.push((owner.to_string(), false));
     for (base, is_src_root) in bases {
-        let Some(rel) = strip_dir(path, &base) else { continue };
+        let Some(rel) = strip_dir(path, &base) else {
+            continue;
+        };
         let comps: Vec<&str> = rel.split('/').collect();
-        if comps.len() < 2 || skip_dir(comps[0]) || base != owner && strip_dir(&base, owner).is_none() {
+        if comps.len() < 2
+            || skip_dir(comps[0])
+            || base != owner && strip_dir(&base, owner).is_none()
+        {
             continue;
         }
         let pkg = child(&base, comps[0]);
@@ -265,38 +322,75 @@ fn python_package(owner: &str, path: &str, py: &super::manifests::PythonProject,
 /// Checks workspace declarations (globs escaping the repository, workspaces matching themselves,
 /// cycles between workspaces) and returns the member folders that define modules without a
 /// manifest of their own (Gradle `include`s).
-fn check_workspaces(m: &Manifests, index: &RepoIndex<'_>, report: &mut DetectReport) -> BTreeSet<String> {
+fn check_workspaces(
+    m: &Manifests,
+    index: &RepoIndex<'_>,
+    report: &mut DetectReport,
+) -> BTreeSet<String> {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let warn = |report: &mut DetectReport, code: &str, count: &str, path: String, message: String| {
-        *report.counts.entry(count.to_string()).or_default() += 1;
-        report.warnings.push(Warning {
-            code: code.to_string(),
-            path: Some(path),
-            message,
-        });
-    };
-    let mut globbed: Vec<(String, String, Vec<String>, Vec<String>, BTreeSet<String>)> = Vec::new();
+    let warn =
+        |report: &mut DetectReport, code: &str, count: &str, path: String, message: String| {
+            *report.counts.entry(count.to_string()).or_default() += 1;
+            report.warnings.push(Warning {
+                code: code.to_string(),
+                path: Some(path),
+                message,
+            });
+        };
+    /// A workspace declared by member globs.
+    struct Globbed<'m> {
+        dir: &'m String,
+        file: String,
+        patterns: &'m [String],
+        exclude: &'m [String],
+        candidates: &'m BTreeSet<String>,
+    }
+    let mut globbed: Vec<Globbed<'_>> = Vec::new();
     let cargo_dirs: BTreeSet<String> = m.cargo.keys().cloned().collect();
     let npm_dirs: BTreeSet<String> = m.npm.keys().cloned().collect();
     let py_dirs: BTreeSet<String> = m.python.keys().cloned().collect();
     for (dir, c) in &m.cargo {
-        if let Some((members, exclude, _)) = &c.workspace {
-            globbed.push((dir.clone(), child(dir, "Cargo.toml"), members.clone(), exclude.clone(), cargo_dirs.clone()));
+        if let Some(ws) = &c.workspace {
+            globbed.push(Globbed {
+                dir,
+                file: child(dir, "Cargo.toml"),
+                patterns: &ws.members,
+                exclude: &ws.exclude,
+                candidates: &cargo_dirs,
+            });
         }
     }
     for (dir, n) in &m.npm {
         if !n.workspaces.is_empty() {
-            let file = if index.is_file(&child(dir, "package.json")) { "package.json" } else { "pnpm-workspace.yaml" };
-            globbed.push((dir.clone(), child(dir, file), n.workspaces.clone(), Vec::new(), npm_dirs.clone()));
+            let file = if index.is_file(&child(dir, "package.json")) {
+                "package.json"
+            } else {
+                "pnpm-workspace.yaml"
+            };
+            globbed.push(Globbed {
+                dir,
+                file: child(dir, file),
+                patterns: &n.workspaces,
+                exclude: &[],
+                candidates: &npm_dirs,
+            });
         }
     }
     for (dir, p) in &m.python {
         if !p.workspace.is_empty() {
-            globbed.push((dir.clone(), child(dir, "pyproject.toml"), p.workspace.clone(), Vec::new(), py_dirs.clone()));
+            globbed.push(Globbed {
+                dir,
+                file: child(dir, "pyproject.toml"),
+                patterns: &p.workspace,
+                exclude: &[],
+                candidates: &py_dirs,
+            });
         }
     }
-    for (dir, file, pats, exclude, cands) in globbed {
-        let (members, escaping, self_match) = expand_members(&dir, &pats, &exclude, &cands);
+    for g in globbed {
+        let (dir, file) = (g.dir.clone(), g.file);
+        let (members, escaping, self_match) =
+            expand_members(&dir, g.patterns, g.exclude, g.candidates);
         for p in escaping {
             warn(
                 report,
@@ -322,8 +416,22 @@ fn check_workspaces(m: &Manifests, index: &RepoIndex<'_>, report: &mut DetectRep
         .go_work
         .iter()
         .map(|(d, u)| (d, u, "go.work"))
-        .chain(m.java.iter().map(|(d, j)| (d, &j.members, if j.gradle { "settings.gradle" } else { "pom.xml" })))
-        .chain(m.dart.iter().map(|(d, p)| (d, &p.workspace, "pubspec.yaml")));
+        .chain(m.java.iter().map(|(d, j)| {
+            (
+                d,
+                &j.members,
+                if j.gradle {
+                    "settings.gradle"
+                } else {
+                    "pom.xml"
+                },
+            )
+        }))
+        .chain(
+            m.dart
+                .iter()
+                .map(|(d, p)| (d, &p.workspace, "pubspec.yaml")),
+        );
     for (dir, members, file) in direct {
         for mem in members {
             if mem == dir {
@@ -389,7 +497,11 @@ mod tests {
         }
     }
 
-    fn ids(paths: &[&str], m: &Manifests, config: &[String]) -> Vec<(String, &'static str, String)> {
+    fn ids(
+        paths: &[&str],
+        m: &Manifests,
+        config: &[String],
+    ) -> Vec<(String, &'static str, String)> {
         let mut files: Vec<FileRow> = paths.iter().map(|p| row(p)).collect();
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let index = RepoIndex::new(files.iter().map(|f| f.path.as_str()));
@@ -412,7 +524,15 @@ mod tests {
     #[test]
     fn fallback_conventions_and_directories() {
         let got = ids(
-            &["README.md", ".github/ci.yml", "src/a.c", "internal/store/s.go", "internal/x.go", "docs/d.md", "tools/t.sh"],
+            &[
+                "README.md",
+                ".github/ci.yml",
+                "src/a.c",
+                "internal/store/s.go",
+                "internal/x.go",
+                "docs/d.md",
+                "tools/t.sh",
+            ],
             &Manifests::default(),
             &[],
         );
@@ -424,7 +544,10 @@ mod tests {
             ("src", "convention", "src/a.c"),
             ("tools", "directory", "tools/t.sh"),
         ];
-        let want: Vec<(String, &str, String)> = want.iter().map(|(a, b, c)| (a.to_string(), *b, c.to_string())).collect();
+        let want: Vec<(String, &str, String)> = want
+            .iter()
+            .map(|(a, b, c)| (a.to_string(), *b, c.to_string()))
+            .collect();
         assert_eq!(got, want);
     }
 
@@ -432,7 +555,11 @@ mod tests {
     fn config_roots_are_exclusive() {
         let mut m = Manifests::default();
         m.npm.insert("web".into(), Default::default());
-        let got = ids(&["web/package.json", "web/a.ts", "core/b.rs", "x.md"], &m, &["core".into()]);
+        let got = ids(
+            &["web/package.json", "web/a.ts", "core/b.rs", "x.md"],
+            &m,
+            &["core".into()],
+        );
         let names: Vec<(&str, &str)> = got.iter().map(|(a, b, _)| (a.as_str(), *b)).collect();
         assert_eq!(names, [(".", "directory"), ("core", "config")]);
     }

@@ -82,7 +82,11 @@ pub fn json_error(e: &serde_json::Error) -> String {
         serde_json::error::Category::Data => "unexpected value",
         serde_json::error::Category::Eof => "unexpected end of file",
     };
-    format!("invalid JSON at line {} column {}: {what}", e.line(), e.column())
+    format!(
+        "invalid JSON at line {} column {}: {what}",
+        e.line(),
+        e.column()
+    )
 }
 
 /// A TOML error as `line L: <message>` (the message names the problem, not the text).
@@ -119,7 +123,10 @@ pub fn yaml_top_level(text: &str) -> Vec<YamlEntry<'_>> {
             break;
         }
         let trimmed = line.trim_end();
-        if trimmed.trim_start().is_empty() || trimmed.trim_start().starts_with('#') || trimmed == "---" {
+        if trimmed.trim_start().is_empty()
+            || trimmed.trim_start().starts_with('#')
+            || trimmed == "---"
+        {
             continue;
         }
         if !line.starts_with([' ', '\t', '-']) {
@@ -143,10 +150,16 @@ fn split_key(line: &str) -> Option<(String, String)> {
     let line = line.trim();
     let (k, v) = if let Some(rest) = line.strip_prefix('"') {
         let end = rest.find('"')?;
-        (&rest[..end], rest[end + 1..].trim_start().strip_prefix(':')?)
+        (
+            &rest[..end],
+            rest[end + 1..].trim_start().strip_prefix(':')?,
+        )
     } else if let Some(rest) = line.strip_prefix('\'') {
         let end = rest.find('\'')?;
-        (&rest[..end], rest[end + 1..].trim_start().strip_prefix(':')?)
+        (
+            &rest[..end],
+            rest[end + 1..].trim_start().strip_prefix(':')?,
+        )
     } else {
         let i = line.find(':')?;
         // `key:` must be followed by whitespace or the end of line (not `a:b` inside a scalar).
@@ -183,7 +196,11 @@ pub fn yaml_scalar(v: &str) -> String {
 
 /// The scalar items of a list value: a flow list inline (`[a, b]`) or a block list (`- a`).
 pub fn yaml_list(entry: &YamlEntry<'_>) -> Vec<String> {
-    if let Some(inner) = entry.inline.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+    if let Some(inner) = entry
+        .inline
+        .strip_prefix('[')
+        .and_then(|s| s.strip_suffix(']'))
+    {
         return inner
             .split(',')
             .map(yaml_scalar)
@@ -250,7 +267,9 @@ impl XmlElement {
 
     /// The text of the first child with this name, when not empty.
     pub fn text_of(&self, name: &str) -> Option<&str> {
-        self.child(name).map(|c| c.text.as_str()).filter(|t| !t.is_empty())
+        self.child(name)
+            .map(|c| c.text.as_str())
+            .filter(|t| !t.is_empty())
     }
 }
 
@@ -280,33 +299,45 @@ pub fn parse_xml(text: &str) -> Result<XmlElement, String> {
         let rest = &text[i..];
         let skip_to = |end: &str| rest.find(end).map(|j| i + j + end.len());
         if rest.starts_with("<!--") {
-            i = skip_to("-->").ok_or_else(|| format!("invalid XML at line {}: unclosed comment", line_at(i)))?;
+            i = skip_to("-->")
+                .ok_or_else(|| format!("invalid XML at line {}: unclosed comment", line_at(i)))?;
         } else if rest.starts_with("<![CDATA[") {
-            let end = skip_to("]]>").ok_or_else(|| format!("invalid XML at line {}: unclosed CDATA", line_at(i)))?;
+            let end = skip_to("]]>")
+                .ok_or_else(|| format!("invalid XML at line {}: unclosed CDATA", line_at(i)))?;
             if let Some(top) = stack.last_mut() {
                 top.text.push_str(text[i + 9..end - 3].trim());
             }
             i = end;
         } else if rest.starts_with("<?") {
-            i = skip_to("?>").ok_or_else(|| format!("invalid XML at line {}: unclosed declaration", line_at(i)))?;
+            i = skip_to("?>").ok_or_else(|| {
+                format!("invalid XML at line {}: unclosed declaration", line_at(i))
+            })?;
         } else if rest.starts_with("<!") {
-            i = skip_to(">").ok_or_else(|| format!("invalid XML at line {}: unclosed declaration", line_at(i)))?;
+            i = skip_to(">").ok_or_else(|| {
+                format!("invalid XML at line {}: unclosed declaration", line_at(i))
+            })?;
         } else {
-            let end = tag_end(b, i).ok_or_else(|| format!("invalid XML at line {}: unclosed tag", line_at(i)))?;
+            let end = tag_end(b, i)
+                .ok_or_else(|| format!("invalid XML at line {}: unclosed tag", line_at(i)))?;
             let inner = &text[i + 1..end];
             let closing = inner.starts_with('/');
             let self_closing = inner.ends_with('/');
             let name_part = inner.trim_start_matches('/').trim_end_matches('/');
-            let qname = name_part.split(|c: char| c.is_whitespace()).next().unwrap_or("");
+            let qname = name_part
+                .split(|c: char| c.is_whitespace())
+                .next()
+                .unwrap_or("");
             let name = qname.rsplit(':').next().unwrap_or(qname).to_string();
             if name.is_empty() {
-                return Err(format!("invalid XML at line {}: empty tag name", line_at(i)));
+                return Err(format!(
+                    "invalid XML at line {}: empty tag name",
+                    line_at(i)
+                ));
             }
             if closing {
-                let el = stack
-                    .pop()
-                    .filter(|_| !stack.is_empty())
-                    .ok_or_else(|| format!("invalid XML at line {}: unexpected closing tag", line_at(i)))?;
+                let el = stack.pop().filter(|_| !stack.is_empty()).ok_or_else(|| {
+                    format!("invalid XML at line {}: unexpected closing tag", line_at(i))
+                })?;
                 if el.name != name {
                     return Err(format!(
                         "invalid XML at line {}: closing tag </{name}> does not match <{}>",
@@ -328,7 +359,10 @@ pub fn parse_xml(text: &str) -> Result<XmlElement, String> {
                     }
                 } else {
                     if stack.len() > 256 {
-                        return Err(format!("invalid XML at line {}: nesting deeper than 256", line_at(i)));
+                        return Err(format!(
+                            "invalid XML at line {}: nesting deeper than 256",
+                            line_at(i)
+                        ));
                     }
                     stack.push(el);
                 }
@@ -392,7 +426,10 @@ mod tests {
         let top = yaml_top_level(text);
         let get = |k: &str| top.iter().find(|e| e.key == k).unwrap();
         assert_eq!(yaml_scalar(&get("name").inline), "app");
-        assert_eq!(yaml_list(get("packages")), ["packages/*", "apps/**", "!**/test/**"]);
+        assert_eq!(
+            yaml_list(get("packages")),
+            ["packages/*", "apps/**", "!**/test/**"]
+        );
         assert_eq!(yaml_map_keys(get("dependencies")), ["http", "path"]);
         assert_eq!(yaml_list(get("flow")), ["a", "b"]);
     }
@@ -401,11 +438,18 @@ mod tests {
     fn xml_tree_and_errors() {
         let x = parse_xml("<?xml version=\"1.0\"?>\n<!-- c --><project xmlns=\"x\"><artifactId>core</artifactId><modules><module>a</module><module>b</module></modules><x/></project>").unwrap();
         assert_eq!(x.text_of("artifactId"), Some("core"));
-        let mods: Vec<_> = x.child("modules").unwrap().all("module").map(|m| m.text.as_str()).collect();
+        let mods: Vec<_> = x
+            .child("modules")
+            .unwrap()
+            .all("module")
+            .map(|m| m.text.as_str())
+            .collect();
         assert_eq!(mods, ["a", "b"]);
         let e = parse_xml("<project>\n<a></b></project>").unwrap_err();
         assert!(e.contains("line 2") && e.contains("</b>"), "{e}");
-        assert!(parse_xml("<project><a>").unwrap_err().contains("never closed"));
+        assert!(parse_xml("<project><a>")
+            .unwrap_err()
+            .contains("never closed"));
         assert!(parse_xml("").is_err());
     }
 }

@@ -8,10 +8,16 @@
 /// Whether `pattern` (already normalized: no `./`, no trailing `/`) matches the relative folder
 /// `path` (`""` is the folder the pattern is relative to).
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let mut pat: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    let mut pat: Vec<&str> = pattern
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
     // `**/**` means the same as `**`; collapsing keeps the backtracking small.
     pat.dedup_by(|a, b| *a == "**" && *b == "**");
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    let segs: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
     match_segments(&pat, &segs)
 }
 
@@ -20,7 +26,9 @@ fn match_segments(pat: &[&str], segs: &[&str]) -> bool {
         None => segs.is_empty(),
         Some((&"**", rest)) => (0..=segs.len()).any(|i| match_segments(rest, &segs[i..])),
         Some((p, rest)) => match segs.split_first() {
-            Some((s, srest)) => match_component(p.as_bytes(), s.as_bytes()) && match_segments(rest, srest),
+            Some((s, srest)) => {
+                match_component(p.as_bytes(), s.as_bytes()) && match_segments(rest, srest)
+            }
             None => false,
         },
     }

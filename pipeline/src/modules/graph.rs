@@ -66,14 +66,26 @@ pub fn build_edges(
     file_module: &dyn Fn(&str) -> Option<usize>,
     symbol_module: &HashMap<&str, usize>,
 ) -> (Vec<ModuleEdgeRow>, ReferenceStats) {
-    let index: HashMap<&str, usize> = module_ids.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
+    let index: HashMap<&str, usize> = module_ids
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.as_str(), i))
+        .collect();
     let mut internal: BTreeMap<(usize, usize), Acc> = BTreeMap::new();
     let mut external: BTreeMap<(usize, String, &'static str), Acc> = BTreeMap::new();
     for row in imports {
-        let Some(from) = row.from_module.as_deref().and_then(|m| index.get(m).copied()) else { continue };
+        let Some(from) = row
+            .from_module
+            .as_deref()
+            .and_then(|m| index.get(m).copied())
+        else {
+            continue;
+        };
         match row.kind.as_str() {
             "local-file" | "local-module" | "workspace-package" => {
-                let Some(to) = row.to_module.as_deref().and_then(|m| index.get(m).copied()) else { continue };
+                let Some(to) = row.to_module.as_deref().and_then(|m| index.get(m).copied()) else {
+                    continue;
+                };
                 if from != to {
                     let acc = internal.entry((from, to)).or_default();
                     acc.imports += 1;
@@ -82,8 +94,15 @@ pub fn build_edges(
             }
             k @ ("external-dependency" | "stdlib") => {
                 let Some(target) = &row.target else { continue };
-                let kind = if k == "stdlib" { "stdlib" } else { "external-dependency" };
-                external.entry((from, target.clone(), kind)).or_default().imports += 1;
+                let kind = if k == "stdlib" {
+                    "stdlib"
+                } else {
+                    "external-dependency"
+                };
+                external
+                    .entry((from, target.clone(), kind))
+                    .or_default()
+                    .imports += 1;
             }
             _ => {}
         }
@@ -99,11 +118,18 @@ pub fn build_edges(
     }
     if let Some(occs) = occurrences {
         for o in occs {
-            if o.source != "scip" || !o.roles.contains(Roles::REFERENCE) || o.roles.contains(Roles::DEFINITION) {
+            if o.source != "scip"
+                || !o.roles.contains(Roles::REFERENCE)
+                || o.roles.contains(Roles::DEFINITION)
+            {
                 continue;
             }
-            let Some(sym) = o.symbol_id.as_deref() else { continue };
-            let Some(from) = file_module(&o.path) else { continue };
+            let Some(sym) = o.symbol_id.as_deref() else {
+                continue;
+            };
+            let Some(from) = file_module(&o.path) else {
+                continue;
+            };
             if let Some(&to) = symbol_module.get(sym) {
                 if to != from {
                     stats.cross_module += 1;
@@ -129,7 +155,12 @@ pub fn build_edges(
         rows.push(ModuleEdgeRow {
             from_module: module_ids[*from].clone(),
             to_module: module_ids[*to].clone(),
-            kind: if acc.workspace { "workspace-package" } else { "local" }.to_string(),
+            kind: if acc.workspace {
+                "workspace-package"
+            } else {
+                "local"
+            }
+            .to_string(),
             import_count: acc.imports,
             reference_count: acc.references,
             strength: strength.of(acc),
@@ -170,7 +201,13 @@ impl Strength {
     }
 
     fn of(&self, a: &Acc) -> f64 {
-        let part = |v: i64, max: f64| if max > 0.0 { (v as f64).ln_1p() / max } else { 0.0 };
+        let part = |v: i64, max: f64| {
+            if max > 0.0 {
+                (v as f64).ln_1p() / max
+            } else {
+                0.0
+            }
+        };
         let s = if self.max_refs > 0.0 && self.max_imports > 0.0 {
             0.5 * part(a.imports, self.max_imports) + 0.5 * part(a.references, self.max_refs)
         } else if self.max_refs > 0.0 {
@@ -197,8 +234,15 @@ mod tests {
 
     #[test]
     fn scip_packages() {
-        assert_eq!(scip_package("rust-analyzer cargo serde 1.0.0 de/Deserialize#").as_deref(), Some("serde"));
-        assert_eq!(scip_package("semanticdb maven maven/com.google.guava/guava 31 com/google/Foo#").as_deref(), Some("com.google.guava:guava"));
+        assert_eq!(
+            scip_package("rust-analyzer cargo serde 1.0.0 de/Deserialize#").as_deref(),
+            Some("serde")
+        );
+        assert_eq!(
+            scip_package("semanticdb maven maven/com.google.guava/guava 31 com/google/Foo#")
+                .as_deref(),
+            Some("com.google.guava:guava")
+        );
         assert_eq!(scip_package("local 4"), None);
         assert_eq!(scip_package("scip-go gomod . . x"), None);
     }

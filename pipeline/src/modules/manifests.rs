@@ -88,8 +88,19 @@ pub struct CargoManifest {
     pub bin_paths: Vec<String>,
     /// Dependencies by the name code uses (`-` → `_`).
     pub deps: BTreeMap<String, Dep>,
-    /// `[workspace]`: member and exclude patterns, and `[workspace.dependencies]`.
-    pub workspace: Option<(Vec<String>, Vec<String>, BTreeMap<String, Dep>)>,
+    /// `[workspace]`, when the manifest declares one.
+    pub workspace: Option<CargoWorkspace>,
+}
+
+/// A Cargo `[workspace]` table.
+#[derive(Clone, Debug, Default)]
+pub struct CargoWorkspace {
+    /// `members` patterns.
+    pub members: Vec<String>,
+    /// `exclude` patterns.
+    pub exclude: Vec<String>,
+    /// `[workspace.dependencies]`.
+    pub deps: BTreeMap<String, Dep>,
 }
 
 /// A package.json (and, at the same folder, pnpm-workspace.yaml patterns).
@@ -232,7 +243,11 @@ impl Manifests {
             k.push(ManifestKind::Python);
         }
         if let Some(j) = self.java.get(dir) {
-            k.push(if j.gradle { ManifestKind::Gradle } else { ManifestKind::Maven });
+            k.push(if j.gradle {
+                ManifestKind::Gradle
+            } else {
+                ManifestKind::Maven
+            });
         }
         if self.dart.contains_key(dir) {
             k.push(ManifestKind::Dart);
@@ -247,7 +262,9 @@ impl Manifests {
             ManifestKind::Go => self.go.get(dir).map(|m| m.module_path.clone()),
             ManifestKind::Npm => self.npm.get(dir).and_then(|m| m.name.clone()),
             ManifestKind::Python => self.python.get(dir).and_then(|m| m.name.clone()),
-            ManifestKind::Maven | ManifestKind::Gradle => self.java.get(dir).and_then(|m| m.name.clone()),
+            ManifestKind::Maven | ManifestKind::Gradle => {
+                self.java.get(dir).and_then(|m| m.name.clone())
+            }
             ManifestKind::Dart => self.dart.get(dir).and_then(|m| m.name.clone()),
         }
     }
@@ -282,7 +299,13 @@ impl Manifests {
     }
 }
 
-const FIXTURE_DIRS: &[&str] = &["testdata", "fixtures", "__fixtures__", "test-fixtures", "node_modules"];
+const FIXTURE_DIRS: &[&str] = &[
+    "testdata",
+    "fixtures",
+    "__fixtures__",
+    "test-fixtures",
+    "node_modules",
+];
 
 fn is_fixture(path: &str) -> bool {
     let dir = parent_dir(path);
@@ -313,7 +336,8 @@ pub fn read_manifests(root: &Path, files: &[FileRow], index: &RepoIndex<'_>) -> 
                 | "settings.gradle.kts"
                 | "pubspec.yaml"
         ) || (name.starts_with("requirements") && name.ends_with(".txt"))
-            || ((name.starts_with("tsconfig") || name.starts_with("jsconfig")) && name.ends_with(".json"));
+            || ((name.starts_with("tsconfig") || name.starts_with("jsconfig"))
+                && name.ends_with(".json"));
         if !wanted || is_fixture(&f.path) {
             continue;
         }
@@ -338,7 +362,11 @@ pub fn read_manifests(root: &Path, files: &[FileRow], index: &RepoIndex<'_>) -> 
             "package.json" => read_package_json(&mut m, p, &dir, &text),
             "pnpm-workspace.yaml" => {
                 let top = yaml_top_level(&text);
-                let pats = top.iter().find(|e| e.key == "packages").map(yaml_list).unwrap_or_default();
+                let pats = top
+                    .iter()
+                    .find(|e| e.key == "packages")
+                    .map(yaml_list)
+                    .unwrap_or_default();
                 m.npm.entry(dir.clone()).or_insert_with(|| NpmManifest {
                     dir: dir.clone(),
                     ..NpmManifest::default()
@@ -401,13 +429,23 @@ fn read_cargo(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         .and_then(|p| join(dir, p));
     if let Some(bins) = table.get("bin").and_then(|v| v.as_array()) {
         for b in bins {
-            if let Some(p) = b.get("path").and_then(|v| v.as_str()).and_then(|p| join(dir, p)) {
+            if let Some(p) = b
+                .get("path")
+                .and_then(|v| v.as_str())
+                .and_then(|p| join(dir, p))
+            {
                 c.bin_paths.push(p);
             }
         }
     }
     let mut dep_tables: Vec<&toml::Table> = Vec::new();
-    for key in ["dependencies", "dev-dependencies", "build-dependencies", "dev_dependencies", "build_dependencies"] {
+    for key in [
+        "dependencies",
+        "dev-dependencies",
+        "build-dependencies",
+        "dev_dependencies",
+        "build_dependencies",
+    ] {
         if let Some(t) = table.get(key).and_then(|v| v.as_table()) {
             dep_tables.push(t);
         }
@@ -428,7 +466,12 @@ fn read_cargo(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         let strings = |k: &str| -> Vec<String> {
             ws.get(k)
                 .and_then(|v| v.as_array())
-                .map(|a| a.iter().filter_map(|v| v.as_str()).map(str::to_string).collect())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str())
+                        .map(str::to_string)
+                        .collect()
+                })
                 .unwrap_or_default()
         };
         let deps = ws
@@ -436,7 +479,11 @@ fn read_cargo(m: &mut Manifests, path: &str, dir: &str, text: &str) {
             .and_then(|v| v.as_table())
             .map(|t| cargo_deps(dir, t))
             .unwrap_or_default();
-        c.workspace = Some((strings("members"), strings("exclude"), deps));
+        c.workspace = Some(CargoWorkspace {
+            members: strings("members"),
+            exclude: strings("exclude"),
+            deps,
+        });
     }
     m.cargo.insert(dir.to_string(), c);
 }
@@ -449,7 +496,10 @@ fn cargo_deps(dir: &str, t: &toml::Table) -> BTreeMap<String, Dep> {
             .and_then(|p| p.as_str())
             .unwrap_or(key)
             .to_string();
-        let local_dir = v.get("path").and_then(|p| p.as_str()).and_then(|p| join(dir, p));
+        let local_dir = v
+            .get("path")
+            .and_then(|p| p.as_str())
+            .and_then(|p| join(dir, p));
         let inherited = v.get("workspace").and_then(|w| w.as_bool()) == Some(true);
         out.insert(
             key.replace('-', "_"),
@@ -468,7 +518,7 @@ fn inherit_cargo_workspace_deps(m: &mut Manifests) {
     let workspaces: Vec<(String, BTreeMap<String, Dep>)> = m
         .cargo
         .iter()
-        .filter_map(|(d, c)| c.workspace.as_ref().map(|w| (d.clone(), w.2.clone())))
+        .filter_map(|(d, c)| c.workspace.as_ref().map(|w| (d.clone(), w.deps.clone())))
         .collect();
     for (dir, c) in m.cargo.iter_mut() {
         let ws = super::paths::ancestors(dir)
@@ -499,29 +549,46 @@ fn read_package_json(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         ..NpmManifest::default()
     });
     n.name = obj.get("name").and_then(|v| v.as_str()).map(str::to_string);
-    for key in ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"] {
+    for key in [
+        "dependencies",
+        "devDependencies",
+        "peerDependencies",
+        "optionalDependencies",
+    ] {
         if let Some(d) = obj.get(key).and_then(|v| v.as_object()) {
             n.deps.extend(d.keys().cloned());
         }
     }
     match obj.get("bin") {
         Some(serde_json::Value::String(s)) => n.bins.extend(join(dir, s)),
-        Some(serde_json::Value::Object(o)) => {
-            n.bins.extend(o.values().filter_map(|v| v.as_str()).filter_map(|s| join(dir, s)))
-        }
+        Some(serde_json::Value::Object(o)) => n.bins.extend(
+            o.values()
+                .filter_map(|v| v.as_str())
+                .filter_map(|s| join(dir, s)),
+        ),
         _ => {}
     }
-    n.main = obj.get("main").and_then(|v| v.as_str()).and_then(|s| join(dir, s));
+    n.main = obj
+        .get("main")
+        .and_then(|v| v.as_str())
+        .and_then(|s| join(dir, s));
     for key in ["source", "module", "types", "typings", "main"] {
-        if let Some(p) = obj.get(key).and_then(|v| v.as_str()).and_then(|s| join(dir, s)) {
+        if let Some(p) = obj
+            .get(key)
+            .and_then(|v| v.as_str())
+            .and_then(|s| join(dir, s))
+        {
             n.entry_files.push(p);
         }
     }
     match obj.get("workspaces") {
-        Some(serde_json::Value::Array(a)) => n.workspaces.extend(a.iter().filter_map(|v| v.as_str()).map(str::to_string)),
+        Some(serde_json::Value::Array(a)) => n
+            .workspaces
+            .extend(a.iter().filter_map(|v| v.as_str()).map(str::to_string)),
         Some(serde_json::Value::Object(o)) => {
             if let Some(a) = o.get("packages").and_then(|v| v.as_array()) {
-                n.workspaces.extend(a.iter().filter_map(|v| v.as_str()).map(str::to_string));
+                n.workspaces
+                    .extend(a.iter().filter_map(|v| v.as_str()).map(str::to_string));
             }
         }
         _ => {}
@@ -542,13 +609,15 @@ fn go_directive_args(text: &str, directive: &str) -> Vec<String> {
             }
             continue;
         }
-        let Some(rest) = line.strip_prefix(directive) else { continue };
+        let Some(rest) = line.strip_prefix(directive) else {
+            continue;
+        };
         if !rest.starts_with([' ', '\t', '(']) {
             continue;
         }
         let rest = rest.trim();
-        if rest.starts_with('(') {
-            let inner = rest[1..].trim();
+        if let Some(inner) = rest.strip_prefix('(') {
+            let inner = inner.trim();
             if let Some(inner) = inner.strip_suffix(')') {
                 if !inner.trim().is_empty() {
                     out.push(inner.trim().to_string());
@@ -563,14 +632,22 @@ fn go_directive_args(text: &str, directive: &str) -> Vec<String> {
             out.push(rest.to_string());
         }
     }
-    out.into_iter().map(|s| s.trim_matches('"').to_string()).collect()
+    out.into_iter()
+        .map(|s| s.trim_matches('"').to_string())
+        .collect()
 }
 
 fn read_go_mod(m: &mut Manifests, path: &str, dir: &str, text: &str) {
     let module_path = go_directive_args(text, "module")
         .into_iter()
         .next()
-        .map(|s| s.split_whitespace().next().unwrap_or("").trim_matches('"').to_string())
+        .map(|s| {
+            s.split_whitespace()
+                .next()
+                .unwrap_or("")
+                .trim_matches('"')
+                .to_string()
+        })
         .filter(|s| !s.is_empty());
     let Some(module_path) = module_path else {
         return m.malformed(path, "invalid go.mod: no module directive".into());
@@ -584,9 +661,15 @@ fn read_go_mod(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         .iter()
         .filter_map(|r| {
             let (from, to) = r.split_once("=>")?;
-            let from = from.split_whitespace().next()?.trim_matches('"').to_string();
+            let from = from
+                .split_whitespace()
+                .next()?
+                .trim_matches('"')
+                .to_string();
             let to = to.split_whitespace().next()?.trim_matches('"');
-            let local = (to.starts_with("./") || to.starts_with("../")).then(|| join(dir, to)).flatten();
+            let local = (to.starts_with("./") || to.starts_with("../"))
+                .then(|| join(dir, to))
+                .flatten();
             Some((from, local))
         })
         .collect();
@@ -626,8 +709,12 @@ pub fn pep508_name(req: &str) -> Option<String> {
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
         .unwrap_or(req.len());
     let name = &req[..end];
-    (!name.is_empty() && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric()))
-        .then(|| normalize_python_name(name))
+    (!name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric()))
+    .then(|| normalize_python_name(name))
 }
 
 fn requirement_names(text: &str) -> Vec<String> {
@@ -639,10 +726,13 @@ fn requirement_names(text: &str) -> Vec<String> {
 }
 
 fn python_project<'m>(m: &'m mut Manifests, dir: &str, path: &str) -> &'m mut PythonProject {
-    let p = m.python.entry(dir.to_string()).or_insert_with(|| PythonProject {
-        dir: dir.to_string(),
-        ..PythonProject::default()
-    });
+    let p = m
+        .python
+        .entry(dir.to_string())
+        .or_insert_with(|| PythonProject {
+            dir: dir.to_string(),
+            ..PythonProject::default()
+        });
     p.files.push(path.to_string());
     p
 }
@@ -661,7 +751,12 @@ fn read_pyproject(m: &mut Manifests, path: &str, dir: &str, text: &str, index: &
     };
     let strs = |v: Option<&toml::Value>| -> Vec<String> {
         v.and_then(|v| v.as_array())
-            .map(|a| a.iter().filter_map(|x| x.as_str()).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str())
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default()
     };
     let name = get(&["project", "name"])
@@ -669,23 +764,47 @@ fn read_pyproject(m: &mut Manifests, path: &str, dir: &str, text: &str, index: &
         .and_then(|v| v.as_str())
         .map(str::to_string);
     let mut deps: Vec<String> = Vec::new();
-    deps.extend(strs(get(&["project", "dependencies"])).iter().filter_map(|s| pep508_name(s)));
-    for table in [get(&["project", "optional-dependencies"]), get(&["dependency-groups"]), get(&["tool", "pdm", "dev-dependencies"])]
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_table())
+    deps.extend(
+        strs(get(&["project", "dependencies"]))
+            .iter()
+            .filter_map(|s| pep508_name(s)),
+    );
+    for table in [
+        get(&["project", "optional-dependencies"]),
+        get(&["dependency-groups"]),
+        get(&["tool", "pdm", "dev-dependencies"]),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|v| v.as_table())
     {
         for (_, v) in table {
             deps.extend(strs(Some(v)).iter().filter_map(|s| pep508_name(s)));
         }
     }
-    deps.extend(strs(get(&["tool", "uv", "dev-dependencies"])).iter().filter_map(|s| pep508_name(s)));
-    let mut poetry_tables = vec![get(&["tool", "poetry", "dependencies"]), get(&["tool", "poetry", "dev-dependencies"])];
+    deps.extend(
+        strs(get(&["tool", "uv", "dev-dependencies"]))
+            .iter()
+            .filter_map(|s| pep508_name(s)),
+    );
+    let mut poetry_tables = vec![
+        get(&["tool", "poetry", "dependencies"]),
+        get(&["tool", "poetry", "dev-dependencies"]),
+    ];
     if let Some(groups) = get(&["tool", "poetry", "group"]).and_then(|v| v.as_table()) {
         poetry_tables.extend(groups.values().map(|g| g.get("dependencies")));
     }
-    for table in poetry_tables.into_iter().flatten().filter_map(|v| v.as_table()) {
-        deps.extend(table.keys().filter(|k| *k != "python").map(|k| normalize_python_name(k)));
+    for table in poetry_tables
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_table())
+    {
+        deps.extend(
+            table
+                .keys()
+                .filter(|k| *k != "python")
+                .map(|k| normalize_python_name(k)),
+        );
     }
     let mut packages = Vec::new();
     let mut roots = Vec::new();
@@ -714,7 +833,9 @@ fn read_pyproject(m: &mut Manifests, path: &str, dir: &str, text: &str, index: &
     }
     if let Some(a) = get(&["tool", "poetry", "packages"]).and_then(|v| v.as_array()) {
         for p in a {
-            let Some(include) = p.get("include").and_then(|v| v.as_str()) else { continue };
+            let Some(include) = p.get("include").and_then(|v| v.as_str()) else {
+                continue;
+            };
             let from = p.get("from").and_then(|v| v.as_str()).unwrap_or(".");
             if let Some(r) = join(dir, from) {
                 if from != "." {
@@ -726,20 +847,28 @@ fn read_pyproject(m: &mut Manifests, path: &str, dir: &str, text: &str, index: &
             }
         }
     }
-    for p in strs(get(&["tool", "hatch", "build", "targets", "wheel", "packages"])) {
+    for p in strs(get(&[
+        "tool", "hatch", "build", "targets", "wheel", "packages",
+    ])) {
         if let Some(d) = join(dir, &p) {
             roots.push(parent_dir(&d).to_string());
             packages.push(d);
         }
     }
     let mut scripts = Vec::new();
-    for table in [get(&["project", "scripts"]), get(&["project", "gui-scripts"]), get(&["tool", "poetry", "scripts"])]
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_table())
+    for table in [
+        get(&["project", "scripts"]),
+        get(&["project", "gui-scripts"]),
+        get(&["tool", "poetry", "scripts"]),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|v| v.as_table())
     {
         for v in table.values() {
-            let target = v.as_str().or_else(|| v.get("reference").and_then(|r| r.as_str()));
+            let target = v
+                .as_str()
+                .or_else(|| v.get("reference").and_then(|r| r.as_str()));
             if let Some(module) = target.and_then(|s| s.split(':').next()) {
                 scripts.push(module.trim().to_string());
             }
@@ -751,7 +880,8 @@ fn read_pyproject(m: &mut Manifests, path: &str, dir: &str, text: &str, index: &
         p.name = name;
     }
     p.deps.extend(deps);
-    p.packages.extend(packages.into_iter().filter(|d| index.is_dir(d)));
+    p.packages
+        .extend(packages.into_iter().filter(|d| index.is_dir(d)));
     p.source_roots.extend(roots);
     p.scripts.extend(scripts);
     p.workspace.extend(workspace);
@@ -781,7 +911,9 @@ fn parse_ini(text: &str) -> BTreeMap<String, BTreeMap<String, String>> {
             last_key = None;
         } else if let Some((k, v)) = trimmed.split_once(['=', ':']) {
             let k = k.trim().to_string();
-            out.entry(section.clone()).or_default().insert(k.clone(), v.trim().to_string());
+            out.entry(section.clone())
+                .or_default()
+                .insert(k.clone(), v.trim().to_string());
             last_key = Some(k);
         }
     }
@@ -799,13 +931,19 @@ fn read_setup_cfg(m: &mut Manifests, path: &str, dir: &str, text: &str) {
             .collect()
     };
     let name = val("metadata", "name").map(str::to_string);
-    let mut deps: Vec<String> = list(val("options", "install_requires")).iter().filter_map(|s| pep508_name(s)).collect();
+    let mut deps: Vec<String> = list(val("options", "install_requires"))
+        .iter()
+        .filter_map(|s| pep508_name(s))
+        .collect();
     if let Some(extras) = ini.get("options.extras_require") {
         for v in extras.values() {
             deps.extend(list(Some(v)).iter().filter_map(|s| pep508_name(s)));
         }
     }
-    let mut roots: Vec<String> = list(val("options.packages.find", "where")).iter().filter_map(|w| join(dir, w)).collect();
+    let mut roots: Vec<String> = list(val("options.packages.find", "where"))
+        .iter()
+        .filter_map(|w| join(dir, w))
+        .collect();
     if let Some(pd) = val("options", "package_dir") {
         for entry in pd.split('\n') {
             if let Some(("", r)) = entry.split_once('=').map(|(a, b)| (a.trim(), b.trim())) {
@@ -824,7 +962,10 @@ fn read_setup_cfg(m: &mut Manifests, path: &str, dir: &str, text: &str) {
     };
     let scripts: Vec<String> = list(val("options.entry_points", "console_scripts"))
         .iter()
-        .filter_map(|s| s.split_once('=').map(|(_, t)| t.split(':').next().unwrap_or("").trim().to_string()))
+        .filter_map(|s| {
+            s.split_once('=')
+                .map(|(_, t)| t.split(':').next().unwrap_or("").trim().to_string())
+        })
         .filter(|s| !s.is_empty())
         .collect();
     let p = python_project(m, dir, path);
@@ -863,7 +1004,9 @@ fn read_setup_py(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         while let Some(i) = text[from..].find(key) {
             let at = from + i;
             let rest = text[at + key.len()..].trim_start();
-            let prev_ok = at == 0 || !text.as_bytes()[at - 1].is_ascii_alphanumeric() && text.as_bytes()[at - 1] != b'_';
+            let prev_ok = at == 0
+                || !text.as_bytes()[at - 1].is_ascii_alphanumeric()
+                    && text.as_bytes()[at - 1] != b'_';
             if prev_ok {
                 if let Some(r) = rest.strip_prefix('=') {
                     if !r.starts_with('=') {
@@ -892,10 +1035,19 @@ fn read_setup_py(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         }
         String::new()
     };
-    let name = after("name").and_then(|s| quoted_strings(s.lines().next().unwrap_or("")).first().map(|s| s.to_string()));
+    let name = after("name").and_then(|s| {
+        quoted_strings(s.lines().next().unwrap_or(""))
+            .first()
+            .map(|s| s.to_string())
+    });
     let deps: Vec<String> = after("install_requires")
         .map(|s| bracketed(s, '[', ']'))
-        .map(|s| quoted_strings(&s).into_iter().filter_map(pep508_name).collect())
+        .map(|s| {
+            quoted_strings(&s)
+                .into_iter()
+                .filter_map(pep508_name)
+                .collect()
+        })
         .unwrap_or_default();
     let mut roots = Vec::new();
     if let Some(pd) = after("package_dir") {
@@ -920,7 +1072,10 @@ fn read_setup_py(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         .map(|s| {
             quoted_strings(&s)
                 .into_iter()
-                .filter_map(|e| e.split_once('=').map(|(_, t)| t.split(':').next().unwrap_or("").trim().to_string()))
+                .filter_map(|e| {
+                    e.split_once('=')
+                        .map(|(_, t)| t.split(':').next().unwrap_or("").trim().to_string())
+                })
                 .filter(|s| !s.is_empty())
                 .collect()
         })
@@ -947,18 +1102,30 @@ fn read_pom(m: &mut Manifests, path: &str, dir: &str, text: &str) {
     let mut deps = Vec::new();
     let dep_lists = [
         project.child("dependencies"),
-        project.child("dependencyManagement").and_then(|d| d.child("dependencies")),
+        project
+            .child("dependencyManagement")
+            .and_then(|d| d.child("dependencies")),
     ];
     for list in dep_lists.into_iter().flatten() {
         for d in list.all("dependency") {
-            let (Some(g), Some(a)) = (d.text_of("groupId"), d.text_of("artifactId")) else { continue };
-            let g = if g.starts_with("${") { group.clone().unwrap_or_default() } else { g.to_string() };
+            let (Some(g), Some(a)) = (d.text_of("groupId"), d.text_of("artifactId")) else {
+                continue;
+            };
+            let g = if g.starts_with("${") {
+                group.clone().unwrap_or_default()
+            } else {
+                g.to_string()
+            };
             deps.push((g, a.to_string()));
         }
     }
     let members = project
         .child("modules")
-        .map(|ms| ms.all("module").filter_map(|x| join(dir, &x.text)).collect())
+        .map(|ms| {
+            ms.all("module")
+                .filter_map(|x| join(dir, &x.text))
+                .collect()
+        })
         .unwrap_or_default();
     m.java.insert(
         dir.to_string(),
@@ -998,18 +1165,24 @@ fn read_gradle(m: &mut Manifests, dir: &str, name: &str, text: &str) {
         // A folder with both pom.xml and Gradle files is described by its pom.
         return;
     }
-    let j = m.java.entry(dir.to_string()).or_insert_with(|| JavaProject {
-        dir: dir.to_string(),
-        gradle: true,
-        ..JavaProject::default()
-    });
+    let j = m
+        .java
+        .entry(dir.to_string())
+        .or_insert_with(|| JavaProject {
+            dir: dir.to_string(),
+            gradle: true,
+            ..JavaProject::default()
+        });
     let settings = name.starts_with("settings");
     for line in text.lines() {
         let t = line.trim();
         if t.starts_with("//") || t.starts_with('*') {
             continue;
         }
-        let word: String = t.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '.').collect();
+        let word: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+            .collect();
         if settings {
             if word == "rootProject.name" {
                 j.name = quoted_strings(t).first().map(|s| s.to_string());
@@ -1019,7 +1192,8 @@ fn read_gradle(m: &mut Manifests, dir: &str, name: &str, text: &str) {
                     j.members.extend(join(dir, &rel));
                 }
             } else if word == "includeBuild" {
-                j.members.extend(quoted_strings(t).first().and_then(|s| join(dir, s)));
+                j.members
+                    .extend(quoted_strings(t).first().and_then(|s| join(dir, s)));
             }
         } else if word == "group" {
             j.group = quoted_strings(t).first().map(|s| s.to_string());
@@ -1027,7 +1201,11 @@ fn read_gradle(m: &mut Manifests, dir: &str, name: &str, text: &str) {
             for s in quoted_strings(t) {
                 let mut parts = s.split(':');
                 if let (Some(g), Some(a)) = (parts.next(), parts.next()) {
-                    let ok = |x: &str| !x.is_empty() && x.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+                    let ok = |x: &str| {
+                        !x.is_empty()
+                            && x.chars()
+                                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
+                    };
                     if ok(g) && ok(a) {
                         j.deps.push((g.to_string(), a.to_string()));
                     }
@@ -1047,7 +1225,9 @@ fn read_pubspec(m: &mut Manifests, dir: &str, text: &str) {
         match e.key.as_str() {
             "name" => d.name = Some(yaml_scalar(&e.inline)).filter(|s| !s.is_empty()),
             "dependencies" | "dev_dependencies" => d.deps.extend(yaml_map_keys(e)),
-            "workspace" => d.workspace.extend(yaml_list(e).iter().filter_map(|w| join(dir, w))),
+            "workspace" => d
+                .workspace
+                .extend(yaml_list(e).iter().filter_map(|w| join(dir, w))),
             _ => {}
         }
     }
@@ -1061,7 +1241,11 @@ fn read_tsconfig(m: &mut Manifests, path: &str, dir: &str, text: &str) {
     };
     let extends = match v.get("extends") {
         Some(serde_json::Value::String(s)) => vec![s.clone()],
-        Some(serde_json::Value::Array(a)) => a.iter().filter_map(|x| x.as_str()).map(str::to_string).collect(),
+        Some(serde_json::Value::Array(a)) => a
+            .iter()
+            .filter_map(|x| x.as_str())
+            .map(str::to_string)
+            .collect(),
         _ => Vec::new(),
     };
     let opts = v.get("compilerOptions");
@@ -1069,17 +1253,25 @@ fn read_tsconfig(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         .and_then(|o| o.get("baseUrl"))
         .and_then(|b| b.as_str())
         .and_then(|b| join(dir, b));
-    let paths = opts.and_then(|o| o.get("paths")).and_then(|p| p.as_object()).map(|o| {
-        o.iter()
-            .map(|(k, v)| {
-                let targets = v
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|t| t.as_str()).map(str::to_string).collect())
-                    .unwrap_or_default();
-                (k.clone(), targets)
-            })
-            .collect()
-    });
+    let paths = opts
+        .and_then(|o| o.get("paths"))
+        .and_then(|p| p.as_object())
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| {
+                    let targets = v
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|t| t.as_str())
+                                .map(str::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (k.clone(), targets)
+                })
+                .collect()
+        });
     m.tsconfig.insert(
         path.to_string(),
         TsConfigFile {
@@ -1118,9 +1310,16 @@ pub fn expand_members(
             None => escaping.push(p.to_string()),
         }
     }
-    let rel = |c: &str| if c == "." { String::new() } else { c.to_string() };
+    let rel = |c: &str| {
+        if c == "." {
+            String::new()
+        } else {
+            c.to_string()
+        }
+    };
     let pats_match = |pats: &[String], c: &str| {
-        pats.iter().any(|p| super::glob::matches(if p == "." { "" } else { p }, &rel(c)))
+        pats.iter()
+            .any(|p| super::glob::matches(if p == "." { "" } else { p }, &rel(c)))
     };
     let mut members = Vec::new();
     let mut self_match = false;
@@ -1151,7 +1350,9 @@ pub fn config_roots(roots: &[String], index: &RepoIndex<'_>) -> (Vec<String>, Ve
             None => warnings.push(Warning {
                 code: "config-root-invalid".into(),
                 path: Some(output_schema::config::CONFIG_FILE.into()),
-                message: format!("modules.roots entry {r:?} is absolute or leaves the repository; ignored"),
+                message: format!(
+                    "modules.roots entry {r:?} is absolute or leaves the repository; ignored"
+                ),
             }),
         }
     }
@@ -1195,10 +1396,16 @@ mod tests {
         ]);
         let app = &m.cargo["crates/app"];
         assert_eq!(app.crate_name.as_deref(), Some("acme_app"));
-        assert_eq!(app.deps["acme_core"].local_dir.as_deref(), Some("crates/core"));
+        assert_eq!(
+            app.deps["acme_core"].local_dir.as_deref(),
+            Some("crates/core")
+        );
         assert_eq!(app.deps["json"].package, "serde_json");
         assert_eq!(app.bin_paths, ["crates/app/src/x.rs"]);
-        assert_eq!(m.cargo["."].workspace.as_ref().unwrap().0, ["crates/*"]);
+        assert_eq!(
+            m.cargo["."].workspace.as_ref().unwrap().members,
+            ["crates/*"]
+        );
     }
 
     #[test]
@@ -1215,7 +1422,11 @@ mod tests {
             assert_eq!(w.code, "manifest-malformed");
             assert!(!w.message.contains("secret-value"), "{}", w.message);
         }
-        let cargo = m.warnings.iter().find(|w| w.path.as_deref() == Some("Cargo.toml")).unwrap();
+        let cargo = m
+            .warnings
+            .iter()
+            .find(|w| w.path.as_deref() == Some("Cargo.toml"))
+            .unwrap();
         assert!(cargo.message.contains("line 2"), "{}", cargo.message);
     }
 
@@ -1237,19 +1448,35 @@ mod tests {
         let go = &m.go["svc"];
         assert_eq!(go.module_path, "example.com/svc");
         assert_eq!(go.requires, ["github.com/pkg/errors"]);
-        assert_eq!(go.replaces, [("example.com/lib".to_string(), Some("lib".to_string()))]);
+        assert_eq!(
+            go.replaces,
+            [("example.com/lib".to_string(), Some("lib".to_string()))]
+        );
         assert_eq!(m.java["."].members, ["app", "lib/core"]);
         assert_eq!(m.java["."].name.as_deref(), Some("acme"));
-        assert_eq!(m.java["app"].deps, [("com.google.guava".to_string(), "guava".to_string())]);
-        assert_eq!(m.dart["mobile"].deps.iter().collect::<Vec<_>>(), ["flutter", "http"]);
+        assert_eq!(
+            m.java["app"].deps,
+            [("com.google.guava".to_string(), "guava".to_string())]
+        );
+        assert_eq!(
+            m.dart["mobile"].deps.iter().collect::<Vec<_>>(),
+            ["flutter", "http"]
+        );
     }
 
     #[test]
     fn member_expansion_counts_escapes_and_self() {
-        let cands: BTreeSet<String> = [".", "packages/a", "packages/b", "other"].map(String::from).into();
+        let cands: BTreeSet<String> = [".", "packages/a", "packages/b", "other"]
+            .map(String::from)
+            .into();
         let (members, esc, selfm) = expand_members(
             ".",
-            &["packages/*".into(), "!packages/b".into(), "../outside/*".into(), "**".into()],
+            &[
+                "packages/*".into(),
+                "!packages/b".into(),
+                "../outside/*".into(),
+                "**".into(),
+            ],
             &[],
             &cands,
         );

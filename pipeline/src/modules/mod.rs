@@ -45,7 +45,9 @@ use resolve::{Resolver, Unresolved};
 pub const HUGE_IMPORT_LIST: usize = 1000;
 
 /// Languages that describe data or documents; a module's language is its most common other one.
-const NON_CODE: &[&str] = &["markdown", "json", "yaml", "toml", "xml", "html", "css", "sql", "protobuf"];
+const NON_CODE: &[&str] = &[
+    "markdown", "json", "yaml", "toml", "xml", "html", "css", "sql", "protobuf",
+];
 
 /// What the stage produced besides the tables it fills in `tables`.
 #[derive(Debug)]
@@ -74,7 +76,8 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
 
     // 1. Manifests and module detection.
     let manifests = manifests::read_manifests(ctx.root, files, &index);
-    let (config_roots, config_warnings) = manifests::config_roots(&ctx.config.modules.roots, &index);
+    let (config_roots, config_warnings) =
+        manifests::config_roots(&ctx.config.modules.roots, &index);
     warnings.extend(config_warnings);
     let mut detect_report = DetectReport::default();
     let partition = detect::detect(files, &manifests, &config_roots, &index, &mut detect_report);
@@ -120,7 +123,10 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         let module_of_sync = |p: &str| partition.module_of(p);
         let resolver = Resolver::new(&index, &manifests, &path_refs, &module_of_sync);
         counts.extend(resolver.counts());
-        let results: Vec<resolve::Resolution> = imports.par_iter().map(|row| resolver.resolve(row)).collect();
+        let results: Vec<resolve::Resolution> = imports
+            .par_iter()
+            .map(|row| resolver.resolve(row))
+            .collect();
         let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
         for row in imports.iter() {
             *per_file.entry(row.path.as_str()).or_default() += 1;
@@ -139,7 +145,10 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
             total_rows += 1;
             row.from_module = module_of(&row.path).map(|i| ids[i].clone());
             row.to_module = if res.kind.is_local() {
-                res.target.as_deref().and_then(module_of_target).map(|i| ids[i].clone())
+                res.target
+                    .as_deref()
+                    .and_then(module_of_target)
+                    .map(|i| ids[i].clone())
             } else {
                 None
             };
@@ -168,7 +177,10 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
                         warnings.push(Warning {
                             code: "import-escapes-repo".into(),
                             path: Some(row.path.clone()),
-                            message: format!("line {}: {:?} resolves outside the repository", row.line, row.raw),
+                            message: format!(
+                                "line {}: {:?} resolves outside the repository",
+                                row.line, row.raw
+                            ),
                         });
                     }
                 }
@@ -181,7 +193,10 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     }
 
     // 4. Edges.
-    let symbol_module_ref: HashMap<&str, usize> = symbol_module.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let symbol_module_ref: HashMap<&str, usize> = symbol_module
+        .iter()
+        .map(|(k, v)| (k.as_str(), *v))
+        .collect();
     let (edges, ref_stats) = graph::build_edges(
         &ids,
         tables.imports.as_deref().unwrap_or_default(),
@@ -189,15 +204,29 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         &module_of,
         &symbol_module_ref,
     );
-    let internal_edges = edges.iter().filter(|e| !e.to_module.starts_with(graph::EXTERNAL_PREFIX)).count();
+    let internal_edges = edges
+        .iter()
+        .filter(|e| !e.to_module.starts_with(graph::EXTERNAL_PREFIX))
+        .count();
     counts.insert("edges".into(), internal_edges as i64);
-    counts.insert("edges.external".into(), (edges.len() - internal_edges) as i64);
-    counts.insert("edges.reference-only".into(), ref_stats.reference_only_edges);
+    counts.insert(
+        "edges.external".into(),
+        (edges.len() - internal_edges) as i64,
+    );
+    counts.insert(
+        "edges.reference-only".into(),
+        ref_stats.reference_only_edges,
+    );
     counts.insert("references.cross-module".into(), ref_stats.cross_module);
     counts.insert("references.external".into(), ref_stats.external);
 
     // 5. Entry points and module rows.
-    let entrypoints = entrypoints(&manifests, files, tables.symbols.as_deref().unwrap_or_default(), &index);
+    let entrypoints = entrypoints(
+        &manifests,
+        files,
+        tables.symbols.as_deref().unwrap_or_default(),
+        &index,
+    );
     let mut entry_modules: Vec<(String, Entrypoint)> = entrypoints
         .into_iter()
         .filter_map(|e| module_of(&e.path).map(|m| (ids[m].clone(), e)))
@@ -206,7 +235,14 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     entry_modules.dedup();
     counts.insert("entrypoints".into(), entry_modules.len() as i64);
     let entry_set: BTreeSet<&str> = entry_modules.iter().map(|(m, _)| m.as_str()).collect();
-    let rows = module_rows(ctx.repo_id, files, &partition, &manifests, &symbol_counts, &entry_set);
+    let rows = module_rows(
+        ctx.repo_id,
+        files,
+        &partition,
+        &manifests,
+        &symbol_counts,
+        &entry_set,
+    );
     for r in &rows {
         let det = format!("modules.{}", r.detection);
         *counts.entry(det).or_default() += 1;
@@ -217,7 +253,11 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     let view = view::architecture(&rows, &edges, &entry_modules);
     let malformed = manifests.malformed > 0;
     let mut report = StageReport::with_status(
-        if !imports_present || malformed { StageStatus::Partial } else { StageStatus::Ok },
+        if !imports_present || malformed {
+            StageStatus::Partial
+        } else {
+            StageStatus::Ok
+        },
         None,
     );
     report.items = files.len() as i64;
@@ -234,8 +274,16 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         }
     } else {
         Completeness {
-            score: if total_rows == 0 { 1.0 } else { (resolved_rows as f64 / total_rows as f64 * 1e6).round() / 1e6 },
-            reason: if tables.occurrences.as_ref().is_some_and(|o| o.iter().any(|x| x.source == "scip")) {
+            score: if total_rows == 0 {
+                1.0
+            } else {
+                (resolved_rows as f64 / total_rows as f64 * 1e6).round() / 1e6
+            },
+            reason: if tables
+                .occurrences
+                .as_ref()
+                .is_some_and(|o| o.iter().any(|x| x.source == "scip"))
+            {
                 "imports-resolved+scip-references".into()
             } else {
                 "imports-resolved".into()
@@ -247,7 +295,11 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     tables.module_edges = Some(edges);
     ctx.progress.stage_finished(
         "modules",
-        &format!("{} modules, {} edges", report.counts.get("modules").copied().unwrap_or(0), internal_edges),
+        &format!(
+            "{} modules, {} edges",
+            report.counts.get("modules").copied().unwrap_or(0),
+            internal_edges
+        ),
     );
     ModulesOutput { report, view }
 }
@@ -295,13 +347,21 @@ fn module_rows(
             let kind = kinds
                 .iter()
                 .copied()
-                .find(|k| code_language.as_deref().is_some_and(|l| k.languages().contains(&l)))
+                .find(|k| {
+                    code_language
+                        .as_deref()
+                        .is_some_and(|l| k.languages().contains(&l))
+                })
                 .or_else(|| kinds.first().copied());
             // A manifest-only folder (a workspace root) speaks its ecosystem's language.
             let language = code_language
                 .or_else(|| kind.map(|k| k.languages()[0].to_string()))
                 .or_else(|| pick(false));
-            let dir_name = if root.id == "." { repo_id.to_string() } else { file_name(&root.id).to_string() };
+            let dir_name = if root.id == "." {
+                repo_id.to_string()
+            } else {
+                file_name(&root.id).to_string()
+            };
             let (manifest, name) = match (kind, &root.derived) {
                 (Some(k), _) => (k.name(), manifests.name_at(&root.id, k).unwrap_or(dir_name)),
                 (None, Some((k, name))) => (k.name(), name.clone()),
@@ -326,13 +386,20 @@ fn module_rows(
 /// Entry points: main functions (from symbols), Cargo binaries, package.json `bin`/`main`,
 /// Python `__main__.py` and console scripts, Dart `bin/` files. Files that look like tests are
 /// left out.
-fn entrypoints(m: &Manifests, files: &[FileRow], symbols: &[output_schema::tables::SymbolRow], index: &RepoIndex<'_>) -> Vec<Entrypoint> {
+fn entrypoints(
+    m: &Manifests,
+    files: &[FileRow],
+    symbols: &[output_schema::tables::SymbolRow],
+    index: &RepoIndex<'_>,
+) -> Vec<Entrypoint> {
     let mut out: Vec<Entrypoint> = Vec::new();
     let is_test: HashMap<&str, bool> = files.iter().map(|f| (f.path.as_str(), f.is_test)).collect();
     for s in symbols {
         let lang = s.language.as_deref().unwrap_or("");
         let main_fn = s.name == "main"
-            && (s.kind == "function" && s.container.is_none() && matches!(lang, "rust" | "go" | "c" | "cpp")
+            && (s.kind == "function"
+                && s.container.is_none()
+                && matches!(lang, "rust" | "go" | "c" | "cpp")
                 || s.kind == "method" && matches!(lang, "java" | "kotlin"));
         if main_fn {
             out.push(Entrypoint {
@@ -347,11 +414,16 @@ fn entrypoints(m: &Manifests, files: &[FileRow], symbols: &[output_schema::table
         }
         let main = child(dir, "src/main.rs");
         if index.is_file(&main) {
-            out.push(Entrypoint { path: main, kind: "bin-target" });
+            out.push(Entrypoint {
+                path: main,
+                kind: "bin-target",
+            });
         }
         let bin_dir = child(dir, "src/bin");
         for f in files.iter().filter(|f| f.path.ends_with(".rs")) {
-            let Some(rel) = strip_dir(&f.path, &bin_dir) else { continue };
+            let Some(rel) = strip_dir(&f.path, &bin_dir) else {
+                continue;
+            };
             let comps: Vec<&str> = rel.split('/').collect();
             if comps.len() == 1 || comps.len() == 2 && comps[1] == "main.rs" {
                 out.push(Entrypoint {
@@ -373,12 +445,26 @@ fn entrypoints(m: &Manifests, files: &[FileRow], symbols: &[output_schema::table
             continue;
         }
         for b in &n.bins {
-            let path = if index.is_file(b) { b.clone() } else { manifest.clone() };
-            out.push(Entrypoint { path, kind: "package-bin" });
+            let path = if index.is_file(b) {
+                b.clone()
+            } else {
+                manifest.clone()
+            };
+            out.push(Entrypoint {
+                path,
+                kind: "package-bin",
+            });
         }
         if let Some(main) = &n.main {
-            let path = if index.is_file(main) { main.clone() } else { manifest.clone() };
-            out.push(Entrypoint { path, kind: "package-main" });
+            let path = if index.is_file(main) {
+                main.clone()
+            } else {
+                manifest.clone()
+            };
+            out.push(Entrypoint {
+                path,
+                kind: "package-main",
+            });
         }
     }
     for f in files.iter().filter(|f| file_name(&f.path) == "__main__.py") {
@@ -393,9 +479,12 @@ fn entrypoints(m: &Manifests, files: &[FileRow], symbols: &[output_schema::table
         for script in &p.scripts {
             let rel = script.replace('.', "/");
             let found = bases.iter().find_map(|b| {
-                [child(b, &format!("{rel}.py")), child(b, &format!("{rel}/__init__.py"))]
-                    .into_iter()
-                    .find(|f| index.is_file(f))
+                [
+                    child(b, &format!("{rel}.py")),
+                    child(b, &format!("{rel}/__init__.py")),
+                ]
+                .into_iter()
+                .find(|f| index.is_file(f))
             });
             if let Some(path) = found.or_else(|| p.files.first().cloned()) {
                 out.push(Entrypoint {
@@ -407,7 +496,10 @@ fn entrypoints(m: &Manifests, files: &[FileRow], symbols: &[output_schema::table
     }
     for dir in m.dart.keys() {
         let bin = child(dir, "bin");
-        for f in files.iter().filter(|f| f.path.ends_with(".dart") && parent_dir(&f.path) == bin) {
+        for f in files
+            .iter()
+            .filter(|f| f.path.ends_with(".dart") && parent_dir(&f.path) == bin)
+        {
             out.push(Entrypoint {
                 path: f.path.clone(),
                 kind: "bin-target",
@@ -436,6 +528,16 @@ mod tests {
         .iter()
         .map(|k| k.name())
         .collect();
-        assert_eq!(names, ["local-file", "local-module", "workspace-package", "external-dependency", "stdlib", "unknown"]);
+        assert_eq!(
+            names,
+            [
+                "local-file",
+                "local-module",
+                "workspace-package",
+                "external-dependency",
+                "stdlib",
+                "unknown"
+            ]
+        );
     }
 }

@@ -112,6 +112,8 @@ impl<'a> RepoIndex<'a> {
                 }
             }
         }
+        // Sorting each list in place: the order lists are visited in cannot leak.
+        #[allow(clippy::iter_over_hash_type)]
         for v in by_name.values_mut() {
             v.sort_unstable();
         }
@@ -134,7 +136,10 @@ impl<'a> RepoIndex<'a> {
 
     /// Scanned files with this file name, sorted by path.
     pub fn named(&self, name: &str) -> &[&'a str] {
-        self.by_name.get(name).map(Vec::as_slice).unwrap_or_default()
+        self.by_name
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
     }
 
     /// Scanned files whose path ends with `/suffix` or equals it, sorted by path.
@@ -142,7 +147,10 @@ impl<'a> RepoIndex<'a> {
         self.named(file_name(suffix))
             .iter()
             .copied()
-            .filter(|p| *p == suffix || p.ends_with(suffix) && p.as_bytes()[p.len() - suffix.len() - 1] == b'/')
+            .filter(|p| {
+                *p == suffix
+                    || p.ends_with(suffix) && p.as_bytes()[p.len() - suffix.len() - 1] == b'/'
+            })
             .collect()
     }
 }
@@ -163,14 +171,27 @@ mod tests {
 
     #[test]
     fn ancestors_end_at_root() {
-        assert_eq!(ancestors("a/b/c").collect::<Vec<_>>(), ["a/b/c", "a/b", "a", "."]);
+        assert_eq!(
+            ancestors("a/b/c").collect::<Vec<_>>(),
+            ["a/b/c", "a/b", "a", "."]
+        );
         assert_eq!(ancestors(".").collect::<Vec<_>>(), ["."]);
     }
 
     #[test]
     fn suffix_lookup_matches_whole_components() {
-        let idx = RepoIndex::new(["src/com/acme/Util.java", "x/acme/Util.java", "xacme/Util.java"].into_iter());
-        assert_eq!(idx.with_suffix("acme/Util.java"), ["src/com/acme/Util.java", "x/acme/Util.java"]);
+        let idx = RepoIndex::new(
+            [
+                "src/com/acme/Util.java",
+                "x/acme/Util.java",
+                "xacme/Util.java",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            idx.with_suffix("acme/Util.java"),
+            ["src/com/acme/Util.java", "x/acme/Util.java"]
+        );
         assert!(idx.is_dir("src/com") && idx.is_dir(".") && !idx.is_dir("src/com/acme/Util.java"));
         assert_eq!(strip_dir("a/b/c", "a"), Some("b/c"));
         assert_eq!(strip_dir("ab/c", "a"), None);

@@ -7,6 +7,7 @@
 //! C/C++: the ISO C and C++ standard headers and the common POSIX/system headers.
 
 /// Top-level Python standard-library modules.
+#[rustfmt::skip]
 const PYTHON: &[&str] = &[
     "__future__", "_abc", "_ast", "_asyncio", "_bisect", "_blake2", "_bz2", "_codecs", "_collections",
     "_collections_abc", "_compression", "_contextvars", "_csv", "_ctypes", "_datetime", "_decimal",
@@ -47,6 +48,7 @@ const PYTHON: &[&str] = &[
 ];
 
 /// Node.js built-in modules (without the `node:` scheme).
+#[rustfmt::skip]
 const NODE: &[&str] = &[
     "assert", "assert/strict", "async_hooks", "buffer", "child_process", "cluster", "console",
     "constants", "crypto", "dgram", "diagnostics_channel", "dns", "dns/promises", "domain", "events",
@@ -61,12 +63,14 @@ const NODE: &[&str] = &[
 const RUST: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
 
 /// JDK package roots (dotted prefixes).
+#[rustfmt::skip]
 const JAVA_PREFIXES: &[&str] = &[
     "java.", "javax.", "jdk.", "sun.", "com.sun.", "org.w3c.dom.", "org.xml.sax.", "org.ietf.jgss.",
     "org.omg.", "kotlin.",
 ];
 
 /// ISO C, C++ and common POSIX/system headers.
+#[rustfmt::skip]
 const C_HEADERS: &[&str] = &[
     "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h", "iso646.h",
     "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h", "stdarg.h", "stdatomic.h",
@@ -81,8 +85,10 @@ const C_HEADERS: &[&str] = &[
 ];
 
 /// C header folders of the system (`sys/…`, `netinet/…`).
+#[rustfmt::skip]
 const C_HEADER_DIRS: &[&str] = &["sys/", "netinet/", "arpa/", "net/", "linux/", "asm/", "bits/", "mach/"];
 
+#[rustfmt::skip]
 const CPP_HEADERS: &[&str] = &[
     "algorithm", "any", "array", "atomic", "barrier", "bit", "bitset", "cassert", "ccomplex", "cctype",
     "cerrno", "cfenv", "cfloat", "charconv", "chrono", "cinttypes", "ciso646", "climits", "clocale",
@@ -147,6 +153,11 @@ mod tests {
         assert!(go("net/http") && !go("golang.org/x/sync"));
         assert_eq!(java("java.util.List"), Some("java"));
         assert_eq!(java("javafx.scene"), None);
-        assert!(c_header("stdio.h") && c_header("vector") && c_header("sys/types.h") && !c_header("foo.h"));
+        assert!(
+            c_header("stdio.h")
+                && c_header("vector")
+                && c_header("sys/types.h")
+                && !c_header("foo.h")
+        );
     }
 }

@@ -32,17 +32,27 @@ pub fn importance(modules: &[ModuleRow], edges: &[ModuleEdgeRow]) -> Vec<f64> {
     if n == 0 {
         return Vec::new();
     }
-    let idx: HashMap<&str, usize> = modules.iter().enumerate().map(|(i, m)| (m.module_id.as_str(), i)).collect();
+    let idx: HashMap<&str, usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.module_id.as_str(), i))
+        .collect();
     let mut out_links: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
     for e in edges {
         if e.to_module.starts_with(EXTERNAL_PREFIX) {
             continue;
         }
-        if let (Some(&f), Some(&t)) = (idx.get(e.from_module.as_str()), idx.get(e.to_module.as_str())) {
+        if let (Some(&f), Some(&t)) = (
+            idx.get(e.from_module.as_str()),
+            idx.get(e.to_module.as_str()),
+        ) {
             out_links[f].push((t, (e.import_count + e.reference_count) as f64));
         }
     }
-    let totals: Vec<f64> = out_links.iter().map(|l| l.iter().map(|(_, w)| w).sum()).collect();
+    let totals: Vec<f64> = out_links
+        .iter()
+        .map(|l| l.iter().map(|(_, w)| w).sum())
+        .collect();
     let d = 0.85;
     let nf = n as f64;
     let mut rank = vec![1.0 / nf; n];
@@ -60,7 +70,15 @@ pub fn importance(modules: &[ModuleRow], edges: &[ModuleEdgeRow]) -> Vec<f64> {
         rank = next;
     }
     let max = rank.iter().cloned().fold(0.0, f64::max);
-    rank.iter().map(|r| if max > 0.0 { (r / max * 1e6).round() / 1e6 } else { 0.0 }).collect()
+    rank.iter()
+        .map(|r| {
+            if max > 0.0 {
+                (r / max * 1e6).round() / 1e6
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// Builds the view.
@@ -72,7 +90,11 @@ pub fn architecture(
     let imp = importance(modules, edges);
     let mut fan_in = vec![0i64; modules.len()];
     let mut fan_out = vec![0i64; modules.len()];
-    let idx: HashMap<&str, usize> = modules.iter().enumerate().map(|(i, m)| (m.module_id.as_str(), i)).collect();
+    let idx: HashMap<&str, usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.module_id.as_str(), i))
+        .collect();
     let mut internal: Vec<&ModuleEdgeRow> = Vec::new();
     let mut external: Vec<&ModuleEdgeRow> = Vec::new();
     for e in edges {
@@ -96,7 +118,10 @@ pub fn architecture(
             .then(modules[a].module_id.cmp(&modules[b].module_id))
     });
     let listed: Vec<usize> = order.iter().copied().take(MAX_MODULES).collect();
-    let listed_ids: std::collections::HashSet<&str> = listed.iter().map(|&i| modules[i].module_id.as_str()).collect();
+    let listed_ids: std::collections::HashSet<&str> = listed
+        .iter()
+        .map(|&i| modules[i].module_id.as_str())
+        .collect();
     let module_values: Vec<Value> = listed
         .iter()
         .enumerate()
@@ -143,7 +168,9 @@ pub fn architecture(
     let mut shown: Vec<&ModuleEdgeRow> = internal
         .iter()
         .copied()
-        .filter(|e| listed_ids.contains(e.from_module.as_str()) && listed_ids.contains(e.to_module.as_str()))
+        .filter(|e| {
+            listed_ids.contains(e.from_module.as_str()) && listed_ids.contains(e.to_module.as_str())
+        })
         .collect();
     shown.sort_by(by_strength);
     let edges_hidden = internal.len() - shown.len().min(MAX_EDGES);
@@ -163,7 +190,10 @@ pub fn architecture(
     });
     let ext_hidden = external.len() - ext.len().min(MAX_EXTERNAL_EDGES);
     ext.truncate(MAX_EXTERNAL_EDGES);
-    let mut eps: Vec<&(String, Entrypoint)> = entrypoints.iter().filter(|(m, _)| listed_ids.contains(m.as_str())).collect();
+    let mut eps: Vec<&(String, Entrypoint)> = entrypoints
+        .iter()
+        .filter(|(m, _)| listed_ids.contains(m.as_str()))
+        .collect();
     let eps_hidden = entrypoints.len() - eps.len().min(MAX_ENTRYPOINTS);
     eps.truncate(MAX_ENTRYPOINTS);
     json!({

@@ -39,7 +39,9 @@ impl Fixture {
             ignore_globs: Vec::new(),
             excluded_folders: Vec::new(),
         };
-        pipeline::scan::scan(self.root(), &cfg, &NoProgress).unwrap().files
+        pipeline::scan::scan(self.root(), &cfg, &NoProgress)
+            .unwrap()
+            .files
     }
 
     /// Runs the modules stage with these tables (files come from the scan).
@@ -158,7 +160,11 @@ pub fn class(t: &TableSet, path: &str, line: i32) -> (String, Option<String>, Op
 #[track_caller]
 pub fn assert_import(t: &TableSet, path: &str, line: i32, kind: &str, target: Option<&str>) {
     let (k, tg, m) = class(t, path, line);
-    assert_eq!((k.as_str(), tg.as_deref()), (kind, target), "{path}:{line} (method {m:?})");
+    assert_eq!(
+        (k.as_str(), tg.as_deref()),
+        (kind, target),
+        "{path}:{line} (method {m:?})"
+    );
 }
 
 /// Modules as (id, name, manifest, detection).
@@ -168,7 +174,14 @@ pub fn module_list(t: &TableSet) -> Vec<(String, String, String, String)> {
         .as_ref()
         .unwrap()
         .iter()
-        .map(|m| (m.module_id.clone(), m.name.clone(), m.manifest.clone(), m.detection.clone()))
+        .map(|m| {
+            (
+                m.module_id.clone(),
+                m.name.clone(),
+                m.manifest.clone(),
+                m.detection.clone(),
+            )
+        })
         .collect();
     v.sort();
     v
@@ -181,18 +194,34 @@ pub fn edge_list(t: &TableSet) -> Vec<(String, String, String, i64, i64)> {
         .as_ref()
         .unwrap()
         .iter()
-        .map(|e| (e.from_module.clone(), e.to_module.clone(), e.kind.clone(), e.import_count, e.reference_count))
+        .map(|e| {
+            (
+                e.from_module.clone(),
+                e.to_module.clone(),
+                e.kind.clone(),
+                e.import_count,
+                e.reference_count,
+            )
+        })
         .collect();
     v.sort();
     v
 }
 
-pub fn owned<const N: usize>(rows: [(&str, &str, &str, &str); N]) -> Vec<(String, String, String, String)> {
-    rows.iter().map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string())).collect()
+pub fn owned<const N: usize>(
+    rows: [(&str, &str, &str, &str); N],
+) -> Vec<(String, String, String, String)> {
+    rows.iter()
+        .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        .collect()
 }
 
-pub fn edges<const N: usize>(rows: [(&str, &str, &str, i64, i64); N]) -> Vec<(String, String, String, i64, i64)> {
-    rows.iter().map(|(a, b, c, d, e)| (a.to_string(), b.to_string(), c.to_string(), *d, *e)).collect()
+pub fn edges<const N: usize>(
+    rows: [(&str, &str, &str, i64, i64); N],
+) -> Vec<(String, String, String, i64, i64)> {
+    rows.iter()
+        .map(|(a, b, c, d, e)| (a.to_string(), b.to_string(), c.to_string(), *d, *e))
+        .collect()
 }
 
 /// Recounts every edge from the output tables alone and checks it matches: an edge must be backed
@@ -204,20 +233,40 @@ pub fn assert_traceable(t: &TableSet) {
         .as_ref()
         .unwrap()
         .iter()
-        .map(|f| (f.path.as_str(), f.module_id.as_deref().expect("every file has a module")))
+        .map(|f| {
+            (
+                f.path.as_str(),
+                f.module_id.as_deref().expect("every file has a module"),
+            )
+        })
         .collect();
     let symbol_module: HashMap<&str, &str> = t
         .symbols
         .iter()
         .flatten()
-        .map(|s| (s.stable_id.as_str(), s.module_id.as_deref().expect("every symbol has a module")))
+        .map(|s| {
+            (
+                s.stable_id.as_str(),
+                s.module_id.as_deref().expect("every symbol has a module"),
+            )
+        })
         .collect();
     let mut imports: BTreeMap<(String, String), i64> = BTreeMap::new();
     for r in t.imports.iter().flatten() {
-        let (Some(from), kind) = (&r.from_module, r.kind.as_str()) else { continue };
-        assert_eq!(Some(from.as_str()), file_module.get(r.path.as_str()).copied(), "from_module of {}:{}", r.path, r.line);
+        let (Some(from), kind) = (&r.from_module, r.kind.as_str()) else {
+            continue;
+        };
+        assert_eq!(
+            Some(from.as_str()),
+            file_module.get(r.path.as_str()).copied(),
+            "from_module of {}:{}",
+            r.path,
+            r.line
+        );
         let to = match kind {
-            "local-file" | "local-module" | "workspace-package" => r.to_module.clone().expect("local import has to_module"),
+            "local-file" | "local-module" | "workspace-package" => {
+                r.to_module.clone().expect("local import has to_module")
+            }
             "external-dependency" | "stdlib" => format!("external:{}", r.target.as_ref().unwrap()),
             _ => continue,
         };
@@ -227,7 +276,10 @@ pub fn assert_traceable(t: &TableSet) {
     }
     let mut refs: BTreeMap<(String, String), i64> = BTreeMap::new();
     for o in t.occurrences.iter().flatten() {
-        if o.source != "scip" || !o.roles.contains(Roles::REFERENCE) || o.roles.contains(Roles::DEFINITION) {
+        if o.source != "scip"
+            || !o.roles.contains(Roles::REFERENCE)
+            || o.roles.contains(Roles::DEFINITION)
+        {
             continue;
         }
         let (Some(from), Some(to)) = (
@@ -244,16 +296,25 @@ pub fn assert_traceable(t: &TableSet) {
     for e in edges {
         let key = (e.from_module.clone(), e.to_module.clone());
         let i = imports.get(&key).copied().unwrap_or(0);
-        assert!(e.import_count + e.reference_count > 0, "edge without evidence: {e:?}");
+        assert!(
+            e.import_count + e.reference_count > 0,
+            "edge without evidence: {e:?}"
+        );
         assert_eq!(e.import_count, i, "import_count of {e:?}");
         if !e.to_module.starts_with("external:") {
-            assert_eq!(e.reference_count, refs.get(&key).copied().unwrap_or(0), "reference_count of {e:?}");
+            assert_eq!(
+                e.reference_count,
+                refs.get(&key).copied().unwrap_or(0),
+                "reference_count of {e:?}"
+            );
         }
         assert!((0.0..=1.0).contains(&e.strength), "{e:?}");
     }
     for (key, n) in imports.iter().chain(refs.iter()) {
         assert!(
-            edges.iter().any(|e| (e.from_module.clone(), e.to_module.clone()) == *key),
+            edges
+                .iter()
+                .any(|e| (e.from_module.clone(), e.to_module.clone()) == *key),
             "{n} imports/references {key:?} have no edge"
         );
     }

@@ -18,7 +18,9 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str) -> Resolution {
     }
     if !angled {
         match join(parent_dir(path), spec) {
-            Some(f) if r.index.is_file(&f) => return Resolution::local(Kind::LocalFile, f, Method::Exact, EXACT),
+            Some(f) if r.index.is_file(&f) => {
+                return Resolution::local(Kind::LocalFile, f, Method::Exact, EXACT)
+            }
             Some(_) => {}
             None if spec.starts_with("..") => return Resolution::unknown(Unresolved::EscapesRepo),
             None => {}
@@ -29,7 +31,12 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str) -> Resolution {
         return Resolution::stdlib(spec);
     }
     let rel = spec.trim_start_matches("./");
-    let cands: Vec<String> = r.index.with_suffix(rel).into_iter().map(String::from).collect();
+    let cands: Vec<String> = r
+        .index
+        .with_suffix(rel)
+        .into_iter()
+        .map(String::from)
+        .collect();
     match r.pick(&cands, path) {
         Ok(Some(f)) => return Resolution::local(Kind::LocalFile, f, Method::Suffix, SUFFIX),
         Ok(None) => {}

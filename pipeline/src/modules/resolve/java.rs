@@ -25,13 +25,18 @@ impl JavaContext {
     /// Indexes the folders that hold Java or Kotlin sources.
     pub fn new(files: &[&str]) -> JavaContext {
         let mut package_dirs: HashMap<String, Vec<String>> = HashMap::new();
-        for f in files.iter().filter(|f| f.ends_with(".java") || f.ends_with(".kt")) {
+        for f in files
+            .iter()
+            .filter(|f| f.ends_with(".java") || f.ends_with(".kt"))
+        {
             let d = parent_dir(f);
             let v = package_dirs.entry(file_name(d).to_string()).or_default();
             if !v.iter().any(|x| x == d) {
                 v.push(d.to_string());
             }
         }
+        // Sorting each list in place: the order lists are visited in cannot leak.
+        #[allow(clippy::iter_over_hash_type)]
         for v in package_dirs.values_mut() {
             v.sort();
         }
@@ -50,7 +55,10 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str) -> Resolution {
     };
     if stdlib::java(&format!("{name}.")).is_some() {
         // The package part: lowercase segments before the first class name.
-        let pkg: Vec<&str> = name.split('.').take_while(|s| s.chars().next().is_some_and(|c| c.is_lowercase())).collect();
+        let pkg: Vec<&str> = name
+            .split('.')
+            .take_while(|s| s.chars().next().is_some_and(|c| c.is_lowercase()))
+            .collect();
         return Resolution::stdlib(pkg.join("."));
     }
     let segs: Vec<&str> = name.split('.').filter(|s| !s.is_empty()).collect();
@@ -79,7 +87,12 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str) -> Resolution {
             let rel = segs[..k].join("/");
             let mut cands: Vec<String> = Vec::new();
             for ext in ["java", "kt"] {
-                cands.extend(r.index.with_suffix(&format!("{rel}.{ext}")).into_iter().map(String::from));
+                cands.extend(
+                    r.index
+                        .with_suffix(&format!("{rel}.{ext}"))
+                        .into_iter()
+                        .map(String::from),
+                );
             }
             cands.sort();
             match r.pick(&cands, path) {

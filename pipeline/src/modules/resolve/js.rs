@@ -14,7 +14,9 @@ use crate::modules::paths::{child, file_name, join, parent_dir, RepoIndex};
 use crate::modules::stdlib;
 
 /// Extensions tried after a path without one, in order.
-const EXTENSIONS: &[&str] = &[".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json"];
+const EXTENSIONS: &[&str] = &[
+    ".ts", ".tsx", ".d.ts", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".json",
+];
 
 /// The effective module-resolution settings of one tsconfig/jsconfig after `extends`.
 #[derive(Clone, Debug, Default)]
@@ -76,7 +78,12 @@ impl JsContext {
     }
 }
 
-fn effective(m: &Manifests, index: &RepoIndex<'_>, path: &str, counts: &mut BTreeMap<String, i64>) -> Effective {
+fn effective(
+    m: &Manifests,
+    index: &RepoIndex<'_>,
+    path: &str,
+    counts: &mut BTreeMap<String, i64>,
+) -> Effective {
     // Follow the chain child → base; the first file that sets a value wins.
     let mut chain: Vec<(String, &TsConfigFile)> = Vec::new();
     let mut queue = vec![path.to_string()];
@@ -91,7 +98,9 @@ fn effective(m: &Manifests, index: &RepoIndex<'_>, path: &str, counts: &mut BTre
         for ext in cfg.extends.iter().rev() {
             if !(ext.starts_with('.') || ext.starts_with('/')) {
                 // A package (`@tsconfig/node20/tsconfig.json`) lives in node_modules, which is not scanned.
-                *counts.entry("tsconfig.extends-unresolved".into()).or_default() += 1;
+                *counts
+                    .entry("tsconfig.extends-unresolved".into())
+                    .or_default() += 1;
                 continue;
             }
             let dir = parent_dir(&p);
@@ -108,14 +117,25 @@ fn effective(m: &Manifests, index: &RepoIndex<'_>, path: &str, counts: &mut BTre
             });
             match target {
                 Some(t) => queue.push(t),
-                None => *counts.entry("tsconfig.extends-unresolved".into()).or_default() += 1,
+                None => {
+                    *counts
+                        .entry("tsconfig.extends-unresolved".into())
+                        .or_default() += 1
+                }
             }
         }
     }
     let base_url = chain.iter().find_map(|(_, c)| c.base_url.clone());
-    let paths_def = chain.iter().find_map(|(p, c)| c.paths.as_ref().map(|x| (p, x)));
+    let paths_def = chain
+        .iter()
+        .find_map(|(p, c)| c.paths.as_ref().map(|x| (p, x)));
     let (paths, paths_base) = match paths_def {
-        Some((p, x)) => (x.clone(), base_url.clone().unwrap_or_else(|| parent_dir(p).to_string())),
+        Some((p, x)) => (
+            x.clone(),
+            base_url
+                .clone()
+                .unwrap_or_else(|| parent_dir(p).to_string()),
+        ),
         None => (Vec::new(), String::new()),
     };
     Effective {
@@ -137,7 +157,12 @@ pub fn resolve_file(index: &RepoIndex<'_>, base: &str) -> Option<String> {
         }
     }
     // ESM TypeScript writes the emitted name: `./a.js` for `a.ts`.
-    for (js, ts) in [(".js", &[".ts", ".tsx", ".d.ts"][..]), (".jsx", &[".tsx"][..]), (".mjs", &[".mts"][..]), (".cjs", &[".cts"][..])] {
+    for (js, ts) in [
+        (".js", &[".ts", ".tsx", ".d.ts"][..]),
+        (".jsx", &[".tsx"][..]),
+        (".mjs", &[".mts"][..]),
+        (".cjs", &[".cts"][..]),
+    ] {
         if let Some(stem) = base.strip_suffix(js) {
             for t in ts {
                 let p = format!("{stem}{t}");
@@ -161,7 +186,9 @@ pub fn resolve_file(index: &RepoIndex<'_>, base: &str) -> Option<String> {
 fn package_name(spec: &str) -> &str {
     let mut it = spec.splitn(3, '/');
     match (it.next(), it.next()) {
-        (Some(scope), Some(name)) if scope.starts_with('@') => &spec[..scope.len() + 1 + name.len()],
+        (Some(scope), Some(name)) if scope.starts_with('@') => {
+            &spec[..scope.len() + 1 + name.len()]
+        }
         (Some(first), _) => first,
         _ => spec,
     }
@@ -203,7 +230,12 @@ pub fn resolve(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
             .paths
             .iter()
             .filter_map(|(pat, targets)| match_pattern(pat, spec).map(|cap| (pat, targets, cap)))
-            .max_by_key(|(pat, _, _)| (!pat.contains('*'), pat.split('*').next().map(str::len).unwrap_or(0)));
+            .max_by_key(|(pat, _, _)| {
+                (
+                    !pat.contains('*'),
+                    pat.split('*').next().map(str::len).unwrap_or(0),
+                )
+            });
         if let Some((_, targets, cap)) = best {
             for t in targets {
                 let sub = t.replacen('*', cap, 1);
@@ -244,7 +276,12 @@ pub fn resolve(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
 fn workspace_target(r: &Resolver<'_>, pkg_dir: &str, sub: &str) -> Resolution {
     let index = r.index;
     let found = if sub.is_empty() {
-        let entries = r.manifests.npm.get(pkg_dir).map(|n| n.entry_files.clone()).unwrap_or_default();
+        let entries = r
+            .manifests
+            .npm
+            .get(pkg_dir)
+            .map(|n| n.entry_files.clone())
+            .unwrap_or_default();
         entries
             .iter()
             .find_map(|e| resolve_file(index, e))
@@ -258,7 +295,12 @@ fn workspace_target(r: &Resolver<'_>, pkg_dir: &str, sub: &str) -> Resolution {
     match found {
         Some(f) => Resolution::local(Kind::WorkspacePackage, f, Method::Exact, EXACT),
         // The package is certain even when its entry file is built output outside the scan.
-        None => Resolution::local(Kind::WorkspacePackage, pkg_dir.to_string(), Method::Exact, LIKELY),
+        None => Resolution::local(
+            Kind::WorkspacePackage,
+            pkg_dir.to_string(),
+            Method::Exact,
+            LIKELY,
+        ),
     }
 }
 
@@ -273,10 +315,13 @@ pub fn resolve_dart(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
             let file = join(&child(dir, "lib"), sub).filter(|f| r.index.is_file(f));
             return match file {
                 Some(f) => Resolution::local(Kind::WorkspacePackage, f, Method::Exact, EXACT),
-                None => Resolution::local(Kind::WorkspacePackage, dir.clone(), Method::Exact, LIKELY),
+                None => {
+                    Resolution::local(Kind::WorkspacePackage, dir.clone(), Method::Exact, LIKELY)
+                }
             };
         }
-        let declared = nearest(&r.manifests.dart, r.dir_of(path)).is_some_and(|(_, d)| d.deps.contains(pkg));
+        let declared =
+            nearest(&r.manifests.dart, r.dir_of(path)).is_some_and(|(_, d)| d.deps.contains(pkg));
         return if declared {
             Resolution::external(pkg, Method::Exact, EXACT)
         } else {
@@ -284,7 +329,9 @@ pub fn resolve_dart(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
         };
     }
     match join(r.dir_of(path), spec) {
-        Some(f) if r.index.is_file(&f) => Resolution::local(Kind::LocalFile, f, Method::Exact, EXACT),
+        Some(f) if r.index.is_file(&f) => {
+            Resolution::local(Kind::LocalFile, f, Method::Exact, EXACT)
+        }
         Some(_) => Resolution::unknown(Unresolved::NotFound),
         None => Resolution::unknown(Unresolved::EscapesRepo),
     }

@@ -73,7 +73,10 @@ impl Kind {
 
     /// Whether the target lies inside the repository.
     pub fn is_local(self) -> bool {
-        matches!(self, Kind::LocalFile | Kind::LocalModule | Kind::WorkspacePackage)
+        matches!(
+            self,
+            Kind::LocalFile | Kind::LocalModule | Kind::WorkspacePackage
+        )
     }
 }
 
@@ -140,8 +143,17 @@ impl Resolution {
     }
 
     /// A repository file (`local-file`) or folder (`local-module`), by whether it is a file.
-    pub fn path(index: &RepoIndex<'_>, target: String, method: Method, confidence: f64) -> Resolution {
-        let kind = if index.is_file(&target) { Kind::LocalFile } else { Kind::LocalModule };
+    pub fn path(
+        index: &RepoIndex<'_>,
+        target: String,
+        method: Method,
+        confidence: f64,
+    ) -> Resolution {
+        let kind = if index.is_file(&target) {
+            Kind::LocalFile
+        } else {
+            Kind::LocalModule
+        };
         Resolution::local(kind, target, method, confidence)
     }
 
@@ -313,10 +325,22 @@ mod tests {
     fn suffix_choice_refuses_cross_module_ambiguity() {
         let module_of = |p: &str| Some(if p.starts_with("a/") { 0 } else { 1 });
         let c = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert_eq!(pick_suffix(&c(&["a/x.h"]), "b/m.c", &module_of).as_deref(), Some("a/x.h"));
-        assert_eq!(pick_suffix(&c(&["a/x.h", "b/x.h"]), "b/m.c", &module_of).as_deref(), Some("b/x.h"));
-        assert_eq!(pick_suffix(&c(&["a/x.h", "a/y/x.h"]), "c/m.c", &module_of).as_deref(), Some("a/x.h"));
+        assert_eq!(
+            pick_suffix(&c(&["a/x.h"]), "b/m.c", &module_of).as_deref(),
+            Some("a/x.h")
+        );
+        assert_eq!(
+            pick_suffix(&c(&["a/x.h", "b/x.h"]), "b/m.c", &module_of).as_deref(),
+            Some("b/x.h")
+        );
+        assert_eq!(
+            pick_suffix(&c(&["a/x.h", "a/y/x.h"]), "c/m.c", &module_of).as_deref(),
+            Some("a/x.h")
+        );
         let module_of3 = |p: &str| Some(p.len());
-        assert_eq!(pick_suffix(&c(&["a/x.h", "bb/x.h"]), "cc/m.c", &module_of3), None);
+        assert_eq!(
+            pick_suffix(&c(&["a/x.h", "bb/x.h"]), "ccc/m.c", &module_of3),
+            None
+        );
     }
 }

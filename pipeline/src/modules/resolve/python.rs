@@ -11,7 +11,9 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{nearest, Kind, Method, Resolution, Resolver, Unresolved, EXACT, FUZZY, LIKELY, SUFFIX};
+use super::{
+    nearest, Kind, Method, Resolution, Resolver, Unresolved, EXACT, FUZZY, LIKELY, SUFFIX,
+};
 use crate::modules::manifests::{normalize_python_name, Manifests};
 use crate::modules::paths::{ancestors, child, parent_dir, strip_dir, RepoIndex};
 use crate::modules::stdlib;
@@ -72,19 +74,27 @@ impl PythonContext {
         }
         roots.extend(src_roots.iter().cloned());
         let mut tops: HashMap<String, BTreeSet<String>> = HashMap::new();
-        for f in files.iter().filter(|f| f.ends_with(".py") || f.ends_with(".pyi")) {
+        for f in files
+            .iter()
+            .filter(|f| f.ends_with(".py") || f.ends_with(".pyi"))
+        {
             for root in ancestors(parent_dir(f)).filter(|a| roots.contains(*a)) {
-                let Some(rel) = strip_dir(f, root) else { continue };
+                let Some(rel) = strip_dir(f, root) else {
+                    continue;
+                };
                 match rel.split_once('/') {
                     None => {
                         let stem = rel.trim_end_matches(".pyi").trim_end_matches(".py");
                         if stem != "__init__" && stem != "setup" && stem != "conftest" {
-                            tops.entry(stem.to_string()).or_default().insert(f.to_string());
+                            tops.entry(stem.to_string())
+                                .or_default()
+                                .insert(f.to_string());
                         }
                     }
                     Some((top, _)) => {
                         let pkg = child(root, top);
-                        if src_roots.contains(root) || index.is_file(&format!("{pkg}/__init__.py")) {
+                        if src_roots.contains(root) || index.is_file(&format!("{pkg}/__init__.py"))
+                        {
                             tops.entry(top.to_string()).or_default().insert(pkg);
                         }
                     }
@@ -92,14 +102,19 @@ impl PythonContext {
             }
         }
         PythonContext {
-            tops: tops.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect(),
+            tops: tops
+                .into_iter()
+                .map(|(k, v)| (k, v.into_iter().collect()))
+                .collect(),
         }
     }
 }
 
 /// A module file `<base>.py` or `<base>.pyi`.
 fn py_file(index: &RepoIndex<'_>, base: &str) -> Option<String> {
-    [format!("{base}.py"), format!("{base}.pyi")].into_iter().find(|f| index.is_file(f))
+    [format!("{base}.py"), format!("{base}.pyi")]
+        .into_iter()
+        .find(|f| index.is_file(f))
 }
 
 /// Follows dotted `segs` down from a module file or package folder as far as files and folders
@@ -164,7 +179,8 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str, names: &[String]) -> Res
             }
         }
         let target = descend(index, &base, &segs);
-        if strip_dir(&target, &base).is_none() || !(index.is_file(&target) || index.is_dir(&target)) {
+        if strip_dir(&target, &base).is_none() || !(index.is_file(&target) || index.is_dir(&target))
+        {
             return Resolution::unknown(Unresolved::NotFound);
         }
         if (target == base || target == child(&base, "__init__.py")) && !segs.is_empty() {
@@ -227,7 +243,14 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str, names: &[String]) -> Res
 
 fn local(r: &Resolver<'_>, importer: &str, target: String, confidence: f64) -> Resolution {
     let own = project_of(r.manifests, importer);
-    let theirs = project_of(r.manifests, &if r.index.is_file(&target) { target.clone() } else { format!("{target}/x") });
+    let theirs = project_of(
+        r.manifests,
+        &if r.index.is_file(&target) {
+            target.clone()
+        } else {
+            format!("{target}/x")
+        },
+    );
     let mut res = Resolution::path(r.index, target, Method::Exact, confidence);
     if theirs.is_some() && own != theirs {
         res.kind = Kind::WorkspacePackage;
@@ -242,7 +265,12 @@ fn suffix(r: &Resolver<'_>, importer: &str, segs: &[&str]) -> Resolution {
             continue;
         }
         let rel = segs[..take].join("/");
-        let mut cands: Vec<String> = r.index.with_suffix(&format!("{rel}.py")).into_iter().map(String::from).collect();
+        let mut cands: Vec<String> = r
+            .index
+            .with_suffix(&format!("{rel}.py"))
+            .into_iter()
+            .map(String::from)
+            .collect();
         cands.extend(
             r.index
                 .with_suffix(&format!("{rel}/__init__.py"))

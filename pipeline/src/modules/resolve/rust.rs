@@ -49,7 +49,12 @@ struct Position {
 }
 
 /// The crate root file that owns `path` inside package `pkg`, and the file's module path.
-fn position(index: &RepoIndex<'_>, pkg_dir: &str, c: Option<&CargoManifest>, path: &str) -> Position {
+fn position(
+    index: &RepoIndex<'_>,
+    pkg_dir: &str,
+    c: Option<&CargoManifest>,
+    path: &str,
+) -> Position {
     let rel = strip_dir(path, pkg_dir).unwrap_or(path);
     let comps: Vec<&str> = rel.split('/').collect();
     // Separate crate roots: src/bin/<x>.rs, src/bin/<x>/main.rs, tests/<x>.rs, examples/…, benches/….
@@ -64,7 +69,9 @@ fn position(index: &RepoIndex<'_>, pkg_dir: &str, c: Option<&CargoManifest>, pat
     let root_file = match target_root {
         Some(parts) => child(pkg_dir, &parts.join("/")),
         None => {
-            let lib = c.and_then(|c| c.lib_path.clone()).unwrap_or_else(|| child(pkg_dir, "src/lib.rs"));
+            let lib = c
+                .and_then(|c| c.lib_path.clone())
+                .unwrap_or_else(|| child(pkg_dir, "src/lib.rs"));
             let main = child(pkg_dir, "src/main.rs");
             if index.is_file(&lib) || !index.is_file(&main) {
                 lib
@@ -190,7 +197,12 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str) -> Resolution {
     }
 }
 
-fn resolve_crate(r: &Resolver<'_>, manifest: Option<&CargoManifest>, pkg_dir: &str, segs: &[String]) -> Resolution {
+fn resolve_crate(
+    r: &Resolver<'_>,
+    manifest: Option<&CargoManifest>,
+    pkg_dir: &str,
+    segs: &[String],
+) -> Resolution {
     let first = segs[0].as_str();
     if stdlib::rust(first) {
         return Resolution::stdlib(first);
@@ -214,7 +226,9 @@ fn resolve_crate(r: &Resolver<'_>, manifest: Option<&CargoManifest>, pkg_dir: &s
         let confidence = if dep.is_some() { EXACT } else { LIKELY };
         return match module_file(r.index, &root_dir, &segs[1..]) {
             Some((f, _)) => Resolution::local(Kind::WorkspacePackage, f, Method::Exact, confidence),
-            None if r.index.is_file(&lib_root) => Resolution::local(Kind::WorkspacePackage, lib_root, Method::Exact, confidence),
+            None if r.index.is_file(&lib_root) => {
+                Resolution::local(Kind::WorkspacePackage, lib_root, Method::Exact, confidence)
+            }
             None => Resolution::local(Kind::WorkspacePackage, dir, Method::Exact, confidence),
         };
     }
@@ -238,15 +252,35 @@ mod tests {
 
     #[test]
     fn positions_in_the_module_tree() {
-        let idx = RepoIndex::new(["c/src/lib.rs", "c/src/a/mod.rs", "c/src/a/b.rs", "c/src/bin/tool.rs", "c/tests/it.rs"].into_iter());
+        let idx = RepoIndex::new(
+            [
+                "c/src/lib.rs",
+                "c/src/a/mod.rs",
+                "c/src/a/b.rs",
+                "c/src/bin/tool.rs",
+                "c/tests/it.rs",
+            ]
+            .into_iter(),
+        );
         let p = position(&idx, "c", None, "c/src/a/b.rs");
-        assert_eq!((p.root_file.as_str(), p.module.clone()), ("c/src/lib.rs", vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(
+            (p.root_file.as_str(), p.module.clone()),
+            ("c/src/lib.rs", vec!["a".to_string(), "b".to_string()])
+        );
         let p = position(&idx, "c", None, "c/src/a/mod.rs");
         assert_eq!(p.module, ["a"]);
         let p = position(&idx, "c", None, "c/src/bin/tool.rs");
-        assert_eq!((p.root_file.as_str(), p.module.len()), ("c/src/bin/tool.rs", 0));
+        assert_eq!(
+            (p.root_file.as_str(), p.module.len()),
+            ("c/src/bin/tool.rs", 0)
+        );
         let p = position(&idx, "c", None, "c/tests/it.rs");
         assert_eq!(p.root_dir, "c/tests");
-        assert_eq!(module_file(&idx, "c/src", &["a".into(), "b".into(), "Item".into()]).unwrap().0, "c/src/a/b.rs");
+        assert_eq!(
+            module_file(&idx, "c/src", &["a".into(), "b".into(), "Item".into()])
+                .unwrap()
+                .0,
+            "c/src/a/b.rs"
+        );
     }
 }
