@@ -17,6 +17,7 @@ fn cargo_workspace() {
         ("crates/core/src/lib.rs", "pub mod parser;\n"),
         ("crates/core/src/parser.rs", "mod lexer;\n"),
         ("crates/core/src/parser/lexer.rs", "\n"),
+        ("crates/core/tests/it.rs", "\n"),
         ("crates/cli/Cargo.toml", "[package]\nname = \"acme-cli\"\n\n[dependencies]\nacme-core.workspace = true\nclap = \"4\"\n"),
         ("crates/cli/src/main.rs", "mod commands;\nfn main() {}\n"),
         ("crates/cli/src/commands/mod.rs", "pub mod run;\n"),
@@ -43,6 +44,7 @@ fn cargo_workspace() {
         imp("crates/cli/src/main.rs", 5, "commands::run::execute"),
         imp("crates/cli/src/commands/run.rs", 1, "super::Ctx"),
         imp("crates/cli/src/commands/run.rs", 2, "crate::commands"),
+        imp("crates/core/tests/it.rs", 1, "acme_core::parser"),
     ]);
     assert_eq!(
         module_list(&t),
@@ -158,7 +160,7 @@ fn cargo_workspace() {
         .collect();
     assert_eq!(entry, ["crates/cli"]);
     assert_eq!(out.report.status, StageStatus::Ok);
-    assert_eq!(out.report.counts["imports"], 13);
+    assert_eq!(out.report.counts["imports"], 14);
     assert_eq!(out.report.counts["imports.unknown"], 2);
     // Files carry their module.
     let f = t
@@ -719,5 +721,56 @@ fn scip_references_strengthen_and_add_edges_but_never_externals() {
         out.report.completeness.as_ref().unwrap().reason,
         "imports-resolved+scip-references"
     );
+    assert_traceable(&t);
+}
+
+#[test]
+fn node_subpath_imports_and_root_relative_paths() {
+    let fx = Fixture::new(&[
+        (
+            "app/package.json",
+            r##"{"name": "app", "imports": {"#types/*": "./src/types/*.ts", "#config": {"types": "./src/config.d.ts", "default": "./src/config.js"}}}"##,
+        ),
+        ("app/src/main.ts", "x\n"),
+        ("app/src/types/hmr.ts", "x\n"),
+        ("app/src/config.js", "x\n"),
+        ("app/public/logo.svg", "<svg/>\n"),
+        ("shared/x.ts", "x\n"),
+    ]);
+    let (t, out) = fx.run_imports(vec![
+        imp("app/src/main.ts", 1, "#types/hmr"),
+        imp("app/src/main.ts", 2, "#config"),
+        imp("app/src/main.ts", 3, "#nope"),
+        imp("app/src/main.ts", 4, "/public/logo.svg?url"),
+        imp("app/src/main.ts", 5, "/shared/x"),
+        imp("app/src/main.ts", 6, "/etc/passwd"),
+    ]);
+    assert_import(
+        &t,
+        "app/src/main.ts",
+        1,
+        "local-file",
+        Some("app/src/types/hmr.ts"),
+    );
+    assert_import(
+        &t,
+        "app/src/main.ts",
+        2,
+        "local-file",
+        Some("app/src/config.js"),
+    );
+    assert_import(&t, "app/src/main.ts", 3, "unknown", None);
+    assert_import(
+        &t,
+        "app/src/main.ts",
+        4,
+        "local-file",
+        Some("app/public/logo.svg"),
+    );
+    assert_import(&t, "app/src/main.ts", 5, "local-file", Some("shared/x.ts"));
+    assert_import(&t, "app/src/main.ts", 6, "unknown", None);
+    assert_eq!(class(&t, "app/src/main.ts", 4).2.as_deref(), Some("suffix"));
+    assert_eq!(out.report.counts["imports.escaping-repo"], 1);
+    assert_eq!(edge_list(&t), edges([("app", "shared", "local", 1, 0)]));
     assert_traceable(&t);
 }

@@ -120,6 +120,8 @@ pub struct NpmManifest {
     pub entry_files: Vec<String>,
     /// Workspace patterns (`workspaces`, `workspaces.packages`, pnpm `packages`).
     pub workspaces: Vec<String>,
+    /// Subpath imports (`imports`: `#name` patterns → targets as written, conditions flattened).
+    pub imports: Vec<(String, Vec<String>)>,
 }
 
 /// A go.mod.
@@ -343,7 +345,11 @@ pub fn read_manifests(root: &Path, files: &[FileRow], index: &RepoIndex<'_>) -> 
         }
         let text = match std::fs::read(root.join(&f.path)) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
+                // A UTF-8 byte-order mark is accepted by npm, Cargo and pip alike.
+                Ok(t) => match t.strip_prefix('\u{feff}') {
+                    Some(rest) => rest.to_string(),
+                    None => t,
+                },
                 Err(_) => {
                     m.malformed(&f.path, "not valid UTF-8".into());
                     continue;
@@ -568,6 +574,13 @@ fn read_package_json(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         ),
         _ => {}
     }
+    if let Some(imports) = obj.get("imports").and_then(|v| v.as_object()) {
+        for (pattern, target) in imports {
+            let mut targets = Vec::new();
+            string_leaves(target, &mut targets);
+            n.imports.push((pattern.clone(), targets));
+        }
+    }
     n.main = obj
         .get("main")
         .and_then(|v| v.as_str())
@@ -591,6 +604,16 @@ fn read_package_json(m: &mut Manifests, path: &str, dir: &str, text: &str) {
                     .extend(a.iter().filter_map(|v| v.as_str()).map(str::to_string));
             }
         }
+        _ => {}
+    }
+}
+
+/// Every string in a JSON value, depth first (conditional export/import maps).
+fn string_leaves(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| string_leaves(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| string_leaves(x, out)),
         _ => {}
     }
 }
@@ -1406,6 +1429,13 @@ mod tests {
             m.cargo["."].workspace.as_ref().unwrap().members,
             ["crates/*"]
         );
+    }
+
+    #[test]
+    fn byte_order_mark_is_accepted() {
+        let m = manifests(&[("package.json", "\u{feff}{\"name\": \"bom\"}")]);
+        assert_eq!(m.malformed, 0);
+        assert_eq!(m.npm["."].name.as_deref(), Some("bom"));
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! TypeScript / JavaScript (and Dart) imports.
 //!
 //! Order, as the TypeScript compiler and Node resolve: `node:` and `dart:` schemes → stdlib;
-//! relative paths (extension and index-file rules, `.js` written for a `.ts` source); tsconfig
+//! relative paths (extension and index-file rules, `.js` written for a `.ts` source, bundler
+//! `?query` suffixes dropped); root-relative `/x` against the nearest package folder, then the
+//! repository root, as bundlers serve them; package.json subpath imports (`#x`); tsconfig
 //! `paths` (longest matching prefix) and `baseUrl` of the nearest tsconfig.json / jsconfig.json
 //! with its `extends` chain; workspace package names (with subpaths); dependencies declared in
 //! the nearest package.json and its ancestors; Node built-ins; else unknown.
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{nearest, Kind, Method, Resolution, Resolver, Unresolved, EXACT, LIKELY};
+use super::{nearest, Kind, Method, Resolution, Resolver, Unresolved, EXACT, LIKELY, SUFFIX};
 use crate::modules::manifests::{Manifests, TsConfigFile};
 use crate::modules::paths::{child, file_name, join, parent_dir, RepoIndex};
 use crate::modules::stdlib;
@@ -204,6 +206,25 @@ fn match_pattern<'p>(pattern: &str, spec: &'p str) -> Option<&'p str> {
     }
 }
 
+/// The `paths` / `imports` entry matching `spec`: an exact key beats any wildcard, then the
+/// longest prefix before `*` wins (as TypeScript and Node choose). Returns its targets and the
+/// text `*` captured.
+fn best_pattern<'p, 's>(
+    patterns: &'p [(String, Vec<String>)],
+    spec: &'s str,
+) -> Option<(&'p [String], &'s str)> {
+    patterns
+        .iter()
+        .filter_map(|(pat, targets)| match_pattern(pat, spec).map(|cap| (pat, targets, cap)))
+        .max_by_key(|(pat, _, _)| {
+            (
+                !pat.contains('*'),
+                pat.split('*').next().map(str::len).unwrap_or(0),
+            )
+        })
+        .map(|(_, targets, cap)| (targets.as_slice(), cap))
+}
+
 /// Resolves a JS/TS import.
 pub fn resolve(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
     let index = r.index;
@@ -211,6 +232,11 @@ pub fn resolve(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
     if let Some(rest) = spec.strip_prefix("node:") {
         return Resolution::stdlib(rest.split('/').next().unwrap_or(rest).to_string());
     }
+    // Bundler queries (`./a.svg?url`, `./b.css?inline`) do not change the file.
+    let spec = match spec.split_once('?') {
+        Some((p, _)) if p.starts_with('.') || p.starts_with('/') => p,
+        _ => spec,
+    };
     if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
         let Some(base) = join(dir, spec) else {
             return Resolution::unknown(Unresolved::EscapesRepo);
@@ -220,23 +246,42 @@ pub fn resolve(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
             None => Resolution::unknown(Unresolved::NotFound),
         };
     }
-    if spec.starts_with('/') {
+    if let Some(rooted) = spec.strip_prefix('/') {
+        // Bundlers (Vite, webpack dev servers) read `/x` from the project root: the nearest
+        // package folder, else the repository root. Anything else is a path outside the repository.
+        let roots = nearest(&r.manifests.npm, dir)
+            .map(|(d, _)| d.as_str())
+            .into_iter()
+            .chain(["."]);
+        for root in roots {
+            if let Some(f) = join(root, rooted).and_then(|b| resolve_file(index, &b)) {
+                return Resolution::local(Kind::LocalFile, f, Method::Suffix, SUFFIX);
+            }
+        }
         return Resolution::unknown(Unresolved::EscapesRepo);
+    }
+    if spec.starts_with('#') {
+        // package.json subpath imports of the nearest package that declares them.
+        let decl = crate::modules::paths::ancestors(dir)
+            .filter_map(|d| r.manifests.npm.get_key_value(d))
+            .find(|(_, n)| !n.imports.is_empty());
+        if let Some((pkg_dir, n)) = decl {
+            if let Some((targets, cap)) = best_pattern(&n.imports, spec) {
+                for t in targets {
+                    if let Some(f) = join(pkg_dir, &t.replacen('*', cap, 1))
+                        .and_then(|b| resolve_file(index, &b))
+                    {
+                        return Resolution::local(Kind::LocalFile, f, Method::Exact, EXACT);
+                    }
+                }
+            }
+        }
+        return Resolution::unknown(Unresolved::NotFound);
     }
     let ctx = &r.js;
     if let Some((_, cfg)) = nearest(&ctx.configs, dir) {
         // The pattern with the longest prefix before `*` wins; an exact key beats any wildcard.
-        let best = cfg
-            .paths
-            .iter()
-            .filter_map(|(pat, targets)| match_pattern(pat, spec).map(|cap| (pat, targets, cap)))
-            .max_by_key(|(pat, _, _)| {
-                (
-                    !pat.contains('*'),
-                    pat.split('*').next().map(str::len).unwrap_or(0),
-                )
-            });
-        if let Some((_, targets, cap)) = best {
+        if let Some((targets, cap)) = best_pattern(&cfg.paths, spec) {
             for t in targets {
                 let sub = t.replacen('*', cap, 1);
                 match join(&cfg.paths_base, &sub) {

@@ -217,17 +217,24 @@ fn resolve_crate(
             // A registry dependency that merely shares a name with a local crate stays external.
             by_name.filter(|_| dep.is_none_or(|d| d.local_dir.is_some() || d.inherited))
         });
-    if let Some(dir) = local_dir.filter(|d| d != pkg_dir || manifest.is_none()) {
+    if let Some(dir) = local_dir {
         let c = r.manifests.cargo.get(&dir);
         let lib_root = c
             .and_then(|c| c.lib_path.clone())
             .unwrap_or_else(|| child(&dir, "src/lib.rs"));
         let root_dir = parent_dir(&lib_root).to_string();
-        let confidence = if dep.is_some() { EXACT } else { LIKELY };
+        // Tests, examples and binaries name their own package's library by its crate name.
+        let (kind, confidence) = if dir == pkg_dir && manifest.is_some() {
+            (Kind::LocalFile, EXACT)
+        } else if dep.is_some() {
+            (Kind::WorkspacePackage, EXACT)
+        } else {
+            (Kind::WorkspacePackage, LIKELY)
+        };
         return match module_file(r.index, &root_dir, &segs[1..]) {
-            Some((f, _)) => Resolution::local(Kind::WorkspacePackage, f, Method::Exact, confidence),
+            Some((f, _)) => Resolution::local(kind, f, Method::Exact, confidence),
             None if r.index.is_file(&lib_root) => {
-                Resolution::local(Kind::WorkspacePackage, lib_root, Method::Exact, confidence)
+                Resolution::local(kind, lib_root, Method::Exact, confidence)
             }
             None => Resolution::local(Kind::WorkspacePackage, dir, Method::Exact, confidence),
         };
