@@ -774,3 +774,140 @@ fn node_subpath_imports_and_root_relative_paths() {
     assert_eq!(edge_list(&t), edges([("app", "shared", "local", 1, 0)]));
     assert_traceable(&t);
 }
+
+#[test]
+fn maven_multi_module_java_and_dart() {
+    let fx = Fixture::new(&[
+        ("pom.xml", "<project><groupId>com.acme</groupId><artifactId>parent</artifactId><modules><module>core</module><module>app</module></modules></project>"),
+        ("core/pom.xml", "<project><parent><groupId>com.acme</groupId></parent><artifactId>core</artifactId></project>"),
+        ("core/src/main/java/com/acme/core/Util.java", "x\n"),
+        ("core/src/main/java/com/acme/core/Text.java", "x\n"),
+        (
+            "app/pom.xml",
+            "<project><artifactId>app</artifactId><dependencies>\n<dependency><groupId>org.apache.commons</groupId><artifactId>commons-lang3</artifactId></dependency>\n<dependency><groupId>com.google.guava</groupId><artifactId>guava</artifactId></dependency>\n</dependencies></project>",
+        ),
+        ("app/src/main/java/com/acme/app/Main.java", "x\n"),
+        ("mobile/pubspec.yaml", "name: mobile\ndependencies:\n  http: ^1.0\n"),
+        ("mobile/lib/src/a.dart", "x\n"),
+        ("mobile/lib/main.dart", "x\n"),
+        ("mobile/bin/tool.dart", "x\n"),
+    ]);
+    let main = "app/src/main/java/com/acme/app/Main.java";
+    let (t, _) = fx.run_imports(vec![
+        imp(main, 1, "com.acme.core.Util"),
+        imp(main, 2, "com.acme.core.*"),
+        imp(main, 3, "static com.acme.core.Util.helper"),
+        imp(main, 4, "java.util.List"),
+        imp(main, 5, "org.apache.commons.lang3.StringUtils"),
+        imp(main, 6, "com.google.common.collect.ImmutableList"),
+        imp(main, 7, "com.unknown.Thing"),
+        imp("mobile/lib/main.dart", 1, "package:mobile/src/a.dart"),
+        imp("mobile/lib/main.dart", 2, "dart:async"),
+        imp("mobile/lib/main.dart", 3, "package:http/http.dart"),
+        imp("mobile/lib/main.dart", 4, "src/a.dart"),
+    ]);
+    assert_eq!(
+        module_list(&t),
+        owned([
+            (".", "parent", "maven", "manifest"),
+            ("app", "app", "maven", "manifest"),
+            ("core", "core", "maven", "manifest"),
+            ("mobile", "mobile", "dart", "manifest"),
+        ])
+    );
+    assert_import(
+        &t,
+        main,
+        1,
+        "local-file",
+        Some("core/src/main/java/com/acme/core/Util.java"),
+    );
+    assert_import(
+        &t,
+        main,
+        2,
+        "local-module",
+        Some("core/src/main/java/com/acme/core"),
+    );
+    assert_import(
+        &t,
+        main,
+        3,
+        "local-file",
+        Some("core/src/main/java/com/acme/core/Util.java"),
+    );
+    assert_import(&t, main, 4, "stdlib", Some("java.util"));
+    assert_import(
+        &t,
+        main,
+        5,
+        "external-dependency",
+        Some("org.apache.commons:commons-lang3"),
+    );
+    assert_import(
+        &t,
+        main,
+        6,
+        "external-dependency",
+        Some("com.google.guava:guava"),
+    );
+    assert_import(&t, main, 7, "unknown", None);
+    assert_eq!(class(&t, main, 1).2.as_deref(), Some("suffix"));
+    assert_eq!(class(&t, main, 6).2.as_deref(), Some("fuzzy"));
+    // The package's own name: a file of the same package.
+    assert_import(
+        &t,
+        "mobile/lib/main.dart",
+        1,
+        "local-file",
+        Some("mobile/lib/src/a.dart"),
+    );
+    assert_import(&t, "mobile/lib/main.dart", 2, "stdlib", Some("async"));
+    assert_import(
+        &t,
+        "mobile/lib/main.dart",
+        3,
+        "external-dependency",
+        Some("http"),
+    );
+    assert_import(
+        &t,
+        "mobile/lib/main.dart",
+        4,
+        "local-file",
+        Some("mobile/lib/src/a.dart"),
+    );
+    assert_eq!(
+        edge_list(&t),
+        edges([
+            ("app", "core", "local", 3, 0),
+            (
+                "app",
+                "external:com.google.guava:guava",
+                "external-dependency",
+                1,
+                0
+            ),
+            ("app", "external:java.util", "stdlib", 1, 0),
+            (
+                "app",
+                "external:org.apache.commons:commons-lang3",
+                "external-dependency",
+                1,
+                0
+            ),
+            ("mobile", "external:async", "stdlib", 1, 0),
+            ("mobile", "external:http", "external-dependency", 1, 0),
+        ])
+    );
+    assert_traceable(&t);
+    let entry: Vec<_> = t
+        .modules
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|m| m.is_entrypoint)
+        .map(|m| m.module_id.as_str())
+        .collect();
+    assert_eq!(entry, ["mobile"]);
+}

@@ -38,7 +38,7 @@ use crate::StageContext;
 use detect::{DetectReport, Partition};
 use graph::Entrypoint;
 use manifests::Manifests;
-use paths::{child, file_name, parent_dir, strip_dir, RepoIndex};
+use paths::{child, file_name, parent_dir, RepoIndex};
 use resolve::{Resolver, Unresolved};
 
 /// A file with more import rows than this is reported as a huge (probably generated) import list.
@@ -419,22 +419,27 @@ fn entrypoints(
                 kind: "bin-target",
             });
         }
-        let bin_dir = child(dir, "src/bin");
-        for f in files.iter().filter(|f| f.path.ends_with(".rs")) {
-            let Some(rel) = strip_dir(&f.path, &bin_dir) else {
-                continue;
-            };
-            let comps: Vec<&str> = rel.split('/').collect();
-            if comps.len() == 1 || comps.len() == 2 && comps[1] == "main.rs" {
-                out.push(Entrypoint {
-                    path: f.path.clone(),
-                    kind: "bin-target",
-                });
-            }
-        }
         for b in c.bin_paths.iter().filter(|b| index.is_file(b)) {
             out.push(Entrypoint {
                 path: b.clone(),
+                kind: "bin-target",
+            });
+        }
+    }
+    // src/bin/<x>.rs and src/bin/<x>/main.rs of every package, in one pass over the files.
+    let bin_dirs: BTreeSet<String> = m
+        .cargo
+        .iter()
+        .filter(|(_, c)| c.name.is_some())
+        .map(|(d, _)| child(d, "src/bin"))
+        .collect();
+    for f in files.iter().filter(|f| f.path.ends_with(".rs")) {
+        let dir = parent_dir(&f.path);
+        if bin_dirs.contains(dir)
+            || file_name(&f.path) == "main.rs" && bin_dirs.contains(parent_dir(dir))
+        {
+            out.push(Entrypoint {
+                path: f.path.clone(),
                 kind: "bin-target",
             });
         }
@@ -494,17 +499,15 @@ fn entrypoints(
             }
         }
     }
-    for dir in m.dart.keys() {
-        let bin = child(dir, "bin");
-        for f in files
-            .iter()
-            .filter(|f| f.path.ends_with(".dart") && parent_dir(&f.path) == bin)
-        {
-            out.push(Entrypoint {
-                path: f.path.clone(),
-                kind: "bin-target",
-            });
-        }
+    let dart_bins: BTreeSet<String> = m.dart.keys().map(|d| child(d, "bin")).collect();
+    for f in files
+        .iter()
+        .filter(|f| f.path.ends_with(".dart") && dart_bins.contains(parent_dir(&f.path)))
+    {
+        out.push(Entrypoint {
+            path: f.path.clone(),
+            kind: "bin-target",
+        });
     }
     out.retain(|e| !is_test.get(e.path.as_str()).copied().unwrap_or(false));
     out.sort();

@@ -303,7 +303,8 @@ pub fn resolve(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
     let pkg = package_name(spec);
     if let Some(pkg_dir) = ctx.packages.get(pkg) {
         let sub = &spec[pkg.len()..].trim_start_matches('/');
-        return workspace_target(r, pkg_dir, sub);
+        let own = nearest(&r.manifests.npm, dir).map(|(d, _)| d.as_str()) == Some(pkg_dir.as_str());
+        return workspace_target(r, pkg_dir, sub, own);
     }
     let declared = crate::modules::paths::ancestors(dir)
         .filter_map(|d| r.manifests.npm.get(d))
@@ -318,8 +319,14 @@ pub fn resolve(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
 }
 
 /// The file inside workspace package `pkg_dir` that `sub` (possibly empty) names.
-fn workspace_target(r: &Resolver<'_>, pkg_dir: &str, sub: &str) -> Resolution {
+fn workspace_target(r: &Resolver<'_>, pkg_dir: &str, sub: &str, own: bool) -> Resolution {
     let index = r.index;
+    // A package importing itself by name is not a dependency on another package.
+    let kind = if own {
+        Kind::LocalFile
+    } else {
+        Kind::WorkspacePackage
+    };
     let found = if sub.is_empty() {
         let entries = r
             .manifests
@@ -338,7 +345,7 @@ fn workspace_target(r: &Resolver<'_>, pkg_dir: &str, sub: &str) -> Resolution {
             .or_else(|| join(&child(pkg_dir, "src"), sub).and_then(|b| resolve_file(index, &b)))
     };
     match found {
-        Some(f) => Resolution::local(Kind::WorkspacePackage, f, Method::Exact, EXACT),
+        Some(f) => Resolution::local(kind, f, Method::Exact, EXACT),
         // The package is certain even when its entry file is built output outside the scan.
         None => Resolution::local(
             Kind::WorkspacePackage,
@@ -358,8 +365,14 @@ pub fn resolve_dart(r: &Resolver<'_>, path: &str, spec: &str) -> Resolution {
         let (pkg, sub) = rest.split_once('/').unwrap_or((rest, ""));
         if let Some(dir) = r.js.dart.get(pkg) {
             let file = join(&child(dir, "lib"), sub).filter(|f| r.index.is_file(f));
+            let own = nearest(&r.manifests.dart, r.dir_of(path)).map(|(d, _)| d) == Some(dir);
+            let kind = if own {
+                Kind::LocalFile
+            } else {
+                Kind::WorkspacePackage
+            };
             return match file {
-                Some(f) => Resolution::local(Kind::WorkspacePackage, f, Method::Exact, EXACT),
+                Some(f) => Resolution::local(kind, f, Method::Exact, EXACT),
                 None => {
                     Resolution::local(Kind::WorkspacePackage, dir.clone(), Method::Exact, LIKELY)
                 }
