@@ -30,7 +30,7 @@ pub mod view;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
-use output_schema::tables::{FileRow, ModuleRow};
+use output_schema::tables::{FileRow, ImportRow, ModuleRow};
 use rayon::prelude::*;
 
 use crate::write::TableSet;
@@ -91,6 +91,7 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         f.module_id = Some(ids[mi].clone());
     }
     let module_of = |p: &str| partition.module_of(p);
+    // A resolved target is a file or a folder (Go and Java packages, namespace packages).
     let module_of_target = |t: &str| {
         if index.is_file(t) {
             partition.module_of(t)
@@ -114,82 +115,18 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     }
 
     // 3. Imports.
-    let imports_present = tables.imports.is_some();
-    let mut unresolved_by: BTreeMap<&'static str, i64> = BTreeMap::new();
-    let mut per_language: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
-    let mut resolved_rows = 0i64;
-    let mut total_rows = 0i64;
+    let mut import_stats = ImportStats::default();
     if let Some(imports) = tables.imports.as_mut() {
-        let module_of_sync = |p: &str| partition.module_of(p);
-        let resolver = Resolver::new(&index, &manifests, &path_refs, &module_of_sync);
+        let resolver = Resolver::new(&index, &manifests, &path_refs, &module_of_target);
         counts.extend(resolver.counts());
-        let results: Vec<resolve::Resolution> = imports
-            .par_iter()
-            .map(|row| resolver.resolve(row))
-            .collect();
-        let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
-        for row in imports.iter() {
-            *per_file.entry(row.path.as_str()).or_default() += 1;
-        }
-        for (p, n) in per_file {
-            if n > HUGE_IMPORT_LIST {
-                *counts.entry("imports.huge-lists".into()).or_default() += 1;
-                warnings.push(Warning {
-                    code: "huge-import-list".into(),
-                    path: Some(p.to_string()),
-                    message: format!("{n} import rows (more than {HUGE_IMPORT_LIST}); probably generated, all classified"),
-                });
-            }
-        }
-        for (row, res) in imports.iter_mut().zip(results) {
-            total_rows += 1;
-            row.from_module = module_of(&row.path).map(|i| ids[i].clone());
-            row.to_module = if res.kind.is_local() {
-                res.target
-                    .as_deref()
-                    .and_then(module_of_target)
-                    .map(|i| ids[i].clone())
-            } else {
-                None
-            };
-            row.kind = res.kind.name().to_string();
-            row.method = res.method.map(|m| m.name().to_string());
-            row.confidence = res.confidence;
-            row.target = res.target;
-            let lang = per_language.entry(row.language.clone()).or_default();
-            *lang.entry("imports".into()).or_default() += 1;
-            *lang.entry(row.kind.clone()).or_default() += 1;
-            *counts.entry(format!("imports.{}", row.kind)).or_default() += 1;
-            if let Some(m) = &row.method {
-                *counts.entry(format!("imports.method.{m}")).or_default() += 1;
-            }
-            match res.unresolved {
-                None => resolved_rows += 1,
-                Some(why) => {
-                    let key = match why {
-                        Unresolved::NotFound => "imports.not-found",
-                        Unresolved::EscapesRepo => "imports.escaping-repo",
-                        Unresolved::Ambiguous => "imports.ambiguous",
-                        Unresolved::UnsupportedLanguage => "imports.unsupported-language",
-                    };
-                    *unresolved_by.entry(key).or_default() += 1;
-                    if why == Unresolved::EscapesRepo {
-                        warnings.push(Warning {
-                            code: "import-escapes-repo".into(),
-                            path: Some(row.path.clone()),
-                            message: format!(
-                                "line {}: {:?} resolves outside the repository",
-                                row.line, row.raw
-                            ),
-                        });
-                    }
-                }
-            }
-        }
-        counts.insert("imports".into(), total_rows);
-    }
-    for (k, v) in unresolved_by {
-        counts.insert(k.to_string(), v);
+        import_stats = classify_imports(
+            imports,
+            &resolver,
+            &ids,
+            &module_of_target,
+            &mut counts,
+            &mut warnings,
+        );
     }
 
     // 4. Edges.
@@ -251,6 +188,7 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
 
     // 6. View and report.
     let view = view::architecture(&rows, &edges, &entry_modules);
+    let imports_present = tables.imports.is_some();
     let malformed = manifests.malformed > 0;
     let mut report = StageReport::with_status(
         if !imports_present || malformed {
@@ -262,7 +200,7 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     );
     report.items = files.len() as i64;
     report.counts = counts;
-    report.breakdown = per_language;
+    report.breakdown = import_stats.per_language;
     report.completeness = Some(if !imports_present {
         Completeness {
             score: 0.0,
@@ -274,10 +212,10 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         }
     } else {
         Completeness {
-            score: if total_rows == 0 {
+            score: if import_stats.total == 0 {
                 1.0
             } else {
-                (resolved_rows as f64 / total_rows as f64 * 1e6).round() / 1e6
+                (import_stats.resolved as f64 / import_stats.total as f64 * 1e6).round() / 1e6
             },
             reason: if tables
                 .occurrences
@@ -302,6 +240,89 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         ),
     );
     ModulesOutput { report, view }
+}
+
+/// Totals of the import classification.
+#[derive(Debug, Default)]
+struct ImportStats {
+    total: i64,
+    resolved: i64,
+    per_language: BTreeMap<String, BTreeMap<String, i64>>,
+}
+
+/// Classifies every import row in place (in parallel; results are written back in row order),
+/// counting kinds, methods and reasons, and warning about huge lists and escaping paths.
+fn classify_imports(
+    imports: &mut [ImportRow],
+    resolver: &Resolver<'_>,
+    ids: &[String],
+    module_of: &(dyn Fn(&str) -> Option<usize> + Sync),
+    counts: &mut BTreeMap<String, i64>,
+    warnings: &mut Vec<Warning>,
+) -> ImportStats {
+    let results: Vec<resolve::Resolution> = imports
+        .par_iter()
+        .map(|row| resolver.resolve(row))
+        .collect();
+    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+    for row in imports.iter() {
+        *per_file.entry(row.path.as_str()).or_default() += 1;
+    }
+    for (p, n) in per_file {
+        if n > HUGE_IMPORT_LIST {
+            *counts.entry("imports.huge-lists".into()).or_default() += 1;
+            warnings.push(Warning {
+                code: "huge-import-list".into(),
+                path: Some(p.to_string()),
+                message: format!(
+                    "{n} import rows (more than {HUGE_IMPORT_LIST}); probably generated, all classified"
+                ),
+            });
+        }
+    }
+    let mut stats = ImportStats::default();
+    for (row, res) in imports.iter_mut().zip(results) {
+        stats.total += 1;
+        row.from_module = module_of(&row.path).map(|i| ids[i].clone());
+        row.to_module = match (&res.target, res.kind.is_local()) {
+            (Some(t), true) => module_of(t).map(|i| ids[i].clone()),
+            _ => None,
+        };
+        row.kind = res.kind.name().to_string();
+        row.method = res.method.map(|m| m.name().to_string());
+        row.confidence = res.confidence;
+        row.target = res.target;
+        let lang = stats.per_language.entry(row.language.clone()).or_default();
+        *lang.entry("imports".into()).or_default() += 1;
+        *lang.entry(row.kind.clone()).or_default() += 1;
+        *counts.entry(format!("imports.{}", row.kind)).or_default() += 1;
+        if let Some(m) = &row.method {
+            *counts.entry(format!("imports.method.{m}")).or_default() += 1;
+        }
+        let Some(why) = res.unresolved else {
+            stats.resolved += 1;
+            continue;
+        };
+        let key = match why {
+            Unresolved::NotFound => "imports.not-found",
+            Unresolved::EscapesRepo => "imports.escaping-repo",
+            Unresolved::Ambiguous => "imports.ambiguous",
+            Unresolved::UnsupportedLanguage => "imports.unsupported-language",
+        };
+        *counts.entry(key.into()).or_default() += 1;
+        if why == Unresolved::EscapesRepo {
+            warnings.push(Warning {
+                code: "import-escapes-repo".into(),
+                path: Some(row.path.clone()),
+                message: format!(
+                    "line {}: {:?} resolves outside the repository",
+                    row.line, row.raw
+                ),
+            });
+        }
+    }
+    counts.insert("imports".into(), stats.total);
+    stats
 }
 
 /// Builds one `modules` row per detected module.

@@ -281,7 +281,7 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// The importer's module, for suffix choices.
+    /// Picks one suffix candidate (see [`pick_suffix`]); several in different modules are ambiguous.
     fn pick(&self, candidates: &[String], importer: &str) -> Result<Option<String>, Unresolved> {
         match pick_suffix(candidates, importer, &|p: &str| (self.module_of)(p)) {
             Some(c) => Ok(Some(c)),
