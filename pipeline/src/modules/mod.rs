@@ -250,8 +250,29 @@ struct ImportStats {
     per_language: BTreeMap<String, BTreeMap<String, i64>>,
 }
 
-/// Classifies every import row in place (in parallel; results are written back in row order),
-/// counting kinds, methods and reasons, and warning about huge lists and escaping paths.
+/// What an import's resolution depends on besides the shared lookups: language, raw text, the
+/// importing file's folder (its file for Rust, whose module path depends on the file), and for a
+/// Python `from . import x` the first imported name. Rows with equal keys resolve equally.
+fn resolution_key(row: &ImportRow) -> (&str, &str, &str, &str) {
+    let scope = if row.language == "rust" {
+        row.path.as_str()
+    } else {
+        parent_dir(&row.path)
+    };
+    let dots_only = row.language == "python"
+        && !row.raw.is_empty()
+        && row.raw.trim().bytes().all(|b| b == b'.');
+    let extra = if dots_only {
+        row.names.first().map(String::as_str).unwrap_or("")
+    } else {
+        ""
+    };
+    (row.language.as_str(), scope, row.raw.as_str(), extra)
+}
+
+/// Classifies every import row in place, counting kinds, methods and reasons, and warning about
+/// huge lists and escaping paths. Each distinct [`resolution_key`] is resolved once (in parallel,
+/// kept in first-occurrence order), so a package imported from many files costs one lookup.
 fn classify_imports(
     imports: &mut [ImportRow],
     resolver: &Resolver<'_>,
@@ -260,44 +281,73 @@ fn classify_imports(
     counts: &mut BTreeMap<String, i64>,
     warnings: &mut Vec<Warning>,
 ) -> ImportStats {
-    let results: Vec<resolve::Resolution> = imports
-        .par_iter()
-        .map(|row| resolver.resolve(row))
-        .collect();
-    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
-    for row in imports.iter() {
+    let mut slot_of: HashMap<(&str, &str, &str, &str), usize> = HashMap::new();
+    let mut firsts: Vec<usize> = Vec::new();
+    let mut slots: Vec<usize> = Vec::with_capacity(imports.len());
+    let mut per_file: HashMap<&str, usize> = HashMap::new();
+    for (i, row) in imports.iter().enumerate() {
+        let next = firsts.len();
+        let slot = *slot_of.entry(resolution_key(row)).or_insert(next);
+        if slot == next {
+            firsts.push(i);
+        }
+        slots.push(slot);
         *per_file.entry(row.path.as_str()).or_default() += 1;
     }
-    for (p, n) in per_file {
-        if n > HUGE_IMPORT_LIST {
-            *counts.entry("imports.huge-lists".into()).or_default() += 1;
-            warnings.push(Warning {
-                code: "huge-import-list".into(),
-                path: Some(p.to_string()),
-                message: format!(
-                    "{n} import rows (more than {HUGE_IMPORT_LIST}); probably generated, all classified"
-                ),
-            });
-        }
+    let results: Vec<resolve::Resolution> = firsts
+        .par_iter()
+        .map(|&i| resolver.resolve(&imports[i]))
+        .collect();
+    let mut huge: Vec<(&str, usize)> = per_file
+        .into_iter()
+        .filter(|(_, n)| *n > HUGE_IMPORT_LIST)
+        .collect();
+    huge.sort();
+    for (p, n) in huge {
+        *counts.entry("imports.huge-lists".into()).or_default() += 1;
+        warnings.push(Warning {
+            code: "huge-import-list".into(),
+            path: Some(p.to_string()),
+            message: format!("{n} import rows (more than {HUGE_IMPORT_LIST}); probably generated, all classified"),
+        });
     }
+    drop(slot_of);
+    // Counting with fixed keys keeps the per-row loop free of allocations beyond the row itself.
+    let mut by_kind: BTreeMap<&'static str, i64> = BTreeMap::new();
+    let mut by_method: BTreeMap<&'static str, i64> = BTreeMap::new();
+    let mut by_reason: BTreeMap<&'static str, i64> = BTreeMap::new();
+    let mut per_language: BTreeMap<String, BTreeMap<&'static str, i64>> = BTreeMap::new();
     let mut stats = ImportStats::default();
-    for (row, res) in imports.iter_mut().zip(results) {
+    // Writing the classification back is independent per row.
+    imports
+        .par_iter_mut()
+        .zip(slots.par_iter())
+        .for_each(|(row, &slot)| {
+            let res = &results[slot];
+            row.from_module = module_of(&row.path).map(|i| ids[i].clone());
+            row.to_module = match (&res.target, res.kind.is_local()) {
+                (Some(t), true) => module_of(t).map(|i| ids[i].clone()),
+                _ => None,
+            };
+            row.kind = res.kind.name().to_string();
+            row.method = res.method.map(|m| m.name().to_string());
+            row.confidence = res.confidence;
+            row.target = res.target.clone();
+        });
+    for (row, &slot) in imports.iter().zip(&slots) {
+        let res = &results[slot];
         stats.total += 1;
-        row.from_module = module_of(&row.path).map(|i| ids[i].clone());
-        row.to_module = match (&res.target, res.kind.is_local()) {
-            (Some(t), true) => module_of(t).map(|i| ids[i].clone()),
-            _ => None,
-        };
-        row.kind = res.kind.name().to_string();
-        row.method = res.method.map(|m| m.name().to_string());
-        row.confidence = res.confidence;
-        row.target = res.target;
-        let lang = stats.per_language.entry(row.language.clone()).or_default();
-        *lang.entry("imports".into()).or_default() += 1;
-        *lang.entry(row.kind.clone()).or_default() += 1;
-        *counts.entry(format!("imports.{}", row.kind)).or_default() += 1;
-        if let Some(m) = &row.method {
-            *counts.entry(format!("imports.method.{m}")).or_default() += 1;
+        let kind = res.kind.name();
+        if !per_language.contains_key(&row.language) {
+            per_language.insert(row.language.clone(), BTreeMap::new());
+        }
+        if let Some(lang) = per_language.get_mut(&row.language) {
+            *lang.entry("imports").or_default() += 1;
+            *lang.entry(kind).or_default() += 1;
+        }
+        *by_kind.entry(kind).or_default() += 1;
+        if let Some(m) = res.method {
+            *by_method.entry(m.name()).or_default() += 1;
         }
         let Some(why) = res.unresolved else {
             stats.resolved += 1;
@@ -309,7 +359,7 @@ fn classify_imports(
             Unresolved::Ambiguous => "imports.ambiguous",
             Unresolved::UnsupportedLanguage => "imports.unsupported-language",
         };
-        *counts.entry(key.into()).or_default() += 1;
+        *by_reason.entry(key).or_default() += 1;
         if why == Unresolved::EscapesRepo {
             warnings.push(Warning {
                 code: "import-escapes-repo".into(),
@@ -321,7 +371,20 @@ fn classify_imports(
             });
         }
     }
+    for (k, n) in by_kind {
+        counts.insert(format!("imports.{k}"), n);
+    }
+    for (m, n) in by_method {
+        counts.insert(format!("imports.method.{m}"), n);
+    }
+    for (r, n) in by_reason {
+        counts.insert(r.to_string(), n);
+    }
     counts.insert("imports".into(), stats.total);
+    stats.per_language = per_language
+        .into_iter()
+        .map(|(l, m)| (l, m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+        .collect();
     stats
 }
 

@@ -310,12 +310,14 @@ pub fn assert_traceable(t: &TableSet) {
         }
         assert!((0.0..=1.0).contains(&e.strength), "{e:?}");
     }
-    for (key, n) in imports.iter().chain(refs.iter()) {
+    let edge_keys: std::collections::HashSet<(&str, &str)> = edges
+        .iter()
+        .map(|e| (e.from_module.as_str(), e.to_module.as_str()))
+        .collect();
+    for ((from, to), n) in imports.iter().chain(refs.iter()) {
         assert!(
-            edges
-                .iter()
-                .any(|e| (e.from_module.clone(), e.to_module.clone()) == *key),
-            "{n} imports/references {key:?} have no edge"
+            edge_keys.contains(&(from.as_str(), to.as_str())),
+            "{n} imports/references {from} -> {to} have no edge"
         );
     }
 }

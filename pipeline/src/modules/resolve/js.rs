@@ -152,11 +152,16 @@ pub fn resolve_file(index: &RepoIndex<'_>, base: &str) -> Option<String> {
     if index.is_file(base) {
         return Some(base.to_string());
     }
-    for ext in EXTENSIONS {
-        let p = format!("{base}{ext}");
-        if index.is_file(&p) {
-            return Some(p);
-        }
+    // One buffer for every candidate name: this runs for most imports of a JS/TS repository.
+    let mut buf = String::with_capacity(base.len() + 12);
+    let mut try_with = |stem: &str, suffix: &str| {
+        buf.clear();
+        buf.push_str(stem);
+        buf.push_str(suffix);
+        index.is_file(&buf).then(|| buf.clone())
+    };
+    if let Some(f) = EXTENSIONS.iter().find_map(|ext| try_with(base, ext)) {
+        return Some(f);
     }
     // ESM TypeScript writes the emitted name: `./a.js` for `a.ts`.
     for (js, ts) in [
@@ -166,21 +171,14 @@ pub fn resolve_file(index: &RepoIndex<'_>, base: &str) -> Option<String> {
         (".cjs", &[".cts"][..]),
     ] {
         if let Some(stem) = base.strip_suffix(js) {
-            for t in ts {
-                let p = format!("{stem}{t}");
-                if index.is_file(&p) {
-                    return Some(p);
-                }
+            if let Some(f) = ts.iter().find_map(|t| try_with(stem, t)) {
+                return Some(f);
             }
         }
     }
     if index.is_dir(base) {
-        for ext in EXTENSIONS {
-            let p = format!("{base}/index{ext}");
-            if index.is_file(&p) {
-                return Some(p);
-            }
-        }
+        let stem = format!("{base}/index");
+        return EXTENSIONS.iter().find_map(|ext| try_with(&stem, ext));
     }
     None
 }
@@ -332,7 +330,7 @@ fn workspace_target(r: &Resolver<'_>, pkg_dir: &str, sub: &str, own: bool) -> Re
             .manifests
             .npm
             .get(pkg_dir)
-            .map(|n| n.entry_files.clone())
+            .map(|n| n.entry_files.as_slice())
             .unwrap_or_default();
         entries
             .iter()
