@@ -45,6 +45,7 @@ fn cargo_workspace() {
         imp("crates/cli/src/commands/run.rs", 1, "super::Ctx"),
         imp("crates/cli/src/commands/run.rs", 2, "crate::commands"),
         imp("crates/core/tests/it.rs", 1, "acme_core::parser"),
+        imp("crates/core/src/parser.rs", 3, "mod lexer"),
     ]);
     assert_eq!(
         module_list(&t),
@@ -107,6 +108,22 @@ fn cargo_workspace() {
         Some("crates/util/src/lib.rs"),
     );
     assert_import(&t, "crates/cli/src/main.rs", 4, "unknown", None);
+    // An integration test names its own package's library by crate name.
+    assert_import(
+        &t,
+        "crates/core/tests/it.rs",
+        1,
+        "local-file",
+        Some("crates/core/src/parser.rs"),
+    );
+    // `mod lexer;` in parser.rs declares parser/lexer.rs.
+    assert_import(
+        &t,
+        "crates/core/src/parser.rs",
+        3,
+        "local-file",
+        Some("crates/core/src/parser/lexer.rs"),
+    );
     assert_import(
         &t,
         "crates/cli/src/main.rs",
@@ -160,7 +177,7 @@ fn cargo_workspace() {
         .collect();
     assert_eq!(entry, ["crates/cli"]);
     assert_eq!(out.report.status, StageStatus::Ok);
-    assert_eq!(out.report.counts["imports"], 14);
+    assert_eq!(out.report.counts["imports"], 15);
     assert_eq!(out.report.counts["imports.unknown"], 2);
     // Files carry their module.
     let f = t

@@ -217,3 +217,67 @@ pub fn architecture(
         "ranking": "pagerank over internal edges weighted by imports + references (damping 0.85); ties by lines, then id",
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(id: String, lines: i64) -> ModuleRow {
+        ModuleRow {
+            name: id.clone(),
+            root: id.clone(),
+            module_id: id,
+            manifest: "none".into(),
+            detection: "directory".into(),
+            language: None,
+            file_count: 1,
+            symbol_count: 0,
+            line_count: lines,
+            is_entrypoint: false,
+        }
+    }
+
+    fn edge(from: &str, to: &str, imports: i64) -> ModuleEdgeRow {
+        ModuleEdgeRow {
+            from_module: from.into(),
+            to_module: to.into(),
+            kind: "local".into(),
+            import_count: imports,
+            reference_count: 0,
+            strength: 1.0,
+        }
+    }
+
+    #[test]
+    fn view_is_bounded_and_ranked() {
+        let modules: Vec<ModuleRow> = (0..250).map(|i| module(format!("m{i:03}"), i)).collect();
+        // Everyone depends on m000; m001 is depended on by three.
+        let mut edges: Vec<ModuleEdgeRow> = (1..250)
+            .map(|i| edge(&format!("m{i:03}"), "m000", 1))
+            .collect();
+        edges.extend((2..5).map(|i| edge(&format!("m{i:03}"), "m001", 1)));
+        edges.push(edge("m001", "external:serde", 3));
+        let v = architecture(&modules, &edges, &[]);
+        let listed = v["modules"].as_array().unwrap();
+        assert_eq!(listed.len(), MAX_MODULES);
+        assert_eq!(v["truncated"]["modules"], 50);
+        assert_eq!(listed[0]["id"], "m000");
+        assert_eq!(listed[0]["importance"], 1.0);
+        assert_eq!(listed[1]["id"], "m001");
+        // Among equally unimportant modules, more lines rank first.
+        assert_eq!(listed[2]["id"], "m249");
+        assert_eq!(v["totals"]["edges"], 252);
+        assert_eq!(v["externalEdges"].as_array().unwrap().len(), 1);
+        assert!(
+            v["edges"].as_array().unwrap().len() < 252,
+            "edges of unlisted modules are left out"
+        );
+    }
+
+    #[test]
+    fn importance_without_edges_is_uniform() {
+        let modules = vec![module("a".into(), 1), module("b".into(), 2)];
+        assert_eq!(importance(&modules, &[]), vec![1.0, 1.0]);
+        assert!(importance(&[], &[]).is_empty());
+    }
+}
