@@ -11,6 +11,7 @@
 pub mod error;
 pub mod fingerprint;
 pub mod identity;
+pub mod modules;
 pub mod privacy;
 pub mod progress;
 pub mod repo_state;
@@ -291,6 +292,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         reports.insert(Stage::Scan.name().into(), scan.report);
         tables.files = Some(scan.files);
     }
+    let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
 
     // Identity runs after every extraction stage, over the final merged symbols.
     if selected(Stage::Identity) {
@@ -323,6 +325,22 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         timings.push(("identity".into(), clock.elapsed()));
     }
 
+    // The modules stage runs last: it reads every table the other stages produced.
+    if selected(Stage::Modules) {
+        let clock = Instant::now();
+        if tables.files.is_some() {
+            let out = modules::run(&ctx, &mut tables);
+            reports.insert(Stage::Modules.name().into(), out.report);
+            views.insert("architecture".into(), out.view);
+        } else {
+            reports.insert(
+                Stage::Modules.name().into(),
+                StageReport::skipped("input stage scan did not run"),
+            );
+        }
+        timings.push(("modules".into(), clock.elapsed()));
+    }
+
     let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
     settings.insert(
@@ -340,7 +358,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     let written = (|| -> Result<Manifest, PipelineError> {
         let (table_entries, json_entries) =
             write::write_tables(&tmp, &mut tables, opts.json_tables)?;
-        let views = BTreeMap::new();
         let view_entries = write::write_views(&tmp, &views)?;
         let manifest = Manifest {
             schema_version: SCHEMA_VERSION,
