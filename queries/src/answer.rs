@@ -52,8 +52,11 @@ pub struct CompletenessInfo {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Truncation {
-    /// What was cut (`modules`, `items`, `symbols`, …).
+    /// What was cut: the name of the list in `facts` (`results`, `modules`, `callers`, …).
     pub what: String,
+    /// The budget that made the cut: `max-modules`, `max-items` (or `--limit`),
+    /// `symbols-per-module`, `max-tokens`, or a command's own bound (`depth`).
+    pub budget: String,
     /// Items before the cut.
     pub total: u64,
     /// Items kept.

@@ -2,6 +2,7 @@
 
 use output_schema::{ErrorCode, FormatError};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::answer::Drilldown;
 
@@ -19,6 +20,10 @@ pub struct QueryError {
     pub remediation: String,
     /// Commands that may help.
     pub drilldowns: Vec<Drilldown>,
+    /// Structured facts about the failure (the top matches of an ambiguous name, when and where
+    /// a symbol was deleted, the alias chain of a cycle, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
 }
 
 fn ser_code<S: serde::Serializer>(code: &ErrorCode, s: S) -> Result<S::Ok, S::Error> {
@@ -37,7 +42,14 @@ impl QueryError {
             message: message.into(),
             remediation: remediation.into(),
             drilldowns: Vec::new(),
+            details: None,
         }
+    }
+
+    /// Attaches structured details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
     }
 
     /// Adds a suggested next command.

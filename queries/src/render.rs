@@ -44,6 +44,10 @@ pub fn error(error: &QueryError, format: Format) -> String {
                 "error[{}]: {}\n  fix: {}\n",
                 error.code, error.message, error.remediation
             );
+            if let Some(details) = &error.details {
+                s.push_str("  details:\n");
+                tree(&mut s, details, 2);
+            }
             for d in &error.drilldowns {
                 s.push_str(&format!("  try: {}  ({})\n", d.command, d.reason));
             }

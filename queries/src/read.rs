@@ -1,0 +1,304 @@
+//! Reading only what a query needs from a snapshot's Parquet files.
+//!
+//! The hot commands (`symbol`, `search`, `refs`) must answer in a few milliseconds on snapshots
+//! with hundreds of thousands of rows, so they never decode a whole table: a [`Pred`] on one
+//! string column is checked first against each row group's min/max statistics (tables are sorted
+//! — `symbols` by `stable_id`, `occurrences` by `path` — so a lookup by key touches one row
+//! group), then evaluated as a Parquet row filter that decodes only that column, and the other
+//! columns are decoded only for the rows that match. [`read_columns`] reads a projection of
+//! whole columns for the aggregate commands (reference counts, call graph).
+//!
+//! Every failure to read a table the manifest lists is `SNAPSHOT_CORRUPT` naming the table.
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::sync::Arc;
+
+use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
+use arrow::error::ArrowError;
+use output_schema::{Column, ErrorCode, Table};
+use parquet::arrow::arrow_reader::{
+    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter,
+};
+use parquet::arrow::ProjectionMask;
+use parquet::file::metadata::ParquetMetaData;
+
+use crate::{QueryError, Snapshot};
+
+/// A condition on one string column.
+#[derive(Clone, Debug)]
+pub enum Pred {
+    /// Equal to the value.
+    Eq(String),
+    /// Equal to one of the values.
+    In(BTreeSet<String>),
+    /// Contains the needle, ignoring ASCII and Unicode case (the needle is lowercased here).
+    ContainsCi(String),
+    /// Equal to the value or starting with `value + "/"` (a path or any path below it).
+    PathOrBelow(String),
+}
+
+impl Pred {
+    /// A case-insensitive substring condition.
+    pub fn contains_ci(needle: &str) -> Pred {
+        Pred::ContainsCi(needle.to_lowercase())
+    }
+
+    /// Whether a value matches.
+    pub fn matches(&self, v: &str) -> bool {
+        match self {
+            Pred::Eq(x) => v == x,
+            Pred::In(set) => set.contains(v),
+            Pred::ContainsCi(n) => contains_ci(v, n),
+            Pred::PathOrBelow(p) => is_path_or_below(v, p),
+        }
+    }
+
+    /// Whether a row group whose column lies within `[min, max]` may hold a match.
+    fn may_match(&self, min: &[u8], max: &[u8]) -> bool {
+        let within = |v: &[u8]| min <= v && v <= max;
+        match self {
+            Pred::Eq(x) => within(x.as_bytes()),
+            Pred::In(set) => set.iter().any(|x| within(x.as_bytes())),
+            Pred::ContainsCi(_) => true,
+            Pred::PathOrBelow(p) => {
+                // Every match starts with `p`; matches sort between `p` and `p/\u{10FFFF}`.
+                let lo = p.as_bytes();
+                let mut hi = format!("{p}/").into_bytes();
+                hi.push(0xff);
+                !(max < lo || min > hi.as_slice())
+            }
+        }
+    }
+}
+
+/// Case-insensitive substring test against an already lowercased needle.
+pub fn contains_ci(haystack: &str, lower_needle: &str) -> bool {
+    if haystack.is_ascii() && lower_needle.is_ascii() {
+        let h = haystack.as_bytes();
+        let n = lower_needle.as_bytes();
+        if n.is_empty() {
+            return true;
+        }
+        return h
+            .windows(n.len())
+            .any(|w| w.iter().zip(n).all(|(a, b)| a.to_ascii_lowercase() == *b));
+    }
+    haystack.to_lowercase().contains(lower_needle)
+}
+
+/// Whether `path` is `prefix` itself or lies below it (`prefix` of `.` or empty matches all).
+pub fn is_path_or_below(path: &str, prefix: &str) -> bool {
+    let prefix = prefix.trim_end_matches('/');
+    if prefix.is_empty() || prefix == "." {
+        return true;
+    }
+    path == prefix
+        || (path.len() > prefix.len()
+            && path.starts_with(prefix)
+            && path.as_bytes()[prefix.len()] == b'/')
+}
+
+fn corrupt(table: &str, e: impl std::fmt::Display) -> QueryError {
+    QueryError::new(
+        ErrorCode::SnapshotCorrupt,
+        format!("table {table} cannot be read: {e}"),
+        format!(
+            "run `ckb verify <snapshot>` to check every file, then rebuild the snapshot with `ckb snapshot --force` ({table}.parquet is damaged or missing)"
+        ),
+    )
+}
+
+fn open(
+    snapshot: &Snapshot,
+    table: &str,
+) -> Result<Option<ParquetRecordBatchReaderBuilder<File>>, QueryError> {
+    let Some(path) = snapshot.table_path(table) else {
+        return Ok(None);
+    };
+    let file = File::open(&path).map_err(|e| corrupt(table, e))?;
+    ParquetRecordBatchReaderBuilder::try_new_with_options(file, ArrowReaderOptions::new())
+        .map(Some)
+        .map_err(|e| corrupt(table, e))
+}
+
+fn leaf_index(metadata: &ParquetMetaData, column: &str) -> Option<usize> {
+    metadata
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .position(|c| c.path().parts().first().map(String::as_str) == Some(column))
+}
+
+fn row_groups(metadata: &ParquetMetaData, leaf: usize, pred: &Pred) -> Vec<usize> {
+    (0..metadata.num_row_groups())
+        .filter(|&i| {
+            let stats = metadata.row_group(i).column(leaf).statistics();
+            match stats.and_then(|s| Some((s.min_bytes_opt()?, s.max_bytes_opt()?))) {
+                Some((min, max)) => pred.may_match(min, max),
+                // No statistics (or only nulls): the row group has to be read.
+                None => true,
+            }
+        })
+        .collect()
+}
+
+fn string_mask(array: &ArrayRef, pred: &Pred) -> Result<BooleanArray, ArrowError> {
+    let strings = array
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| ArrowError::SchemaError("filter column is not a string column".into()))?;
+    Ok(strings
+        .iter()
+        .map(|v| Some(v.is_some_and(|v| pred.matches(v))))
+        .collect())
+}
+
+fn filtered_builder(
+    builder: ParquetRecordBatchReaderBuilder<File>,
+    table: &str,
+    column: &str,
+    pred: &Pred,
+) -> Result<ParquetRecordBatchReaderBuilder<File>, QueryError> {
+    let metadata = builder.metadata().clone();
+    let leaf = leaf_index(&metadata, column)
+        .ok_or_else(|| corrupt(table, format!("column {column} is missing")))?;
+    let groups = row_groups(&metadata, leaf, pred);
+    let mask = ProjectionMask::leaves(builder.parquet_schema(), [leaf]);
+    let owned = pred.clone();
+    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
+        string_mask(batch.column(0), &owned)
+    });
+    Ok(builder
+        .with_row_groups(groups)
+        .with_row_filter(RowFilter::new(vec![Box::new(predicate)])))
+}
+
+/// Rows of a table whose string `column` matches `pred`, decoded in full; `Ok(None)` when the
+/// table was not written. Rows come back in the table's stored order.
+pub fn rows_where<T: Table>(
+    snapshot: &Snapshot,
+    column: &str,
+    pred: &Pred,
+) -> Result<Option<Vec<T>>, QueryError> {
+    let table = T::INFO.name;
+    let Some(builder) = open(snapshot, table)? else {
+        return Ok(None);
+    };
+    let reader = filtered_builder(builder, table, column, pred)?
+        .with_batch_size(8192)
+        .build()
+        .map_err(|e| corrupt(table, e))?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| corrupt(table, e))?;
+        rows.extend(T::from_batch(&batch).map_err(|e| corrupt(table, e))?);
+    }
+    Ok(Some(rows))
+}
+
+/// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
+/// holding exactly the named columns; `Ok(None)` when the table was not written.
+pub fn read_columns(
+    snapshot: &Snapshot,
+    table: &str,
+    columns: &[&str],
+    filter: Option<(&str, &Pred)>,
+) -> Result<Option<Columns>, QueryError> {
+    let Some(builder) = open(snapshot, table)? else {
+        return Ok(None);
+    };
+    let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
+    let builder = match filter {
+        Some((column, pred)) => filtered_builder(builder, table, column, pred)?,
+        None => builder,
+    };
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(65_536)
+        .build()
+        .map_err(|e| corrupt(table, e))?;
+    let mut batches = Vec::new();
+    for batch in reader {
+        batches.push(batch.map_err(|e| corrupt(table, e))?);
+    }
+    Ok(Some(Columns {
+        table: table.to_string(),
+        batches,
+    }))
+}
+
+/// Batches of a projection, decoded column by column with the format's own column codecs.
+pub struct Columns {
+    table: String,
+    batches: Vec<RecordBatch>,
+}
+
+impl Columns {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Decodes one column over all batches as the Rust type the table declares for it.
+    pub fn get<C: Column>(&self, name: &str) -> Result<Vec<C>, QueryError> {
+        let mut out = Vec::with_capacity(self.len());
+        for batch in &self.batches {
+            let array: &Arc<dyn Array> = batch
+                .column_by_name(name)
+                .ok_or_else(|| corrupt(&self.table, format!("column {name} is missing")))?;
+            out.extend(C::from_array(array.as_ref(), name).map_err(|e| corrupt(&self.table, e))?);
+        }
+        Ok(out)
+    }
+}
+
+/// Every row of a table; `Ok(None)` when it was not written (errors name the table).
+pub fn all_rows<T: Table>(snapshot: &Snapshot) -> Result<Option<Vec<T>>, QueryError> {
+    let table = T::INFO.name;
+    match snapshot.table_path(table) {
+        None => Ok(None),
+        Some(p) => output_schema::parquet_io::read_table::<T>(&p)
+            .map(Some)
+            .map_err(|e| corrupt(table, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_insensitive_contains() {
+        assert!(contains_ci("ParseConfig", "config"));
+        assert!(contains_ci("ÄRGER", "är"));
+        assert!(!contains_ci("parse", "parser"));
+        assert!(contains_ci("x", ""));
+    }
+
+    #[test]
+    fn paths_below() {
+        assert!(is_path_or_below("src/a.rs", "src"));
+        assert!(is_path_or_below("src", "src/"));
+        assert!(!is_path_or_below("srcx/a.rs", "src"));
+        assert!(is_path_or_below("a.rs", "."));
+    }
+
+    #[test]
+    fn row_group_pruning_by_range() {
+        let p = Pred::Eq("m".into());
+        assert!(p.may_match(b"a", b"z"));
+        assert!(!p.may_match(b"n", b"z"));
+        let p = Pred::PathOrBelow("src".into());
+        assert!(p.may_match(b"a", b"src/x"));
+        assert!(!p.may_match(b"t", b"z"));
+        assert!(!p.may_match(b"a", b"sr"));
+        assert!(p.may_match(b"src/zzz", b"tests/a"));
+    }
+}

@@ -1,0 +1,393 @@
+//! Turning a command's findings into the answer envelope, within budget.
+//!
+//! Every command fills a [`Draft`]: facts, explanation, completeness, the cuts it made for its
+//! item budgets ([`Cut`]), the lists that may be shortened further to fit the token budget
+//! ([`Trim`]), and its own suggested next commands. [`finish`] then
+//! - records the cuts as provenance truncations;
+//! - trims the listed arrays (least important first, from their ends) until the canonical JSON
+//!   fits `--max-tokens`, recording each trim as a `max-tokens` truncation — JSON is never cut,
+//!   only list items are dropped; an answer that cannot fit even then is `BUDGET_EXCEEDED`;
+//! - chooses drilldowns, in this order: one per truncation (raise the budget that cut), the stale
+//!   SCIP index, a snapshot behind or off the working tree, low completeness (< 0.8), then the
+//!   command's own — deduplicated by command and capped at `--max-drilldowns`.
+
+use serde_json::Value;
+
+use output_schema::ErrorCode;
+
+use crate::answer::{Answer, CompletenessInfo, Drilldown, Provenance, Truncation};
+use crate::budget::{self, Budget};
+use crate::coverage;
+use crate::snapshot::{Freshness, Snapshot};
+use crate::QueryError;
+
+/// What every command needs: the snapshot, its freshness and the budget of this call.
+#[derive(Clone, Copy, Debug)]
+pub struct Ctx<'a> {
+    /// The snapshot read.
+    pub snapshot: &'a Snapshot,
+    /// The snapshot against the working tree.
+    pub freshness: &'a Freshness,
+    /// Limits for this call.
+    pub budget: Budget,
+}
+
+/// A cut a command made to respect an item budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cut {
+    /// Name of the list in `facts`.
+    pub what: String,
+    /// The budget that cut (`max-items`, `max-modules`, `symbols-per-module`, `depth`, …).
+    pub budget: String,
+    /// Items before the cut.
+    pub total: usize,
+    /// Items kept.
+    pub shown: usize,
+    /// The flag that would show more (`--limit`, `--max-items`, `--max-modules`, `--depth`).
+    pub flag: Option<&'static str>,
+}
+
+impl Cut {
+    /// A cut, or `None` when nothing was cut.
+    pub fn of(
+        what: &str,
+        budget: &str,
+        total: usize,
+        shown: usize,
+        flag: Option<&'static str>,
+    ) -> Option<Cut> {
+        (total > shown).then(|| Cut {
+            what: what.into(),
+            budget: budget.into(),
+            total,
+            shown,
+            flag,
+        })
+    }
+}
+
+/// An array in `facts` (a JSON pointer) that may be shortened to fit the token budget.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trim {
+    /// JSON pointer to the array inside `facts` (`/results`, `/modules`).
+    pub pointer: String,
+    /// Its name in truncations.
+    pub what: String,
+}
+
+impl Trim {
+    /// A trimmable array.
+    pub fn new(pointer: &str, what: &str) -> Trim {
+        Trim {
+            pointer: pointer.into(),
+            what: what.into(),
+        }
+    }
+}
+
+/// A command's answer before budgets and drilldowns are applied.
+#[derive(Clone, Debug)]
+pub struct Draft {
+    /// The command name (`refs`).
+    pub command: String,
+    /// The command line that produced it, without budget flags (`ckb query refs <id>`); used to
+    /// build drilldowns that raise a budget.
+    pub invocation: String,
+    /// Structured facts.
+    pub facts: Value,
+    /// Derived text.
+    pub explanation: String,
+    /// How complete the facts are.
+    pub completeness: CompletenessInfo,
+    /// Caveats (added after the freshness warnings).
+    pub warnings: Vec<String>,
+    /// Cuts made for item budgets.
+    pub cuts: Vec<Cut>,
+    /// Arrays that may be trimmed for tokens, least important first.
+    pub trims: Vec<Trim>,
+    /// The command's own next steps (after the automatic ones).
+    pub drilldowns: Vec<Drilldown>,
+    /// Items considered.
+    pub items_in: u64,
+    /// Items returned.
+    pub items_out: u64,
+    /// Whether the facts depend on SCIP data from an index that is stale.
+    pub depends_on_scip: bool,
+}
+
+impl Draft {
+    /// A draft with empty lists.
+    pub fn new(command: &str, invocation: String, facts: Value, explanation: String) -> Draft {
+        Draft {
+            command: command.into(),
+            invocation,
+            facts,
+            explanation,
+            completeness: CompletenessInfo {
+                score: 1.0,
+                reason: "complete".into(),
+            },
+            warnings: Vec::new(),
+            cuts: Vec::new(),
+            trims: Vec::new(),
+            drilldowns: Vec::new(),
+            items_in: 0,
+            items_out: 0,
+            depends_on_scip: false,
+        }
+    }
+
+    /// Adds a cut when one was made.
+    pub fn cut(&mut self, cut: Option<Cut>) {
+        self.cuts.extend(cut);
+    }
+
+    /// Adds a command-specific drilldown.
+    pub fn suggest(&mut self, command: impl Into<String>, reason: impl Into<String>) {
+        self.drilldowns.push(Drilldown {
+            command: command.into(),
+            reason: reason.into(),
+        });
+    }
+}
+
+/// Quotes an argument for a POSIX shell when it needs it.
+pub fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._:/=@%+-,".contains(&b));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn tokens_of(answer: &Answer) -> usize {
+    output_schema::json::to_string(answer)
+        .map(|s| s.len())
+        .unwrap_or(0)
+        .div_ceil(4)
+}
+
+fn array_len(facts: &Value, pointer: &str) -> usize {
+    facts
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .map(Vec::len)
+        .unwrap_or(0)
+}
+
+/// Trims the listed arrays until the answer fits; returns the trims made as truncations.
+fn fit_tokens(answer: &mut Answer, limit: usize, trims: &[Trim]) -> Vec<(String, u64, u64)> {
+    let mut made: Vec<(String, u64, u64)> = Vec::new();
+    let original: Vec<usize> = trims
+        .iter()
+        .map(|t| array_len(&answer.facts, &t.pointer))
+        .collect();
+    // Two passes: first keep at least one item of every list, then allow emptying them.
+    for keep in [1usize, 0] {
+        for t in trims {
+            loop {
+                let tokens = tokens_of(answer);
+                if tokens <= limit {
+                    break;
+                }
+                let Some(items) = answer
+                    .facts
+                    .pointer_mut(&t.pointer)
+                    .and_then(Value::as_array_mut)
+                else {
+                    break;
+                };
+                if items.len() <= keep {
+                    break;
+                }
+                let list_tokens = output_schema::json::to_string(&Value::Array(items.clone()))
+                    .map(|s| s.len())
+                    .unwrap_or(0)
+                    .div_ceil(4)
+                    .max(1);
+                let excess = tokens - limit;
+                let per_item = list_tokens.div_ceil(items.len()).max(1);
+                let drop = excess.div_ceil(per_item).clamp(1, items.len() - keep);
+                let new_len = items.len() - drop;
+                items.truncate(new_len);
+            }
+        }
+        if tokens_of(answer) <= limit {
+            break;
+        }
+    }
+    for (t, before) in trims.iter().zip(original) {
+        let after = array_len(&answer.facts, &t.pointer);
+        if after < before {
+            made.push((t.what.clone(), before as u64, after as u64));
+        }
+    }
+    made
+}
+
+/// Builds the answer: truncations, token fitting, drilldowns and compression metrics.
+pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
+    let snapshot = ctx.snapshot;
+    let mut provenance = Provenance::of(snapshot, ctx.freshness, draft.completeness.clone());
+    let stale = if draft.depends_on_scip {
+        coverage::scip_stale(snapshot)
+    } else {
+        None
+    };
+    if let Some(why) = &stale {
+        provenance.warnings.push(format!(
+            "INDEX_STALE: {why}; SCIP facts may not match the code"
+        ));
+    }
+    provenance.warnings.extend(draft.warnings.iter().cloned());
+    provenance.truncations = draft
+        .cuts
+        .iter()
+        .map(|c| Truncation {
+            what: c.what.clone(),
+            budget: c.budget.clone(),
+            total: c.total as u64,
+            shown: c.shown as u64,
+        })
+        .collect();
+
+    let mut drilldowns: Vec<Drilldown> = Vec::new();
+    for c in &draft.cuts {
+        if let Some(flag) = c.flag {
+            let wanted = (c.total as u64).max(c.shown as u64 * 2);
+            let range = match flag {
+                "--max-modules" => budget::MODULES_RANGE,
+                "--depth" => (1, 10),
+                _ => budget::ITEMS_RANGE,
+            };
+            drilldowns.push(Drilldown {
+                command: format!("{} {flag} {}", draft.invocation, wanted.min(range.1)),
+                reason: format!(
+                    "{} more {} not shown ({})",
+                    c.total - c.shown,
+                    c.what,
+                    c.budget
+                ),
+            });
+        }
+    }
+    if let Some(why) = &stale {
+        drilldowns.push(Drilldown {
+            command: coverage::scip_refresh_command(snapshot),
+            reason: format!("the SCIP index is stale ({why})"),
+        });
+    }
+    if matches!(
+        ctx.freshness.state.as_str(),
+        "behind" | "dirty" | "diverged"
+    ) {
+        drilldowns.push(Drilldown {
+            command: "ckb snapshot".into(),
+            reason: format!(
+                "the snapshot is {} relative to the working tree",
+                ctx.freshness.state
+            ),
+        });
+    }
+    if draft.completeness.score < 0.8 && draft.command != "doctor" {
+        drilldowns.push(Drilldown {
+            command: "ckb query doctor".into(),
+            reason: format!(
+                "completeness is {} ({}): see what is missing and how to fix it",
+                output_schema::json::format_float(draft.completeness.score).unwrap_or_default(),
+                draft.completeness.reason
+            ),
+        });
+    }
+    drilldowns.extend(draft.drilldowns.iter().cloned());
+    let mut seen = std::collections::BTreeSet::new();
+    drilldowns.retain(|d| seen.insert(d.command.clone()));
+    drilldowns.truncate(ctx.budget.drilldowns);
+
+    let mut answer = Answer::new(
+        &draft.command,
+        draft.facts,
+        draft.explanation,
+        provenance,
+        drilldowns,
+        draft.items_in,
+        draft.items_out,
+    );
+    if answer.compression.estimated_tokens as usize > ctx.budget.tokens {
+        let trimmed = fit_tokens(&mut answer, ctx.budget.tokens, &draft.trims);
+        let dropped: u64 = trimmed.iter().map(|(_, b, a)| b - a).sum();
+        for (what, before, after) in &trimmed {
+            answer.provenance.truncations.push(Truncation {
+                what: what.clone(),
+                budget: "max-tokens".into(),
+                total: *before,
+                shown: *after,
+            });
+        }
+        if !trimmed.is_empty() {
+            let raise = format!(
+                "{} --max-tokens {}",
+                draft.invocation,
+                (ctx.budget.tokens * 2).min(budget::TOKENS_RANGE.1 as usize)
+            );
+            if !answer.drilldowns.iter().any(|d| d.command == raise) {
+                if answer.drilldowns.len() >= ctx.budget.drilldowns {
+                    answer.drilldowns.pop();
+                }
+                if ctx.budget.drilldowns > 0 {
+                    answer.drilldowns.insert(
+                        0,
+                        Drilldown {
+                            command: raise,
+                            reason: format!(
+                                "{dropped} list items were left out to fit the token budget"
+                            ),
+                        },
+                    );
+                }
+            }
+        }
+        answer.compression.items_out = answer.compression.items_out.saturating_sub(dropped);
+        // The metrics are part of the answer: settle them on a fixed point.
+        for _ in 0..3 {
+            let t = tokens_of(&answer) as u64;
+            if t == answer.compression.estimated_tokens {
+                break;
+            }
+            answer.compression.estimated_tokens = t;
+        }
+        if answer.compression.estimated_tokens as usize > ctx.budget.tokens {
+            return Err(QueryError::new(
+                ErrorCode::BudgetExceeded,
+                format!(
+                    "the smallest {} answer needs about {} tokens; the budget is {}",
+                    draft.command, answer.compression.estimated_tokens, ctx.budget.tokens
+                ),
+                format!(
+                    "raise the budget: --max-tokens {}",
+                    answer
+                        .compression
+                        .estimated_tokens
+                        .max(budget::TOKENS_RANGE.0)
+                ),
+            ));
+        }
+    }
+    Ok(answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("ckb:r:sym:00"), "ckb:r:sym:00");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}
