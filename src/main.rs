@@ -28,7 +28,7 @@ struct Cli {
 enum Command {
     /// Snapshot a repository into the store (Parquet tables + compressed JSON).
     Snapshot(cmd::snapshot::Args),
-    /// Ask a snapshot: status, sql, …
+    /// Ask a snapshot: symbol, search, refs, arch, impact, explore, understand, sql, …
     Query(cmd::query::Args),
     /// Print the snapshot format: every table, column, type and sort key.
     Schema(cmd::schema::Args),

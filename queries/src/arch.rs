@@ -1,0 +1,229 @@
+//! `ckb query arch [--depth N] [--include-external]`: modules, classified dependency edges and
+//! entry points, served from the precomputed `views/architecture.json.zst` (the modules stage
+//! ranks modules by PageRank importance; this command never recomputes the graph).
+//!
+//! Facts: `modules` (view rank order, at most `--max-modules`, optionally only those at most
+//! `--depth` folders deep), `edges` among the modules shown (strongest first, at most
+//! `--max-items`; `kind` classifies each: local, workspace-package, …), `entrypoints` of the
+//! modules shown, `externalEdges` (only with `--include-external`, most imports first, at most
+//! `--max-items`) and `totals` over the whole graph. Without the view (the modules stage did
+//! not run) the answer says so, with completeness 0 and the command that builds it.
+
+use output_schema::ErrorCode;
+use serde_json::{json, Value};
+
+use crate::answer::{Answer, CompletenessInfo};
+use crate::budget::check_range;
+use crate::coverage;
+use crate::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::QueryError;
+
+/// Name of the view.
+pub const VIEW: &str = "architecture";
+
+/// Allowed range of `--depth` for `arch`.
+pub const DEPTH_RANGE: (u64, u64) = (0, 32);
+
+/// What `arch` was asked.
+#[derive(Clone, Debug, Default)]
+pub struct ArchArgs {
+    /// Deepest module folder depth kept (`.` is 0, `crates/core` is 2).
+    pub depth: Option<u64>,
+    /// Whether to list edges to external packages.
+    pub include_external: bool,
+}
+
+/// Reads a view of the snapshot; `Ok(None)` when it was not written.
+pub fn read_view(ctx: &Ctx<'_>, name: &str) -> Result<Option<Value>, QueryError> {
+    let Some(entry) = ctx.snapshot.manifest.views.iter().find(|v| v.name == name) else {
+        return Ok(None);
+    };
+    let corrupt = |e: String| {
+        QueryError::new(
+            ErrorCode::SnapshotCorrupt,
+            format!("view {name} ({}) cannot be read: {e}", entry.file),
+            "run `ckb verify <snapshot>`, then rebuild the snapshot with `ckb snapshot --force`",
+        )
+    };
+    if entry.file.contains("..") || entry.file.starts_with('/') {
+        return Err(corrupt(
+            "the manifest names a file outside the snapshot".into(),
+        ));
+    }
+    let bytes =
+        std::fs::read(ctx.snapshot.dir.join(&entry.file)).map_err(|e| corrupt(e.to_string()))?;
+    let text = output_schema::manifest::decompress(&bytes).map_err(|e| corrupt(e.to_string()))?;
+    serde_json::from_slice(&text)
+        .map(Some)
+        .map_err(|e| corrupt(e.to_string()))
+}
+
+fn arr(v: &Value, key: &str) -> Vec<Value> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Runs `arch`.
+pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
+    let depth = args
+        .depth
+        .map(|d| check_range("--depth", d, DEPTH_RANGE))
+        .transpose()?;
+    let mut inv = "ckb query arch".to_string();
+    if let Some(d) = depth {
+        inv.push_str(&format!(" --depth {d}"));
+    }
+    if args.include_external {
+        inv.push_str(" --include-external");
+    }
+    let Some(view) = read_view(ctx, VIEW)? else {
+        let reason = coverage::stage(ctx.snapshot, "modules")
+            .and_then(|r| r.reason.clone())
+            .unwrap_or_else(|| "not recorded".into());
+        let facts = json!({"modules": [], "edges": [], "entrypoints": [], "viewPresent": false});
+        let mut draft = Draft::new(
+            "arch",
+            inv,
+            facts,
+            format!(
+                "This snapshot has no architecture view: the modules stage did not run ({reason})."
+            ),
+        );
+        draft.completeness = CompletenessInfo {
+            score: 0.0,
+            reason: "modules-stage-not-run".into(),
+        };
+        draft.suggest(
+            "ckb snapshot --force --stages scan,syntax,scip,git,identity,modules",
+            "build a snapshot with the modules stage",
+        );
+        return finish(ctx, draft);
+    };
+
+    let all_modules = arr(&view, "modules");
+    let eligible: Vec<Value> = all_modules
+        .into_iter()
+        .filter(|m| match depth {
+            None => true,
+            Some(d) => m["depth"].as_u64().unwrap_or(0) as usize <= d,
+        })
+        .collect();
+    let view_total_modules = view["totals"]["modules"]
+        .as_u64()
+        .unwrap_or(eligible.len() as u64) as usize;
+    let eligible_total = if depth.is_none() {
+        view_total_modules.max(eligible.len())
+    } else {
+        eligible.len()
+    };
+    let shown: Vec<Value> = eligible.iter().take(ctx.budget.modules).cloned().collect();
+    let ids: std::collections::BTreeSet<String> = shown
+        .iter()
+        .filter_map(|m| m["id"].as_str().map(String::from))
+        .collect();
+    let among = |e: &Value, key: &str| e[key].as_str().is_some_and(|x| ids.contains(x));
+    let edges: Vec<Value> = arr(&view, "edges")
+        .into_iter()
+        .filter(|e| among(e, "from") && among(e, "to"))
+        .collect();
+    let edges_total = edges.len();
+    let edges: Vec<Value> = edges.into_iter().take(ctx.budget.items).collect();
+    let eps: Vec<Value> = arr(&view, "entrypoints")
+        .into_iter()
+        .filter(|e| among(e, "module"))
+        .collect();
+    let eps_total = eps.len();
+    let eps: Vec<Value> = eps.into_iter().take(ctx.budget.modules).collect();
+    let mut facts = json!({
+        "viewPresent": true,
+        "modules": shown,
+        "edges": edges,
+        "entrypoints": eps,
+        "totals": view["totals"],
+        "ranking": view["ranking"],
+    });
+    let mut ext_cut = None;
+    if args.include_external {
+        let ext: Vec<Value> = arr(&view, "externalEdges")
+            .into_iter()
+            .filter(|e| among(e, "from"))
+            .collect();
+        ext_cut = Cut::of(
+            "externalEdges",
+            "max-items",
+            ext.len(),
+            ext.len().min(ctx.budget.items),
+            Some("--max-items"),
+        );
+        facts["externalEdges"] = Value::Array(ext.into_iter().take(ctx.budget.items).collect());
+    }
+    let top = shown
+        .first()
+        .and_then(|m| m["id"].as_str())
+        .map(String::from);
+    let explanation = format!(
+        "{} module(s){}; showing {} by importance with {} internal edge(s) among them and {} entry point(s).{}",
+        eligible_total,
+        depth.map(|d| format!(" at depth ≤ {d}")).unwrap_or_default(),
+        shown.len(),
+        edges.len(),
+        eps.len(),
+        top.as_ref()
+            .map(|t| format!(" Most central: {t}."))
+            .unwrap_or_default()
+    );
+    let mut draft = Draft::new("arch", inv, facts, explanation);
+    draft.completeness = coverage::modules(ctx.snapshot);
+    draft.cut(Cut::of(
+        "modules",
+        "max-modules",
+        eligible_total,
+        shown.len(),
+        Some("--max-modules"),
+    ));
+    draft.cut(Cut::of(
+        "edges",
+        "max-items",
+        edges_total,
+        edges.len(),
+        Some("--max-items"),
+    ));
+    draft.cut(Cut::of(
+        "entrypoints",
+        "max-modules",
+        eps_total,
+        eps.len(),
+        None,
+    ));
+    draft.cut(ext_cut);
+    let hidden_by_view = view["truncated"]["modules"].as_u64().unwrap_or(0);
+    if hidden_by_view > 0 {
+        draft.warnings.push(format!(
+            "the architecture view lists the {} most important modules; {hidden_by_view} more exist",
+            view_total_modules as u64 - hidden_by_view
+        ));
+    }
+    draft.trims = vec![
+        Trim::new("/externalEdges", "externalEdges"),
+        Trim::new("/entrypoints", "entrypoints"),
+        Trim::new("/edges", "edges"),
+        Trim::new("/modules", "modules"),
+    ];
+    draft.items_in = (eligible_total + edges_total + eps_total) as u64;
+    draft.items_out = (shown.len() + edges.len() + eps.len()) as u64;
+    if let Some(t) = top {
+        draft.suggest(
+            format!("ckb query explore {}", crate::respond::shell_quote(&t)),
+            "the most central module in detail",
+        );
+    }
+    if !args.include_external {
+        draft.suggest(
+            format!("{} --include-external", draft.invocation),
+            "dependencies on external packages",
+        );
+    }
+    finish(ctx, draft)
+}

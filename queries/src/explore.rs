@@ -1,0 +1,331 @@
+//! `ckb query explore <PATH|MODULE>`: an overview of a module, folder or file.
+//!
+//! Facts: `target` (kind and ID/path), `overview` (files, lines, tests, symbols, languages),
+//! `keySymbols` (exported first, then most referenced, then kind weight, then ID; at most the
+//! items budget), `dependencies.out` / `dependencies.in` (for a module: module edges by
+//! strength; for a path: imports leaving / entering it grouped by target / source module, most
+//! imports first; at most `--max-modules` each), `recentChanges` (the latest file changes inside
+//! it, newest first, at most `symbolsPerModule` × 2) and `hotspots` (90-day hotspots inside it, at
+//! most `symbolsPerModule`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use output_schema::tables::{CommitRow, FileChangeRow, ImportRow, ModuleEdgeRow, SymbolRow};
+use output_schema::Roles;
+use serde_json::{json, Value};
+
+use crate::answer::{Answer, CompletenessInfo};
+use crate::coverage;
+use crate::facts::FileIndex;
+use crate::history::{hotspot_json, hotspot_rows};
+use crate::read::{self, is_path_or_below, Pred};
+use crate::resolve::Lookup;
+use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::search::{kind_weight, visibility_weight};
+use crate::target::{target, Target};
+use crate::QueryError;
+
+fn sorted_counts(m: BTreeMap<String, (usize, String)>) -> Vec<(String, usize, String)> {
+    let mut v: Vec<(String, usize, String)> =
+        m.into_iter().map(|(k, (n, kind))| (k, n, kind)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+/// Runs `explore`.
+pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
+    let lookup = Lookup::new(ctx.snapshot);
+    let files = FileIndex::load(ctx.snapshot)?;
+    let t = target(ctx.snapshot, &lookup, &files, input, true, false)?;
+    let (paths, target_json, label): (BTreeSet<String>, Value, String) = match &t {
+        Target::Module(m) => (
+            files
+                .iter()
+                .filter(|(_, f)| f.module.as_deref() == Some(m.module_id.as_str()))
+                .map(|(p, _)| p.clone())
+                .collect(),
+            json!({"kind": "module", "id": m.module_id, "name": m.name, "root": m.root,
+                   "manifest": m.manifest, "language": m.language, "isEntrypoint": m.is_entrypoint}),
+            format!("module {}", m.module_id),
+        ),
+        Target::File(p) => (
+            BTreeSet::from([p.clone()]),
+            json!({"kind": "file", "path": p, "module": files.module_of(p)}),
+            p.clone(),
+        ),
+        Target::Folder(p) => (
+            files
+                .iter()
+                .filter(|(f, _)| is_path_or_below(f, p))
+                .map(|(f, _)| f.clone())
+                .collect(),
+            json!({"kind": "folder", "path": p}),
+            format!("{p}/"),
+        ),
+        Target::Symbol(_) => unreachable!("symbols are not accepted by explore"),
+    };
+    let key = match &t {
+        Target::Module(m) => m.module_id.clone(),
+        Target::File(p) | Target::Folder(p) => p.clone(),
+        Target::Symbol(_) => String::new(),
+    };
+
+    // Overview.
+    let mut languages: BTreeMap<String, usize> = BTreeMap::new();
+    let mut lines = 0i64;
+    let mut tests = 0usize;
+    for p in &paths {
+        if let Some(f) = files.get(p) {
+            *languages
+                .entry(f.language.clone().unwrap_or_else(|| "unknown".into()))
+                .or_default() += 1;
+            lines += f.lines;
+            tests += usize::from(f.is_test);
+        }
+    }
+    let symbols: Vec<SymbolRow> = if paths.is_empty() {
+        Vec::new()
+    } else {
+        read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default()
+    };
+
+    // Key symbols: reference counts from sites outside each symbol's own definition.
+    let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.clone()).collect();
+    let mut refs: BTreeMap<String, usize> = BTreeMap::new();
+    for o in crate::refs::occurrences_of_many(ctx, &ids)? {
+        if !o.roles.contains(Roles::DEFINITION) {
+            if let Some(id) = o.symbol_id {
+                *refs.entry(id).or_default() += 1;
+            }
+        }
+    }
+    let mut key_symbols: Vec<&SymbolRow> =
+        symbols.iter().filter(|s| !files.is_test(&s.path)).collect();
+    key_symbols.sort_by(|a, b| {
+        visibility_weight(&b.visibility)
+            .cmp(&visibility_weight(&a.visibility))
+            .then(refs.get(&b.stable_id).cmp(&refs.get(&a.stable_id)))
+            .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
+            .then(a.stable_id.cmp(&b.stable_id))
+    });
+    let key_total = key_symbols.len();
+    let key_values: Vec<Value> = key_symbols
+        .iter()
+        .take(ctx.budget.items)
+        .map(|s| {
+            let mut v = crate::facts::symbol_brief(s);
+            v["references"] = json!(refs.get(&s.stable_id).copied().unwrap_or(0));
+            v
+        })
+        .collect();
+
+    // Dependencies.
+    let (deps_out, deps_in): (Vec<Value>, Vec<Value>) = match &t {
+        Target::Module(m) => {
+            let out: Vec<ModuleEdgeRow> =
+                read::rows_where(ctx.snapshot, "from_module", &Pred::Eq(m.module_id.clone()))?
+                    .unwrap_or_default();
+            let inn: Vec<ModuleEdgeRow> =
+                read::rows_where(ctx.snapshot, "to_module", &Pred::Eq(m.module_id.clone()))?
+                    .unwrap_or_default();
+            let edge = |e: &ModuleEdgeRow, other: &str| {
+                json!({"module": other, "kind": e.kind, "imports": e.import_count,
+                       "references": e.reference_count, "strength": e.strength})
+            };
+            let order = |v: &mut Vec<ModuleEdgeRow>, by_to: bool| {
+                v.sort_by(|a, b| {
+                    b.strength.total_cmp(&a.strength).then(if by_to {
+                        a.to_module.cmp(&b.to_module)
+                    } else {
+                        a.from_module.cmp(&b.from_module)
+                    })
+                })
+            };
+            let (mut out, mut inn) = (out, inn);
+            order(&mut out, true);
+            order(&mut inn, false);
+            (
+                out.iter().map(|e| edge(e, &e.to_module)).collect(),
+                inn.iter().map(|e| edge(e, &e.from_module)).collect(),
+            )
+        }
+        _ => {
+            let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
+            let mut out: BTreeMap<String, (usize, String)> = BTreeMap::new();
+            let mut inn: BTreeMap<String, (usize, String)> = BTreeMap::new();
+            for i in &imports {
+                let from_inside = paths.contains(&i.path);
+                let target_inside = i.target.as_deref().is_some_and(|t| paths.contains(t));
+                if from_inside && !target_inside {
+                    let k = i
+                        .to_module
+                        .clone()
+                        .or_else(|| i.target.clone())
+                        .unwrap_or_else(|| i.raw.clone());
+                    let e = out.entry(k).or_insert((0, i.kind.clone()));
+                    e.0 += 1;
+                } else if target_inside && !from_inside {
+                    let k = files.module_of(&i.path);
+                    let e = inn.entry(k).or_insert((0, i.kind.clone()));
+                    e.0 += 1;
+                }
+            }
+            let item = |(k, n, kind): (String, usize, String)| json!({"target": k, "imports": n, "kind": kind});
+            (
+                sorted_counts(out).into_iter().map(item).collect(),
+                sorted_counts(inn)
+                    .into_iter()
+                    .map(|(k, n, kind)| json!({"module": k, "imports": n, "kind": kind}))
+                    .collect(),
+            )
+        }
+    };
+    let (out_total, in_total) = (deps_out.len(), deps_in.len());
+    let deps_out: Vec<Value> = deps_out.into_iter().take(ctx.budget.modules).collect();
+    let deps_in: Vec<Value> = deps_in.into_iter().take(ctx.budget.modules).collect();
+
+    // History.
+    let changes_cap = ctx.budget.per_module * 2;
+    let mut recent: Vec<(i64, String, FileChangeRow)> = Vec::new();
+    if ctx.snapshot.has_table("file_changes") && !paths.is_empty() {
+        let times: BTreeMap<String, i64> = read::all_rows::<CommitRow>(ctx.snapshot)?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (c.sha, c.committer_time))
+            .collect();
+        let changes: Vec<FileChangeRow> =
+            read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default();
+        recent = changes
+            .into_iter()
+            .map(|c| (times.get(&c.sha).copied().unwrap_or(0), c.sha.clone(), c))
+            .collect();
+        recent.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.path.cmp(&b.2.path))
+        });
+    }
+    let recent_total = recent.len();
+    let recent_values: Vec<Value> = recent
+        .iter()
+        .take(changes_cap)
+        .map(|(time, sha, c)| {
+            json!({"sha": sha, "time": time, "path": c.path, "change": c.change,
+                   "additions": c.additions, "deletions": c.deletions})
+        })
+        .collect();
+    let hot: Vec<(f64, output_schema::tables::ChurnRow)> = hotspot_rows(ctx, "90d", None, &files)?
+        .into_iter()
+        .filter(|(_, r)| paths.contains(&r.path))
+        .collect();
+    let hot_total = hot.len();
+    let hot_values: Vec<Value> = hot
+        .iter()
+        .take(ctx.budget.per_module)
+        .map(|(s, r)| hotspot_json(*s, r, &files))
+        .collect();
+
+    let explanation = format!(
+        "{label}: {} file(s), {lines} line(s), {} symbol(s), {tests} test file(s); {} outgoing and {} incoming dependenc(ies); {} recent change(s).",
+        paths.len(),
+        symbols.len(),
+        out_total,
+        in_total,
+        recent_total
+    );
+    let facts = json!({
+        "target": target_json,
+        "overview": {
+            "files": paths.len(),
+            "lines": lines,
+            "tests": tests,
+            "symbols": symbols.len(),
+            "languages": languages,
+        },
+        "keySymbols": key_values,
+        "dependencies": {"out": deps_out, "in": deps_in},
+        "recentChanges": recent_values,
+        "hotspots": hot_values,
+    });
+    let mut draft = Draft::new(
+        "explore",
+        format!("ckb query explore {}", shell_quote(&key)),
+        facts,
+        explanation,
+    );
+    let sym = coverage::symbols(ctx.snapshot);
+    let hist = coverage::history(ctx.snapshot);
+    draft.completeness = if sym.score <= hist.score {
+        sym
+    } else {
+        CompletenessInfo {
+            score: hist.score,
+            reason: hist.reason,
+        }
+    };
+    draft.cut(Cut::of(
+        "keySymbols",
+        "max-items",
+        key_total,
+        key_values.len(),
+        Some("--max-items"),
+    ));
+    draft.cut(Cut::of(
+        "dependencies.out",
+        "max-modules",
+        out_total,
+        deps_out.len(),
+        Some("--max-modules"),
+    ));
+    draft.cut(Cut::of(
+        "dependencies.in",
+        "max-modules",
+        in_total,
+        deps_in.len(),
+        Some("--max-modules"),
+    ));
+    draft.cut(Cut::of(
+        "recentChanges",
+        "symbols-per-module",
+        recent_total,
+        recent_values.len(),
+        None,
+    ));
+    draft.cut(Cut::of(
+        "hotspots",
+        "symbols-per-module",
+        hot_total,
+        hot_values.len(),
+        None,
+    ));
+    draft.trims = vec![
+        Trim::new("/recentChanges", "recentChanges"),
+        Trim::new("/hotspots", "hotspots"),
+        Trim::new("/dependencies/in", "dependencies.in"),
+        Trim::new("/dependencies/out", "dependencies.out"),
+        Trim::new("/keySymbols", "keySymbols"),
+    ];
+    draft.items_in = (key_total + out_total + in_total + recent_total + hot_total) as u64;
+    draft.items_out = (key_values.len()
+        + deps_out.len()
+        + deps_in.len()
+        + recent_values.len()
+        + hot_values.len()) as u64;
+    if let Some(s) = key_symbols.first() {
+        draft.suggest(
+            format!("ckb query understand {}", s.stable_id),
+            "the most important symbol here",
+        );
+    }
+    if hot_total > 0 {
+        draft.suggest(
+            format!("ckb query hotspots --scope {}", shell_quote(&key)),
+            "every hotspot here",
+        );
+    }
+    draft.suggest(
+        format!("ckb query affected-tests {}", shell_quote(&key)),
+        "tests that depend on it",
+    );
+    finish(ctx, draft)
+}

@@ -1,0 +1,259 @@
+//! `ckb query refs <ID|NAME> [--scope MODULE] [--limit N]`: where a symbol is used, grouped by
+//! module and file.
+//!
+//! Sites are the symbol's `occurrences` that are not definitions (definitions are counted
+//! apart). Order: modules by reference count (most first, then module ID), files inside a
+//! module likewise (then path), sites by line and column. Budgets: at most `--max-modules`
+//! modules, `symbolsPerModule` files per module, and `--limit` (default: the items budget) sites
+//! in all, filled in that order; counts (`total`, `files`, per module and per file) always cover
+//! everything. Each site names its enclosing definition when known. Completeness is `scip` when
+//! SCIP found the sites, else `by-name` (see `coverage`).
+//!
+//! Data access: `occurrences` filtered on `symbol_id` (only that column is scanned), then the
+//! `files` rows of the paths found and the `symbols` rows of the enclosing definitions shown.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use output_schema::tables::OccurrenceRow;
+use output_schema::Roles;
+use serde_json::{json, Value};
+
+use crate::answer::Answer;
+use crate::coverage;
+use crate::facts::{symbol_brief, FileIndex};
+use crate::read::{self, is_path_or_below, Pred};
+use crate::resolve::{Lookup, Resolved};
+use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::QueryError;
+
+/// A file's sites, grouped: (path, sites).
+type FileSites<'a> = (&'a str, Vec<&'a OccurrenceRow>);
+/// A module's files: (module, references, files).
+type ModuleFiles<'a> = (String, usize, Vec<FileSites<'a>>);
+/// A file as shown: (path, references, is test, sites kept).
+type ShownFile<'a> = (&'a str, usize, bool, Vec<&'a OccurrenceRow>);
+
+/// What `refs` was asked.
+#[derive(Clone, Debug, Default)]
+pub struct RefsArgs {
+    /// Stable ID or name.
+    pub input: String,
+    /// Module ID or path to stay within.
+    pub scope: Option<String>,
+    /// Sites to return.
+    pub limit: Option<u64>,
+}
+
+/// Whether an occurrence defines its symbol (rather than using it).
+pub fn is_definition(o: &OccurrenceRow) -> bool {
+    o.roles.contains(Roles::DEFINITION) || o.roles.contains(Roles::FORWARD_DEFINITION)
+}
+
+/// Every occurrence of a symbol ID (definitions included), in stored order (path, line, col).
+pub fn occurrences_of(ctx: &Ctx<'_>, id: &str) -> Result<Vec<OccurrenceRow>, QueryError> {
+    Ok(read::rows_where(ctx.snapshot, "symbol_id", &Pred::Eq(id.to_string()))?.unwrap_or_default())
+}
+
+/// Occurrences of several symbol IDs.
+pub fn occurrences_of_many(
+    ctx: &Ctx<'_>,
+    ids: &BTreeSet<String>,
+) -> Result<Vec<OccurrenceRow>, QueryError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(read::rows_where(ctx.snapshot, "symbol_id", &Pred::In(ids.clone()))?.unwrap_or_default())
+}
+
+/// A reference site as JSON.
+pub fn site_json(o: &OccurrenceRow, names: &BTreeMap<String, String>) -> Value {
+    let enclosing = o
+        .enclosing_symbol_id
+        .as_ref()
+        .map(|id| json!({"id": id, "name": names.get(id)}));
+    json!({
+        "line": o.line,
+        "col": o.col,
+        "roles": o.roles.names().collect::<Vec<_>>(),
+        "enclosing": enclosing,
+        "source": o.source,
+    })
+}
+
+/// Runs `refs`.
+pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
+    let limit = ctx.budget.limit(args.limit)?;
+    let lookup = Lookup::new(ctx.snapshot);
+    let Resolved {
+        symbol, resolution, ..
+    } = lookup.resolve(&args.input)?;
+    let id = symbol.stable_id.clone();
+    let all = occurrences_of(ctx, &id)?;
+    let definitions = all.iter().filter(|o| is_definition(o)).count();
+    let paths: BTreeSet<String> = all.iter().map(|o| o.path.clone()).collect();
+    let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
+    let sites: Vec<&OccurrenceRow> = all
+        .iter()
+        .filter(|o| !is_definition(o))
+        .filter(|o| match args.scope.as_deref() {
+            None => true,
+            Some(sc) => files.module_of(&o.path) == sc || is_path_or_below(&o.path, sc),
+        })
+        .collect();
+    let total = sites.len();
+
+    // module -> path -> sites (sites stay in path/line/col order).
+    let mut groups: BTreeMap<String, BTreeMap<&str, Vec<&OccurrenceRow>>> = BTreeMap::new();
+    for o in &sites {
+        groups
+            .entry(files.module_of(&o.path))
+            .or_default()
+            .entry(o.path.as_str())
+            .or_default()
+            .push(o);
+    }
+    let mut modules: Vec<ModuleFiles<'_>> = groups
+        .into_iter()
+        .map(|(m, by_file)| {
+            let n = by_file.values().map(Vec::len).sum();
+            let mut fs: Vec<FileSites<'_>> = by_file.into_iter().collect();
+            fs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+            (m, n, fs)
+        })
+        .collect();
+    modules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let modules_total = modules.len();
+    modules.truncate(ctx.budget.modules);
+
+    let mut budget_left = limit;
+    let mut shown_sites: Vec<&OccurrenceRow> = Vec::new();
+    let mut plan: Vec<(String, usize, Vec<ShownFile<'_>>)> = Vec::new();
+    let mut files_in_shown_modules = 0;
+    let mut files_shown = 0;
+    for (m, n, fs) in &modules {
+        files_in_shown_modules += fs.len();
+        let mut out = Vec::new();
+        for (path, os) in fs.iter().take(ctx.budget.per_module) {
+            let take = os.len().min(budget_left);
+            budget_left -= take;
+            let kept: Vec<&OccurrenceRow> = os.iter().take(take).copied().collect();
+            shown_sites.extend(kept.iter().copied());
+            files_shown += 1;
+            out.push((*path, os.len(), files.is_test(path), kept));
+        }
+        plan.push((m.clone(), *n, out));
+    }
+    let enclosing: BTreeSet<String> = shown_sites
+        .iter()
+        .filter_map(|o| o.enclosing_symbol_id.clone())
+        .collect();
+    let names: BTreeMap<String, String> = lookup
+        .symbols_by_id(&enclosing)?
+        .into_iter()
+        .map(|s| (s.stable_id, s.name))
+        .collect();
+    let module_values: Vec<Value> = plan
+        .iter()
+        .map(|(m, n, fs)| {
+            json!({
+                "module": m,
+                "references": n,
+                "files": fs.iter().map(|(p, count, is_test, kept)| json!({
+                    "path": p,
+                    "references": count,
+                    "isTest": is_test,
+                    "sites": kept.iter().map(|o| site_json(o, &names)).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+
+    let mut by_source: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in &sites {
+        *by_source.entry(o.source.as_str()).or_default() += 1;
+    }
+    let distinct_files: BTreeSet<&str> = sites.iter().map(|o| o.path.as_str()).collect();
+    let tests = sites.iter().filter(|o| files.is_test(&o.path)).count();
+    let scip_backed = symbol.source == "scip" || sites.iter().any(|o| o.source == "scip");
+    let explanation = if total == 0 {
+        format!(
+            "No references to {} {} were found{}.",
+            symbol.kind,
+            symbol.name,
+            if args.scope.is_some() {
+                " in this scope"
+            } else {
+                ""
+            }
+        )
+    } else {
+        format!(
+            "{} {} is referenced {total} time(s) in {} file(s) across {modules_total} module(s) ({tests} in tests); showing {} site(s).",
+            symbol.kind,
+            symbol.name,
+            distinct_files.len(),
+            shown_sites.len()
+        )
+    };
+    let facts = json!({
+        "symbol": symbol_brief(&symbol),
+        "resolution": resolution,
+        "scope": args.scope,
+        "total": total,
+        "definitions": definitions,
+        "files": distinct_files.len(),
+        "testReferences": tests,
+        "bySource": by_source,
+        "modules": module_values,
+    });
+    let mut inv = format!("ckb query refs {id}");
+    if let Some(sc) = &args.scope {
+        inv.push_str(&format!(" --scope {}", shell_quote(sc)));
+    }
+    let mut draft = Draft::new("refs", inv.clone(), facts, explanation);
+    draft.completeness = coverage::references(ctx.snapshot, scip_backed);
+    draft.depends_on_scip = scip_backed;
+    draft.cut(Cut::of(
+        "modules",
+        "max-modules",
+        modules_total,
+        plan.len(),
+        Some("--max-modules"),
+    ));
+    draft.cut(Cut::of(
+        "files",
+        "symbols-per-module",
+        files_in_shown_modules,
+        files_shown,
+        None,
+    ));
+    let sites_in_shown_files: usize = plan
+        .iter()
+        .flat_map(|(_, _, fs)| fs.iter().map(|f| f.1))
+        .sum();
+    draft.cut(Cut::of(
+        "sites",
+        "max-items",
+        sites_in_shown_files,
+        shown_sites.len(),
+        Some("--limit"),
+    ));
+    draft.trims = vec![Trim::new("/modules", "modules")];
+    draft.items_in = total as u64;
+    draft.items_out = shown_sites.len() as u64;
+    if args.scope.is_none() {
+        if let Some((m, _, fs)) = modules.first() {
+            if fs.len() > ctx.budget.per_module || modules_total > 1 {
+                draft.suggest(
+                    format!("{inv} --scope {}", shell_quote(m)),
+                    format!("only the references in module {m}"),
+                );
+            }
+        }
+    }
+    draft.suggest(
+        format!("ckb query impact {id}"),
+        "callers, dependents and risk of a change",
+    );
+    finish(ctx, draft)
+}
