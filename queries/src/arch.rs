@@ -145,6 +145,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         "ranking": view["ranking"],
     });
     let mut ext_cut = None;
+    let mut ext_shown = 0;
     if args.include_external {
         let ext: Vec<Value> = arr(&view, "externalEdges")
             .into_iter()
@@ -157,6 +158,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
             ext.len().min(ctx.budget.items),
             Some("--max-items"),
         );
+        ext_shown = ext.len().min(ctx.budget.items);
         facts["externalEdges"] = Value::Array(ext.into_iter().take(ctx.budget.items).collect());
     }
     let top = shown
@@ -212,7 +214,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         Trim::new("/modules", "modules"),
     ];
     draft.items_in = (eligible_total + edges_total + eps_total) as u64;
-    draft.items_out = (shown.len() + edges.len() + eps.len()) as u64;
+    draft.items_out = (shown.len() + edges.len() + eps.len() + ext_shown) as u64;
     if let Some(t) = top {
         draft.suggest(
             format!("ckb query explore {}", crate::respond::shell_quote(&t)),

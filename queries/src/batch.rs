@@ -153,7 +153,9 @@ pub fn batch_search(
             "more results per query",
         );
     }
-    draft.trims = vec![Trim::new("/searches", "searches")];
+    draft.trims = vec![Trim::weighted("/searches", "searches", |s| {
+        s["results"].as_array().map_or(0, |r| r.len() as u64)
+    })];
     draft.items_in = total_in;
     draft.items_out = total_out;
     finish(ctx, draft)

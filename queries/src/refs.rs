@@ -238,7 +238,16 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
         shown_sites.len(),
         Some("--limit"),
     ));
-    draft.trims = vec![Trim::new("/modules", "modules")];
+    draft.trims = vec![Trim::weighted("/modules", "modules", |m| {
+        m["files"]
+            .as_array()
+            .map(|fs| {
+                fs.iter()
+                    .map(|f| f["sites"].as_array().map_or(0, |s| s.len() as u64))
+                    .sum()
+            })
+            .unwrap_or(0)
+    })];
     draft.items_in = total as u64;
     draft.items_out = shown_sites.len() as u64;
     if args.scope.is_none() {

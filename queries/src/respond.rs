@@ -67,20 +67,47 @@ impl Cut {
 }
 
 /// An array in `facts` (a JSON pointer) that may be shortened to fit the token budget.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Trim {
     /// JSON pointer to the array inside `facts` (`/results`, `/modules`).
     pub pointer: String,
     /// Its name in truncations.
     pub what: String,
+    /// How many of the answer's items (`compression.itemsOut`) one element holds.
+    pub weight: fn(&Value) -> u64,
+}
+
+fn one(_: &Value) -> u64 {
+    1
+}
+
+fn zero(_: &Value) -> u64 {
+    0
 }
 
 impl Trim {
-    /// A trimmable array.
+    /// A trimmable array whose elements are items of the answer.
     pub fn new(pointer: &str, what: &str) -> Trim {
         Trim {
             pointer: pointer.into(),
             what: what.into(),
+            weight: one,
+        }
+    }
+
+    /// A trimmable array of summaries that are not counted as items.
+    pub fn summary(pointer: &str, what: &str) -> Trim {
+        Trim {
+            weight: zero,
+            ..Trim::new(pointer, what)
+        }
+    }
+
+    /// A trimmable array whose elements hold a number of items.
+    pub fn weighted(pointer: &str, what: &str, weight: fn(&Value) -> u64) -> Trim {
+        Trim {
+            weight,
+            ..Trim::new(pointer, what)
         }
     }
 }
@@ -178,9 +205,11 @@ fn array_len(facts: &Value, pointer: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// Trims the listed arrays until the answer fits; returns the trims made as truncations.
-fn fit_tokens(answer: &mut Answer, limit: usize, trims: &[Trim]) -> Vec<(String, u64, u64)> {
+/// Trims the listed arrays until the answer fits; returns the trims made as truncations and the
+/// number of items dropped.
+fn fit_tokens(answer: &mut Answer, limit: usize, trims: &[Trim]) -> (Vec<(String, u64, u64)>, u64) {
     let mut made: Vec<(String, u64, u64)> = Vec::new();
+    let mut dropped_items = 0u64;
     let original: Vec<usize> = trims
         .iter()
         .map(|t| array_len(&answer.facts, &t.pointer))
@@ -212,6 +241,7 @@ fn fit_tokens(answer: &mut Answer, limit: usize, trims: &[Trim]) -> Vec<(String,
                 let per_item = list_tokens.div_ceil(items.len()).max(1);
                 let drop = excess.div_ceil(per_item).clamp(1, items.len() - keep);
                 let new_len = items.len() - drop;
+                dropped_items += items[new_len..].iter().map(t.weight).sum::<u64>();
                 items.truncate(new_len);
             }
         }
@@ -225,7 +255,78 @@ fn fit_tokens(answer: &mut Answer, limit: usize, trims: &[Trim]) -> Vec<(String,
             made.push((t.what.clone(), before as u64, after as u64));
         }
     }
-    made
+    (made, dropped_items)
+}
+
+/// Settles the token estimate, which is part of the answer it measures, on a fixed point.
+fn settle(answer: &mut Answer) {
+    for _ in 0..4 {
+        let t = tokens_of(answer) as u64;
+        if t == answer.compression.estimated_tokens {
+            break;
+        }
+        answer.compression.estimated_tokens = t;
+    }
+}
+
+/// Trims lists until the whole answer — including the truncations and the drilldown the
+/// trimming itself adds — fits the token budget; `BUDGET_EXCEEDED` when even the smallest
+/// answer does not.
+fn fit(ctx: &Ctx<'_>, draft: &Draft, base: Answer) -> Result<Answer, QueryError> {
+    let budget = ctx.budget.tokens;
+    let mut target = budget;
+    let mut smallest = u64::MAX;
+    for _ in 0..8 {
+        let mut answer = base.clone();
+        let (trimmed, dropped) = fit_tokens(&mut answer, target, &draft.trims);
+        for (what, before, after) in &trimmed {
+            answer.provenance.truncations.push(Truncation {
+                what: what.clone(),
+                budget: "max-tokens".into(),
+                total: *before,
+                shown: *after,
+            });
+        }
+        if !trimmed.is_empty() && ctx.budget.drilldowns > 0 {
+            let raise = format!(
+                "{} --max-tokens {}",
+                draft.invocation,
+                (budget * 2).min(budget::TOKENS_RANGE.1 as usize)
+            );
+            answer.drilldowns.retain(|d| d.command != raise);
+            answer.drilldowns.truncate(ctx.budget.drilldowns - 1);
+            answer.drilldowns.insert(
+                0,
+                Drilldown {
+                    command: raise,
+                    reason: format!("{dropped} list item(s) were left out to fit the token budget"),
+                },
+            );
+        }
+        answer.compression.items_out = answer.compression.items_out.saturating_sub(dropped);
+        settle(&mut answer);
+        let tokens = answer.compression.estimated_tokens;
+        if tokens as usize <= budget {
+            return Ok(answer);
+        }
+        smallest = smallest.min(tokens);
+        let overshoot = tokens as usize - budget;
+        if target <= overshoot {
+            break;
+        }
+        target -= overshoot;
+    }
+    Err(QueryError::new(
+        ErrorCode::BudgetExceeded,
+        format!(
+            "the smallest {} answer needs about {smallest} tokens; the budget is {budget}",
+            draft.command
+        ),
+        format!(
+            "raise the budget: --max-tokens {}",
+            smallest.max(budget::TOKENS_RANGE.0)
+        ),
+    ))
 }
 
 /// Builds the answer: truncations, token fitting, drilldowns and compression metrics.
@@ -257,7 +358,8 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
     let mut drilldowns: Vec<Drilldown> = Vec::new();
     for c in &draft.cuts {
         if let Some(flag) = c.flag {
-            let wanted = (c.total as u64).max(c.shown as u64 * 2);
+            // Double what was shown (never more than exists): a bounded next step.
+            let wanted = (c.total as u64).min((c.shown as u64 * 2).max(c.shown as u64 + 1));
             let range = match flag {
                 "--max-modules" => budget::MODULES_RANGE,
                 "--depth" => (1, 10),
@@ -307,74 +409,17 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
     drilldowns.retain(|d| seen.insert(d.command.clone()));
     drilldowns.truncate(ctx.budget.drilldowns);
 
-    let mut answer = Answer::new(
+    let answer = Answer::new(
         &draft.command,
-        draft.facts,
-        draft.explanation,
+        draft.facts.clone(),
+        draft.explanation.clone(),
         provenance,
         drilldowns,
         draft.items_in,
         draft.items_out,
     );
     if answer.compression.estimated_tokens as usize > ctx.budget.tokens {
-        let trimmed = fit_tokens(&mut answer, ctx.budget.tokens, &draft.trims);
-        let dropped: u64 = trimmed.iter().map(|(_, b, a)| b - a).sum();
-        for (what, before, after) in &trimmed {
-            answer.provenance.truncations.push(Truncation {
-                what: what.clone(),
-                budget: "max-tokens".into(),
-                total: *before,
-                shown: *after,
-            });
-        }
-        if !trimmed.is_empty() {
-            let raise = format!(
-                "{} --max-tokens {}",
-                draft.invocation,
-                (ctx.budget.tokens * 2).min(budget::TOKENS_RANGE.1 as usize)
-            );
-            if !answer.drilldowns.iter().any(|d| d.command == raise) {
-                if answer.drilldowns.len() >= ctx.budget.drilldowns {
-                    answer.drilldowns.pop();
-                }
-                if ctx.budget.drilldowns > 0 {
-                    answer.drilldowns.insert(
-                        0,
-                        Drilldown {
-                            command: raise,
-                            reason: format!(
-                                "{dropped} list items were left out to fit the token budget"
-                            ),
-                        },
-                    );
-                }
-            }
-        }
-        answer.compression.items_out = answer.compression.items_out.saturating_sub(dropped);
-        // The metrics are part of the answer: settle them on a fixed point.
-        for _ in 0..3 {
-            let t = tokens_of(&answer) as u64;
-            if t == answer.compression.estimated_tokens {
-                break;
-            }
-            answer.compression.estimated_tokens = t;
-        }
-        if answer.compression.estimated_tokens as usize > ctx.budget.tokens {
-            return Err(QueryError::new(
-                ErrorCode::BudgetExceeded,
-                format!(
-                    "the smallest {} answer needs about {} tokens; the budget is {}",
-                    draft.command, answer.compression.estimated_tokens, ctx.budget.tokens
-                ),
-                format!(
-                    "raise the budget: --max-tokens {}",
-                    answer
-                        .compression
-                        .estimated_tokens
-                        .max(budget::TOKENS_RANGE.0)
-                ),
-            ));
-        }
+        return fit(ctx, &draft, answer);
     }
     Ok(answer)
 }

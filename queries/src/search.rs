@@ -257,7 +257,7 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
         None,
     ));
     draft.trims = vec![
-        Trim::new("/byModule", "byModule"),
+        Trim::summary("/byModule", "byModule"),
         Trim::new("/results", "results"),
     ];
     draft.items_in = total as u64;

@@ -1,0 +1,1072 @@
+//! Query answers over the hand-written fixture snapshot: facts, orders, resolution, every error
+//! code a query can return, budgets with their truncations and drilldowns, token trimming and
+//! byte determinism.
+
+mod fixture;
+
+use fixture::{sid, Options, HEAD};
+use output_schema::ErrorCode;
+use queries::answer::Answer;
+use queries::budget::{Budget, Overrides};
+use queries::{Ctx, Freshness, QueryError, Snapshot};
+use serde_json::Value;
+
+struct Fx {
+    _dir: tempfile::TempDir,
+    snap: Snapshot,
+}
+
+fn fx_with(o: Options) -> Fx {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture::build(dir.path(), &o);
+    let snap = Snapshot::open(&path).unwrap();
+    Fx { _dir: dir, snap }
+}
+
+fn fx() -> Fx {
+    fx_with(Options::default())
+}
+
+fn unknown() -> Freshness {
+    Freshness::unknown()
+}
+
+fn ctx<'a>(f: &'a Fx, fresh: &'a Freshness) -> Ctx<'a> {
+    Ctx {
+        snapshot: &f.snap,
+        freshness: fresh,
+        budget: Budget::default(),
+    }
+}
+
+fn with(budget: Overrides, c: Ctx<'_>) -> Ctx<'_> {
+    Ctx {
+        budget: c.budget.with_overrides(&budget).unwrap(),
+        ..c
+    }
+}
+
+fn v(a: &Answer) -> Value {
+    serde_json::from_str(&output_schema::json::to_string(a).unwrap()).unwrap()
+}
+
+fn code(r: Result<Answer, QueryError>) -> ErrorCode {
+    match r {
+        Ok(a) => panic!(
+            "expected an error, got {}",
+            output_schema::json::to_string(&a).unwrap()
+        ),
+        Err(e) => e.code,
+    }
+}
+
+fn ids(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn drill(a: &Value) -> Vec<String> {
+    a["drilldowns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["command"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn symbol_by_id_name_and_qualified_name() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let a = v(&queries::symbol::symbol(&c, &sid(2)).unwrap());
+    assert_eq!(a["command"], "symbol");
+    assert_eq!(a["facts"]["symbol"]["name"], "parse");
+    assert_eq!(
+        a["facts"]["symbol"]["location"]["path"],
+        "crates/core/src/parser.rs"
+    );
+    assert_eq!(a["facts"]["symbol"]["location"]["startLine"], 15);
+    assert_eq!(a["facts"]["resolution"]["redirected"], false);
+    assert_eq!(a["facts"]["locationFreshness"], "may-be-stale");
+    assert_eq!(a["provenance"]["completeness"]["reason"], "scip");
+    let by_name = v(&queries::symbol::symbol(&c, "Parser::parse").unwrap());
+    assert_eq!(by_name["facts"]["symbol"]["id"], sid(2));
+    assert_eq!(by_name["facts"]["resolution"]["matchedBy"], "name");
+    let t = v(&queries::symbol::symbol(&c, "tokenize").unwrap());
+    assert_eq!(t["facts"]["symbol"]["id"], sid(3));
+
+    let current = Freshness {
+        state: "current".into(),
+        head_commit: Some(HEAD.into()),
+        commits_behind: Some(0),
+        worktree_dirty: false,
+    };
+    let a = v(&queries::symbol::symbol(&ctx(&f, &current), &sid(2)).unwrap());
+    assert_eq!(a["facts"]["locationFreshness"], "current");
+    let dirty = Freshness {
+        state: "dirty".into(),
+        worktree_dirty: true,
+        ..current.clone()
+    };
+    let a = v(&queries::symbol::symbol(&ctx(&f, &dirty), &sid(2)).unwrap());
+    assert_eq!(a["facts"]["locationFreshness"], "may-be-stale");
+    assert!(drill(&a).contains(&"ckb snapshot".to_string()));
+}
+
+#[test]
+fn aliases_redirect_and_report_their_hops() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let a = v(&queries::symbol::symbol(&c, &sid(100)).unwrap());
+    let r = &a["facts"]["resolution"];
+    assert_eq!(r["redirected"], true);
+    assert_eq!(r["redirectedFrom"], sid(100));
+    assert_eq!(r["reason"], "renamed");
+    assert_eq!(r["confidence"], 0.95);
+    assert_eq!(a["facts"]["symbol"]["id"], sid(2));
+    // Three hops is the most that is followed.
+    let a = v(&queries::symbol::symbol(&c, &sid(102)).unwrap());
+    assert_eq!(a["facts"]["symbol"]["id"], sid(1));
+    assert_eq!(a["facts"]["resolution"]["reason"], "moved+renamed+renamed");
+    assert_eq!(a["facts"]["resolution"]["confidence"], 0.9);
+    assert_eq!(
+        a["facts"]["resolution"]["hops"].as_array().unwrap().len(),
+        3
+    );
+    // Other commands resolve the same way.
+    let r = v(&queries::refs::refs(
+        &c,
+        &queries::refs::RefsArgs {
+            input: sid(100),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    assert_eq!(r["facts"]["resolution"]["redirected"], true);
+    assert_eq!(r["facts"]["symbol"]["id"], sid(2));
+}
+
+#[test]
+fn every_resolution_error_has_its_code() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let sym = |x: &str| queries::symbol::symbol(&c, x);
+    assert_eq!(code(sym(&sid(101))), ErrorCode::AliasChainTooDeep);
+    assert_eq!(code(sym(&sid(110))), ErrorCode::AliasCycle);
+    assert_eq!(code(sym(&sid(999))), ErrorCode::SymbolNotFound);
+    assert_eq!(code(sym(&sid(130))), ErrorCode::SymbolNotFound);
+    assert_eq!(code(sym("ckb:fx:sym:xyz")), ErrorCode::InvalidParameter);
+    assert_eq!(code(sym("")), ErrorCode::InvalidParameter);
+    assert_eq!(code(sym("no_such_name")), ErrorCode::SymbolNotFound);
+    assert_eq!(code(sym("parse")), ErrorCode::AmbiguousQuery);
+
+    let other = sym("ckb:elsewhere:sym:00000000000000000002").unwrap_err();
+    assert_eq!(other.code, ErrorCode::SymbolNotFound);
+    assert!(
+        other.message.contains("belongs to repository elsewhere"),
+        "{}",
+        other.message
+    );
+    assert!(other.remediation.contains("snapshot of elsewhere"));
+
+    let deleted = sym(&sid(122)).unwrap_err();
+    assert_eq!(deleted.code, ErrorCode::SymbolDeleted);
+    let d = deleted.details.unwrap();
+    assert_eq!(d["deletedInCommit"], HEAD);
+    assert_eq!(d["lastPath"], "crates/core/src/parser.rs");
+    assert_eq!(d["name"], "removed_fn");
+    // Renamed, then deleted: the tombstone of the alias target.
+    let e = sym(&sid(120)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::SymbolDeleted);
+    assert_eq!(e.details.unwrap()["redirectedFrom"], sid(120));
+    assert!(e
+        .drilldowns
+        .iter()
+        .any(|d| d.command == "ckb query search legacy_parse"));
+
+    let amb = sym("parse").unwrap_err();
+    let m = amb.details.unwrap();
+    assert_eq!(m["total"], 2);
+    assert_eq!(ids(&m["matches"]), vec![sid(2), sid(20)]);
+    assert_eq!(
+        amb.drilldowns[0].command,
+        format!("ckb query symbol {}", sid(2))
+    );
+}
+
+#[test]
+fn search_ranks_by_the_documented_order() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let s = |q: &str, kinds: &[&str], scope: Option<&str>, limit: Option<u64>| {
+        queries::search::search(
+            &c,
+            &queries::search::SearchArgs {
+                query: q.into(),
+                kinds: kinds.iter().map(|k| k.to_string()).collect(),
+                scope: scope.map(String::from),
+                limit,
+            },
+        )
+    };
+    let a = v(&s("PARSE", &[], None, None).unwrap());
+    // exact (Parse trait > parse method by kind; the private tree-sitter parse last), prefix
+    // (Parser, ParseError tie on kind → stable_id; then parse_config), substring.
+    assert_eq!(
+        ids(&a["facts"]["results"]),
+        [7, 2, 20, 1, 19, 18, 8, 11].map(sid).to_vec()
+    );
+    let matches: Vec<&str> = a["facts"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["match"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        matches,
+        [
+            "exact",
+            "exact",
+            "exact",
+            "prefix",
+            "prefix",
+            "prefix",
+            "substring",
+            "substring"
+        ]
+    );
+    assert_eq!(a["facts"]["total"], 8);
+    assert_eq!(a["facts"]["byModule"][0]["module"], "crates/core");
+
+    let k = v(&s("parse", &["method"], None, None).unwrap());
+    assert_eq!(ids(&k["facts"]["results"]), vec![sid(2)]);
+    let sc = v(&s("parse", &[], Some("web"), None).unwrap());
+    assert_eq!(ids(&sc["facts"]["results"]), vec![sid(20)]);
+    let p = v(&s("parse", &[], Some("crates/core/src/lib.rs"), None).unwrap());
+    assert_eq!(
+        ids(&p["facts"]["results"]),
+        [7, 19, 18, 8].map(sid).to_vec()
+    );
+
+    // Budget: limit cuts, says so, and offers the next step.
+    let l = v(&s("parse", &[], None, Some(2)).unwrap());
+    assert_eq!(l["facts"]["results"].as_array().unwrap().len(), 2);
+    let t = &l["provenance"]["truncations"][0];
+    assert_eq!(
+        (
+            t["what"].as_str(),
+            t["budget"].as_str(),
+            t["total"].as_u64(),
+            t["shown"].as_u64()
+        ),
+        (Some("results"), Some("max-items"), Some(8), Some(2))
+    );
+    assert_eq!(drill(&l)[0], "ckb query search parse --limit 4");
+    assert!(drill(&l).contains(&"ckb query search parse --scope crates/core".to_string()));
+    assert_eq!(l["compression"]["itemsIn"], 8);
+    assert_eq!(l["compression"]["itemsOut"], 2);
+
+    assert_eq!(code(s("  ", &[], None, None)), ErrorCode::InvalidParameter);
+    assert_eq!(
+        code(s("parse", &[], None, Some(0))),
+        ErrorCode::InvalidParameter
+    );
+    assert_eq!(
+        code(s("parse", &[], None, Some(1001))),
+        ErrorCode::InvalidParameter
+    );
+    let none = v(&s("zzzz", &[], None, None).unwrap());
+    assert_eq!(none["facts"]["total"], 0);
+}
+
+#[test]
+fn refs_group_by_module_and_file_within_budget() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let r = |c: &Ctx<'_>, input: String, limit: Option<u64>| {
+        queries::refs::refs(
+            c,
+            &queries::refs::RefsArgs {
+                input,
+                scope: None,
+                limit,
+            },
+        )
+        .map(|a| v(&a))
+    };
+    let a = r(&c, sid(2), None).unwrap();
+    let facts = &a["facts"];
+    assert_eq!(facts["total"], 4);
+    assert_eq!(facts["definitions"], 1);
+    assert_eq!(facts["files"], 3);
+    assert_eq!(facts["testReferences"], 1);
+    let mods: Vec<&str> = facts["modules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["module"].as_str().unwrap())
+        .collect();
+    assert_eq!(mods, ["crates/app", "crates/core"]);
+    let app = &facts["modules"][0]["files"][0];
+    assert_eq!(app["path"], "crates/app/src/main.rs");
+    assert_eq!(app["references"], 2);
+    assert_eq!(app["sites"][0]["line"], 25);
+    assert_eq!(
+        app["sites"][0]["roles"],
+        serde_json::json!(["reference", "call"])
+    );
+    assert_eq!(app["sites"][0]["enclosing"]["name"], "run");
+    let core = &facts["modules"][1]["files"];
+    assert_eq!(core[0]["path"], "crates/core/src/lib.rs");
+    assert_eq!(core[1]["isTest"], true);
+    assert_eq!(a["provenance"]["completeness"]["reason"], "scip");
+    assert_eq!(a["provenance"]["completeness"]["score"], 1.0);
+    assert!(a["provenance"]["truncations"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+
+    let limited = r(&c, sid(2), Some(1)).unwrap();
+    let t = &limited["provenance"]["truncations"];
+    assert!(
+        t.as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["what"] == "sites" && t["total"] == 4 && t["shown"] == 1),
+        "{t}"
+    );
+    assert!(drill(&limited).contains(&format!("ckb query refs {} --limit 2", sid(2))));
+    assert_eq!(limited["compression"]["itemsOut"], 1);
+
+    let one = with(
+        Overrides {
+            modules: Some(1),
+            ..Default::default()
+        },
+        c,
+    );
+    let m = r(&one, sid(2), None).unwrap();
+    assert_eq!(m["facts"]["modules"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        drill(&m)[0],
+        format!("ckb query refs {} --max-modules 2", sid(2))
+    );
+
+    // By-name references are less complete than SCIP's.
+    let ts = r(&c, sid(13), None).unwrap();
+    assert_eq!(ts["provenance"]["completeness"]["reason"], "by-name");
+    assert_eq!(ts["provenance"]["completeness"]["score"], 0.6);
+    assert!(drill(&ts).contains(&"ckb query doctor".to_string()));
+
+    // Scope keeps one module.
+    let scoped = queries::refs::refs(
+        &c,
+        &queries::refs::RefsArgs {
+            input: sid(2),
+            scope: Some("crates/app".into()),
+            limit: None,
+        },
+    )
+    .unwrap();
+    assert_eq!(v(&scoped)["facts"]["total"], 2);
+}
+
+#[test]
+fn a_stale_index_warns_and_offers_to_regenerate_it() {
+    let f = fx_with(Options {
+        stale_scip: true,
+        ..Options::default()
+    });
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let a = v(&queries::refs::refs(
+        &c,
+        &queries::refs::RefsArgs {
+            input: sid(2),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    let w = a["provenance"]["warnings"].as_array().unwrap();
+    assert!(
+        w.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("INDEX_STALE: index.scip was built 3 commit(s) behind")),
+        "{w:?}"
+    );
+    assert!(drill(&a).contains(&"rust-analyzer scip . && ckb snapshot --force".to_string()));
+    assert_eq!(a["provenance"]["completeness"]["score"], 0.75);
+    // A tree-sitter answer does not depend on the index.
+    let t = v(&queries::refs::refs(
+        &c,
+        &queries::refs::RefsArgs {
+            input: sid(13),
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    assert!(!t["provenance"]["warnings"]
+        .to_string()
+        .contains("INDEX_STALE"));
+}
+
+#[test]
+fn arch_serves_the_view_within_budget() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let arch = |c: &Ctx<'_>, depth: Option<u64>, ext: bool| {
+        queries::arch::arch(
+            c,
+            &queries::arch::ArchArgs {
+                depth,
+                include_external: ext,
+            },
+        )
+    };
+    let a = v(&arch(&c, None, false).unwrap());
+    assert_eq!(
+        ids(&a["facts"]["modules"]),
+        ["crates/core", "crates/app", "web", "."]
+    );
+    assert_eq!(a["facts"]["edges"][0]["kind"], "workspace-package");
+    assert_eq!(
+        a["facts"]["entrypoints"][0]["path"],
+        "crates/app/src/main.rs"
+    );
+    assert!(a["facts"].get("externalEdges").is_none());
+    let e = v(&arch(&c, None, true).unwrap());
+    assert_eq!(e["facts"]["externalEdges"][0]["to"], "external:react");
+    let d = v(&arch(&c, Some(1), false).unwrap());
+    assert_eq!(ids(&d["facts"]["modules"]), ["web", "."]);
+    assert_eq!(d["facts"]["edges"].as_array().unwrap().len(), 0);
+    let small = with(
+        Overrides {
+            modules: Some(2),
+            ..Default::default()
+        },
+        c,
+    );
+    let s = v(&arch(&small, None, false).unwrap());
+    assert_eq!(ids(&s["facts"]["modules"]), ["crates/core", "crates/app"]);
+    assert_eq!(s["facts"]["edges"].as_array().unwrap().len(), 1);
+    assert_eq!(drill(&s)[0], "ckb query arch --max-modules 4");
+    assert_eq!(code(arch(&c, Some(33), false)), ErrorCode::InvalidParameter);
+
+    let nm = fx_with(Options {
+        modules: false,
+        ..Options::default()
+    });
+    let a = v(&arch(&ctx(&nm, &fresh), None, false).unwrap());
+    assert_eq!(a["facts"]["viewPresent"], false);
+    assert_eq!(
+        a["provenance"]["completeness"]["reason"],
+        "modules-stage-not-run"
+    );
+    assert!(a["explanation"]
+        .as_str()
+        .unwrap()
+        .contains("the modules stage did not run"));
+}
+
+#[test]
+fn impact_classifies_dependents_and_scores_risk() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let a = v(&queries::impact::impact(&c, &sid(2), None).unwrap());
+    let facts = &a["facts"];
+    assert_eq!(facts["visibility"]["derivedFrom"], "signature");
+    assert_eq!(ids(&facts["directCallers"]), vec![sid(10), sid(11)]);
+    assert_eq!(ids(&facts["transitiveCallers"]), vec![sid(9)]);
+    assert_eq!(facts["transitiveCallers"][0]["confidence"], 0.8);
+    assert_eq!(facts["transitiveCallers"][0]["via"], sid(10));
+    assert_eq!(facts["testDependencies"][0]["id"], sid(11));
+    assert_eq!(facts["testDependencies"][0]["via"], "direct-caller");
+    let mods: Vec<(&str, bool)> = facts["modulesAffected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["module"].as_str().unwrap(), m["own"].as_bool().unwrap()))
+        .collect();
+    // Three dependents each; ties by module ID.
+    assert_eq!(mods, [("crates/app", false), ("crates/core", true)]);
+    // 0.25·1 + 0.30·0.2 + 0.25·0.2 + 0.20·0.6
+    assert_eq!(facts["risk"]["score"], 0.48);
+    assert_eq!(facts["risk"]["level"], "medium");
+    assert_eq!(facts["risk"]["factors"].as_array().unwrap().len(), 4);
+
+    // A trait: its implementations are type dependencies.
+    let t = v(&queries::impact::impact(&c, &sid(7), None).unwrap());
+    let rel: Vec<(&str, &str)> = t["facts"]["typeDependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["id"].as_str().unwrap(), d["relation"].as_str().unwrap()))
+        .collect();
+    // By relation, then path (lib.rs before parser.rs), then ID.
+    assert_eq!(
+        rel,
+        [
+            (sid(8).as_str(), "implementation"),
+            (sid(1).as_str(), "implementation")
+        ]
+    );
+
+    // Depth bounds the walk and says what lies beyond.
+    let d1 = v(&queries::impact::impact(&c, &sid(3), Some(1)).unwrap());
+    assert_eq!(ids(&d1["facts"]["directCallers"]), vec![sid(2)]);
+    assert!(d1["provenance"]["truncations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["budget"] == "depth"));
+    assert!(drill(&d1).contains(&format!("ckb query impact {} --depth 2", sid(3))));
+    let d3 = v(&queries::impact::impact(&c, &sid(3), Some(3)).unwrap());
+    assert_eq!(
+        ids(&d3["facts"]["transitiveCallers"]),
+        vec![sid(10), sid(11), sid(9)]
+    );
+    assert_eq!(
+        code(queries::impact::impact(&c, &sid(3), Some(0))),
+        ErrorCode::InvalidParameter
+    );
+    assert_eq!(
+        code(queries::impact::impact(&c, &sid(3), Some(11))),
+        ErrorCode::InvalidParameter
+    );
+}
+
+#[test]
+fn dead_code_candidates_with_confidence() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let a = v(&queries::dead_code::dead_code(&c, &Default::default()).unwrap());
+    let got: Vec<(String, String, f64)> = a["facts"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["name"].as_str().unwrap().into(),
+                x["category"].as_str().unwrap().into(),
+                x["confidence"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String, f64)> = [
+        ("helper_unused", "unreferenced", 0.9),
+        ("parse", "unreferenced", 0.9),
+        ("parse_config", "unreferenced", 0.45),
+        ("ParseError", "unreferenced", 0.45),
+        ("Render", "unreferenced", 0.45),
+        ("renderAll", "unreferenced", 0.45),
+        ("walk", "self-only", 0.4),
+        ("only_tested", "test-only", 0.35),
+    ]
+    .iter()
+    .map(|(n, c, x)| (n.to_string(), c.to_string(), *x))
+    .collect();
+    assert_eq!(got, want);
+    assert_eq!(a["facts"]["counts"]["selfOnly"], 1);
+    assert_eq!(a["facts"]["excluded"]["implements-interface"], 2);
+    assert_eq!(a["facts"]["excluded"]["in-test-file"], 3);
+    let walk = &a["facts"]["candidates"][6];
+    assert!(walk["reasons"]
+        .to_string()
+        .contains("could not be resolved"));
+    let k = v(&queries::dead_code::dead_code(
+        &c,
+        &queries::dead_code::DeadCodeArgs {
+            kinds: vec!["struct".into(), "enum".into()],
+            ..Default::default()
+        },
+    )
+    .unwrap());
+    assert_eq!(ids(&k["facts"]["candidates"]), vec![sid(19)]);
+}
+
+#[test]
+fn history_answers() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let h = v(&queries::history::hotspots(&c, None, None, Some(3)).unwrap());
+    let paths: Vec<&str> = h["facts"]["hotspots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "crates/core/src/parser.rs",
+            "web/src/render.ts",
+            "crates/app/src/main.rs"
+        ]
+    );
+    assert_eq!(h["facts"]["hotspots"][0]["score"], 19.183162);
+    assert_eq!(h["facts"]["total"], 8);
+    assert_eq!(
+        code(queries::history::hotspots(&c, Some("7d"), None, None)),
+        ErrorCode::InvalidParameter
+    );
+    let scoped = v(&queries::history::hotspots(&c, Some("all"), Some("web/"), None).unwrap());
+    assert_eq!(scoped["facts"]["total"], 2);
+
+    let cp = v(&queries::history::coupling(&c, "crates/core/src/parser.rs", None).unwrap());
+    let partners: Vec<&str> = cp["facts"]["partners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        partners,
+        [
+            "crates/app/src/main.rs",
+            "crates/core/tests/parser_test.rs",
+            "web/src/render.ts"
+        ]
+    );
+    assert_eq!(cp["facts"]["partners"][0]["commits"], 2);
+    assert_eq!(cp["facts"]["partners"][0]["commitsOfTarget"], 4);
+    assert_eq!(
+        code(queries::history::coupling(&c, "../etc/passwd", None)),
+        ErrorCode::InvalidParameter
+    );
+
+    let o = v(&queries::history::ownership(&c, "crates/core/src/parser.rs", None).unwrap());
+    let owners: Vec<(&str, f64, bool)> = o["facts"]["owners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["author"].as_str().unwrap(),
+                x["share"].as_f64().unwrap(),
+                x["isBot"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        owners,
+        [
+            ("a000000000000000", 0.5, false),
+            ("b000000000000000", 0.25, false),
+            ("bot0000000000000", 0.25, true)
+        ]
+    );
+    let folder = v(&queries::history::ownership(&c, "crates", None).unwrap());
+    assert_eq!(folder["facts"]["unit"], "file-commits");
+    assert_eq!(folder["facts"]["owners"][0]["commits"], 5);
+
+    let nh = fx_with(Options {
+        history: false,
+        ..Options::default()
+    });
+    let a = v(&queries::history::hotspots(&ctx(&nh, &fresh), None, None, None).unwrap());
+    assert_eq!(
+        a["provenance"]["completeness"]["reason"],
+        "history-not-recorded"
+    );
+    assert!(a["explanation"]
+        .as_str()
+        .unwrap()
+        .contains("git stage did not run"));
+}
+
+#[test]
+fn explore_understand_prepare_and_tests() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let e = v(&queries::explore::explore(&c, "crates/core").unwrap());
+    assert_eq!(e["facts"]["target"]["kind"], "module");
+    assert_eq!(e["facts"]["overview"]["files"], 4);
+    assert_eq!(e["facts"]["overview"]["tests"], 1);
+    assert_eq!(ids(&e["facts"]["keySymbols"])[..2], [sid(2), sid(1)]);
+    assert_eq!(e["facts"]["keySymbols"][0]["references"], 4);
+    assert_eq!(e["facts"]["dependencies"]["in"][0]["module"], "crates/app");
+    assert_eq!(e["facts"]["recentChanges"][0]["sha"], HEAD);
+    assert_eq!(
+        e["facts"]["hotspots"][0]["path"],
+        "crates/core/src/parser.rs"
+    );
+    let file = v(&queries::explore::explore(&c, "crates/app/src/main.rs").unwrap());
+    assert_eq!(file["facts"]["target"]["kind"], "file");
+    assert_eq!(
+        file["facts"]["dependencies"]["out"][0]["target"],
+        "crates/core"
+    );
+    let folder = v(&queries::explore::explore(&c, "web/src").unwrap());
+    assert_eq!(folder["facts"]["target"]["kind"], "folder");
+    assert_eq!(
+        code(queries::explore::explore(&c, "nope/x.rs")),
+        ErrorCode::PathNotFound
+    );
+
+    let amb = v(&queries::understand::understand(&c, "parse").unwrap());
+    assert_eq!(amb["facts"]["ambiguity"]["total"], 2);
+    assert_eq!(amb["facts"]["ambiguity"]["exactName"], true);
+    assert_eq!(
+        ids(&amb["facts"]["ambiguity"]["matches"]),
+        vec![sid(2), sid(20)]
+    );
+    let similar = v(&queries::understand::understand(&c, "pars").unwrap());
+    assert_eq!(similar["facts"]["ambiguity"]["exactName"], false);
+    let u = v(&queries::understand::understand(&c, "Parser::parse").unwrap());
+    assert_eq!(ids(&u["facts"]["callers"]), vec![sid(10), sid(11)]);
+    assert_eq!(ids(&u["facts"]["callees"]), vec![sid(3)]);
+    assert_eq!(u["facts"]["references"]["total"], 4);
+    assert_eq!(u["facts"]["relatedTests"][0]["id"], sid(11));
+    let run = v(&queries::understand::understand(&c, "run").unwrap());
+    assert_eq!(run["facts"]["unresolvedCalls"][0]["name"], "println");
+    assert_eq!(
+        code(queries::understand::understand(&c, "zzzz")),
+        ErrorCode::SymbolNotFound
+    );
+
+    let p = v(&queries::prepare_change::prepare_change(&c, &sid(2), Some("rename"), None).unwrap());
+    assert_eq!(p["facts"]["changeType"], "rename");
+    assert!(p["facts"]["suggestions"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("update 4 reference site(s) in 3 file(s)"));
+    let kinds: Vec<&str> = p["facts"]["directDependents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["dependency"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["caller", "caller", "reference"]);
+    assert_eq!(p["facts"]["cochange"][0]["path"], "crates/app/src/main.rs");
+    let del =
+        v(
+            &queries::prepare_change::prepare_change(&c, "helper_unused", Some("delete"), None)
+                .unwrap(),
+        );
+    assert!(del["facts"]["suggestions"][0]
+        .as_str()
+        .unwrap()
+        .starts_with("no references or callers"));
+    let file =
+        v(
+            &queries::prepare_change::prepare_change(&c, "crates/core/src/parser.rs", None, None)
+                .unwrap(),
+        );
+    assert_eq!(file["facts"]["target"]["kind"], "file");
+    assert!(file["facts"]["counts"]["dependentFiles"].as_u64().unwrap() >= 2);
+    assert_eq!(
+        code(queries::prepare_change::prepare_change(
+            &c,
+            &sid(2),
+            Some("explode"),
+            None
+        )),
+        ErrorCode::InvalidParameter
+    );
+
+    let t = v(&queries::affected_tests::affected_tests(&c, &sid(3), None, None).unwrap());
+    assert_eq!(
+        t["facts"]["testFiles"][0]["path"],
+        "crates/core/tests/parser_test.rs"
+    );
+    assert_eq!(t["facts"]["testFiles"][0]["depth"], 2);
+    assert_eq!(t["facts"]["testFiles"][0]["tests"][0]["name"], "test_parse");
+    let tp =
+        v(
+            &queries::affected_tests::affected_tests(&c, "crates/core/src/parser.rs", None, None)
+                .unwrap(),
+        );
+    let reasons = tp["facts"]["testFiles"][0]["reasons"].to_string();
+    for r in ["calls", "references", "imports", "co-change"] {
+        assert!(reasons.contains(r), "{reasons}");
+    }
+    let web = v(&queries::affected_tests::affected_tests(&c, "render", None, None).unwrap());
+    assert_eq!(
+        web["facts"]["testFiles"][0]["path"],
+        "web/src/render.test.ts"
+    );
+    assert_eq!(web["facts"]["testFiles"][0]["confidence"], 0.7);
+}
+
+#[test]
+fn batches_report_per_item_errors() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let inputs = vec![
+        sid(2),
+        "ckb:fx:sym:bad".to_string(),
+        sid(122),
+        "tokenize".into(),
+    ];
+    let a = v(&queries::batch::batch_get(&c, &inputs).unwrap());
+    let st: Vec<(&str, &str)> = a["facts"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap(),
+                r["error"]["code"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        st,
+        [
+            ("ok", ""),
+            ("error", "INVALID_PARAMETER"),
+            ("error", "SYMBOL_DELETED"),
+            ("ok", "")
+        ]
+    );
+    assert_eq!(a["facts"]["found"], 2);
+    let many: Vec<String> = (0..51).map(sid).collect();
+    assert_eq!(
+        code(queries::batch::batch_get(&c, &many)),
+        ErrorCode::InvalidParameter
+    );
+    assert_eq!(
+        code(queries::batch::batch_get(&c, &[])),
+        ErrorCode::InvalidParameter
+    );
+
+    let q = vec!["parse".to_string(), "render".into(), " ".into()];
+    let s = v(&queries::batch::batch_search(&c, &q, &[], None).unwrap());
+    assert_eq!(
+        s["facts"]["searches"][0]["results"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    assert_eq!(s["facts"]["searches"][0]["total"], 8);
+    assert_eq!(
+        ids(&s["facts"]["searches"][1]["results"]),
+        [14, 13, 15, 16].map(sid).to_vec()
+    );
+    assert_eq!(
+        s["facts"]["searches"][2]["error"]["code"],
+        "INVALID_PARAMETER"
+    );
+    let eleven: Vec<String> = (0..11).map(|i| format!("q{i}")).collect();
+    assert_eq!(
+        code(queries::batch::batch_search(&c, &eleven, &[], None)),
+        ErrorCode::InvalidParameter
+    );
+}
+
+#[test]
+fn doctor_checks_and_fix_script() {
+    let f = fx_with(Options {
+        stale_scip: true,
+        modules: false,
+        ..Options::default()
+    });
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let a = v(&queries::doctor::doctor(&c).unwrap());
+    let st: Vec<(&str, &str)> = a["facts"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["id"].as_str().unwrap(), x["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        st,
+        [
+            ("snapshot", "pass"),
+            ("freshness", "warn"),
+            ("syntax", "pass"),
+            ("scip", "warn"),
+            ("history", "pass"),
+            ("identity", "pass"),
+            ("modules", "warn"),
+            ("languages", "pass")
+        ]
+    );
+    let script = queries::doctor::fix_script(&c, &queries::doctor::checks(&c));
+    assert!(script.starts_with("#!/bin/sh\n"));
+    assert!(script.contains("# [warn] scip: INDEX_STALE"), "{script}");
+    assert!(
+        script.contains("\nrust-analyzer scip . && ckb snapshot --force\n"),
+        "{script}"
+    );
+    assert!(script.contains("--stages scan,syntax,scip,git,identity,modules"));
+
+    // A damaged file fails the snapshot check.
+    std::fs::write(f.snap.dir.join("churn.parquet"), b"not parquet").unwrap();
+    let a = v(&queries::doctor::doctor(&c).unwrap());
+    assert_eq!(a["facts"]["checks"][0]["status"], "fail");
+    assert!(a["facts"]["checks"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("churn.parquet"));
+}
+
+#[test]
+fn a_corrupt_table_is_named() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    std::fs::write(f.snap.dir.join("occurrences.parquet"), b"PAR1 garbage").unwrap();
+    let e = queries::refs::refs(
+        &c,
+        &queries::refs::RefsArgs {
+            input: sid(2),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::SnapshotCorrupt);
+    assert!(e.message.contains("table occurrences"), "{}", e.message);
+    assert!(e.remediation.contains("ckb verify"));
+    // Commands that do not need the table still answer.
+    assert!(queries::symbol::symbol(&c, &sid(2)).is_ok());
+    std::fs::remove_file(f.snap.dir.join("symbols.parquet")).unwrap();
+    let e = queries::symbol::symbol(&c, &sid(2)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::SnapshotCorrupt);
+    assert!(e.message.contains("table symbols"));
+}
+
+#[test]
+fn token_budget_trims_lists_not_json() {
+    let f = fx();
+    let fresh = unknown();
+    let c = ctx(&f, &fresh);
+    let full = queries::search::search(
+        &c,
+        &queries::search::SearchArgs {
+            query: "e".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let full_tokens = full.compression.estimated_tokens;
+    assert!(full_tokens > 800, "{full_tokens}");
+    let small = with(
+        Overrides {
+            tokens: Some(800),
+            ..Default::default()
+        },
+        c,
+    );
+    let a = queries::search::search(
+        &small,
+        &queries::search::SearchArgs {
+            query: "e".into(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let text = output_schema::json::to_string(&a).unwrap();
+    assert!(text.len().div_ceil(4) <= 800, "{}", text.len());
+    assert_eq!(
+        a.compression.estimated_tokens as usize,
+        text.len().div_ceil(4)
+    );
+    let val: Value = serde_json::from_str(&text).unwrap();
+    let trunc = val["provenance"]["truncations"].as_array().unwrap();
+    assert!(
+        trunc
+            .iter()
+            .any(|t| t["budget"] == "max-tokens" && t["what"] == "results"),
+        "{trunc:?}"
+    );
+    assert!(
+        drill(&val)[0].ends_with("--max-tokens 1600"),
+        "{:?}",
+        drill(&val)
+    );
+    let shown = val["facts"]["results"].as_array().unwrap().len();
+    assert!(shown > 0 && shown < full.facts["results"].as_array().unwrap().len());
+    assert_eq!(
+        val["compression"]["itemsOut"].as_u64().unwrap() as usize,
+        shown
+    );
+
+    // An answer that cannot be made small enough is an error, not a cut document.
+    let tiny = with(
+        Overrides {
+            tokens: Some(500),
+            ..Default::default()
+        },
+        c,
+    );
+    let e = queries::impact::impact(&tiny, &sid(2), None).unwrap_err();
+    assert_eq!(e.code, ErrorCode::BudgetExceeded);
+    assert!(e.remediation.contains("--max-tokens"));
+}
+
+#[test]
+fn answers_are_byte_identical_across_runs_and_copies() {
+    let a = fx();
+    let b = fx();
+    let fresh = unknown();
+    let run = |f: &Fx| -> Vec<String> {
+        let c = ctx(f, &fresh);
+        let answers = vec![
+            queries::symbol::symbol(&c, &sid(2)).unwrap(),
+            queries::search::search(
+                &c,
+                &queries::search::SearchArgs {
+                    query: "r".into(),
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+            queries::refs::refs(
+                &c,
+                &queries::refs::RefsArgs {
+                    input: sid(2),
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+            queries::arch::arch(&c, &Default::default()).unwrap(),
+            queries::impact::impact(&c, &sid(3), None).unwrap(),
+            queries::explore::explore(&c, "crates/core").unwrap(),
+            queries::understand::understand(&c, &sid(2)).unwrap(),
+            queries::prepare_change::prepare_change(&c, &sid(2), None, None).unwrap(),
+            queries::dead_code::dead_code(&c, &Default::default()).unwrap(),
+            queries::affected_tests::affected_tests(&c, "crates/core/src/parser.rs", None, None)
+                .unwrap(),
+            queries::history::hotspots(&c, None, None, None).unwrap(),
+        ];
+        answers
+            .iter()
+            .map(|x| {
+                let mut x = x.clone();
+                // The snapshot folder differs between the two copies; everything else must not.
+                x.provenance.snapshot = String::new();
+                output_schema::json::to_string(&x).unwrap()
+            })
+            .collect()
+    };
+    let first = run(&a);
+    assert_eq!(first, run(&a));
+    let second = run(&b);
+    for (x, y) in first.iter().zip(&second) {
+        // Token estimates include the folder's length; compare without them.
+        let strip = |s: &str| {
+            let mut v: Value = serde_json::from_str(s).unwrap();
+            v["compression"]["estimatedTokens"] = Value::Null;
+            v.to_string()
+        };
+        assert_eq!(strip(x), strip(y));
+    }
+}
