@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod fingerprint;
+pub mod history;
 pub mod progress;
 pub mod repo_state;
 pub mod scan;
@@ -63,6 +64,12 @@ pub struct SnapshotOptions {
     pub previous: PreviousChoice,
     /// How long to wait for another writer of the same snapshot.
     pub lock_timeout: Option<Duration>,
+    /// Days of history before HEAD's committer time (`--history-days N`; 0 = no time limit).
+    pub history_days: Option<u32>,
+    /// Most commits in the history window (`--max-commits N`; 0 = no limit).
+    pub max_commits: Option<u32>,
+    /// Follow only first parents in the history walk (`--first-parent`).
+    pub first_parent: Option<bool>,
 }
 
 /// What [`snapshot`] did.
@@ -145,6 +152,15 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             });
         }
         config.max_file_bytes = n;
+    }
+    if let Some(days) = opts.history_days {
+        config.history.days = days;
+    }
+    if let Some(n) = opts.max_commits {
+        config.history.max_commits = n;
+    }
+    if let Some(fp) = opts.first_parent {
+        config.history.first_parent = fp;
     }
     let stages: Vec<Stage> = match &opts.stages {
         Some(s) => s.clone(),
@@ -247,7 +263,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &repo_state,
         &mut warnings_previous,
     );
-    let _ctx = StageContext {
+    let ctx = StageContext {
         root: &root,
         repo_id: &repo_id,
         config: &config,
@@ -255,6 +271,15 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         previous: previous.as_ref().map(|(s, _)| s),
         progress,
     };
+
+    let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
+    settings.insert(
+        "stages".into(),
+        stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
+    );
+    settings.insert("ignore".into(), config.ignore.clone().into());
+    let mut backends = Vec::new();
 
     let mut tables = TableSet::default();
     let mut reports: BTreeMap<String, StageReport> = BTreeMap::new();
@@ -273,13 +298,35 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         tables.files = Some(scan.files);
     }
 
-    let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
-    settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
-    settings.insert(
-        "stages".into(),
-        stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
-    );
-    settings.insert("ignore".into(), config.ignore.clone().into());
+    if selected(Stage::Git) {
+        let clock = Instant::now();
+        match repo.as_ref() {
+            None => {
+                reports.insert(
+                    Stage::Git.name().into(),
+                    StageReport::skipped("not a git repository"),
+                );
+            }
+            Some(repo) => {
+                let history_opts = history::HistoryOptions::new(
+                    &config.history,
+                    &repo_id,
+                    std::env::var("CKB_SALT").ok(),
+                );
+                let out = history::run(&ctx, repo, &history_opts, ctx.previous)?;
+                tables.commits = Some(out.commits);
+                tables.file_changes = Some(out.file_changes);
+                tables.churn = Some(out.churn);
+                tables.cochange = Some(out.cochange);
+                tables.ownership = Some(out.ownership);
+                reports.insert(Stage::Git.name().into(), out.report);
+                backends.push(out.backend);
+                settings.extend(out.settings);
+            }
+        }
+        timings.push(("git".into(), clock.elapsed()));
+    }
+
 
     let clock = Instant::now();
     let tmp = store.temp_dir(&repo_id, &partition)?;
@@ -301,7 +348,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 head_commit: s.manifest.repo_state.head_commit.clone(),
                 chosen_by: chosen_by.to_string(),
             }),
-            backends: Vec::new(),
+            backends,
             stages: reports,
             tables: table_entries,
             views: view_entries,
