@@ -12,8 +12,14 @@ use pipeline::PreviousChoice;
 fn grow(r: &mut Repo, from: usize, to: usize) {
     for i in from..to {
         r.time += 3 * DAY - 3600;
-        r.write(&format!("f{}.txt", i % 7), format!("{i}\n").repeat(i % 5 + 1));
-        r.write(&format!("src/g{}.rs", (i * 3) % 11), format!("fn g{i}() {{}}\n"));
+        r.write(
+            &format!("f{}.txt", i % 7),
+            format!("{i}\n").repeat(i % 5 + 1),
+        );
+        r.write(
+            &format!("src/g{}.rs", (i * 3) % 11),
+            format!("fn g{i}() {{}}\n"),
+        );
         if i % 6 == 5 {
             let from = format!("src/g{}.rs", (i * 3) % 11);
             let to = format!("moved/g{i}.rs");
@@ -25,7 +31,10 @@ fn grow(r: &mut Repo, from: usize, to: usize) {
             let _ = std::fs::remove_file(r.path().join(format!("f{}.txt", (i + 1) % 7)));
         }
         r.author = if i % 8 == 7 {
-            ("dependabot[bot]".into(), "dependabot@users.noreply.github.com".into())
+            (
+                "dependabot[bot]".into(),
+                "dependabot@users.noreply.github.com".into(),
+            )
         } else if i % 2 == 0 {
             ("Alice".into(), "alice@example.com".into())
         } else {
@@ -45,20 +54,34 @@ fn merge_side_branch(r: &mut Repo, name: &str, back: usize) {
     r.commit(&format!("{name} 2"));
     r.git(&["checkout", "-q", "main"]);
     r.time += 3600;
-    r.git(&["merge", "-q", "--no-ff", "-X", "theirs", name, "-m", &format!("merge {name}")]);
+    r.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "-X",
+        "theirs",
+        name,
+        "-m",
+        &format!("merge {name}"),
+    ]);
 }
 
 fn assert_same_tables(incremental: &std::path::Path, full: &std::path::Path) {
     let a = history_bytes(incremental);
     let b = history_bytes(full);
     for ((name, x), (_, y)) in a.iter().zip(&b) {
-        assert!(x == y, "{name}.parquet differs between incremental and full walk");
+        assert!(
+            x == y,
+            "{name}.parquet differs between incremental and full walk"
+        );
     }
 }
 
 /// Snapshots at the current HEAD (previous) and after more commits (incremental), and compares
 /// the latter with a full walk. Returns the incremental snapshot's report.
-fn check(mut opts_for: impl FnMut(&std::path::Path, &std::path::Path) -> pipeline::SnapshotOptions) -> output_schema::manifest::StageReport {
+fn check(
+    mut opts_for: impl FnMut(&std::path::Path, &std::path::Path) -> pipeline::SnapshotOptions,
+) -> output_schema::manifest::StageReport {
     let mut r = Repo::new();
     grow(&mut r, 0, 30);
     merge_side_branch(&mut r, "early", 10);
@@ -138,8 +161,14 @@ fn changed_settings_force_a_full_walk() {
     let snap = snapshot(&changed);
     let report = git_report(&snap);
     assert_eq!(count(&report, "commits.reused"), 0);
-    assert_eq!(manifest(&snap).backends[0].facts["reuse"], "settings-changed");
-    assert_eq!(manifest(&snap).settings["historyDays"], serde_json::json!(20));
+    assert_eq!(
+        manifest(&snap).backends[0].facts["reuse"],
+        "settings-changed"
+    );
+    assert_eq!(
+        manifest(&snap).settings["historyDays"],
+        serde_json::json!(20)
+    );
     // With the first settings again, the first snapshot's rows are reusable.
     grow(&mut r, 14, 15);
     let mut again = opts.clone();
@@ -177,6 +206,13 @@ fn previous_of_a_rewritten_history_and_damaged_previous_are_safe() {
     let snap = snapshot(&explicit);
     let report = git_report(&snap);
     assert_eq!(count(&report, "commits.reused"), 0);
-    assert!(report.warnings.iter().any(|w| w.code == "previous-unusable"), "{:?}", report.warnings);
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.code == "previous-unusable"),
+        "{:?}",
+        report.warnings
+    );
     assert_same_tables(&snap, &full);
 }

@@ -10,8 +10,10 @@ use std::collections::BTreeMap;
 
 use history_support::*;
 
-/// path -> (change letter, old path, additions, deletions)
-type Changes = BTreeMap<String, (String, Option<String>, Option<i64>, Option<i64>)>;
+/// (change letter, old path, additions, deletions)
+type Change = (String, Option<String>, Option<i64>, Option<i64>);
+/// path -> change
+type Changes = BTreeMap<String, Change>;
 
 fn lines(n: usize, tag: &str) -> String {
     (0..n).map(|i| format!("{tag} line {i}\n")).collect()
@@ -42,7 +44,11 @@ fn fixture() -> Repo {
     r.write("noeol.txt", "x\ny\n");
     r.write("crlf.txt", "one\ntwo\r\n");
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(r.path().join("tool.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        r.path().join("tool.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
     r.commit("c2: modify, exact rename, newline and crlf, mode change");
 
     let mut x: Vec<String> = lines(20, "x").lines().map(String::from).collect();
@@ -59,7 +65,10 @@ fn fixture() -> Repo {
 
     r.git(&["checkout", "-q", "-b", "feature"]);
     r.write("feat.txt", lines(3, "feat"));
-    r.write("a.txt", std::fs::read_to_string(r.path().join("a.txt")).unwrap() + "feature tail\n");
+    r.write(
+        "a.txt",
+        std::fs::read_to_string(r.path().join("a.txt")).unwrap() + "feature tail\n",
+    );
     r.commit("f1");
     r.write("feat.txt", lines(4, "feat"));
     r.commit("f2");
@@ -94,8 +103,16 @@ fn fixture() -> Repo {
 
     // A submodule (gitlink) added, then moved to another commit.
     std::fs::create_dir_all(r.path().join("sub")).unwrap();
-    let target = r.git(&["rev-list", "--max-parents=0", "HEAD"]).trim().to_string();
-    r.git(&["update-index", "--add", "--cacheinfo", &format!("160000,{target},sub")]);
+    let target = r
+        .git(&["rev-list", "--max-parents=0", "HEAD"])
+        .trim()
+        .to_string();
+    r.git(&[
+        "update-index",
+        "--add",
+        "--cacheinfo",
+        &format!("160000,{target},sub"),
+    ]);
     r.commit("c6: add submodule");
     r.git(&["update-index", "--cacheinfo", &format!("160000,{c3},sub")]);
     r.commit("c7: move submodule");
@@ -120,7 +137,13 @@ fn split_commits(out: &str) -> Vec<(String, Vec<String>)> {
 }
 
 fn git_changes(r: &Repo) -> BTreeMap<String, Changes> {
-    let base = ["log", "-M", "--diff-merges=first-parent", "-z", "--format=%H"];
+    let base = [
+        "log",
+        "-M",
+        "--diff-merges=first-parent",
+        "-z",
+        "--format=%H",
+    ];
     let numstat = r.git(&[&base[..], &["--numstat"]].concat());
     let status = r.git(&[&base[..], &["--name-status"]].concat());
     let mut out: BTreeMap<String, Changes> = BTreeMap::new();
@@ -147,7 +170,11 @@ fn git_changes(r: &Repo) -> BTreeMap<String, Changes> {
         let mut it = tokens.into_iter();
         while let Some(letter) = it.next() {
             let first = it.next().unwrap();
-            let path = if letter.starts_with('R') { it.next().unwrap() } else { first };
+            let path = if letter.starts_with('R') {
+                it.next().unwrap()
+            } else {
+                first
+            };
             // git's T (type change) is a modification here.
             let letter = match &letter[..1] {
                 "T" => "M".to_string(),
@@ -172,10 +199,21 @@ fn file_changes_equal_git_log_numstat() {
     assert_eq!(h.commits.len(), log.lines().count());
     for line in log.lines() {
         let f: Vec<&str> = line.split(' ').collect();
-        let c = h.commits.iter().find(|c| c.sha == f[0]).expect("commit present");
+        let c = h
+            .commits
+            .iter()
+            .find(|c| c.sha == f[0])
+            .expect("commit present");
         assert_eq!(c.committer_time.to_string(), f[1]);
         assert_eq!(c.author_time.to_string(), f[2]);
-        assert_eq!(c.parents, f[3..].iter().filter(|s| !s.is_empty()).map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            c.parents,
+            f[3..]
+                .iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        );
     }
 
     let mut seen_kinds = BTreeMap::new();
@@ -188,7 +226,12 @@ fn file_changes_equal_git_log_numstat() {
             .map(|f| {
                 (
                     f.path.clone(),
-                    (f.change.clone(), f.old_path.clone(), f.additions, f.deletions),
+                    (
+                        f.change.clone(),
+                        f.old_path.clone(),
+                        f.additions,
+                        f.deletions,
+                    ),
                 )
             })
             .collect();
@@ -198,26 +241,40 @@ fn file_changes_equal_git_log_numstat() {
         }
         // Gitlinks differ on purpose: git prints a one-line "Subproject commit" diff.
         let strip_sub = |m: &Changes| -> Changes {
-            m.iter().filter(|(p, _)| p.as_str() != "sub").map(|(k, v)| (k.clone(), v.clone())).collect()
+            m.iter()
+                .filter(|(p, _)| p.as_str() != "sub")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
         };
         assert_eq!(strip_sub(&got), strip_sub(&want), "commit {}", c.sha);
         assert_eq!(c.files_changed, want.len() as i64, "commit {}", c.sha);
-        let sum = |f: fn(&(String, Option<String>, Option<i64>, Option<i64>)) -> Option<i64>| {
-            strip_sub(&want).values().filter_map(f).sum::<i64>()
-        };
+        let sum =
+            |f: fn(&Change) -> Option<i64>| strip_sub(&want).values().filter_map(f).sum::<i64>();
         assert_eq!(c.additions, sum(|v| v.2), "commit {}", c.sha);
         assert_eq!(c.deletions, sum(|v| v.3), "commit {}", c.sha);
         if let Some(sub) = got.get("sub") {
             assert_eq!((sub.2, sub.3), (None, None), "gitlinks have no line counts");
-            let row = h.changes.iter().find(|f| f.sha == c.sha && f.path == "sub").unwrap();
+            let row = h
+                .changes
+                .iter()
+                .find(|f| f.sha == c.sha && f.path == "sub")
+                .unwrap();
             assert!(!row.is_binary);
         }
     }
     // The fixture exercised every kind of change, and binaries are flagged.
     assert!(seen_kinds.len() == 4, "{seen_kinds:?}");
     assert!(h.changes.iter().filter(|f| f.is_binary).count() >= 3);
-    assert!(h.changes.iter().all(|f| f.is_binary == (f.additions.is_none() && f.path != "sub")));
-    let subs: Vec<&str> = h.changes.iter().filter(|f| f.path == "sub").map(|f| f.change.as_str()).collect();
+    assert!(h
+        .changes
+        .iter()
+        .all(|f| f.is_binary == (f.additions.is_none() && f.path != "sub")));
+    let subs: Vec<&str> = h
+        .changes
+        .iter()
+        .filter(|f| f.path == "sub")
+        .map(|f| f.change.as_str())
+        .collect();
     assert_eq!(subs.len(), 2);
     assert!(subs.contains(&"A") && subs.contains(&"M"));
 
@@ -228,11 +285,26 @@ fn file_changes_equal_git_log_numstat() {
             .find(|f| f.path == path && f.change == change)
             .map(|f| (f.old_path.clone(), f.additions, f.deletions, f.is_binary))
     };
-    assert_eq!(row("c.txt", "R"), Some((Some("b.txt".into()), Some(0), Some(0), false)));
-    assert_eq!(row("src/x.rs", "R"), Some((Some("dir/x.rs".into()), Some(2), Some(2), false)));
-    assert_eq!(row("new/one.txt", "R"), Some((Some("old/one.txt".into()), Some(0), Some(0), false)));
-    assert_eq!(row("bin2.dat", "R"), Some((Some("bin.dat".into()), None, None, true)));
-    assert_eq!(row("empty2.txt", "R"), Some((Some("empty.txt".into()), Some(0), Some(0), false)));
+    assert_eq!(
+        row("c.txt", "R"),
+        Some((Some("b.txt".into()), Some(0), Some(0), false))
+    );
+    assert_eq!(
+        row("src/x.rs", "R"),
+        Some((Some("dir/x.rs".into()), Some(2), Some(2), false))
+    );
+    assert_eq!(
+        row("new/one.txt", "R"),
+        Some((Some("old/one.txt".into()), Some(0), Some(0), false))
+    );
+    assert_eq!(
+        row("bin2.dat", "R"),
+        Some((Some("bin.dat".into()), None, None, true))
+    );
+    assert_eq!(
+        row("empty2.txt", "R"),
+        Some((Some("empty.txt".into()), Some(0), Some(0), false))
+    );
     assert_eq!(row("noeol.txt", "M"), Some((None, Some(1), Some(1), false)));
     assert_eq!(row("crlf.txt", "M"), Some((None, Some(1), Some(1), false)));
     let tool: Vec<(Option<i64>, Option<i64>)> = h
@@ -242,9 +314,15 @@ fn file_changes_equal_git_log_numstat() {
         .map(|f| (f.additions, f.deletions))
         .collect();
     // A mode change alone, then a file replaced by a symlink (git's type change).
-    assert!(tool.contains(&(Some(0), Some(0))) && tool.contains(&(Some(1), Some(1))), "{tool:?}");
+    assert!(
+        tool.contains(&(Some(0), Some(0))) && tool.contains(&(Some(1), Some(1))),
+        "{tool:?}"
+    );
     assert_eq!(row("src/x.rs", "D"), Some((None, Some(0), Some(20), false)));
-    assert_eq!(row("src/low.rs", "A"), Some((None, Some(20), Some(0), false)));
+    assert_eq!(
+        row("src/low.rs", "A"),
+        Some((None, Some(20), Some(0), false))
+    );
     let merge = h.commits.iter().find(|c| c.parents.len() == 2).unwrap();
     let merged: Vec<&str> = h
         .changes
@@ -252,7 +330,11 @@ fn file_changes_equal_git_log_numstat() {
         .filter(|f| f.sha == merge.sha)
         .map(|f| f.path.as_str())
         .collect();
-    assert_eq!(merged, vec!["a.txt", "feat.txt"], "merge diffed against its first parent");
+    assert_eq!(
+        merged,
+        vec!["a.txt", "feat.txt"],
+        "merge diffed against its first parent"
+    );
 
     let report = git_report(&snap);
     assert_eq!(report.completeness.as_ref().unwrap().reason, "full-history");

@@ -67,7 +67,8 @@ pub(crate) fn aggregate(
 ) -> Aggregates {
     let by_sha: HashMap<&str, &CommitRow> = commits.iter().map(|c| (c.sha.as_str(), c)).collect();
     let mut sorted: Vec<&FileChangeRow> = changes.iter().collect();
-    sorted.sort_by(|a, b| (a.sha.as_str(), a.path.as_str()).cmp(&(b.sha.as_str(), b.path.as_str())));
+    sorted
+        .sort_by(|a, b| (a.sha.as_str(), a.path.as_str()).cmp(&(b.sha.as_str(), b.path.as_str())));
 
     let mut out = Aggregates::default();
     let mut churn: BTreeMap<(&str, usize), ChurnAcc<'_>> = BTreeMap::new();
@@ -124,7 +125,9 @@ pub(crate) fn aggregate(
             per_path[a as usize] += 1;
             for &b in &ids[i + 1..] {
                 let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                *pairs.entry((u64::from(lo) << 32) | u64::from(hi)).or_default() += 1;
+                *pairs
+                    .entry((u64::from(lo) << 32) | u64::from(hi))
+                    .or_default() += 1;
             }
         }
     }
@@ -248,7 +251,15 @@ mod tests {
             out.churn
                 .iter()
                 .find(|r| r.path == path && r.window == w)
-                .map(|r| (r.commits, r.additions, r.deletions, r.authors, r.last_changed / DAY))
+                .map(|r| {
+                    (
+                        r.commits,
+                        r.additions,
+                        r.deletions,
+                        r.authors,
+                        r.last_changed / DAY,
+                    )
+                })
         };
         // c1 and big are within 30 days; c2 within 90; c3 within 365.
         assert_eq!(churn("a", "30d"), Some((2, 4, 1, 2, 1000)));
@@ -262,14 +273,25 @@ mod tests {
         assert_eq!(out.cochange.len(), 1);
         let pair = &out.cochange[0];
         assert_eq!((pair.path_a.as_str(), pair.path_b.as_str()), ("a", "b"));
-        assert_eq!((pair.shared_commits, pair.commits_a, pair.commits_b), (2, 3, 2));
+        assert_eq!(
+            (pair.shared_commits, pair.commits_a, pair.commits_b),
+            (2, 3, 2)
+        );
         assert_eq!(pair.degree, 1.0);
 
         let own: Vec<(&str, &str, i64, f64, bool)> = out
             .ownership
             .iter()
             .filter(|r| r.path == "a")
-            .map(|r| (r.path.as_str(), r.author_id.as_str(), r.commits, r.share, r.is_bot))
+            .map(|r| {
+                (
+                    r.path.as_str(),
+                    r.author_id.as_str(),
+                    r.commits,
+                    r.share,
+                    r.is_bot,
+                )
+            })
             .collect();
         assert_eq!(
             own,

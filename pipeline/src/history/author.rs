@@ -65,7 +65,14 @@ const BOT_MARKERS: &[&str] = &[
 ];
 
 /// Whole names (lowercased) of automation accounts too short to match as substrings.
-const BOT_NAMES: &[&str] = &["renovate", "bors", "codecov", "dependabot", "travis ci", "jenkins"];
+const BOT_NAMES: &[&str] = &[
+    "renovate",
+    "bors",
+    "codecov",
+    "dependabot",
+    "travis ci",
+    "jenkins",
+];
 
 /// Whether an author looks like a bot, judged on the (mailmap-resolved) name and email.
 pub(crate) fn is_bot(name: &BStr, email: &BStr) -> bool {
@@ -109,9 +116,15 @@ mod tests {
     #[test]
     fn bots_are_recognised() {
         let bot = |n: &str, e: &str| is_bot(n.into(), e.into());
-        assert!(bot("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com"));
+        assert!(bot(
+            "dependabot[bot]",
+            "49699333+dependabot[bot]@users.noreply.github.com"
+        ));
         assert!(bot("Renovate", "renovate@whitesourcesoftware.com"));
-        assert!(bot("github-actions", "41898282+github-actions@users.noreply.github.com"));
+        assert!(bot(
+            "github-actions",
+            "41898282+github-actions@users.noreply.github.com"
+        ));
         assert!(bot("Release Bot", "release@example.com"));
         assert!(bot("CI", "ci-bot@example.com"));
         assert!(!bot("Jane Doe", "jane@example.com"));

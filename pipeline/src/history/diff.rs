@@ -120,19 +120,71 @@ impl Worker {
         if input.shallow_boundary {
             return Ok(DiffOutput::default());
         }
+        let mut trees = vec![input.tree];
+        let result = self.diff_inner(input, &mut trees);
+        self.platform.clear_resource_cache_keep_allocation();
+        result.map_err(|what| {
+            // gix does not always name the object it failed on (a corrupt loose object is named
+            // by its file); find it by reading both trees.
+            let what = match self.unreadable_object(&trees) {
+                Some((id, e)) => format!("object {id} cannot be read ({e}); {what}"),
+                None => what,
+            };
+            PipelineError::Git {
+                message: format!("commit {}: {what}", input.id),
+            }
+        })
+    }
+
+    /// The first object below `trees` that cannot be read, with the reason.
+    fn unreadable_object(&self, trees: &[ObjectId]) -> Option<(ObjectId, String)> {
+        let mut stack: Vec<ObjectId> = trees.to_vec();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            let object = match self.repo.find_object(id) {
+                Ok(o) => o,
+                Err(e) => return Some((id, chain(&e))),
+            };
+            if object.kind != gix::object::Kind::Tree {
+                continue;
+            }
+            let tree = match object.try_into_tree() {
+                Ok(t) => t,
+                Err(e) => return Some((id, chain(&e))),
+            };
+            let decoded = match tree.decode() {
+                Ok(d) => d,
+                Err(e) => return Some((id, chain(&e))),
+            };
+            for entry in &decoded.entries {
+                if !entry.mode.is_commit() {
+                    stack.push(entry.oid.to_owned());
+                }
+            }
+        }
+        None
+    }
+
+    /// Diffs one commit; `trees` collects the root trees involved, for error diagnosis.
+    fn diff_inner(
+        &mut self,
+        input: &DiffInput,
+        trees: &mut Vec<ObjectId>,
+    ) -> Result<DiffOutput, String> {
         let sha = input.id.to_string();
-        let git_err = |what: String| PipelineError::Git {
-            message: format!("commit {sha}: {what}"),
-        };
-        let new_tree = self.tree_data(input.tree).map_err(&git_err)?;
+        let new_tree = self.tree_data(input.tree)?;
         let old_tree = match input.first_parent {
             Some(parent) => {
                 let tree = self
                     .repo
                     .find_commit(parent)
                     .and_then(|c| c.tree_id().map(|t| t.detach()))
-                    .map_err(|e| git_err(format!("cannot read parent {parent}: {}", chain(&e))))?;
-                self.tree_data(tree).map_err(&git_err)?
+                    .map_err(|e| format!("cannot read parent {parent}: {}", chain(&e)))?;
+                trees.push(tree);
+                self.tree_data(tree)?
             }
             None => Vec::new(),
         };
@@ -155,11 +207,11 @@ impl Worker {
                 rewrites: Some(rewrites()),
             },
         )
-        .map_err(|e| git_err(format!("cannot diff against the first parent: {}", chain(&e))))?;
+        .map_err(|e| format!("cannot diff against the first parent: {}", chain(&e)))?;
 
         let mut out = DiffOutput::default();
         for change in &changes {
-            let counts = self.line_counts(change).map_err(&git_err)?;
+            let counts = self.line_counts(change)?;
             out.files_changed += 1;
             out.additions += counts.0.unwrap_or(0);
             out.deletions += counts.1.unwrap_or(0);
@@ -173,7 +225,9 @@ impl Worker {
                     ..
                 } => ("R", location.as_bstr(), Some(source_location.as_bstr())),
             };
-            let Some(path) = usable_path(path) else { continue };
+            let Some(path) = usable_path(path) else {
+                continue;
+            };
             let old_path = match old_path.map(usable_path) {
                 Some(None) => continue,
                 Some(Some(p)) => Some(p.to_string()),
@@ -189,7 +243,6 @@ impl Worker {
                 is_binary: counts.2,
             });
         }
-        self.platform.clear_resource_cache_keep_allocation();
         Ok(out)
     }
 
@@ -234,11 +287,18 @@ impl Worker {
         let location = change.location().to_owned();
         self.platform
             .set_resource_by_change(change.to_ref(), &self.repo.objects)
-            .map_err(|e| format!("cannot read the blobs of {location}: {}", chain(&*e)))?;
-        let prep = self
-            .platform
-            .prepare_diff()
-            .map_err(|e| format!("cannot prepare the diff of {location}: {}", chain(&*e)))?;
+            .map_err(|e| {
+                format!(
+                    "cannot read the blobs of {location}: {}",
+                    chain(&e.into_error())
+                )
+            })?;
+        let prep = self.platform.prepare_diff().map_err(|e| {
+            format!(
+                "cannot prepare the diff of {location}: {}",
+                chain(&e.into_error())
+            )
+        })?;
         let algorithm = match prep.operation {
             Operation::SourceOrDestinationIsBinary => return Ok((None, None, true)),
             Operation::InternalDiff { algorithm } => algorithm,
@@ -279,19 +339,18 @@ fn usable_path(path: &BStr) -> Option<&str> {
     safe.then_some(path)
 }
 
-/// An error with its causes, for messages that must name the failing object.
+/// An error with its causes on one line, for messages that must name the failing object.
 pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let text = s.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = Some(e);
+    while let Some(err) = current {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
         }
-        source = s.source();
+        current = err.source();
     }
-    out
+    parts.join(": ")
 }
 
 #[cfg(test)]

@@ -29,9 +29,7 @@ use gix::bstr::ByteSlice;
 use gix::ObjectId;
 use output_schema::config::HistoryConfig;
 use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
-use output_schema::tables::{
-    ChurnRow, CochangeRow, CommitRow, FileChangeRow, OwnershipRow,
-};
+use output_schema::tables::{ChurnRow, CochangeRow, CommitRow, FileChangeRow, OwnershipRow};
 use output_schema::Table;
 
 pub use author::default_salt;
@@ -119,7 +117,9 @@ pub fn run(
         let commits = repo
             .shallow_commits()
             .map_err(|e| git_err("cannot read the shallow file", &e))?;
-        let mut v: Vec<ObjectId> = commits.map(|c| c.iter().copied().collect()).unwrap_or_default();
+        let mut v: Vec<ObjectId> = commits
+            .map(|c| c.iter().copied().collect())
+            .unwrap_or_default();
         v.sort_unstable();
         v
     };
@@ -163,7 +163,12 @@ pub fn run(
     let head_time = repo
         .find_commit(head_id)
         .and_then(|c| c.committer().map(|s| s.seconds()))
-        .map_err(|e| git_err(&format!("cannot read the HEAD commit {head_id}"), &diff::chain(&e)))?;
+        .map_err(|e| {
+            git_err(
+                &format!("cannot read the HEAD commit {head_id}"),
+                &diff::chain(&e),
+            )
+        })?;
     let cutoff = (opts.days > 0).then(|| head_time - i64::from(opts.days) * 86_400);
 
     let mut warnings: Vec<Warning> = Vec::new();
@@ -302,10 +307,12 @@ fn settings(
     inputs.field(ROW_FORMAT.as_bytes());
     let config = repo.config_snapshot();
     for key in ["diff.algorithm", "core.bigFileThreshold"] {
-        let value = config.string(key).map(|v| v.to_string()).unwrap_or_default();
+        let value = config
+            .string(key)
+            .map(|v| v.to_string())
+            .unwrap_or_default();
         inputs.field(key.as_bytes()).field(value.as_bytes());
     }
-    drop(config);
     for entry in mailmap.entries() {
         inputs
             .field(entry.old_email())
@@ -332,8 +339,14 @@ fn settings(
         ("historyDays".to_string(), opts.days.into()),
         ("maxCommits".to_string(), opts.max_commits.into()),
         ("firstParent".to_string(), opts.first_parent.into()),
-        ("cochangeMaxFiles".to_string(), opts.cochange_max_files.into()),
-        ("cochangeMinShared".to_string(), opts.cochange_min_shared.into()),
+        (
+            "cochangeMaxFiles".to_string(),
+            opts.cochange_max_files.into(),
+        ),
+        (
+            "cochangeMinShared".to_string(),
+            opts.cochange_min_shared.into(),
+        ),
         ("historyAuthorKey".to_string(), hasher.fingerprint().into()),
         ("historyInputs".to_string(), inputs.hex(32).into()),
     ]))
@@ -487,8 +500,11 @@ fn report(
             });
         }
     }
-    let boundary: Vec<&walk::WindowCommit> =
-        window.commits.iter().filter(|c| c.shallow_boundary).collect();
+    let boundary: Vec<&walk::WindowCommit> = window
+        .commits
+        .iter()
+        .filter(|c| c.shallow_boundary)
+        .collect();
     for b in &boundary {
         warnings.push(Warning {
             code: "shallow-history".into(),
@@ -556,7 +572,10 @@ fn report(
         ("file-changes.binary", binary),
         ("file-changes.renames", renames),
         ("paths.skipped-invalid", skipped_paths),
-        ("cochange.skipped-large-commits", agg.cochange_skipped_commits),
+        (
+            "cochange.skipped-large-commits",
+            agg.cochange_skipped_commits,
+        ),
         ("cochange.pairs", agg.cochange.len() as i64),
         ("authors", author_ids.len() as i64),
         ("authors.bots", bots),
@@ -573,6 +592,9 @@ mod tests {
         let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock"))
             .expect("the workspace has a Cargo.lock");
         let needle = format!("name = \"gix\"\nversion = \"{}\"", super::GIX_VERSION);
-        assert!(lock.contains(&needle), "update GIX_VERSION to the gix version in Cargo.lock");
+        assert!(
+            lock.contains(&needle),
+            "update GIX_VERSION to the gix version in Cargo.lock"
+        );
     }
 }

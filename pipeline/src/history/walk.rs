@@ -99,7 +99,11 @@ pub(crate) fn walk(
         let shallow_boundary = shallow.binary_search(&id).is_ok();
         let reused = previous.and_then(|p| p.by_id.get(&id).map(|&i| (p, i)));
         let (committer_time, parents, origin) = match reused {
-            Some((p, i)) => (p.commits[i].committer_time, p.parents[i].clone(), Origin::Reused(i)),
+            Some((p, i)) => (
+                p.commits[i].committer_time,
+                p.parents[i].clone(),
+                Origin::Reused(i),
+            ),
             None => read_commit(repo, id, authors)?,
         };
         if id != head && settings.cutoff.is_some_and(|c| committer_time < c) {
@@ -152,9 +156,7 @@ fn read_commit(
     let commit = object
         .try_into_commit()
         .map_err(|e| git_err("not a commit", &e))?;
-    let decoded = commit
-        .decode()
-        .map_err(|e| git_err("cannot decode", &e))?;
+    let decoded = commit.decode().map_err(|e| git_err("cannot decode", &e))?;
     let committer = decoded
         .committer()
         .map_err(|e| git_err("cannot parse the committer", &e))?;
@@ -168,5 +170,9 @@ fn read_commit(
         author_id: authors.hasher.id(resolved.email.as_ref()),
         is_bot: is_bot(resolved.name.as_ref(), resolved.email.as_ref()),
     };
-    Ok((committer.seconds(), decoded.parents().collect(), Origin::New(new)))
+    Ok((
+        committer.seconds(),
+        decoded.parents().collect(),
+        Origin::New(new),
+    ))
 }
