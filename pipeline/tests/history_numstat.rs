@@ -101,6 +101,33 @@ fn fixture() -> Repo {
     r.write("src/low.rs", low.join("\n") + "\n");
     r.commit("c5: delete, rewrite, dissimilar rename");
 
+    // Competing rename candidates: git's exact, same-name and best-score rules decide.
+    let base = lines(20, "shared");
+    r.write("m/one.txt", base.clone() + "extra 1\nextra 2\n");
+    r.write(
+        "m/two.txt",
+        base.replace("shared 3\n", "x\n")
+            .replace("shared 9\n", "y\n"),
+    );
+    r.write("p/util.rs", lines(20, "util"));
+    r.write("s/mod.rs", lines(20, "module"));
+    r.write("s/lib.rs", lines(20, "module"));
+    r.commit("c5b: candidates");
+    r.remove("m/one.txt");
+    r.remove("m/two.txt");
+    r.write("n/three.txt", base.clone());
+    r.remove("p/util.rs");
+    r.write("q/other.rs", lines(20, "util"));
+    r.write(
+        "q/util.rs",
+        lines(20, "util").replace("util 1\n", "changed\n"),
+    );
+    r.remove("s/mod.rs");
+    r.remove("s/lib.rs");
+    r.write("t/lib.rs", lines(20, "module"));
+    r.write("t/mod.rs", lines(20, "module"));
+    r.commit("c5c: competing renames");
+
     // A submodule (gitlink) added, then moved to another commit.
     std::fs::create_dir_all(r.path().join("sub")).unwrap();
     let target = r

@@ -1,10 +1,9 @@
-//! What each commit changed: a tree diff against the first parent with rename tracking, and line
-//! counts from a real line diff of the blobs — the numbers `git log --numstat -M` prints.
+//! What each commit changed: a tree diff against the first parent, git's rename detection, and
+//! line counts from a real line diff of the blobs — the numbers `git log --numstat -M` prints.
 //!
 //! How the numbers match git's:
-//! - Renames: exact and similar (≥ 50 %) additions/deletions are paired, like `-M` (no copies;
-//!   gix's similarity measure is byte-based where git's is chunk-based, so a pair right at the
-//!   threshold may be judged differently). Empty files take part, as in git.
+//! - Renames: [`super::rename`] pairs added and deleted paths exactly as `git diff -M` does (no
+//!   copies). Empty files take part, as in git.
 //! - Lines: tokens are whole lines including their terminator, diffed with the repository's
 //!   `diff.algorithm` (git's default, Myers), so a changed final newline counts as one line
 //!   deleted and one added, as in git.
@@ -20,15 +19,17 @@
 //! are not rows; they still count in the commit's totals, so `files_changed` minus the commit's
 //! rows is the number skipped. Commits are diffed in parallel; results keep input order.
 
-use gix::bstr::{BStr, ByteSlice};
+use gix::bstr::{BStr, BString, ByteSlice};
 use gix::diff::blob::platform::prepare_diff::Operation;
-use gix::diff::blob::{Algorithm, Diff, InternedInput};
-use gix::diff::tree_with_rewrites::{Change, ChangeRef};
+use gix::diff::blob::{Algorithm, Diff, InternedInput, ResourceKind};
+use gix::diff::tree_with_rewrites::ChangeRef;
+use gix::objs::tree::EntryMode;
 use gix::objs::TreeRefIter;
 use gix::ObjectId;
 use output_schema::tables::FileChangeRow;
 use rayon::prelude::*;
 
+use super::rename::{self, Side};
 use crate::{PipelineError, Progress};
 
 /// One commit to diff.
@@ -54,14 +55,12 @@ pub(crate) struct DiffOutput {
     pub deletions: i64,
 }
 
-/// The rename settings of `git log -M` with git's defaults.
-pub(crate) fn rewrites() -> gix::diff::Rewrites {
-    gix::diff::Rewrites {
-        copies: None,
-        percentage: Some(0.5),
-        limit: 1000,
-        track_empty: true,
-    }
+/// A change of one path after rename detection.
+enum Change {
+    Added(Side),
+    Deleted(Side),
+    Modified { old: Side, new: Side },
+    Renamed { old: Side, new: Side },
 }
 
 /// Diffs `inputs` in parallel, keeping their order.
@@ -81,6 +80,11 @@ pub(crate) fn diff_commits(
         .map_err(|e| PipelineError::Git {
             message: format!("cannot set up blob diffs: {}", chain(&e)),
         })?;
+    // Sizes are checked after reading instead of with a header lookup per blob (which, for a
+    // deltified object, means inflating the start of its delta stream once more).
+    let mut platform = platform;
+    let big_file_threshold = platform.filter.options.large_file_threshold_bytes;
+    platform.filter.options.large_file_threshold_bytes = 0;
     let platform = std::sync::Mutex::new(platform);
     let shared = repo.clone().into_sync();
     inputs
@@ -98,6 +102,7 @@ pub(crate) fn diff_commits(
                     repo,
                     platform,
                     state: Default::default(),
+                    big_file_threshold,
                 }
             },
             |worker, input| {
@@ -113,6 +118,22 @@ struct Worker {
     repo: gix::Repository,
     platform: gix::diff::blob::Platform,
     state: gix::diff::tree::State,
+    /// `core.bigFileThreshold`: larger blobs count as binary, as in git (0 = no limit).
+    big_file_threshold: u64,
+}
+
+impl rename::Blobs for gix::Repository {
+    fn size(&mut self, id: ObjectId) -> Result<u64, String> {
+        self.find_header(id)
+            .map(|h| h.size())
+            .map_err(|e| format!("cannot read object {id}: {}", chain(&e)))
+    }
+
+    fn data(&mut self, id: ObjectId) -> Result<Vec<u8>, String> {
+        self.find_object(id)
+            .map(|o| o.detach().data)
+            .map_err(|e| format!("cannot read object {id}: {}", chain(&e)))
+    }
 }
 
 impl Worker {
@@ -188,26 +209,7 @@ impl Worker {
             }
             None => Vec::new(),
         };
-        let kind = self.repo.object_hash();
-        let mut changes: Vec<Change> = Vec::new();
-        gix::diff::tree_with_rewrites(
-            TreeRefIter::from_bytes(&old_tree, kind),
-            TreeRefIter::from_bytes(&new_tree, kind),
-            &mut self.platform,
-            &mut self.state,
-            &self.repo.objects,
-            |change: ChangeRef<'_>| -> gix::Result<gix::diff::tree_with_rewrites::Action> {
-                if !change.entry_mode().is_tree() {
-                    changes.push(change.into_owned());
-                }
-                Ok(std::ops::ControlFlow::Continue(()))
-            },
-            gix::diff::tree_with_rewrites::Options {
-                location: Some(gix::diff::tree::recorder::Location::Path),
-                rewrites: Some(rewrites()),
-            },
-        )
-        .map_err(|e| format!("cannot diff against the first parent: {}", chain(&e)))?;
+        let changes = self.tree_changes(&old_tree, &new_tree)?;
 
         let mut out = DiffOutput::default();
         for change in &changes {
@@ -216,14 +218,10 @@ impl Worker {
             out.additions += counts.0.unwrap_or(0);
             out.deletions += counts.1.unwrap_or(0);
             let (letter, path, old_path) = match change {
-                Change::Addition { location, .. } => ("A", location.as_bstr(), None),
-                Change::Deletion { location, .. } => ("D", location.as_bstr(), None),
-                Change::Modification { location, .. } => ("M", location.as_bstr(), None),
-                Change::Rewrite {
-                    location,
-                    source_location,
-                    ..
-                } => ("R", location.as_bstr(), Some(source_location.as_bstr())),
+                Change::Added(new) => ("A", new.path.as_bstr(), None),
+                Change::Deleted(old) => ("D", old.path.as_bstr(), None),
+                Change::Modified { new, .. } => ("M", new.path.as_bstr(), None),
+                Change::Renamed { old, new } => ("R", new.path.as_bstr(), Some(old.path.as_bstr())),
             };
             let Some(path) = usable_path(path) else {
                 continue;
@@ -246,6 +244,95 @@ impl Worker {
         Ok(out)
     }
 
+    /// The tree diff (files, symlinks and submodules only), with renames paired.
+    fn tree_changes(&mut self, old_tree: &[u8], new_tree: &[u8]) -> Result<Vec<Change>, String> {
+        let kind = self.repo.object_hash();
+        let (mut added, mut deleted, mut changes) = (Vec::new(), Vec::new(), Vec::new());
+        let side = |path: &BStr, id: ObjectId, mode: EntryMode| Side {
+            path: BString::from(path),
+            id,
+            mode,
+        };
+        gix::diff::tree_with_rewrites(
+            TreeRefIter::from_bytes(old_tree, kind),
+            TreeRefIter::from_bytes(new_tree, kind),
+            &mut self.platform,
+            &mut self.state,
+            &self.repo.objects,
+            |change: ChangeRef<'_>| -> gix::Result<gix::diff::tree_with_rewrites::Action> {
+                match change {
+                    ChangeRef::Addition {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
+                    } if !entry_mode.is_tree() => added.push(side(location, id, entry_mode)),
+                    ChangeRef::Deletion {
+                        location,
+                        entry_mode,
+                        id,
+                        ..
+                    } if !entry_mode.is_tree() => deleted.push(side(location, id, entry_mode)),
+                    ChangeRef::Modification {
+                        location,
+                        previous_entry_mode,
+                        previous_id,
+                        entry_mode,
+                        id,
+                    } if !entry_mode.is_tree() || !previous_entry_mode.is_tree() => {
+                        // A tree replaced by a file or the reverse: a deletion and an addition.
+                        let old = side(location, previous_id, previous_entry_mode);
+                        let new = side(location, id, entry_mode);
+                        if previous_entry_mode.is_tree() {
+                            added.push(new);
+                        } else if entry_mode.is_tree() {
+                            deleted.push(old);
+                        } else {
+                            changes.push(Change::Modified { old, new });
+                        }
+                    }
+                    _ => {}
+                }
+                Ok(std::ops::ControlFlow::Continue(()))
+            },
+            gix::diff::tree_with_rewrites::Options {
+                location: Some(gix::diff::tree::recorder::Location::Path),
+                rewrites: None,
+            },
+        )
+        .map_err(|e| format!("cannot diff against the first parent: {}", chain(&e)))?;
+
+        // git's order: byte order of full paths.
+        added.sort_by(|a, b| a.path.cmp(&b.path));
+        deleted.sort_by(|a, b| a.path.cmp(&b.path));
+        let pairs = rename::detect(&deleted, &added, &mut self.repo)?;
+        let mut renamed_src = vec![false; deleted.len()];
+        let mut renamed_dst = vec![false; added.len()];
+        for &(s, d) in &pairs {
+            renamed_src[s] = true;
+            renamed_dst[d] = true;
+            changes.push(Change::Renamed {
+                old: deleted[s].clone(),
+                new: added[d].clone(),
+            });
+        }
+        changes.extend(
+            added
+                .into_iter()
+                .zip(renamed_dst)
+                .filter(|(_, r)| !r)
+                .map(|(s, _)| Change::Added(s)),
+        );
+        changes.extend(
+            deleted
+                .into_iter()
+                .zip(renamed_src)
+                .filter(|(_, r)| !r)
+                .map(|(s, _)| Change::Deleted(s)),
+        );
+        Ok(changes)
+    }
+
     fn tree_data(&self, id: ObjectId) -> Result<Vec<u8>, String> {
         self.repo
             .find_tree(id)
@@ -255,47 +342,34 @@ impl Worker {
 
     /// (additions, deletions, is_binary) of one change.
     fn line_counts(&mut self, change: &Change) -> Result<(Option<i64>, Option<i64>, bool), String> {
-        let (old_mode, new_mode) = match change {
-            Change::Addition { entry_mode, .. } | Change::Deletion { entry_mode, .. } => {
-                (*entry_mode, *entry_mode)
+        let null = ObjectId::null(self.repo.object_hash());
+        let (old, new) = match change {
+            Change::Added(new) => ((null, new.mode, &new.path), (new.id, new.mode, &new.path)),
+            Change::Deleted(old) => ((old.id, old.mode, &old.path), (null, old.mode, &old.path)),
+            Change::Modified { old, new } | Change::Renamed { old, new } => {
+                ((old.id, old.mode, &old.path), (new.id, new.mode, &new.path))
             }
-            Change::Modification {
-                previous_entry_mode,
-                entry_mode,
-                ..
-            } => (*previous_entry_mode, *entry_mode),
-            Change::Rewrite {
-                source_entry_mode,
-                entry_mode,
-                ..
-            } => (*source_entry_mode, *entry_mode),
         };
-        if old_mode.is_commit() || new_mode.is_commit() {
+        if old.1.is_commit() || new.1.is_commit() {
             return Ok((None, None, false));
         }
-        if let Change::Rewrite {
-            diff: Some(stats), ..
-        } = change
-        {
-            // The rename tracker already diffed the pair with the same platform and algorithm.
-            return Ok((
-                Some(i64::from(stats.insertions)),
-                Some(i64::from(stats.removals)),
-                false,
-            ));
+        for (kind, (id, mode, path)) in [
+            (ResourceKind::OldOrSource, old),
+            (ResourceKind::NewOrDestination, new),
+        ] {
+            self.platform
+                .set_resource(id, mode.kind(), path.as_bstr(), kind, &self.repo.objects)
+                .map_err(|e| {
+                    format!(
+                        "cannot read the blobs of {path}: {}",
+                        chain(&e.into_error())
+                    )
+                })?;
         }
-        let location = change.location().to_owned();
-        self.platform
-            .set_resource_by_change(change.to_ref(), &self.repo.objects)
-            .map_err(|e| {
-                format!(
-                    "cannot read the blobs of {location}: {}",
-                    chain(&e.into_error())
-                )
-            })?;
         let prep = self.platform.prepare_diff().map_err(|e| {
             format!(
-                "cannot prepare the diff of {location}: {}",
+                "cannot prepare the diff of {}: {}",
+                new.2,
                 chain(&e.into_error())
             )
         })?;
@@ -304,23 +378,37 @@ impl Worker {
             Operation::InternalDiff { algorithm } => algorithm,
             Operation::ExternalCommand { .. } => Algorithm::Myers,
         };
-        let old = prep.old.data.as_slice().unwrap_or_default();
-        let new = prep.new.data.as_slice().unwrap_or_default();
+        let old_data = prep.old.data.as_slice().unwrap_or_default();
+        let new_data = prep.new.data.as_slice().unwrap_or_default();
+        let limit = self.big_file_threshold;
+        if limit > 0 && (old_data.len() as u64 > limit || new_data.len() as u64 > limit) {
+            return Ok((None, None, true));
+        }
         let (added, removed) = match change {
-            Change::Addition { .. } => (count_lines(new), 0),
-            Change::Deletion { .. } => (0, count_lines(old)),
-            _ if old == new => (0, 0),
-            _ => {
-                let input = InternedInput::new(prep.old.intern_source(), prep.new.intern_source());
-                let diff = Diff::compute(algorithm, &input);
-                (
-                    i64::from(diff.count_additions()),
-                    i64::from(diff.count_removals()),
-                )
-            }
+            Change::Added(_) => (count_lines(new_data), 0),
+            Change::Deleted(_) => (0, count_lines(old_data)),
+            _ => diff_lines(algorithm, old_data, new_data),
         };
         Ok((Some(added), Some(removed), false))
     }
+}
+
+/// (added, removed) lines between two texts. The whole texts are diffed: like git's xdiff,
+/// imara-diff classifies lines by how often they occur in the whole file, so trimming identical
+/// ends first could change the result of its heuristics (and make it differ from git's).
+fn diff_lines(algorithm: Algorithm, old: &[u8], new: &[u8]) -> (i64, i64) {
+    if old == new {
+        return (0, 0);
+    }
+    let input = InternedInput::new(
+        gix::diff::blob::sources::byte_lines(old),
+        gix::diff::blob::sources::byte_lines(new),
+    );
+    let diff = Diff::compute(algorithm, &input);
+    (
+        i64::from(diff.count_additions()),
+        i64::from(diff.count_removals()),
+    )
 }
 
 /// Lines as git counts them: every `\n`, plus an unterminated last line.

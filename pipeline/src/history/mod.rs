@@ -21,6 +21,7 @@
 mod aggregate;
 mod author;
 mod diff;
+mod rename;
 mod walk;
 
 use std::collections::{BTreeMap, HashMap};
