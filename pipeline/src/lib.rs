@@ -10,6 +10,7 @@
 
 pub mod error;
 pub mod fingerprint;
+pub mod history;
 pub mod identity;
 pub mod modules;
 pub mod privacy;
@@ -70,6 +71,12 @@ pub struct SnapshotOptions {
     pub privacy: Option<String>,
     /// Also write each table as zstd-compressed JSON Lines.
     pub json_tables: bool,
+    /// Days of history before HEAD's committer time (`--history-days N`; 0 = no time limit).
+    pub history_days: Option<u32>,
+    /// Most commits in the history window (`--max-commits N`; 0 = no limit).
+    pub max_commits: Option<u32>,
+    /// Follow only first parents in the history walk (`--first-parent`).
+    pub first_parent: Option<bool>,
 }
 
 /// What [`snapshot`] did.
@@ -166,6 +173,15 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     let anonymizer = (config.privacy == "anonymized")
         .then(privacy::Anonymizer::from_env)
         .transpose()?;
+    if let Some(days) = opts.history_days {
+        config.history.days = days;
+    }
+    if let Some(n) = opts.max_commits {
+        config.history.max_commits = n;
+    }
+    if let Some(fp) = opts.first_parent {
+        config.history.first_parent = fp;
+    }
     let stages: Vec<Stage> = match &opts.stages {
         Some(s) => s.clone(),
         None => config
@@ -276,6 +292,15 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         progress,
     };
 
+    let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
+    settings.insert(
+        "stages".into(),
+        stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
+    );
+    settings.insert("ignore".into(), config.ignore.clone().into());
+    let mut backends = Vec::new();
+
     let mut tables = TableSet::default();
     let mut reports: BTreeMap<String, StageReport> = BTreeMap::new();
     for stage in Stage::ALL {
@@ -293,6 +318,35 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         tables.files = Some(scan.files);
     }
     let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+
+    if selected(Stage::Git) {
+        let clock = Instant::now();
+        match repo.as_ref() {
+            None => {
+                reports.insert(
+                    Stage::Git.name().into(),
+                    StageReport::skipped("not a git repository"),
+                );
+            }
+            Some(repo) => {
+                let history_opts = history::HistoryOptions::new(
+                    &config.history,
+                    &repo_id,
+                    std::env::var("CKB_SALT").ok(),
+                );
+                let out = history::run(&ctx, repo, &history_opts, ctx.previous)?;
+                tables.commits = Some(out.commits);
+                tables.file_changes = Some(out.file_changes);
+                tables.churn = Some(out.churn);
+                tables.cochange = Some(out.cochange);
+                tables.ownership = Some(out.ownership);
+                reports.insert(Stage::Git.name().into(), out.report);
+                backends.push(out.backend);
+                settings.extend(out.settings);
+            }
+        }
+        timings.push(("git".into(), clock.elapsed()));
+    }
 
     // Identity runs after every extraction stage, over the final merged symbols.
     if selected(Stage::Identity) {
@@ -341,13 +395,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         timings.push(("modules".into(), clock.elapsed()));
     }
 
-    let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
-    settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
-    settings.insert(
-        "stages".into(),
-        stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
-    );
-    settings.insert("ignore".into(), config.ignore.clone().into());
     settings.insert("privacy".into(), config.privacy.clone().into());
     if let Some(anonymizer) = &anonymizer {
         privacy::anonymize(&mut tables, anonymizer);
@@ -373,7 +420,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 head_commit: s.manifest.repo_state.head_commit.clone(),
                 chosen_by: chosen_by.to_string(),
             }),
-            backends: Vec::new(),
+            backends,
             stages: reports,
             tables: table_entries,
             views: view_entries,
