@@ -10,9 +10,11 @@
 
 pub mod error;
 pub mod fingerprint;
+pub mod merge;
 pub mod progress;
 pub mod repo_state;
 pub mod scan;
+pub mod scip;
 pub mod store;
 pub mod write;
 
@@ -63,6 +65,13 @@ pub struct SnapshotOptions {
     pub previous: PreviousChoice,
     /// How long to wait for another writer of the same snapshot.
     pub lock_timeout: Option<Duration>,
+    /// `--scip FILE` (repeatable): SCIP indexes to read, in order (an earlier one wins a file both
+    /// cover). Empty: auto-discovery (`index.scip`, `.scip/*.scip`, `.ckb/*.scip`).
+    pub scip: Vec<PathBuf>,
+    /// `--no-scip`: read no SCIP index, not even discovered ones.
+    pub no_scip: bool,
+    /// `--scip-commit SHA`: the commit the SCIP indexes describe (else `<index>.commit` sidecars).
+    pub scip_commit: Option<String>,
 }
 
 /// What [`snapshot`] did.
@@ -155,6 +164,14 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             .collect(),
     };
     let selected = |s: Stage| stages.contains(&s);
+    if let Some(sha) = &opts.scip_commit {
+        if !scip::freshness::is_commit_spec(sha) {
+            return Err(PipelineError::InvalidParameter {
+                name: "--scip-commit".into(),
+                message: format!("{sha:?} is not a hex commit ID"),
+            });
+        }
+    }
 
     let repo = repo_state::open_repository(&root)?;
     let repo_id = match opts.repo_id.clone().or_else(|| config.repo_id.clone()) {
@@ -180,11 +197,49 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         .ok()
         .map(|p| p.to_string_lossy().replace('\\', "/"));
 
+    // SCIP inputs: explicit files (relative to the working directory), else discovered ones.
+    let scip_indexes: Vec<PathBuf> = if opts.no_scip || !selected(Stage::Scip) {
+        Vec::new()
+    } else if opts.scip.is_empty() {
+        scip::discover(&root)
+    } else {
+        let cwd = std::env::current_dir().map_err(|e| PipelineError::io(&root, e))?;
+        let mut out = Vec::new();
+        for p in &opts.scip {
+            let abs = if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            };
+            if !abs.is_file() {
+                return Err(PipelineError::Scip {
+                    path: p.clone(),
+                    message: "no such file".into(),
+                });
+            }
+            out.push(abs);
+        }
+        out
+    };
+
     let mut timings: Vec<(String, Duration)> = Vec::new();
     let clock = Instant::now();
+    // Index files and their commit sidecars are ckb inputs: generating them must not make the
+    // working tree look dirty.
+    let scip_files: Vec<String> = scip_indexes
+        .iter()
+        .filter_map(|p| {
+            p.canonicalize()
+                .ok()?
+                .strip_prefix(&root)
+                .ok()
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+        })
+        .flat_map(|r| [format!("{r}.commit"), r])
+        .collect();
     let exclusions = repo_state::StateExclusions {
         folders: store_rel.iter().cloned().collect(),
-        files: Vec::new(),
+        files: scip_files,
     };
     let git_state = repo_state::read_git_state(&root, &exclusions)?;
     timings.push(("repo-state".into(), clock.elapsed()));
@@ -247,7 +302,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &repo_state,
         &mut warnings_previous,
     );
-    let _ctx = StageContext {
+    let ctx = StageContext {
         root: &root,
         repo_id: &repo_id,
         config: &config,
@@ -271,6 +326,21 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     if let (true, Some(scan)) = (selected(Stage::Scan), scanned) {
         reports.insert(Stage::Scan.name().into(), scan.report);
         tables.files = Some(scan.files);
+    }
+
+    let mut backends = Vec::new();
+    if selected(Stage::Scip) {
+        let clock = Instant::now();
+        let report = run_scip(
+            &ctx,
+            opts,
+            repo.as_ref(),
+            &scip_indexes,
+            &mut tables,
+            &mut backends,
+        )?;
+        reports.insert(Stage::Scip.name().into(), report);
+        timings.push(("scip".into(), clock.elapsed()));
     }
 
     let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
@@ -301,7 +371,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 head_commit: s.manifest.repo_state.head_commit.clone(),
                 chosen_by: chosen_by.to_string(),
             }),
-            backends: Vec::new(),
+            backends,
             stages: reports,
             tables: table_entries,
             views: view_entries,
@@ -334,6 +404,43 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         },
         timings,
     })
+}
+
+/// The SCIP stage and its merge with the syntax stage's rows (whatever they are when it runs).
+fn run_scip(
+    ctx: &StageContext<'_>,
+    opts: &SnapshotOptions,
+    repo: Option<&gix::Repository>,
+    indexes: &[PathBuf],
+    tables: &mut TableSet,
+    backends: &mut Vec<output_schema::manifest::Backend>,
+) -> Result<StageReport, PipelineError> {
+    if opts.no_scip {
+        return Ok(StageReport::not_run("disabled (--no-scip)"));
+    }
+    if indexes.is_empty() {
+        return Ok(StageReport::not_run("no SCIP index found"));
+    }
+    let Some(files) = tables.files.as_deref() else {
+        return Ok(StageReport::skipped(
+            "needs the scan stage: SCIP documents are checked against the scanned files",
+        ));
+    };
+    let input = scip::ScipInput {
+        root: ctx.root,
+        repo_id: ctx.repo_id,
+        files,
+        repo,
+        repo_state: ctx.repo_state,
+        indexed_commit: opts.scip_commit.as_deref(),
+        config: scip::ScipConfig::default(),
+    };
+    let out = scip::run(&input, indexes, ctx.progress)?;
+    let mut report = out.report;
+    backends.extend(out.backends);
+    let stats = merge::merge_into(tables, out.tables);
+    report.counts.extend(stats.counts());
+    Ok(report)
 }
 
 /// The `commit=` partition value of a state.
@@ -382,7 +489,11 @@ pub fn default_repo_id(root: &Path, repo: Option<&gix::Repository>) -> String {
         let remote = r.find_remote("origin").ok()?;
         let url = remote.url(gix::remote::Direction::Fetch)?;
         let path = url.path.to_string();
-        let name = path.trim_end_matches('/').rsplit(['/', ':']).next()?.to_string();
+        let name = path
+            .trim_end_matches('/')
+            .rsplit(['/', ':'])
+            .next()?
+            .to_string();
         let name = name.strip_suffix(".git").unwrap_or(&name).to_string();
         (!name.is_empty()).then_some(name)
     });
@@ -429,7 +540,10 @@ fn choose_previous(
             let repo = repo?;
             let (snapshots, bad) = store.list(repo_id);
             for (dir, e) in bad {
-                warnings.push(format!("{}: unreadable snapshot ({e}); ignored", dir.display()));
+                warnings.push(format!(
+                    "{}: unreadable snapshot ({e}); ignored",
+                    dir.display()
+                ));
             }
             store::newest_ancestor_snapshot(repo, &snapshots, &state.repo_state_id, 10_000)
                 .cloned()
