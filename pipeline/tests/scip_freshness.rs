@@ -34,12 +34,7 @@ fn history_repo() -> tempfile::TempDir {
 }
 
 fn backend_facts(repo: &Path, opts_edit: impl FnOnce(&mut pipeline::SnapshotOptions)) -> Snap {
-    let store = tempfile::tempdir().expect("store");
-    let mut opts = options(repo, store.path());
-    opts_edit(&mut opts);
-    let snap = snapshot(&opts);
-    std::mem::forget(store);
-    snap
+    snapshot_in_temp_store(repo, opts_edit)
 }
 
 #[test]

@@ -107,11 +107,7 @@ mod output_schema_counts {
 fn snapshot_with_sidecar(repo: &Path, index: &Path) -> Snap {
     let head = git(repo, &["rev-parse", "HEAD"]);
     std::fs::write(format!("{}.commit", index.display()), format!("{head}\n")).expect("sidecar");
-    let store = tempfile::tempdir().expect("store");
-    let snap = snapshot(&options(repo, store.path()));
-    // Keep the store alive as long as the snapshot is read.
-    std::mem::forget(store);
-    snap
+    snapshot_in_temp_store(repo, |_| {})
 }
 
 #[test]

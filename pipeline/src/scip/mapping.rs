@@ -17,6 +17,7 @@
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::{Arc, RwLock};
 
 use output_schema::manifest::Warning;
 use output_schema::Roles;
@@ -51,6 +52,57 @@ pub fn default_encoding(tool: &str) -> Encoding {
     }
 }
 
+/// Parsed global symbols of one index, shared by the documents converting in parallel.
+///
+/// `scip::symbol::parse_symbol` is slow (it formats the whole parser state for every descriptor),
+/// and the same symbol appears in many documents, so each distinct string is parsed once per index.
+/// Parsing is a pure function of the string, so which worker parses it first does not matter.
+#[derive(Default)]
+pub struct SymbolCache(RwLock<HashMap<Arc<str>, Cached>>);
+
+/// A cached parse.
+#[derive(Clone, Debug)]
+pub enum Cached {
+    /// A global symbol: its string (shared, not copied per document) and its parse.
+    Global(Arc<str>, Arc<ParsedSymbol>),
+    /// Rejected by the parser, with the reason.
+    Invalid(Arc<str>),
+}
+
+impl SymbolCache {
+    /// The parse of a global (non-`local`) symbol string.
+    pub fn get(&self, symbol: &str) -> Cached {
+        // A poisoned lock only means another worker panicked; the map itself is still valid.
+        if let Some(c) = self.0.read().unwrap_or_else(|e| e.into_inner()).get(symbol) {
+            return c.clone();
+        }
+        let key: Arc<str> = Arc::from(symbol);
+        let parsed = match symbols::parse(symbol) {
+            Parsed::Global(p) => Cached::Global(Arc::clone(&key), Arc::new(p)),
+            Parsed::Local => {
+                Cached::Invalid("a local symbol where a global one was expected".into())
+            }
+            Parsed::Invalid(why) => Cached::Invalid(why.into()),
+        };
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_insert(parsed)
+            .clone()
+    }
+
+    /// Number of distinct symbols parsed.
+    pub fn len(&self) -> usize {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether nothing was parsed yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// What the conversion of every document needs to know.
 pub struct DocEnv<'a> {
     /// Repository root (absolute).
@@ -65,6 +117,8 @@ pub struct DocEnv<'a> {
     pub default_encoding: Encoding,
     /// Documents with more occurrences than this are skipped.
     pub max_occurrences: usize,
+    /// Parsed symbols of this index.
+    pub cache: &'a SymbolCache,
 }
 
 /// A range in our convention: 1-based lines, 1-based UTF-8 byte columns, end exclusive.
@@ -132,9 +186,9 @@ pub struct DocInfo {
 #[derive(Clone, Debug)]
 pub struct DocSymbol {
     /// The SCIP symbol string.
-    pub symbol: String,
+    pub symbol: Arc<str>,
     /// Its parse.
-    pub parsed: ParsedSymbol,
+    pub parsed: Arc<ParsedSymbol>,
     /// Its `SymbolInformation` in this document, if listed.
     pub info: Option<DocInfo>,
 }
@@ -378,37 +432,48 @@ enum Class {
     Invalid,
 }
 
-/// Document-local symbol table.
+/// Document-local symbol table, keyed by strings borrowed from the document.
 #[derive(Default)]
-struct SymTable {
-    classes: HashMap<String, Class>,
+struct SymTable<'d> {
+    classes: HashMap<&'d str, Class>,
     symbols: Vec<DocSymbol>,
     locals: usize,
 }
 
-impl SymTable {
+impl<'d> SymTable<'d> {
     fn classify(
         &mut self,
-        symbol: &str,
+        symbol: &'d str,
+        cache: &SymbolCache,
         tally: &mut Tally,
         warnings: &mut Vec<Warning>,
         path: &str,
     ) -> &Class {
         if !self.classes.contains_key(symbol) {
-            let class = match symbols::parse(symbol) {
-                Parsed::Global(parsed) => {
+            let parsed = if scip::symbol::is_local_symbol(symbol) {
+                // Local symbols are document-specific: parsed here (cheaply), never cached.
+                match symbols::parse(symbol) {
+                    Parsed::Local => None,
+                    Parsed::Invalid(why) => Some(Cached::Invalid(why.into())),
+                    Parsed::Global(p) => Some(Cached::Global(Arc::from(symbol), Arc::new(p))),
+                }
+            } else {
+                Some(cache.get(symbol))
+            };
+            let class = match parsed {
+                Some(Cached::Global(symbol, parsed)) => {
                     self.symbols.push(DocSymbol {
-                        symbol: symbol.to_string(),
+                        symbol,
                         parsed,
                         info: None,
                     });
                     Class::Global((self.symbols.len() - 1) as u32)
                 }
-                Parsed::Local => {
+                None => {
                     self.locals += 1;
                     Class::Local
                 }
-                Parsed::Invalid(why) => {
+                Some(Cached::Invalid(why)) => {
                     tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
                     warnings.push(Warning {
                         code: "unparsable-symbol".into(),
@@ -421,7 +486,7 @@ impl SymTable {
                     Class::Invalid
                 }
             };
-            self.classes.insert(symbol.to_string(), class);
+            self.classes.insert(symbol, class);
         }
         // Inserted just above when missing.
         &self.classes[symbol]
@@ -536,7 +601,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             tally.bump(quirks::SKIP_NO_SYMBOL);
             continue;
         }
-        let sym = match table.classify(&o.symbol, &mut tally, &mut warnings, &path) {
+        let sym = match table.classify(&o.symbol, env.cache, &mut tally, &mut warnings, &path) {
             Class::Global(i) => *i,
             Class::Local => {
                 tally.bump(quirks::SKIP_LOCAL_OCCURRENCES);
@@ -589,7 +654,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
 
     let mut seen_info: HashSet<u32> = HashSet::new();
     for info in &doc.symbols {
-        let sym = match table.classify(&info.symbol, &mut tally, &mut warnings, &path) {
+        let sym = match table.classify(&info.symbol, env.cache, &mut tally, &mut warnings, &path) {
             Class::Global(i) => *i,
             Class::Local | Class::Invalid => continue,
         };
@@ -616,7 +681,8 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             if bits == 0 || rel.symbol.is_empty() {
                 continue;
             }
-            if let Class::Global(t) = table.classify(&rel.symbol, &mut tally, &mut warnings, &path)
+            if let Class::Global(t) =
+                table.classify(&rel.symbol, env.cache, &mut tally, &mut warnings, &path)
             {
                 rels.push((*t, bits));
             }

@@ -29,6 +29,7 @@ pub mod symbols;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use output_schema::manifest::{
     Backend, Completeness, RepoState, StageReport, StageStatus, Warning,
@@ -40,7 +41,7 @@ use rayon::prelude::*;
 use scip::types::{Document, Metadata, SymbolInformation};
 
 use crate::{fingerprint, PipelineError, Progress};
-use mapping::{DocEnv, DocOutcome, Encoding, Span};
+use mapping::{DocEnv, DocOutcome, Encoding, Span, SymbolCache};
 use quirks::Tally;
 use symbols::ParsedSymbol;
 
@@ -61,7 +62,7 @@ pub struct ScipConfig {
 impl Default for ScipConfig {
     fn default() -> Self {
         ScipConfig {
-            batch_bytes: 32 << 20,
+            batch_bytes: 4 << 20,
             max_document_bytes: 1 << 30,
             max_occurrences_per_document: 5_000_000,
         }
@@ -280,8 +281,8 @@ struct OneIndex {
 
 /// A global symbol of one index.
 struct GlobalSym {
-    symbol: String,
-    parsed: ParsedSymbol,
+    symbol: Arc<str>,
+    parsed: Arc<ParsedSymbol>,
     info_kind: Option<&'static str>,
     signature: Option<String>,
     /// The first definition in (path, line, col) order: (document, whole-definition span).
@@ -309,7 +310,7 @@ struct CompactDoc {
 /// Everything one index contributed so far, folded in file order.
 #[derive(Default)]
 struct Accum {
-    ids: HashMap<String, u32>,
+    ids: HashMap<Arc<str>, u32>,
     syms: Vec<GlobalSym>,
     docs: Vec<CompactDoc>,
     paths: HashSet<String>,
@@ -324,15 +325,15 @@ struct Accum {
 }
 
 impl Accum {
-    fn intern(&mut self, symbol: &str, parsed: &ParsedSymbol) -> u32 {
+    fn intern(&mut self, symbol: &Arc<str>, parsed: &Arc<ParsedSymbol>) -> u32 {
         if let Some(&g) = self.ids.get(symbol) {
             return g;
         }
         let g = self.syms.len() as u32;
-        self.ids.insert(symbol.to_string(), g);
+        self.ids.insert(Arc::clone(symbol), g);
         self.syms.push(GlobalSym {
-            symbol: symbol.to_string(),
-            parsed: parsed.clone(),
+            symbol: Arc::clone(symbol),
+            parsed: Arc::clone(parsed),
             info_kind: None,
             signature: None,
             best_def: None,
@@ -569,6 +570,7 @@ struct BatchContext<'a> {
     covered_before: &'a HashSet<String>,
     max_occurrences: usize,
     progress: &'a dyn Progress,
+    cache: &'a SymbolCache,
 }
 
 fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchContext<'_>) {
@@ -603,6 +605,7 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         covered_before: ctx.covered_before,
         default_encoding: setup.encoding,
         max_occurrences: ctx.max_occurrences,
+        cache: ctx.cache,
     };
     for (occurrences, outcome) in convert_batch(batch, &env) {
         acc.occurrences_total += occurrences;
@@ -660,12 +663,14 @@ fn read_one(
     let mut setup: Option<Setup> = metadata
         .as_ref()
         .map(|m| Setup::new(root, Some(m), &mut acc.tally));
+    let cache = SymbolCache::default();
     let ctx = BatchContext {
         root,
         files,
         covered_before,
         max_occurrences: input.config.max_occurrences_per_document,
         progress,
+        cache: &cache,
     };
     let mut batch: Vec<Vec<u8>> = Vec::new();
     let mut batch_bytes = 0usize;
@@ -845,7 +850,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         .iter()
         .map(|g| {
             g.info_kind
-                .or_else(|| acc.external_kinds.get(&g.symbol).copied())
+                .or_else(|| acc.external_kinds.get(&*g.symbol).copied())
                 .unwrap_or_else(|| g.parsed.suffix_kind())
         })
         .collect();
@@ -909,7 +914,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
                 acc.docs[doc as usize].path.clone(),
                 span.line,
                 span.col,
-                s.symbol.clone(),
+                s.symbol.to_string(),
             )
         };
         members.sort_by_key(key);
@@ -945,7 +950,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     let target = |g: u32| -> String {
         stable[g as usize]
             .clone()
-            .unwrap_or_else(|| acc.syms[g as usize].symbol.clone())
+            .unwrap_or_else(|| acc.syms[g as usize].symbol.to_string())
     };
 
     let mut tables = ScipTables::default();
@@ -978,7 +983,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             end_line: span.end_line,
             end_col: span.end_col,
             source: SOURCE.into(),
-            backend_id: Some(sym.symbol.clone()),
+            backend_id: Some(sym.symbol.to_string()),
             body_hash: None,
         });
     }

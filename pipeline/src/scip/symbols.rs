@@ -385,7 +385,7 @@ mod tests {
             ("shapes.geometry", "module")
         );
         assert_eq!(global("a b c d m!").suffix_kind(), "macro");
-        assert_eq!(global("a b c d T[U]").suffix_kind(), "type_parameter");
+        assert_eq!(global("a b c d T#[U]").suffix_kind(), "type_parameter");
         assert_eq!(global("a b c d x/y/").suffix_kind(), "module");
         assert_eq!(global("a b c d X#f.").suffix_kind(), "field");
         assert_eq!(global("a b c d f.").suffix_kind(), "variable");

@@ -152,6 +152,16 @@ pub fn options(root: &Path, store: &Path) -> SnapshotOptions {
     }
 }
 
+/// Takes a snapshot into a fresh temporary store that lives as long as the returned value.
+pub fn snapshot_in_temp_store(root: &Path, edit: impl FnOnce(&mut SnapshotOptions)) -> Snap {
+    let store = tempfile::tempdir().expect("store");
+    let mut opts = options(root, store.path());
+    edit(&mut opts);
+    let mut snap = snapshot(&opts);
+    snap.store = Some(store);
+    snap
+}
+
 /// Takes a snapshot, panicking on error.
 pub fn snapshot(opts: &SnapshotOptions) -> Snap {
     match pipeline::snapshot(opts, &NoProgress).expect("snapshot") {
@@ -159,15 +169,17 @@ pub fn snapshot(opts: &SnapshotOptions) -> Snap {
             Snap {
                 dir: snapshot.dir,
                 manifest: snapshot.manifest,
+                store: None,
             }
         }
     }
 }
 
-/// A written snapshot.
+/// A written snapshot (and, when it owns it, the temporary store holding it).
 pub struct Snap {
     pub dir: PathBuf,
     pub manifest: Manifest,
+    pub store: Option<tempfile::TempDir>,
 }
 
 impl Snap {
