@@ -12,11 +12,13 @@ pub mod error;
 pub mod fingerprint;
 pub mod history;
 pub mod identity;
+pub mod merge;
 pub mod modules;
 pub mod privacy;
 pub mod progress;
 pub mod repo_state;
 pub mod scan;
+pub mod scip;
 pub mod store;
 pub mod write;
 
@@ -77,6 +79,13 @@ pub struct SnapshotOptions {
     pub max_commits: Option<u32>,
     /// Follow only first parents in the history walk (`--first-parent`).
     pub first_parent: Option<bool>,
+    /// `--scip FILE` (repeatable): SCIP indexes to read, in order (an earlier one wins a file both
+    /// cover). Empty: auto-discovery (`index.scip`, `.scip/*.scip`, `.ckb/*.scip`).
+    pub scip: Vec<PathBuf>,
+    /// `--no-scip`: read no SCIP index, not even discovered ones.
+    pub no_scip: bool,
+    /// `--scip-commit SHA`: the commit the SCIP indexes describe (else `<index>.commit` sidecars).
+    pub scip_commit: Option<String>,
 }
 
 /// What [`snapshot`] did.
@@ -191,6 +200,14 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             .collect(),
     };
     let selected = |s: Stage| stages.contains(&s);
+    if let Some(sha) = &opts.scip_commit {
+        if !scip::freshness::is_commit_spec(sha) {
+            return Err(PipelineError::InvalidParameter {
+                name: "--scip-commit".into(),
+                message: format!("{sha:?} is not a hex commit ID"),
+            });
+        }
+    }
 
     let repo = repo_state::open_repository(&root)?;
     let repo_id = match opts.repo_id.clone().or_else(|| config.repo_id.clone()) {
@@ -216,11 +233,49 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         .ok()
         .map(|p| p.to_string_lossy().replace('\\', "/"));
 
+    // SCIP inputs: explicit files (relative to the working directory), else discovered ones.
+    let scip_indexes: Vec<PathBuf> = if opts.no_scip || !selected(Stage::Scip) {
+        Vec::new()
+    } else if opts.scip.is_empty() {
+        scip::discover(&root)
+    } else {
+        let cwd = std::env::current_dir().map_err(|e| PipelineError::io(&root, e))?;
+        let mut out = Vec::new();
+        for p in &opts.scip {
+            let abs = if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            };
+            if !abs.is_file() {
+                return Err(PipelineError::Scip {
+                    path: p.clone(),
+                    message: "no such file".into(),
+                });
+            }
+            out.push(abs);
+        }
+        out
+    };
+
     let mut timings: Vec<(String, Duration)> = Vec::new();
     let clock = Instant::now();
+    // Index files and their commit sidecars are ckb inputs: generating them must not make the
+    // working tree look dirty.
+    let scip_files: Vec<String> = scip_indexes
+        .iter()
+        .filter_map(|p| {
+            p.canonicalize()
+                .ok()?
+                .strip_prefix(&root)
+                .ok()
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+        })
+        .flat_map(|r| [format!("{r}.commit"), r])
+        .collect();
     let exclusions = repo_state::StateExclusions {
         folders: store_rel.iter().cloned().collect(),
-        files: Vec::new(),
+        files: scip_files,
     };
     let git_state = repo_state::read_git_state(&root, &exclusions)?;
     timings.push(("repo-state".into(), clock.elapsed()));
@@ -318,6 +373,20 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         tables.files = Some(scan.files);
     }
     let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+
+    if selected(Stage::Scip) {
+        let clock = Instant::now();
+        let report = run_scip(
+            &ctx,
+            opts,
+            repo.as_ref(),
+            &scip_indexes,
+            &mut tables,
+            &mut backends,
+        )?;
+        reports.insert(Stage::Scip.name().into(), report);
+        timings.push(("scip".into(), clock.elapsed()));
+    }
 
     if selected(Stage::Git) {
         let clock = Instant::now();
@@ -458,6 +527,43 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         },
         timings,
     })
+}
+
+/// The SCIP stage and its merge with the syntax stage's rows (whatever they are when it runs).
+fn run_scip(
+    ctx: &StageContext<'_>,
+    opts: &SnapshotOptions,
+    repo: Option<&gix::Repository>,
+    indexes: &[PathBuf],
+    tables: &mut TableSet,
+    backends: &mut Vec<output_schema::manifest::Backend>,
+) -> Result<StageReport, PipelineError> {
+    if opts.no_scip {
+        return Ok(StageReport::not_run("disabled (--no-scip)"));
+    }
+    if indexes.is_empty() {
+        return Ok(StageReport::not_run("no SCIP index found"));
+    }
+    let Some(files) = tables.files.as_deref() else {
+        return Ok(StageReport::skipped(
+            "needs the scan stage: SCIP documents are checked against the scanned files",
+        ));
+    };
+    let input = scip::ScipInput {
+        root: ctx.root,
+        repo_id: ctx.repo_id,
+        files,
+        repo,
+        repo_state: ctx.repo_state,
+        indexed_commit: opts.scip_commit.as_deref(),
+        config: scip::ScipConfig::default(),
+    };
+    let out = scip::run(&input, indexes, ctx.progress)?;
+    let mut report = out.report;
+    backends.extend(out.backends);
+    let stats = merge::merge_into(tables, out.tables);
+    report.counts.extend(stats.counts());
+    Ok(report)
 }
 
 /// The `commit=` partition value of a state.
