@@ -14,6 +14,7 @@ pub mod progress;
 pub mod repo_state;
 pub mod scan;
 pub mod store;
+pub mod syntax;
 pub mod write;
 
 use std::collections::BTreeMap;
@@ -247,7 +248,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &repo_state,
         &mut warnings_previous,
     );
-    let _ctx = StageContext {
+    let ctx = StageContext {
         root: &root,
         repo_id: &repo_id,
         config: &config,
@@ -273,6 +274,31 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         tables.files = Some(scan.files);
     }
 
+    let mut backends = Vec::new();
+    let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    if selected(Stage::Syntax) {
+        match tables.files.as_deref() {
+            Some(files) => {
+                let clock = Instant::now();
+                let out = syntax::run(&ctx, files, ctx.previous)?;
+                timings.push(("syntax".into(), clock.elapsed()));
+                tables.symbols = Some(out.symbols);
+                tables.occurrences = Some(out.occurrences);
+                tables.call_edges = Some(out.call_edges);
+                tables.imports = Some(out.imports);
+                reports.insert(Stage::Syntax.name().into(), out.report);
+                backends.push(out.backend);
+                views.insert(syntax::FILES_VIEW.into(), out.view);
+            }
+            None => {
+                reports.insert(
+                    Stage::Syntax.name().into(),
+                    StageReport::skipped("input stage scan did not run"),
+                );
+            }
+        }
+    }
+
     let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
     settings.insert(
@@ -285,7 +311,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     let tmp = store.temp_dir(&repo_id, &partition)?;
     let written = (|| -> Result<Manifest, PipelineError> {
         let table_entries = write::write_tables(&tmp, &mut tables)?;
-        let views = BTreeMap::new();
         let view_entries = write::write_views(&tmp, &views)?;
         let manifest = Manifest {
             schema_version: SCHEMA_VERSION,
@@ -301,7 +326,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 head_commit: s.manifest.repo_state.head_commit.clone(),
                 chosen_by: chosen_by.to_string(),
             }),
-            backends: Vec::new(),
+            backends,
             stages: reports,
             tables: table_entries,
             views: view_entries,
