@@ -48,7 +48,10 @@ fn render(name: &str, lang: Lang, src: &[u8]) -> serde_json::Value {
                 s.start_line,
                 s.end_line,
                 s.kind,
-                s.container.as_deref().map(|c| format!("{c}::")).unwrap_or_default(),
+                s.container
+                    .as_deref()
+                    .map(|c| format!("{c}::"))
+                    .unwrap_or_default(),
                 s.name,
                 s.signature.as_deref().unwrap_or("-"),
                 s.arity.map(|a| a.to_string()).unwrap_or_else(|| "-".into()),
@@ -121,6 +124,9 @@ fn every_fixture_matches_its_golden() {
         }
         checked += 1;
     }
-    assert!(checked >= 9, "expected a fixture per language, found {checked}");
+    assert!(
+        checked >= 9,
+        "expected a fixture per language, found {checked}"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -226,7 +226,12 @@ pub fn extract(
             let mut is_import = false;
             for c in m.captures() {
                 let node = c.node;
-                match lq.caps.get(c.index as usize).copied().unwrap_or(Cap::Ignore) {
+                match lq
+                    .caps
+                    .get(c.index as usize)
+                    .copied()
+                    .unwrap_or(Cap::Ignore)
+                {
                     Cap::Def(kind) => def = Some((node, kind)),
                     Cap::Name => name = Some(node),
                     Cap::Receiver | Cap::Container => explicit = Some(node),
@@ -299,9 +304,18 @@ pub fn extract(
         }))
         .collect();
     entries.sort_by(|a, b| {
-        let ka = (a.node.start_byte(), std::cmp::Reverse(a.node.end_byte()), a.is_def());
-        let kb = (b.node.start_byte(), std::cmp::Reverse(b.node.end_byte()), b.is_def());
-        ka.cmp(&kb).then_with(|| a.name_start().cmp(&b.name_start()))
+        let ka = (
+            a.node.start_byte(),
+            std::cmp::Reverse(a.node.end_byte()),
+            a.is_def(),
+        );
+        let kb = (
+            b.node.start_byte(),
+            std::cmp::Reverse(b.node.end_byte()),
+            b.is_def(),
+        );
+        ka.cmp(&kb)
+            .then_with(|| a.name_start().cmp(&b.name_start()))
     });
 
     let mut defs: Vec<Def<'_>> = Vec::new();
@@ -361,7 +375,10 @@ pub fn extract(
                 kind = "method";
             }
             if matches!(kind, "variable")
-                && matches!(lang, Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
+                && matches!(
+                    lang,
+                    Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::JavaScript
+                )
                 && is_upper_name(&name)
             {
                 kind = "constant";
@@ -376,7 +393,10 @@ pub fn extract(
                 .next()
                 .map(|di| defs[di].node.kind())
                 .filter(|k| {
-                    matches!(*k, "class_specifier" | "struct_specifier" | "union_specifier")
+                    matches!(
+                        *k,
+                        "class_specifier" | "struct_specifier" | "union_specifier"
+                    )
                 });
             let parent = Parent {
                 kind: parent_def.map(|p| defs[p].kind),
@@ -385,8 +405,7 @@ pub fn extract(
                 in_impl: in_scope,
                 class_node_kind: if class_like { class_node_kind } else { None },
             };
-            let vis =
-                visibility::visibility(lang, raw.node, &name, kind, file.path, &parent, src);
+            let vis = visibility::visibility(lang, raw.node, &name, kind, file.path, &parent, src);
             entry_def[ei] = Some(defs.len());
             defs.push(Def {
                 node: raw.node,
@@ -595,7 +614,11 @@ struct Def<'t> {
     stable_id: String,
 }
 
-fn add_ref<'t>(refs: &mut BTreeMap<(usize, usize), (Node<'t>, Roles)>, node: Node<'t>, roles: Roles) {
+fn add_ref<'t>(
+    refs: &mut BTreeMap<(usize, usize), (Node<'t>, Roles)>,
+    node: Node<'t>,
+    roles: Roles,
+) {
     refs.entry((node.start_byte(), node.end_byte()))
         .and_modify(|(_, r)| *r |= roles)
         .or_insert((node, roles));
@@ -803,9 +826,11 @@ fn find_params(node: Node<'_>) -> Option<Node<'_>> {
     // C/C++: function_definition → declarator chain → function_declarator.
     let mut current = node;
     for _ in 0..5 {
-        let next = current
-            .child_by_field_name("declarator")
-            .or_else(|| (current.kind() == "reference_declarator").then(|| current.named_child(0)).flatten())?;
+        let next = current.child_by_field_name("declarator").or_else(|| {
+            (current.kind() == "reference_declarator")
+                .then(|| current.named_child(0))
+                .flatten()
+        })?;
         if next.kind() == "function_declarator" {
             return next.child_by_field_name("parameters");
         }
@@ -830,7 +855,8 @@ fn walk(tree: &Tree, defs: &mut [Def<'_>], lang: Lang, src: &[u8]) -> u32 {
         let n = defs[i].node;
         match units.last_mut() {
             Some(u) if u.node_id == n.id() => {
-                u.names.push((defs[i].name_node.start_byte(), defs[i].name_node.end_byte()));
+                u.names
+                    .push((defs[i].name_node.start_byte(), defs[i].name_node.end_byte()));
                 unit_of[i] = units.len() - 1;
             }
             _ => {
@@ -883,7 +909,10 @@ fn walk(tree: &Tree, defs: &mut [Def<'_>], lang: Lang, src: &[u8]) -> u32 {
     loop {
         let node = cursor.node();
         let start = node.start_byte();
-        while open.last().is_some_and(|(u, _, _)| start >= units[*u].end && units[*u].end > units[*u].start) {
+        while open
+            .last()
+            .is_some_and(|(u, _, _)| start >= units[*u].end && units[*u].end > units[*u].start)
+        {
             close(&mut open, &mut units);
         }
         // Definitions passed without being visited (should not happen) open and close empty.
@@ -913,7 +942,10 @@ fn walk(tree: &Tree, defs: &mut [Def<'_>], lang: Lang, src: &[u8]) -> u32 {
                     if !is_own_name && !token.is_empty() {
                         hasher.field(token);
                     }
-                    if start < unit.sig_end && !token.is_empty() && unit.sig.len() <= MAX_SIGNATURE_BYTES {
+                    if start < unit.sig_end
+                        && !token.is_empty()
+                        && unit.sig.len() <= MAX_SIGNATURE_BYTES
+                    {
                         if !unit.sig.is_empty() && start > *last {
                             unit.sig.push(' ');
                         }
@@ -1024,7 +1056,12 @@ fn assign_ids(file: &FileInput<'_>, defs: &mut [Def<'_>]) {
         let discriminators = by_arity.unwrap_or_else(|| {
             let sigs: Vec<String> = members
                 .iter()
-                .map(|&i| format!("s{}", &fingerprint::definition_version_id(Some(&defs[i].signature))[..8]))
+                .map(|&i| {
+                    format!(
+                        "s{}",
+                        &fingerprint::definition_version_id(Some(&defs[i].signature))[..8]
+                    )
+                })
                 .collect();
             let all_known = members.iter().all(|&i| !defs[i].signature.is_empty());
             if all_known && distinct(&sigs) {

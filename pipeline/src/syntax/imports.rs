@@ -66,7 +66,11 @@ pub fn flatten<'t>(lang: Lang, raws: &[RawImport<'t>], src: &[u8]) -> Vec<FlatIm
     for imp in raws {
         if let Some(tree) = imp.rust {
             for (raw, name) in rust_use_tree(tree, src) {
-                add(imp.stmt, raw, name.map(|(n, node)| (node.start_byte(), n, Some(node))));
+                add(
+                    imp.stmt,
+                    raw,
+                    name.map(|(n, node)| (node.start_byte(), n, Some(node))),
+                );
             }
             continue;
         }
@@ -78,7 +82,10 @@ pub fn flatten<'t>(lang: Lang, raws: &[RawImport<'t>], src: &[u8]) -> Vec<FlatIm
         if lang == Lang::Java {
             // `import a.b.*;` has an `asterisk` child; otherwise the last segment is the name.
             let mut cursor = imp.stmt.walk();
-            let glob = imp.stmt.children(&mut cursor).any(|c| c.kind() == "asterisk");
+            let glob = imp
+                .stmt
+                .children(&mut cursor)
+                .any(|c| c.kind() == "asterisk");
             let name = if glob {
                 (imp.stmt.end_byte(), "*".to_string(), None)
             } else {
@@ -98,7 +105,11 @@ pub fn flatten<'t>(lang: Lang, raws: &[RawImport<'t>], src: &[u8]) -> Vec<FlatIm
             );
         }
         if imp.glob {
-            add(imp.stmt, raw, Some((path.start_byte(), "*".to_string(), None)));
+            add(
+                imp.stmt,
+                raw,
+                Some((path.start_byte(), "*".to_string(), None)),
+            );
         }
     }
     let mut out: Vec<FlatImport<'t>> = merged.into_values().collect();

@@ -79,7 +79,8 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
     };
     let prev_files: Vec<FileRow> =
         read_table(&table_path("files")?).map_err(|e| format!("files: {e}"))?;
-    let by_path: HashMap<&str, &FileRow> = prev_files.iter().map(|f| (f.path.as_str(), f)).collect();
+    let by_path: HashMap<&str, &FileRow> =
+        prev_files.iter().map(|f| (f.path.as_str(), f)).collect();
     let mut candidates: HashSet<&str> = files
         .iter()
         .filter(|f| {
@@ -173,7 +174,8 @@ fn read_view(prev: &StoredSnapshot) -> Result<HashMap<String, serde_json::Value>
     let Some(entry) = prev.manifest.views.iter().find(|v| v.name == FILES_VIEW) else {
         return Err(format!("no {FILES_VIEW} view"));
     };
-    let bytes = std::fs::read(prev.dir.join(&entry.file)).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
+    let bytes =
+        std::fs::read(prev.dir.join(&entry.file)).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
     let text = decompress(&bytes).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
     let value: serde_json::Value =
         serde_json::from_slice(&text).map_err(|e| format!("{FILES_VIEW}: {e}"))?;

@@ -152,7 +152,12 @@ pub fn run_with(
     let fingerprint = fingerprint(config);
     let supported: Vec<(&FileRow, Lang)> = files
         .iter()
-        .filter_map(|f| f.language.as_deref().and_then(Lang::from_name).map(|l| (f, l)))
+        .filter_map(|f| {
+            f.language
+                .as_deref()
+                .and_then(Lang::from_name)
+                .map(|l| (f, l))
+        })
         .collect();
     ctx.progress
         .stage_started("syntax", Some(supported.len() as u64));
@@ -461,7 +466,13 @@ fn backend(fingerprint: &str, report: &StageReport) -> Backend {
         .map(|l| {
             let g = l.grammar();
             match g.metadata() {
-                Some(m) => format!("{} {}.{}.{}", l.name(), m.major_version, m.minor_version, m.patch_version),
+                Some(m) => format!(
+                    "{} {}.{}.{}",
+                    l.name(),
+                    m.major_version,
+                    m.minor_version,
+                    m.patch_version
+                ),
                 None => format!("{} abi{}", l.name(), g.abi_version()),
             }
         })

@@ -13,8 +13,9 @@
 //!    `impl Foo::helper`; still several → unresolved (ambiguous). No search in other files then.
 //! 3. Otherwise the other files' candidates: exactly one resolves (`imported` when the file
 //!    imports the name, else `unique`). Several, with the name imported: narrowed to files whose
-//!    stem (or folder, for `mod.rs`/`__init__.py`/`index.*`) is the import's module segment;
-//!    exactly one left resolves (`imported`). Anything else stays null.
+//!    stem (or folder, for `mod.rs`/`__init__.py`/`index.*`) is the import's module segment,
+//!    then to module-level definitions (no container); exactly one left resolves (`imported`).
+//!    Anything else stays null.
 //!
 //! Call edges: every call-role occurrence inside a definition counts towards the edge
 //! (enclosing definition → callee). Confidence: same-file 0.8, imported 0.7, unique 0.5,
@@ -81,7 +82,13 @@ impl Class {
             Class::Any => true,
             Class::Callable => matches!(
                 kind,
-                "function" | "method" | "constructor" | "macro" | "class" | "struct" | "enum_member"
+                "function"
+                    | "method"
+                    | "constructor"
+                    | "macro"
+                    | "class"
+                    | "struct"
+                    | "enum_member"
             ),
             Class::Writable => matches!(kind, "field" | "variable" | "constant"),
             Class::Function => kind == "function",
@@ -164,7 +171,11 @@ impl<'a> Index<'a> {
         match same.len() {
             1 => return Some((same[0], Method::SameFile)),
             0 => {}
-            _ => return self.by_scope(&same, enclosing).map(|i| (i, Method::SameFile)),
+            _ => {
+                return self
+                    .by_scope(&same, enclosing)
+                    .map(|i| (i, Method::SameFile))
+            }
         }
         let others: Vec<usize> = all
             .iter()
@@ -186,7 +197,17 @@ impl<'a> Index<'a> {
                     })
                     .copied()
                     .collect();
-                (hinted.len() == 1).then(|| (hinted[0], Method::Imported))
+                // Imports name module-level items: prefer those when the module is ambiguous.
+                let top: Vec<usize> = hinted
+                    .iter()
+                    .filter(|&&i| self.symbols[i].container.is_none())
+                    .copied()
+                    .collect();
+                match (hinted.len(), top.len()) {
+                    (1, _) => Some((hinted[0], Method::Imported)),
+                    (_, 1) => Some((top[0], Method::Imported)),
+                    _ => None,
+                }
             }
             (_, None) => None,
         }

@@ -84,7 +84,10 @@ pub fn visibility(
                     vis("private", 0.8, "modifier")
                 };
             }
-            if kind == "enum_member" || parent.kind == Some("enum_member") || parent.kind == Some("trait") {
+            if kind == "enum_member"
+                || parent.kind == Some("enum_member")
+                || parent.kind == Some("trait")
+            {
                 return inherit(vis("private", 0.8, "modifier"));
             }
             if parent.in_trait_impl {
