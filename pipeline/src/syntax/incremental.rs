@@ -117,6 +117,8 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
         }
     }
     let mut out: HashMap<String, FileResult> = HashMap::new();
+    // Filling a map keyed by path: iteration order cannot reach the output.
+    #[allow(clippy::iter_over_hash_type)]
     for path in &candidates {
         let status = match statuses.get(*path) {
             None => FileStatus::Parsed { errors: 0 },

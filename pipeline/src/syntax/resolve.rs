@@ -125,6 +125,9 @@ impl<'a> Index<'a> {
             family.insert(s.path.as_str(), fam);
             by_name.entry((fam, s.name.as_str())).or_default().push(i);
         }
+        // Order inside each list never reaches the output (only counts and single winners do);
+        // sorting keeps the lists independent of insertion order all the same.
+        #[allow(clippy::iter_over_hash_type)]
         for v in by_name.values_mut() {
             v.sort_by(|&a, &b| symbols[a].stable_id.cmp(&symbols[b].stable_id));
         }
@@ -252,7 +255,7 @@ impl<'a> Index<'a> {
 /// file's stem, or its folder's name for `mod.rs`, `__init__.py` and `index.*`.
 fn path_matches_module(path: &str, raw: &str, name: &str) -> bool {
     let segments: Vec<&str> = raw
-        .split(|c: char| matches!(c, ':' | '.' | '/' | '\\' | '<' | '>' | '"'))
+        .split([':', '.', '/', '\\', '<', '>', '"'])
         .filter(|s| !s.is_empty())
         .collect();
     let module = match segments.as_slice() {
@@ -296,7 +299,9 @@ pub fn resolve_all(
             resolved.map(|(_, m)| m)
         })
         .collect();
-    let mut edges: BTreeMap<(&str, Option<&str>, &str), (i64, Option<Method>)> = BTreeMap::new();
+    // (caller, callee, callee name) → (sites, how the callee was resolved)
+    type EdgeKey<'k> = (&'k str, Option<&'k str>, &'k str);
+    let mut edges: BTreeMap<EdgeKey<'_>, (i64, Option<Method>)> = BTreeMap::new();
     for (o, m) in occurrences.iter().zip(methods) {
         if !o.roles.contains(Roles::CALL) {
             continue;
