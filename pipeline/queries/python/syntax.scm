@@ -10,8 +10,25 @@
 
 (module (expression_statement (assignment left: (identifier) @name) @definition.variable))
 (module (expression_statement (assignment left: (pattern_list (identifier) @name)) @definition.variable))
+(module
+  (if_statement
+    consequence: (block (expression_statement (assignment left: (identifier) @name) @definition.variable))))
+(module
+  (try_statement
+    body: (block (expression_statement (assignment left: (identifier) @name) @definition.variable))))
 (class_definition
   body: (block (expression_statement (assignment left: (identifier) @name) @definition.field)))
+
+; `self.x = …` directly in `__init__` defines attribute `x` of the class (`@hoist`: the
+; definition belongs to the class, not to `__init__`; a later duplicate is dropped).
+(function_definition
+  name: (identifier) @_init
+  body: (block
+    (expression_statement
+      (assignment
+        left: (attribute object: (identifier) @_self attribute: (identifier) @name)) @definition.field))
+  (#eq? @_init "__init__")
+  (#eq? @_self "self")) @hoist
 
 ; ---- references --------------------------------------------------------------------------------
 

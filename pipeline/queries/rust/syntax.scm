@@ -20,6 +20,13 @@
 (field_declaration name: (field_identifier) @name) @definition.field
 (enum_variant name: (identifier) @name) @definition.enum_member
 
+; Item-position macro calls whose first argument is a name (`rgtest!(r16, |dir, cmd| …)`,
+; `syntax!(literal1, "a", …)`): test-generating macros define a function of that name.
+(source_file
+  (expression_statement
+    (macro_invocation (token_tree . (identifier) @name . ",")) @definition.function))
+(declaration_list (macro_invocation (token_tree . (identifier) @name . ",")) @definition.function)
+
 ; ---- containers that are not definitions -------------------------------------------------------
 
 (impl_item trait: (_) @scope.trait type: (_) @scope.type) @scope.impl

@@ -25,12 +25,10 @@
   name: (property_identifier) @name
   (#eq? @name "constructor")) @definition.constructor
 (method_definition name: (_) @name) @definition.method
-(interface_body (method_signature name: (_) @name) @definition.method)
-(type_alias_declaration value: (object_type (method_signature name: (_) @name) @definition.method))
+(method_signature name: (_) @name) @definition.method
 (abstract_method_signature name: (_) @name) @definition.method
 (public_field_definition name: (_) @name) @definition.field
-(interface_body (property_signature name: (_) @name) @definition.field)
-(type_alias_declaration value: (object_type (property_signature name: (_) @name) @definition.field))
+(property_signature name: (_) @name) @definition.field
 
 (variable_declarator
   name: (identifier) @name

@@ -33,6 +33,8 @@ pub enum Cap {
     Receiver,
     /// `@container`
     Container,
+    /// `@hoist`
+    Hoist,
     /// `@scope.impl`
     ScopeImpl,
     /// `@scope.type`
@@ -73,6 +75,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "name" => Cap::Name,
         "receiver" => Cap::Receiver,
         "container" => Cap::Container,
+        "hoist" => Cap::Hoist,
         "scope.impl" => Cap::ScopeImpl,
         "scope.type" => Cap::ScopeType,
         "scope.trait" => Cap::ScopeTrait,

@@ -213,6 +213,7 @@ pub fn extract(
             let mut def: Option<(Node<'_>, &'static str)> = None;
             let mut name = None;
             let mut explicit = None;
+            let mut hoist = false;
             let mut scope_impl = None;
             let mut scope_type = None;
             let mut scope_trait = None;
@@ -235,6 +236,7 @@ pub fn extract(
                     Cap::Def(kind) => def = Some((node, kind)),
                     Cap::Name => name = Some(node),
                     Cap::Receiver | Cap::Container => explicit = Some(node),
+                    Cap::Hoist => hoist = true,
                     Cap::ScopeImpl => scope_impl = Some(node),
                     Cap::ScopeType => scope_type = Some(node),
                     Cap::ScopeTrait => scope_trait = Some(node),
@@ -260,6 +262,7 @@ pub fn extract(
                     kind,
                     pattern: m.pattern_index,
                     explicit,
+                    hoist,
                 });
             }
             if let (Some(node), Some(ty)) = (scope_impl, scope_type) {
@@ -335,9 +338,19 @@ pub fn extract(
         if let What::Def(raw) = &e.what {
             // A C typedef wraps the struct it names; the struct is not inside the typedef's scope.
             let transparent = |s: usize| entries[s].node.kind() == "type_definition";
+            // A hoisted definition skips its innermost enclosing definition.
+            let skip = if raw.hoist {
+                stack
+                    .iter()
+                    .rev()
+                    .find(|&&s| entry_def[s].is_some())
+                    .copied()
+            } else {
+                None
+            };
             let mut labels: Vec<String> = stack
                 .iter()
-                .filter(|&&s| !transparent(s))
+                .filter(|&&s| !transparent(s) && Some(s) != skip)
                 .map(|&s| match &entries[s].what {
                     What::Def(_) => entry_def[s]
                         .map(|di| defs[di].name.clone())
@@ -352,7 +365,7 @@ pub fn extract(
             let parent_def = stack
                 .iter()
                 .rev()
-                .filter(|&&s| !transparent(s))
+                .filter(|&&s| !transparent(s) && Some(s) != skip)
                 .find_map(|&s| entry_def[s]);
             let nearest = stack.last().map(|&s| &entries[s]);
             let nearest_def_kind = stack
@@ -424,10 +437,12 @@ pub fn extract(
                 signature: String::new(),
                 body_hash: String::new(),
                 stable_id: String::new(),
+                hoisted: raw.hoist,
             });
         }
         stack.push(ei);
     }
+    let mut defs = drop_hoisted_duplicates(defs);
 
     // ---- signatures, body hashes, error count: one iterative walk ----
     let errors = walk(&tree, &mut defs, lang, src);
@@ -575,6 +590,7 @@ struct RawDef<'t> {
     kind: &'static str,
     pattern: usize,
     explicit: Option<Node<'t>>,
+    hoist: bool,
 }
 
 enum What<'t> {
@@ -612,6 +628,50 @@ struct Def<'t> {
     signature: String,
     body_hash: String,
     stable_id: String,
+    hoisted: bool,
+}
+
+/// Drops hoisted definitions (Python `self.x` in `__init__`) that repeat an earlier or
+/// non-hoisted definition of the same container, name and kind, remapping parent links.
+fn drop_hoisted_duplicates(defs: Vec<Def<'_>>) -> Vec<Def<'_>> {
+    if !defs.iter().any(|d| d.hoisted) {
+        return defs;
+    }
+    let mut seen: std::collections::HashSet<(Option<String>, String, &'static str)> = defs
+        .iter()
+        .filter(|d| !d.hoisted)
+        .map(|d| (d.container.clone(), d.name.clone(), d.kind))
+        .collect();
+    let keep: Vec<bool> = defs
+        .iter()
+        .map(|d| !d.hoisted || seen.insert((d.container.clone(), d.name.clone(), d.kind)))
+        .collect();
+    let mut new_index = vec![None; defs.len()];
+    let mut n = 0;
+    for (i, k) in keep.iter().enumerate() {
+        if *k {
+            new_index[i] = Some(n);
+            n += 1;
+        }
+    }
+    let parents: Vec<Option<usize>> = defs.iter().map(|d| d.parent).collect();
+    let remap = |mut p: Option<usize>| {
+        while let Some(i) = p {
+            if new_index[i].is_some() {
+                return new_index[i];
+            }
+            p = parents[i];
+        }
+        None
+    };
+    defs.into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep[*i])
+        .map(|(_, mut d)| {
+            d.parent = remap(d.parent);
+            d
+        })
+        .collect()
 }
 
 fn add_ref<'t>(
@@ -732,6 +792,16 @@ fn header_end(node: Node<'_>) -> usize {
             "arrow_function" | "function_expression" | "generator_function" | "function" | "lambda"
         )
     };
+    if node.kind() == "macro_invocation" {
+        // `rgtest!(name, …)`: the header is the macro and the name, never its arguments.
+        let mut cursor = node.walk();
+        let tree = node
+            .children(&mut cursor)
+            .find(|c| c.kind() == "token_tree");
+        if let Some(first) = tree.and_then(|t| t.named_child(0)) {
+            return first.end_byte();
+        }
+    }
     if node.kind() == "type_definition" {
         // C `typedef struct x { … } x_t;`: the nested struct is a definition of its own and
         // contributes its signature (see `walk`).
