@@ -76,3 +76,7 @@
 ; ---- imports -----------------------------------------------------------------------------------
 
 (preproc_include path: (_) @import.path) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

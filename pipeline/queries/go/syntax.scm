@@ -47,3 +47,7 @@
 ; ---- imports -----------------------------------------------------------------------------------
 
 (import_spec path: (_) @import.path) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

@@ -35,3 +35,8 @@
 
 (import_declaration (scoped_identifier) @import.path) @import
 (import_declaration (identifier) @import.path) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(line_comment) @comment
+(block_comment) @comment

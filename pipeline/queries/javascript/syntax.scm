@@ -72,3 +72,7 @@
   arguments: (arguments . (string) @import.path)
   (#eq? @_require "require")) @import
 (call_expression function: (import) arguments: (arguments . (string) @import.path)) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

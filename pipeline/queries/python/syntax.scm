@@ -55,3 +55,7 @@
   module_name: (_) @import.path
   name: (aliased_import name: (dotted_name) @import.name)) @import
 (import_from_statement module_name: (_) @import.path (wildcard_import) @import.glob) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

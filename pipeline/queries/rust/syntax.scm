@@ -60,3 +60,8 @@
 
 (use_declaration argument: (_) @import.rust) @import
 (extern_crate_declaration name: (identifier) @import.path) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(line_comment) @comment
+(block_comment) @comment

@@ -35,6 +35,8 @@ pub enum Cap {
     Container,
     /// `@hoist`
     Hoist,
+    /// `@comment`
+    Comment,
     /// `@scope.impl`
     ScopeImpl,
     /// `@scope.type`
@@ -76,6 +78,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "receiver" => Cap::Receiver,
         "container" => Cap::Container,
         "hoist" => Cap::Hoist,
+        "comment" => Cap::Comment,
         "scope.impl" => Cap::ScopeImpl,
         "scope.type" => Cap::ScopeType,
         "scope.trait" => Cap::ScopeTrait,

@@ -8,16 +8,19 @@
 //! - Containers: enclosing definitions and Rust `impl` blocks, innermost last, joined with `::`
 //!   (`impl Display for Foo::fmt`'s container is `impl Display for Foo`); a Go method's container
 //!   is its receiver type, a C++ out-of-line `Foo::bar`'s is `Foo`.
-//! - Signature: the leaf tokens of the definition before its body (or value), comments left out,
-//!   whitespace collapsed to one space where the source had any, trailing `{`/`:`/`=` dropped,
-//!   capped at [`MAX_SIGNATURE_BYTES`].
-//! - body_hash: a Merkle hash of the definition's leaf tokens (comments and whitespace left out,
-//!   its own name left out, so a rename keeps it); a nested definition contributes its kind,
-//!   name and own body hash instead of its tokens, which keeps the walk linear in the file size.
+//! - Signature: the definition's text before its body (or value), comments left out,
+//!   whitespace collapsed to one space, trailing `{`/`:`/`=`/`;` dropped, capped at
+//!   [`MAX_SIGNATURE_BYTES`].
+//! - body_hash: a Merkle hash of the definition's token stream: its bytes with comments and its
+//!   own name left out and whitespace dropped (one space kept between two word characters), so a
+//!   rename or a reformat keeps it; a nested definition contributes its kind, name and own body
+//!   hash instead of its bytes, which keeps the work linear in the file size. Scanning bytes
+//!   between the query's comment captures costs a fraction of a second tree walk.
 //! - Budget: tree-sitter calls the progress callbacks after a fixed amount of work (every 100
 //!   parser operations, every few query steps), so counting calls is a deterministic work budget:
 //!   the same file times out on every machine or on none.
-//! - The walk is iterative (TreeCursor) so deeply nested code cannot overflow the stack.
+//! - Nothing recurses over the tree (the error count walks with a TreeCursor, into subtrees
+//!   with errors only), so deeply nested code cannot overflow the stack.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -190,6 +193,7 @@ pub fn extract(
     let mut scopes: Vec<(Node<'_>, String)> = Vec::new();
     let mut refs: BTreeMap<(usize, usize), (Node<'_>, Roles)> = BTreeMap::new();
     let mut raw_imports: Vec<RawImport<'_>> = Vec::new();
+    let mut comments: Vec<(usize, usize)> = Vec::new();
     let limit = budget.query_base + budget.query_per_kib * (src.len() as u64 / 1024);
     let mut calls = 0u64;
     let mut exceeded = false;
@@ -237,6 +241,7 @@ pub fn extract(
                     Cap::Name => name = Some(node),
                     Cap::Receiver | Cap::Container => explicit = Some(node),
                     Cap::Hoist => hoist = true,
+                    Cap::Comment => comments.push((node.start_byte(), node.end_byte())),
                     Cap::ScopeImpl => scope_impl = Some(node),
                     Cap::ScopeType => scope_type = Some(node),
                     Cap::ScopeTrait => scope_trait = Some(node),
@@ -444,8 +449,10 @@ pub fn extract(
     }
     let mut defs = drop_hoisted_duplicates(defs);
 
-    // ---- signatures, body hashes, error count: one iterative walk ----
-    let errors = walk(&tree, &mut defs, lang, src);
+    // ---- signatures, body hashes, error count ----
+    comments.sort_unstable();
+    hash_and_sign(&mut defs, &comments, src);
+    let errors = count_errors(&tree);
 
     // ---- stable IDs with overload discriminators ----
     assign_ids(file, &mut defs);
@@ -909,11 +916,14 @@ fn find_params(node: Node<'_>) -> Option<Node<'_>> {
     None
 }
 
-/// One preorder walk over the tree: feeds leaf tokens to the innermost open definition's body
-/// hash and signature, and counts ERROR/MISSING nodes. Returns the error count.
-fn walk(tree: &Tree, defs: &mut [Def<'_>], lang: Lang, src: &[u8]) -> u32 {
-    // Unique definition nodes in (start, end desc) order; definitions sharing a node (`a, b = …`)
-    // share its hash and signature.
+/// Body hashes and signatures of every definition, from its source bytes.
+///
+/// A definition's token stream is its bytes with comments (ranges from the query's `@comment`
+/// captures) and its own name left out, and whitespace dropped except one space between two
+/// word characters (so `x*2` and `x * 2` hash alike, `a b` and `ab` do not). A nested
+/// definition contributes its kind, name and body hash instead of its bytes (Merkle), which keeps
+/// the work linear in the file size. Definitions sharing a node (`a, b = …`) share both.
+fn hash_and_sign(defs: &mut [Def<'_>], comments: &[(usize, usize)], src: &[u8]) {
     let mut order: Vec<usize> = (0..defs.len()).collect();
     order.sort_by_key(|&i| {
         let n = defs[i].node;
@@ -923,120 +933,192 @@ fn walk(tree: &Tree, defs: &mut [Def<'_>], lang: Lang, src: &[u8]) -> u32 {
     let mut unit_of: Vec<usize> = vec![0; defs.len()];
     for &i in &order {
         let n = defs[i].node;
+        let name = (defs[i].name_node.start_byte(), defs[i].name_node.end_byte());
         match units.last_mut() {
             Some(u) if u.node_id == n.id() => {
-                u.names
-                    .push((defs[i].name_node.start_byte(), defs[i].name_node.end_byte()));
+                u.names.push(name);
                 unit_of[i] = units.len() - 1;
             }
             _ => {
                 unit_of[i] = units.len();
+                let end = n.end_byte().min(src.len());
                 units.push(Unit {
                     node_id: n.id(),
-                    start: n.start_byte(),
-                    end: n.end_byte(),
-                    sig_end: defs[i].sig_end,
+                    start: n.start_byte().min(end),
+                    end,
+                    sig_end: defs[i].sig_end.min(end),
                     kind: defs[i].kind,
                     name: defs[i].name.clone(),
-                    names: vec![(defs[i].name_node.start_byte(), defs[i].name_node.end_byte())],
+                    names: vec![name],
                     hash: String::new(),
                     sig: String::new(),
                 });
             }
         }
     }
-
-    let root = tree.root_node();
-    let count_errors = root.has_error();
-    let mut errors = 0u32;
-    let mut open: Vec<(usize, FieldHasher, usize)> = Vec::new(); // (unit, hasher, last sig end)
-    let mut next = 0usize;
-    let mut cursor = root.walk();
-    let close = |open: &mut Vec<(usize, FieldHasher, usize)>, units: &mut [Unit]| {
-        if let Some((u, h, _)) = open.pop() {
-            let hash = h.hex(32);
-            if let Some((p, parent, last)) = open.last_mut() {
-                parent
-                    .field(b"\x00def")
-                    .field(units[u].kind.as_bytes())
-                    .field(units[u].name.as_bytes())
-                    .field(hash.as_bytes());
+    // Direct children of each unit (units are properly nested tree nodes).
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..units.len() {
+        while let Some(&top) = stack.last() {
+            if units[top].start <= units[i].start && units[i].end <= units[top].end {
+                break;
+            }
+            stack.pop();
+        }
+        if let Some(&top) = stack.last() {
+            children[top].push(i);
+        }
+        stack.push(i);
+    }
+    // Children start after their parents: in reverse order every child is done first.
+    let mut buf = Vec::new();
+    let mut sig = Vec::new();
+    for i in (0..units.len()).rev() {
+        buf.clear();
+        sig.clear();
+        let (start, end, sig_end) = (units[i].start, units[i].end, units[i].sig_end);
+        let mut pos = start;
+        let mut sig_pos = start;
+        for &c in &children[i] {
+            let (cs, ce) = (units[c].start, units[c].end);
+            if cs < pos {
+                continue;
+            }
+            tokens(&mut buf, src, pos, cs, comments, &units[i].names);
+            let child = [
+                b"\x00def".as_slice(),
+                units[c].kind.as_bytes(),
+                units[c].name.as_bytes(),
+                units[c].hash.as_bytes(),
+            ];
+            for part in child {
+                buf.extend_from_slice(&(part.len() as u32).to_le_bytes());
+                buf.extend_from_slice(part);
+            }
+            pos = ce;
+            if cs < sig_end {
                 // A definition inside its parent's header (C `typedef struct x {…} x_t`) stands
                 // in the parent's signature by its own signature.
-                if units[u].start < units[*p].sig_end {
-                    let child = finish_signature(&units[u].sig);
-                    let sig = &mut units[*p].sig;
-                    if !sig.is_empty() {
-                        sig.push(' ');
-                    }
-                    sig.push_str(&child);
-                    *last = units[u].end;
+                header(&mut sig, src, sig_pos, cs, comments);
+                if !sig.is_empty() && sig.last() != Some(&b' ') {
+                    sig.push(b' ');
                 }
+                sig.extend_from_slice(units[c].sig.as_bytes());
+                sig.push(b' ');
+                sig_pos = ce;
             }
-            units[u].hash = hash;
         }
-    };
+        tokens(&mut buf, src, pos, end, comments, &units[i].names);
+        if sig_pos < sig_end {
+            header(&mut sig, src, sig_pos, sig_end, comments);
+        }
+        let mut h = FieldHasher::new("ckb.body.v1");
+        h.field(&buf);
+        units[i].hash = h.hex(32);
+        units[i].sig = finish_signature(&String::from_utf8_lossy(&sig));
+    }
+    for (i, d) in defs.iter_mut().enumerate() {
+        let u = &units[unit_of[i]];
+        d.body_hash = u.hash.clone();
+        d.signature = u.sig.clone();
+    }
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Appends the token bytes of `src[from..to]`: comments and the given name ranges left out,
+/// whitespace dropped but for one space between two word characters.
+fn tokens(
+    buf: &mut Vec<u8>,
+    src: &[u8],
+    from: usize,
+    to: usize,
+    comments: &[(usize, usize)],
+    names: &[(usize, usize)],
+) {
+    let mut gap = true;
+    let mut i = from;
+    let mut ci = comments.partition_point(|c| c.1 <= from);
+    while i < to {
+        if let Some(&(cs, ce)) = comments.get(ci) {
+            if cs <= i {
+                if ce > i {
+                    i = ce;
+                    gap = true;
+                }
+                ci += 1;
+                continue;
+            }
+        }
+        if let Some(&(_, ne)) = names.iter().find(|(ns, ne)| *ns <= i && i < *ne) {
+            i = ne;
+            gap = true;
+            continue;
+        }
+        let b = src[i];
+        if b.is_ascii_whitespace() {
+            gap = true;
+        } else {
+            if gap && buf.last().is_some_and(|&l| is_word(l)) && is_word(b) {
+                buf.push(b' ');
+            }
+            buf.push(b);
+            gap = false;
+        }
+        i += 1;
+    }
+}
+
+/// Appends header text `src[from..to]` with comments left out and whitespace collapsed.
+fn header(sig: &mut Vec<u8>, src: &[u8], from: usize, to: usize, comments: &[(usize, usize)]) {
+    let mut i = from;
+    let mut ci = comments.partition_point(|c| c.1 <= from);
+    let mut gap = false;
+    while i < to {
+        if sig.len() > MAX_SIGNATURE_BYTES + 8 {
+            break;
+        }
+        if let Some(&(cs, ce)) = comments.get(ci) {
+            if cs <= i {
+                if ce > i {
+                    i = ce;
+                    gap = true;
+                }
+                ci += 1;
+                continue;
+            }
+        }
+        let b = src[i];
+        if b.is_ascii_whitespace() {
+            gap = true;
+        } else {
+            if gap && !sig.is_empty() && sig.last() != Some(&b' ') {
+                sig.push(b' ');
+            }
+            sig.push(b);
+            gap = false;
+        }
+        i += 1;
+    }
+}
+
+/// ERROR and MISSING nodes of a tree with errors, visiting only subtrees that hold some.
+fn count_errors(tree: &Tree) -> u32 {
+    let root = tree.root_node();
+    if !root.has_error() {
+        return 0;
+    }
+    let mut errors = 0u32;
+    let mut cursor = root.walk();
     loop {
         let node = cursor.node();
-        let start = node.start_byte();
-        while open
-            .last()
-            .is_some_and(|(u, _, _)| start >= units[*u].end && units[*u].end > units[*u].start)
-        {
-            close(&mut open, &mut units);
+        if node.is_error() || node.is_missing() {
+            errors = errors.saturating_add(1);
         }
-        // Definitions passed without being visited (should not happen) open and close empty.
-        while next < units.len() && units[next].start < start {
-            open.push((next, FieldHasher::new("ckb.body.v1"), units[next].start));
-            next += 1;
-            close(&mut open, &mut units);
-        }
-        while next < units.len() && units[next].node_id == node.id() {
-            open.push((next, FieldHasher::new("ckb.body.v1"), units[next].start));
-            next += 1;
-        }
-        let mut descend = true;
-        if lang.is_comment(node.kind()) {
-            descend = false;
-        } else {
-            if count_errors && (node.is_error() || node.is_missing()) {
-                errors = errors.saturating_add(1);
-            }
-            if node.child_count() == 0 {
-                descend = false;
-                if let Some((u, hasher, last)) = open.last_mut() {
-                    let unit = &mut units[*u];
-                    let end = node.end_byte();
-                    let token = src.get(start..end).unwrap_or_default();
-                    let is_own_name = unit.names.iter().any(|&(s, e)| s <= start && end <= e);
-                    if !is_own_name && !token.is_empty() {
-                        hasher.field(token);
-                    }
-                    if start < unit.sig_end
-                        && !token.is_empty()
-                        && unit.sig.len() <= MAX_SIGNATURE_BYTES
-                    {
-                        if !unit.sig.is_empty() && start > *last {
-                            unit.sig.push(' ');
-                        }
-                        let text = String::from_utf8_lossy(token);
-                        if text.contains(char::is_whitespace) {
-                            unit.sig.push_str(&collapse_ws(&text));
-                        } else {
-                            unit.sig.push_str(&text);
-                        }
-                        *last = end;
-                    }
-                }
-            } else if open.is_empty()
-                && !(count_errors && node.has_error())
-                && (next >= units.len() || node.end_byte() <= units[next].start)
-            {
-                // No definition inside and nothing to count: skip the subtree.
-                descend = false;
-            }
-        }
-        if descend && cursor.goto_first_child() {
+        if node.has_error() && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -1044,14 +1126,6 @@ fn walk(tree: &Tree, defs: &mut [Def<'_>], lang: Lang, src: &[u8]) -> u32 {
                 break;
             }
             if !cursor.goto_parent() {
-                while !open.is_empty() {
-                    close(&mut open, &mut units);
-                }
-                for (i, d) in defs.iter_mut().enumerate() {
-                    let u = &units[unit_of[i]];
-                    d.body_hash = u.hash.clone();
-                    d.signature = finish_signature(&u.sig);
-                }
                 return errors;
             }
         }
