@@ -57,7 +57,7 @@ cold_pipeline() { rm -rf "$WORK/cold"; "$SNAPSHOT_CMD" "$REPO" --out "$WORK/cold
 bare() { "$EX/bare_parse" "$REPO"; }
 ctags_run() { ctags -R -f "$WORK/tags" "$REPO"; }
 
-echo "repository: $REPO ($(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo no-git)), runs: $RUNS, cpus: $(nproc)"
+echo "repository: $REPO ($(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo no-git)), runs: $RUNS, cpus: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$EX/bare_parse" "$REPO"
 
 p=(); b=(); c=()
@@ -83,10 +83,11 @@ if git -C "$REPO" rev-parse HEAD >/dev/null 2>&1; then
   export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid GIT_COMMITTER_NAME=bench \
     GIT_COMMITTER_EMAIL=bench@example.invalid GIT_AUTHOR_DATE=2026-01-01T00:00:00Z \
     GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
-  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --no-previous --repo-id bench >/dev/null
+  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
   FIRST=$(ls -d "$WORK"/inc/repo=bench/commit=*/ | head -1)
-  # One-file change: append a function to the largest supported source file.
-  FILE=$(cd "$CLONE" && git ls-files '*.rs' '*.py' '*.ts' '*.go' '*.java' '*.js' | head -200 | xargs ls -S 2>/dev/null | head -1)
+  # One-file change: append a function to the median-sized supported source file.
+  FILE=$(cd "$CLONE" && git ls-files '*.rs' '*.py' '*.ts' '*.go' '*.java' '*.js' | xargs ls -S 2>/dev/null \
+    | awk '{ f[NR] = $0 } END { print f[int((NR + 1) / 2)] }')
   case "$FILE" in
     *.rs) echo 'fn bench_added(x: u32) -> u32 { x + 1 }' >> "$CLONE/$FILE" ;;
     *.py) printf '\n\ndef bench_added(x):\n    return x + 1\n' >> "$CLONE/$FILE" ;;
@@ -104,7 +105,7 @@ if git -C "$REPO" rev-parse HEAD >/dev/null 2>&1; then
   W=$(median "${w[@]}"); C2=$(median "${c2[@]}")
   echo "per-commit (one file changed: $FILE): ${W} ms   ctags -R: ${C2} ms   (goal: below ctags)"
   HEAD_SNAP=$(ls -d "$WORK"/inc/repo=bench/commit="$(git -C "$CLONE" rev-parse HEAD)"/)
-  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc-cold" --stages scan,syntax --no-previous --repo-id bench >/dev/null
+  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc-cold" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
   COLD_HEAD=$(ls -d "$WORK"/inc-cold/repo=bench/commit=*/ | head -1)
   same=yes
   for t in symbols occurrences call_edges imports; do

@@ -168,11 +168,6 @@ impl Lang {
         .as_ref()
         .map_err(|e| e.as_str())
     }
-
-    /// Node kinds whose subtree is a comment (skipped in signatures and body hashes).
-    pub fn is_comment(self, kind: &str) -> bool {
-        kind.ends_with("comment")
-    }
 }
 
 /// A fingerprint of everything that shapes the stage's rows: the extractor revision, every
