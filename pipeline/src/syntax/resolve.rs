@@ -164,41 +164,54 @@ impl<'a> Index<'a> {
             .or_else(|| self.family.get(path).copied())?;
         let class = Class::of(roles);
         let all = self.by_name.get(&(fam, name))?;
-        let fits = |&&i: &&usize| class.admits(&self.symbols[i].kind);
-        let same: Vec<usize> = all
-            .iter()
-            .filter(fits)
-            .filter(|&&i| self.symbols[i].path == path)
-            .copied()
-            .collect();
-        match same.len() {
-            1 => return Some((same[0], Method::SameFile)),
-            0 => {}
-            _ => {
-                return self
-                    .by_scope(&same, enclosing)
-                    .map(|i| (i, Method::SameFile))
+        let fits = |i: usize| class.admits(&self.symbols[i].kind);
+        // Counts first: the common cases (no candidate, exactly one) allocate nothing.
+        let (mut same_n, mut other_n) = (0usize, 0usize);
+        let (mut same_first, mut other_first) = (0usize, 0usize);
+        for &i in all {
+            if !fits(i) {
+                continue;
+            }
+            if self.symbols[i].path == path {
+                if same_n == 0 {
+                    same_first = i;
+                }
+                same_n += 1;
+            } else {
+                if other_n == 0 {
+                    other_first = i;
+                }
+                other_n += 1;
             }
         }
-        let others: Vec<usize> = all
-            .iter()
-            .filter(fits)
-            .filter(|&&i| self.symbols[i].path != path)
-            .copied()
-            .collect();
-        let modules = self.imported.get(path).and_then(|m| m.get(name));
-        match (others.len(), modules) {
-            (0, _) => None,
-            (1, Some(_)) => Some((others[0], Method::Imported)),
-            (1, None) => Some((others[0], Method::Unique)),
-            (_, Some(raws)) => {
-                let hinted: Vec<usize> = others
+        match same_n {
+            0 => {}
+            1 => return Some((same_first, Method::SameFile)),
+            _ => {
+                let same: Vec<usize> = all
                     .iter()
-                    .filter(|&&i| {
+                    .copied()
+                    .filter(|&i| fits(i) && self.symbols[i].path == path)
+                    .collect();
+                return self
+                    .by_scope(&same, enclosing)
+                    .map(|i| (i, Method::SameFile));
+            }
+        }
+        let modules = self.imported.get(path).and_then(|m| m.get(name));
+        match (other_n, modules) {
+            (0, _) => None,
+            (1, Some(_)) => Some((other_first, Method::Imported)),
+            (1, None) => Some((other_first, Method::Unique)),
+            (_, Some(raws)) => {
+                let hinted: Vec<usize> = all
+                    .iter()
+                    .copied()
+                    .filter(|&i| fits(i) && self.symbols[i].path != path)
+                    .filter(|&i| {
                         raws.iter()
                             .any(|raw| path_matches_module(&self.symbols[i].path, raw, name))
                     })
-                    .copied()
                     .collect();
                 // Imports name module-level items: prefer those when the module is ambiguous.
                 let top: Vec<usize> = hinted
