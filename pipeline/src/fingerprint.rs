@@ -35,15 +35,8 @@ pub fn qualify_source(language: &str, path: &str, container: Option<&str>) -> St
 
 /// The qualified container of a SCIP global symbol, from its parsed descriptors (all but the last),
 /// normalized to the same form as [`qualify_source`]. The package *version* never takes part.
-pub fn qualify_scip(
-    package_manager: &str,
-    package_name: &str,
-    container_descriptors: &[&str],
-) -> String {
-    format!(
-        "{package_manager} {package_name} {}",
-        container_descriptors.join("::")
-    )
+pub fn qualify_scip(package_manager: &str, package_name: &str, container_descriptors: &[&str]) -> String {
+    format!("{package_manager} {package_name} {}", container_descriptors.join("::"))
 }
 
 /// The stable ID of a symbol, with an optional overload discriminator.

@@ -407,11 +407,7 @@ pub fn default_repo_id(root: &Path, repo: Option<&gix::Repository>) -> String {
         let remote = r.find_remote("origin").ok()?;
         let url = remote.url(gix::remote::Direction::Fetch)?;
         let path = url.path.to_string();
-        let name = path
-            .trim_end_matches('/')
-            .rsplit(['/', ':'])
-            .next()?
-            .to_string();
+        let name = path.trim_end_matches('/').rsplit(['/', ':']).next()?.to_string();
         let name = name.strip_suffix(".git").unwrap_or(&name).to_string();
         (!name.is_empty()).then_some(name)
     });
@@ -458,10 +454,7 @@ fn choose_previous(
             let repo = repo?;
             let (snapshots, bad) = store.list(repo_id);
             for (dir, e) in bad {
-                warnings.push(format!(
-                    "{}: unreadable snapshot ({e}); ignored",
-                    dir.display()
-                ));
+                warnings.push(format!("{}: unreadable snapshot ({e}); ignored", dir.display()));
             }
             store::newest_ancestor_snapshot(repo, &snapshots, &state.repo_state_id, 10_000)
                 .cloned()

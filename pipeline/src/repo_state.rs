@@ -116,25 +116,12 @@ pub fn read_git_state(
             gix::status::Item::TreeIndex(change) => {
                 use gix::diff::index::ChangeRef;
                 let (path, what) = match &change {
-                    ChangeRef::Addition { location, id, .. } => {
-                        (location.to_string(), format!("A {}", id.to_hex()))
-                    }
+                    ChangeRef::Addition { location, id, .. } => (location.to_string(), format!("A {}", id.to_hex())),
                     ChangeRef::Deletion { location, .. } => (location.to_string(), "D".to_string()),
-                    ChangeRef::Modification {
-                        location,
-                        id,
-                        entry_mode,
-                        ..
-                    } => (
-                        location.to_string(),
-                        format!("M {} {entry_mode:?}", id.to_hex()),
-                    ),
-                    ChangeRef::Rewrite {
-                        location,
-                        source_location,
-                        id,
-                        ..
-                    } => (
+                    ChangeRef::Modification { location, id, entry_mode, .. } => {
+                        (location.to_string(), format!("M {} {entry_mode:?}", id.to_hex()))
+                    }
+                    ChangeRef::Rewrite { location, source_location, id, .. } => (
                         location.to_string(),
                         format!("R {source_location} {}", id.to_hex()),
                     ),
@@ -149,8 +136,7 @@ pub fn read_git_state(
                     Item::Modification { rela_path, .. } => {
                         let path = rela_path.to_str_lossy().into_owned();
                         if !exclusions.excludes(&path) {
-                            let content =
-                                content_fingerprint(&root.join(path_from_git(rela_path.as_ref())));
+                            let content = content_fingerprint(&root.join(path_from_git(rela_path.as_ref())));
                             worktree.push((path, content));
                         }
                     }
@@ -158,24 +144,18 @@ pub fn read_git_state(
                         if entry.status == gix::dir::entry::Status::Untracked {
                             let path = entry.rela_path.to_str_lossy().into_owned();
                             if !exclusions.excludes(&path) {
-                                let content = content_fingerprint(
-                                    &root.join(path_from_git(entry.rela_path.as_ref())),
-                                );
+                                let content =
+                                    content_fingerprint(&root.join(path_from_git(entry.rela_path.as_ref())));
                                 untracked.push((path, content));
                             }
                         }
                     }
-                    Item::Rewrite {
-                        dirwalk_entry,
-                        source,
-                        ..
-                    } => {
+                    Item::Rewrite { dirwalk_entry, source, .. } => {
                         let path = dirwalk_entry.rela_path.to_str_lossy().into_owned();
                         let from = source.rela_path().to_str_lossy().into_owned();
                         if !exclusions.excludes(&path) {
-                            let content = content_fingerprint(
-                                &root.join(path_from_git(dirwalk_entry.rela_path.as_ref())),
-                            );
+                            let content =
+                                content_fingerprint(&root.join(path_from_git(dirwalk_entry.rela_path.as_ref())));
                             worktree.push((from, "D".into()));
                             untracked.push((path, content));
                         }
@@ -241,10 +221,7 @@ fn path_from_git(p: &gix::bstr::BStr) -> std::path::PathBuf {
 fn content_fingerprint(path: &Path) -> String {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
-            Ok(target) => format!(
-                "link {}",
-                blake3::hash(target.as_os_str().as_encoded_bytes())
-            ),
+            Ok(target) => format!("link {}", blake3::hash(target.as_os_str().as_encoded_bytes())),
             Err(_) => "unreadable".into(),
         },
         Ok(m) if m.is_file() => match std::fs::read(path) {

@@ -62,11 +62,7 @@ pub struct ScanOutput {
 
 enum Outcome {
     Kept(FileRow),
-    Skipped {
-        reason: &'static str,
-        path: String,
-        message: String,
-    },
+    Skipped { reason: &'static str, path: String, message: String },
 }
 
 /// Walks `root` and describes every kept file.
@@ -158,9 +154,7 @@ fn collect_candidates(walker: WalkBuilder, root: &Path) -> Candidates {
                 continue;
             }
         };
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
+        let Some(ft) = entry.file_type() else { continue };
         if ft.is_dir() {
             continue;
         }
@@ -238,9 +232,7 @@ fn finish_scan(
         });
     }
     for path in nested {
-        *counts
-            .entry("skipped.nested-repository".into())
-            .or_default() += 1;
+        *counts.entry("skipped.nested-repository".into()).or_default() += 1;
         warnings.push(Warning {
             code: "nested-repository".into(),
             path: Some(path),
@@ -250,11 +242,7 @@ fn finish_scan(
     for o in outcomes {
         match o {
             Outcome::Kept(row) => files.push(row),
-            Outcome::Skipped {
-                reason,
-                path,
-                message,
-            } => {
+            Outcome::Skipped { reason, path, message } => {
                 *counts.entry(format!("skipped.{reason}")).or_default() += 1;
                 warnings.push(Warning {
                     code: reason.to_string(),
@@ -274,29 +262,14 @@ fn finish_scan(
         *e.entry("bytes".into()).or_default() += f.size_bytes;
     }
     counts.insert("files".into(), files.len() as i64);
-    counts.insert(
-        "tests".into(),
-        files.iter().filter(|f| f.is_test).count() as i64,
-    );
-    counts.insert(
-        "generated".into(),
-        files.iter().filter(|f| f.is_generated).count() as i64,
-    );
+    counts.insert("tests".into(), files.iter().filter(|f| f.is_test).count() as i64);
+    counts.insert("generated".into(), files.iter().filter(|f| f.is_generated).count() as i64);
     let unusable = warnings
         .iter()
-        .filter(|w| {
-            matches!(
-                w.code.as_str(),
-                "permission-denied" | "read-error" | "vanished" | "walk-error" | "non-utf8-path"
-            )
-        })
+        .filter(|w| matches!(w.code.as_str(), "permission-denied" | "read-error" | "vanished" | "walk-error" | "non-utf8-path"))
         .count();
     let mut report = StageReport::with_status(
-        if unusable > 0 {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
+        if unusable > 0 { StageStatus::Partial } else { StageStatus::Ok },
         None,
     );
     report.items = files.len() as i64;
@@ -304,16 +277,8 @@ fn finish_scan(
     report.breakdown = breakdown;
     let total = files.len() + unusable;
     report.completeness = Some(Completeness {
-        score: if total == 0 {
-            1.0
-        } else {
-            files.len() as f64 / total as f64
-        },
-        reason: if unusable > 0 {
-            "unreadable-files".into()
-        } else {
-            "full".into()
-        },
+        score: if total == 0 { 1.0 } else { files.len() as f64 / total as f64 },
+        reason: if unusable > 0 { "unreadable-files".into() } else { "full".into() },
     });
     report.set_warnings(warnings);
     progress.stage_finished("scan", &format!("{} files", files.len()));
@@ -353,10 +318,7 @@ fn describe(abs: &Path, rel: &str, max_bytes: u64) -> Outcome {
         Err(e) => return skip("read-error", e.to_string()),
     };
     if bytes.len() as u64 > max_bytes {
-        return skip(
-            "oversized",
-            format!("grew past the limit of {max_bytes} bytes"),
-        );
+        return skip("oversized", format!("grew past the limit of {max_bytes} bytes"));
     }
     if is_binary(&bytes) {
         return skip("binary", "binary content".into());
@@ -412,9 +374,7 @@ pub fn detect_language(path: &str, bytes: &[u8]) -> Option<&'static str> {
             "go" => Some("go"),
             "java" => Some("java"),
             "c" | "h" => Some("c"),
-            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => {
-                Some("cpp")
-            }
+            "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" => Some("cpp"),
             "cs" => Some("csharp"),
             "kt" | "kts" => Some("kotlin"),
             "scala" | "sc" => Some("scala"),
@@ -469,12 +429,10 @@ fn shebang_language(bytes: &[u8]) -> Option<&'static str> {
 pub fn is_test_path(path: &str) -> bool {
     let mut parts: Vec<&str> = path.split('/').collect();
     let name = parts.pop().unwrap_or("");
-    if parts.iter().any(|d| {
-        matches!(
-            *d,
-            "test" | "tests" | "__tests__" | "testing" | "spec" | "specs" | "testdata"
-        )
-    }) {
+    if parts
+        .iter()
+        .any(|d| matches!(*d, "test" | "tests" | "__tests__" | "testing" | "spec" | "specs" | "testdata"))
+    {
         return true;
     }
     let lower = name.to_ascii_lowercase();
@@ -486,9 +444,7 @@ pub fn is_test_path(path: &str) -> bool {
         || lower.contains(".spec.")
         || (lower.starts_with("test_") && lower.ends_with(".py"))
         || lower == "conftest.py"
-        || (name.ends_with("Test.java")
-            || name.ends_with("Tests.java")
-            || name.ends_with("Test.kt"))
+        || (name.ends_with("Test.java") || name.ends_with("Tests.java") || name.ends_with("Test.kt"))
 }
 
 const LOCKFILES: &[&str] = &[
@@ -531,7 +487,8 @@ pub fn is_generated(path: &str, bytes: &[u8]) -> bool {
     }
     let head = &bytes[..bytes.len().min(2048)];
     contains(head, b"@generated")
-        || contains(head, b"Code generated") && contains(head, b"DO NOT EDIT")
+        || contains(head, b"Code generated")
+            && contains(head, b"DO NOT EDIT")
         || contains(head, b"<auto-generated")
 }
 
@@ -548,32 +505,15 @@ mod tests {
         assert_eq!(detect_language("a/b.rs", b""), Some("rust"));
         assert_eq!(detect_language("x.TSX", b""), Some("tsx"));
         assert_eq!(detect_language("inc/a.hpp", b""), Some("cpp"));
-        assert_eq!(
-            detect_language("bin/tool", b"#!/usr/bin/env python3\n"),
-            Some("python")
-        );
-        assert_eq!(
-            detect_language("bin/run", b"#!/bin/bash -e\n"),
-            Some("shell")
-        );
-        assert_eq!(
-            detect_language("bin/x", b"#!/usr/bin/env -S node --x\n"),
-            Some("javascript")
-        );
+        assert_eq!(detect_language("bin/tool", b"#!/usr/bin/env python3\n"), Some("python"));
+        assert_eq!(detect_language("bin/run", b"#!/bin/bash -e\n"), Some("shell"));
+        assert_eq!(detect_language("bin/x", b"#!/usr/bin/env -S node --x\n"), Some("javascript"));
         assert_eq!(detect_language("README", b"hello"), None);
     }
 
     #[test]
     fn test_paths() {
-        for p in [
-            "tests/a.rs",
-            "src/a_test.go",
-            "a.test.ts",
-            "b.spec.js",
-            "test_x.py",
-            "pkg/FooTest.java",
-            "x/__tests__/y.js",
-        ] {
+        for p in ["tests/a.rs", "src/a_test.go", "a.test.ts", "b.spec.js", "test_x.py", "pkg/FooTest.java", "x/__tests__/y.js"] {
             assert!(is_test_path(p), "{p}");
         }
         for p in ["src/lib.rs", "testing.md.rs", "contest.py", "src/attest.rs"] {
@@ -587,10 +527,7 @@ mod tests {
         assert!(is_generated("a/b.pb.go", b""));
         assert!(is_generated("x.min.js", b""));
         assert!(is_generated("a.rs", b"// @generated by foo\n"));
-        assert!(is_generated(
-            "a.go",
-            b"// Code generated by x. DO NOT EDIT.\n"
-        ));
+        assert!(is_generated("a.go", b"// Code generated by x. DO NOT EDIT.\n"));
         assert!(!is_generated("a.rs", b"fn main() {}"));
     }
 

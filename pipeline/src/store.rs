@@ -56,8 +56,7 @@ impl Store {
 
     /// Folder of one snapshot.
     pub fn snapshot_dir(&self, repo_id: &str, partition: &str) -> PathBuf {
-        self.repo_dir(repo_id)
-            .join(format!("{COMMIT_PARTITION}{partition}"))
+        self.repo_dir(repo_id).join(format!("{COMMIT_PARTITION}{partition}"))
     }
 
     /// Takes the lock of one snapshot, waiting up to `timeout` for another writer to finish.
@@ -154,11 +153,7 @@ impl Store {
         };
         let mut dirs: Vec<PathBuf> = entries
             .flatten()
-            .filter(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .starts_with(COMMIT_PARTITION)
-            })
+            .filter(|e| e.file_name().to_string_lossy().starts_with(COMMIT_PARTITION))
             .map(|e| e.path())
             .collect();
         dirs.sort();

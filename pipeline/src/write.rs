@@ -50,10 +50,7 @@ pub struct TableSet {
 
 type Job<'a> = Box<dyn FnOnce() -> Result<FileEntry, FormatError> + Send + 'a>;
 
-fn job<'a, T: output_schema::Table>(
-    dir: &'a Path,
-    rows: &'a mut Option<Vec<T>>,
-) -> Option<Job<'a>> {
+fn job<'a, T: output_schema::Table>(dir: &'a Path, rows: &'a mut Option<Vec<T>>) -> Option<Job<'a>> {
     rows.as_mut()
         .map(|rows| Box::new(move || write_table(dir, rows)) as Job<'a>)
 }
