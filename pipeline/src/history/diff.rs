@@ -36,8 +36,9 @@ use crate::{PipelineError, Progress};
 pub(crate) struct DiffInput {
     pub id: ObjectId,
     pub tree: ObjectId,
-    /// `None` for a root commit (diffed against the empty tree).
-    pub first_parent: Option<ObjectId>,
+    /// The first parent and its tree if known; `None` for a root commit (diffed against the
+    /// empty tree).
+    pub first_parent: Option<(ObjectId, Option<ObjectId>)>,
     /// Parents unavailable (shallow clone): not diffed.
     pub shallow_boundary: bool,
 }
@@ -198,12 +199,15 @@ impl Worker {
         let sha = input.id.to_string();
         let new_tree = self.tree_data(input.tree)?;
         let old_tree = match input.first_parent {
-            Some(parent) => {
-                let tree = self
-                    .repo
-                    .find_commit(parent)
-                    .and_then(|c| c.tree_id().map(|t| t.detach()))
-                    .map_err(|e| format!("cannot read parent {parent}: {}", chain(&e)))?;
+            Some((parent, tree)) => {
+                let tree = match tree {
+                    Some(t) => t,
+                    None => self
+                        .repo
+                        .find_commit(parent)
+                        .and_then(|c| c.tree_id().map(|t| t.detach()))
+                        .map_err(|e| format!("cannot read parent {parent}: {}", chain(&e)))?,
+                };
                 trees.push(tree);
                 self.tree_data(tree)?
             }

@@ -191,6 +191,15 @@ pub fn run(
         &authors,
     )?;
 
+    // Trees of the commits just read, so a parent in the window need not be read again.
+    let trees: HashMap<ObjectId, ObjectId> = window
+        .commits
+        .iter()
+        .filter_map(|c| match &c.origin {
+            walk::Origin::New(n) => Some((c.id, n.tree)),
+            walk::Origin::Reused(_) => None,
+        })
+        .collect();
     let inputs: Vec<diff::DiffInput> = window
         .commits
         .iter()
@@ -198,7 +207,7 @@ pub fn run(
             walk::Origin::New(n) => Some(diff::DiffInput {
                 id: c.id,
                 tree: n.tree,
-                first_parent: c.parents.first().copied(),
+                first_parent: c.parents.first().map(|&p| (p, trees.get(&p).copied())),
                 shallow_boundary: c.shallow_boundary,
             }),
             walk::Origin::Reused(_) => None,
