@@ -81,11 +81,6 @@ pub(crate) fn diff_commits(
         .map_err(|e| PipelineError::Git {
             message: format!("cannot set up blob diffs: {}", chain(&e)),
         })?;
-    // Sizes are checked after reading instead of with a header lookup per blob (which, for a
-    // deltified object, means inflating the start of its delta stream once more).
-    let mut platform = platform;
-    let big_file_threshold = platform.filter.options.large_file_threshold_bytes;
-    platform.filter.options.large_file_threshold_bytes = 0;
     let platform = std::sync::Mutex::new(platform);
     let shared = repo.clone().into_sync();
     inputs
@@ -103,7 +98,6 @@ pub(crate) fn diff_commits(
                     repo,
                     platform,
                     state: Default::default(),
-                    big_file_threshold,
                 }
             },
             |worker, input| {
@@ -119,8 +113,6 @@ struct Worker {
     repo: gix::Repository,
     platform: gix::diff::blob::Platform,
     state: gix::diff::tree::State,
-    /// `core.bigFileThreshold`: larger blobs count as binary, as in git (0 = no limit).
-    big_file_threshold: u64,
 }
 
 impl rename::Blobs for gix::Repository {
@@ -384,10 +376,6 @@ impl Worker {
         };
         let old_data = prep.old.data.as_slice().unwrap_or_default();
         let new_data = prep.new.data.as_slice().unwrap_or_default();
-        let limit = self.big_file_threshold;
-        if limit > 0 && (old_data.len() as u64 > limit || new_data.len() as u64 > limit) {
-            return Ok((None, None, true));
-        }
         let (added, removed) = match change {
             Change::Added(_) => (count_lines(new_data), 0),
             Change::Deleted(_) => (0, count_lines(old_data)),
