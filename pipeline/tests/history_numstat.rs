@@ -339,8 +339,16 @@ fn file_changes_equal_git_log_numstat() {
         Some((Some("empty.txt".into()), Some(0), Some(0), false))
     );
     assert_eq!(row("noeol.txt", "M"), Some((None, Some(1), Some(1), false)));
-    assert_eq!(row("deps.lock", "M"), Some((None, None, None, true)), "-diff attribute");
-    assert_eq!(row("app.cfg", "M"), Some((None, Some(1), Some(0), false)), "undefined driver");
+    assert_eq!(
+        row("deps.lock", "M"),
+        Some((None, None, None, true)),
+        "-diff attribute"
+    );
+    assert_eq!(
+        row("app.cfg", "M"),
+        Some((None, Some(1), Some(0), false)),
+        "undefined driver"
+    );
     assert_eq!(row("crlf.txt", "M"), Some((None, Some(1), Some(1), false)));
     let tool: Vec<(Option<i64>, Option<i64>)> = h
         .changes

@@ -1,12 +1,13 @@
 //! The git history stage: `commits`, `file_changes`, `churn`, `cochange` and `ownership` from one
 //! walk of history with gix (no `git` process).
 //!
-//! Flow: choose the window ([`walk`]: reachable from HEAD, bounded by HEAD's committer time minus
-//! `days` and by `max_commits`), diff every window commit against its first parent ([`diff`]:
-//! rename tracking and line counts equal to `git log --numstat -M`, merges included, diffed
-//! against their first parent), then derive churn, co-change and ownership from those rows
-//! ([`aggregate`]). Author emails become salted hashes ([`author`]); names, emails and messages
-//! are never stored.
+//! Flow: choose the window (`walk`: reachable from HEAD, bounded by HEAD's committer time minus
+//! `days` and by `max_commits`), diff every window commit against its first parent (`diff`,
+//! with git's own rename pairing in `rename`: rows equal to `git log --numstat -M`, merges
+//! included and diffed against their first parent), then derive churn, co-change and ownership
+//! from those rows (`aggregate`). Author emails become salted hashes (`author`; set
+//! `CKB_SALT` to keep IDs unlinkable across organisations); names, emails and messages are never
+//! stored.
 //!
 //! Incremental: a commit's `commits` and `file_changes` rows depend only on the commit and on the
 //! settings recorded in the manifest (`historyDays`, `maxCommits`, `firstParent`,
