@@ -55,7 +55,7 @@ pub struct Truncation {
     /// What was cut: the name of the list in `facts` (`results`, `modules`, `callers`, …).
     pub what: String,
     /// The budget that made the cut: `max-modules`, `max-items` (or `--limit`),
-    /// `symbols-per-module`, `max-tokens`, or a command's own bound (`depth`).
+    /// `max-per-module`, `max-tokens`, or a command's own bound (`depth`).
     pub budget: String,
     /// Items before the cut.
     pub total: u64,

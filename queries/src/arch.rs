@@ -146,6 +146,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
     });
     let mut ext_cut = None;
     let mut ext_shown = 0;
+    let mut ext_total = 0;
     if args.include_external {
         let ext: Vec<Value> = arr(&view, "externalEdges")
             .into_iter()
@@ -159,6 +160,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
             Some("--max-items"),
         );
         ext_shown = ext.len().min(ctx.budget.items);
+        ext_total = ext.len();
         facts["externalEdges"] = Value::Array(ext.into_iter().take(ctx.budget.items).collect());
     }
     let top = shown
@@ -213,7 +215,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         Trim::new("/edges", "edges"),
         Trim::new("/modules", "modules"),
     ];
-    draft.items_in = (eligible_total + edges_total + eps_total) as u64;
+    draft.items_in = (eligible_total + edges_total + eps_total + ext_total) as u64;
     draft.items_out = (shown.len() + edges.len() + eps.len() + ext_shown) as u64;
     if let Some(t) = top {
         draft.suggest(

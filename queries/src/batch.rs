@@ -69,7 +69,7 @@ pub fn batch_get(ctx: &Ctx<'_>, inputs: &[String]) -> Result<Answer, QueryError>
             .join(" ")
     );
     let mut draft = Draft::new("batch-get", inv, facts, explanation);
-    draft.completeness = coverage::symbols(ctx.snapshot);
+    draft.completeness = coverage::symbols_of(ctx.snapshot, scip || ok == 0);
     draft.depends_on_scip = scip;
     draft.trims = vec![Trim::new("/results", "results")];
     draft.items_in = inputs.len() as u64;

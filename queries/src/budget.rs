@@ -15,7 +15,7 @@ use crate::QueryError;
 pub const MODULES_RANGE: (u64, u64) = (1, 500);
 /// Allowed range of `--max-items` / `--limit` (and `budgets.impactItems`).
 pub const ITEMS_RANGE: (u64, u64) = (1, 1000);
-/// Allowed range of `budgets.symbolsPerModule`.
+/// Allowed range of `--max-per-module` (and `budgets.symbolsPerModule`).
 pub const PER_MODULE_RANGE: (u64, u64) = (1, 100);
 /// Allowed range of `--max-drilldowns` (and `budgets.drilldowns`).
 pub const DRILLDOWNS_RANGE: (u64, u64) = (0, 20);
@@ -42,6 +42,8 @@ pub struct Budget {
 pub struct Overrides {
     /// `--max-modules`.
     pub modules: Option<u64>,
+    /// `--max-per-module`.
+    pub per_module: Option<u64>,
     /// `--max-items`.
     pub items: Option<u64>,
     /// `--max-tokens`.
@@ -98,6 +100,9 @@ impl Budget {
     pub fn with_overrides(mut self, o: &Overrides) -> Result<Budget, QueryError> {
         if let Some(v) = o.modules {
             self.modules = check_range("--max-modules", v, MODULES_RANGE)?;
+        }
+        if let Some(v) = o.per_module {
+            self.per_module = check_range("--max-per-module", v, PER_MODULE_RANGE)?;
         }
         if let Some(v) = o.items {
             self.items = check_range("--max-items", v, ITEMS_RANGE)?;

@@ -5,7 +5,8 @@
 //! - symbols (`symbol`, `search`): SCIP `full-backend` → the SCIP score, reason `scip`; SCIP
 //!   present but partial or stale → the lower of the SCIP and syntax scores, `scip-partial`;
 //!   tree-sitter only → 0.8 × the syntax score, `tree-sitter-only` (definitions are found reliably
-//!   by syntax; kinds and visibility are less certain); no symbols table → 0, `no-symbols`.
+//!   by syntax; kinds and visibility are less certain); no symbols table → 0, `no-symbols`. An
+//!   answer whose symbols all come from tree-sitter uses the tree-sitter score (`tree-sitter`).
 //! - references (`refs`, `impact`, `dead-code`, …): sites from SCIP → the SCIP score, `scip`;
 //!   only tree-sitter sites → 0.6 × the syntax score, `by-name` (by-name resolution misses
 //!   references through aliases and re-exports and may include same-name sites); none → 0.
@@ -72,6 +73,19 @@ pub fn symbols(snapshot: &Snapshot) -> CompletenessInfo {
         (Some((s, _)), None) => info(s, "scip-partial"),
         (None, Some((t, _))) => info(0.8 * t, "tree-sitter-only"),
         (None, None) => info(0.5, "unknown-stages"),
+    }
+}
+
+/// Completeness of an answer about particular symbols: the symbol table's, except when none of
+/// them came from SCIP — then the tree-sitter score (`tree-sitter`), since SCIP's coverage says
+/// nothing about files it did not index.
+pub fn symbols_of(snapshot: &Snapshot, any_scip: bool) -> CompletenessInfo {
+    if any_scip {
+        return symbols(snapshot);
+    }
+    match score_of(stage(snapshot, "syntax")) {
+        Some((t, _)) => info(0.8 * t, "tree-sitter"),
+        None => symbols(snapshot),
     }
 }
 

@@ -269,10 +269,14 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
         .filter(|l| !covered.contains(*l) && l.as_str() != "unknown" && !l.is_empty())
         .collect();
     out.push(if uncovered.is_empty() || !coverage::ran(snap, "syntax") {
+        let known = scanned
+            .iter()
+            .filter(|l| l.as_str() != "unknown" && !l.is_empty())
+            .count();
         check(
             "languages",
             "pass",
-            format!("{} language(s) scanned", scanned.len()),
+            format!("{known} language(s) scanned, none without coverage"),
         )
     } else {
         check(

@@ -226,7 +226,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         .collect();
 
     let explanation = format!(
-        "{label}: {} file(s), {lines} line(s), {} symbol(s), {tests} test file(s); {} outgoing and {} incoming dependenc(ies); {} recent change(s).",
+        "{label}: {} file(s), {lines} line(s), {} symbol(s), {tests} test file(s); {} outgoing and {} incoming dependencies; {} recent change(s).",
         paths.len(),
         symbols.len(),
         out_total,
@@ -286,17 +286,17 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     ));
     draft.cut(Cut::of(
         "recentChanges",
-        "symbols-per-module",
+        "max-per-module",
         recent_total,
         recent_values.len(),
-        None,
+        Some("--max-per-module"),
     ));
     draft.cut(Cut::of(
         "hotspots",
-        "symbols-per-module",
+        "max-per-module",
         hot_total,
         hot_values.len(),
-        None,
+        Some("--max-per-module"),
     ));
     draft.trims = vec![
         Trim::new("/recentChanges", "recentChanges"),

@@ -459,7 +459,7 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
         "risk": risk,
     });
     let explanation = format!(
-        "Changing {} {} ({} visibility, from {}) affects {} direct caller(s), {} transitive caller(s) within depth {depth}, {} type dependenc(ies) and {} test(s) across {} module(s); risk {} ({}).",
+        "Changing {} {} ({} visibility, from {}) affects {} direct caller(s), {} transitive caller(s) within depth {depth}, {} type dependent(s) and {} test(s) across {} module(s); risk {} ({}).",
         a.symbol.kind,
         a.symbol.name,
         vis["value"].as_str().unwrap_or(""),

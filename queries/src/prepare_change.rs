@@ -431,9 +431,13 @@ pub fn prepare_change(
         .take(ctx.budget.per_module)
         .map(|(o, r)| partner_json(&own_path, o, r, &files))
         .collect();
+    let label = match &t {
+        Target::Symbol(r) => format!("{} {}", r.symbol.kind, r.symbol.name),
+        Target::File(p) | Target::Folder(p) => p.clone(),
+        Target::Module(m) => m.module_id.clone(),
+    };
     let explanation = format!(
-        "{change} of {}: {dep_total} direct dependent(s), {transitive_total} transitive caller(s), {} affected test file(s), {} co-change partner(s); risk {} ({}).",
-        input.trim(),
+        "{change} of {label}: {dep_total} direct dependent(s), {transitive_total} transitive caller(s), {} affected test file(s), {} co-change partner(s); risk {} ({}).",
         tests.0,
         partner_rows.len(),
         risk["level"].as_str().unwrap_or(""),
@@ -485,10 +489,10 @@ pub fn prepare_change(
     ));
     draft.cut(Cut::of(
         "cochange",
-        "symbols-per-module",
+        "max-per-module",
         partner_rows.len(),
         cochange.len(),
-        None,
+        Some("--max-per-module"),
     ));
     draft.trims = vec![
         Trim::new("/cochange", "cochange"),

@@ -222,10 +222,10 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     ));
     draft.cut(Cut::of(
         "files",
-        "symbols-per-module",
+        "max-per-module",
         files_in_shown_modules,
         files_shown,
-        None,
+        Some("--max-per-module"),
     ));
     let sites_in_shown_files: usize = plan
         .iter()

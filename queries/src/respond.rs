@@ -37,13 +37,14 @@ pub struct Ctx<'a> {
 pub struct Cut {
     /// Name of the list in `facts`.
     pub what: String,
-    /// The budget that cut (`max-items`, `max-modules`, `symbols-per-module`, `depth`, …).
+    /// The budget that cut (`max-items`, `max-modules`, `max-per-module`, `depth`, …).
     pub budget: String,
     /// Items before the cut.
     pub total: usize,
     /// Items kept.
     pub shown: usize,
-    /// The flag that would show more (`--limit`, `--max-items`, `--max-modules`, `--depth`).
+    /// The flag that would show more (`--limit`, `--max-items`, `--max-modules`,
+    /// `--max-per-module`, `--depth`).
     pub flag: Option<&'static str>,
 }
 
@@ -362,6 +363,7 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
             let wanted = (c.total as u64).min((c.shown as u64 * 2).max(c.shown as u64 + 1));
             let range = match flag {
                 "--max-modules" => budget::MODULES_RANGE,
+                "--max-per-module" => budget::PER_MODULE_RANGE,
                 "--depth" => (1, 10),
                 _ => budget::ITEMS_RANGE,
             };

@@ -240,7 +240,10 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     });
     let inv = invocation(query, &args.kinds, args.scope.as_deref());
     let mut draft = Draft::new("search", inv.clone(), facts, explanation);
-    draft.completeness = coverage::symbols(ctx.snapshot);
+    draft.completeness = coverage::symbols_of(
+        ctx.snapshot,
+        shown.is_empty() || shown.iter().any(|s| s.source == "scip"),
+    );
     draft.depends_on_scip = shown.iter().any(|s| s.source == "scip");
     draft.cut(Cut::of(
         "results",

@@ -71,7 +71,7 @@ pub fn symbol(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         facts,
         explanation,
     );
-    draft.completeness = coverage::symbols(ctx.snapshot);
+    draft.completeness = coverage::symbols_of(ctx.snapshot, s.source == "scip");
     draft.depends_on_scip = s.source == "scip";
     draft.items_in = 1;
     draft.items_out = 1;

@@ -249,8 +249,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         Trim::new("/callers", "callers"),
     ];
     draft.items_in =
-        (a.references.len() + a.direct.len() + callees.len() + unresolved.len() + tests.len())
-            as u64;
+        (ref_files_total + a.direct.len() + callees.len() + unresolved.len() + tests.len()) as u64;
     draft.items_out = (files_json.len()
         + direct.len().min(n)
         + callees_json.len()

@@ -1,8 +1,8 @@
 //! `ckb query`: bounded, deterministic answers over a snapshot.
 //!
 //! Options before or after the command: where the snapshot is (`--snapshot`, `--store`,
-//! `--repo`), the output format, and per-call budgets (`--max-modules`, `--max-items`,
-//! `--max-tokens`, `--max-drilldowns`) over `.ckb/config.json`'s `budgets`. Numbers are parsed
+//! `--repo`), the output format, and per-call budgets (`--max-modules`, `--max-per-module`,
+//! `--max-items`, `--max-tokens`, `--max-drilldowns`) over `.ckb/config.json`'s `budgets`. Numbers are parsed
 //! here, not by clap, so that a bad value is the stable `INVALID_PARAMETER` error (exit 1) an
 //! agent can act on, like every other bad input of a query.
 
@@ -37,6 +37,9 @@ pub struct Args {
     /// Modules per answer (1..=500) [default: budgets.modules, 10].
     #[arg(long, value_name = "N", global = true, allow_hyphen_values = true)]
     max_modules: Option<String>,
+    /// Files or symbols per module (1..=100) [default: budgets.symbolsPerModule, 5].
+    #[arg(long, value_name = "N", global = true, allow_hyphen_values = true)]
+    max_per_module: Option<String>,
     /// Items per list (1..=1000) [default: budgets.impactItems, 20].
     #[arg(long, value_name = "N", global = true, allow_hyphen_values = true)]
     max_items: Option<String>,
@@ -244,6 +247,7 @@ fn budget(args: &Args) -> Result<Budget, QueryError> {
     })?;
     Budget::from_config(&config.budgets)?.with_overrides(&Overrides {
         modules: number("--max-modules", &args.max_modules)?,
+        per_module: number("--max-per-module", &args.max_per_module)?,
         items: number("--max-items", &args.max_items)?,
         tokens: number("--max-tokens", &args.max_tokens)?,
         drilldowns: number("--max-drilldowns", &args.max_drilldowns)?,

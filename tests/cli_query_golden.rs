@@ -1,0 +1,286 @@
+//! Golden answers of `ckb query` over the hand-written fixture snapshot
+//! (`queries/tests/fixture/mod.rs`), compared byte for byte with `tests/golden/query/*`.
+//!
+//! The snapshot is passed as a relative `--snapshot` path from a temporary folder outside any
+//! repository, so provenance (snapshot path, freshness `unknown`) and token estimates are the same
+//! on every machine.
+//!
+//! Regenerate with `CKB_UPDATE_GOLDEN=1 cargo test -p ckb --test cli_query_golden`, then review
+//! every changed file with `git diff tests/golden/query` before committing: a golden file is a
+//! reviewed statement of what the answer must be, never just the latest output.
+
+mod common;
+#[path = "../queries/tests/fixture/mod.rs"]
+mod fixture;
+
+use std::path::{Path, PathBuf};
+
+use fixture::sid;
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/query")
+}
+
+struct Case {
+    name: &'static str,
+    args: Vec<String>,
+    exit: i32,
+}
+
+fn case(name: &'static str, args: &[&str], exit: i32) -> Case {
+    Case {
+        name,
+        args: args.iter().map(|s| s.to_string()).collect(),
+        exit,
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let p = sid(2);
+    vec![
+        case("symbol", &["--format", "json", "symbol", &p], 0),
+        case(
+            "symbol-redirected",
+            &["--format", "json", "symbol", &sid(102)],
+            0,
+        ),
+        case("symbol-human", &["--format", "human", "symbol", &p], 0),
+        case("search", &["--format", "json", "search", "parse"], 0),
+        case(
+            "search-limit-2",
+            &["--format", "json", "search", "parse", "--limit", "2"],
+            0,
+        ),
+        case(
+            "search-markdown",
+            &[
+                "--format", "markdown", "search", "render", "--kind", "function",
+            ],
+            0,
+        ),
+        case("refs", &["--format", "json", "refs", &p], 0),
+        case(
+            "refs-max-modules-1",
+            &["--format", "json", "--max-modules", "1", "refs", &p],
+            0,
+        ),
+        case(
+            "arch",
+            &["--format", "json", "arch", "--include-external"],
+            0,
+        ),
+        case("impact", &["--format", "json", "impact", &p], 0),
+        case("impact-trait", &["--format", "json", "impact", &sid(7)], 0),
+        case(
+            "explore-module",
+            &["--format", "json", "explore", "crates/core"],
+            0,
+        ),
+        case(
+            "understand",
+            &["--format", "json", "understand", "Parser::parse"],
+            0,
+        ),
+        case(
+            "understand-ambiguous",
+            &["--format", "json", "understand", "parse"],
+            0,
+        ),
+        case(
+            "prepare-change-rename",
+            &[
+                "--format",
+                "json",
+                "prepare-change",
+                &p,
+                "--change-type",
+                "rename",
+            ],
+            0,
+        ),
+        case(
+            "prepare-change-file",
+            &[
+                "--format",
+                "json",
+                "prepare-change",
+                "crates/core/src/util.rs",
+                "--change-type",
+                "delete",
+            ],
+            0,
+        ),
+        case(
+            "batch-get",
+            &[
+                "--format",
+                "json",
+                "batch-get",
+                &p,
+                &sid(122),
+                "ckb:fx:sym:zz",
+            ],
+            0,
+        ),
+        case(
+            "batch-search",
+            &["--format", "json", "batch-search", "parse", "render"],
+            0,
+        ),
+        case("hotspots", &["--format", "json", "hotspots"], 0),
+        case(
+            "coupling",
+            &["--format", "json", "coupling", "crates/core/src/parser.rs"],
+            0,
+        ),
+        case(
+            "ownership",
+            &["--format", "json", "ownership", "crates/core/src/parser.rs"],
+            0,
+        ),
+        case("dead-code", &["--format", "json", "dead-code"], 0),
+        case(
+            "affected-tests",
+            &[
+                "--format",
+                "json",
+                "affected-tests",
+                "crates/core/src/parser.rs",
+            ],
+            0,
+        ),
+        case("doctor", &["--format", "json", "doctor"], 0),
+        case("doctor-fix", &["doctor", "--fix"], 0),
+        case(
+            "error-ambiguous",
+            &["--format", "json", "symbol", "parse"],
+            1,
+        ),
+        case(
+            "error-deleted",
+            &["--format", "json", "symbol", &sid(120)],
+            1,
+        ),
+        case("error-cycle", &["--format", "json", "refs", &sid(110)], 1),
+        case(
+            "error-chain-too-deep",
+            &["--format", "json", "impact", &sid(101)],
+            1,
+        ),
+        case(
+            "error-other-repo",
+            &[
+                "--format",
+                "json",
+                "symbol",
+                "ckb:other:sym:00000000000000000002",
+            ],
+            1,
+        ),
+        case(
+            "error-malformed-id",
+            &["--format", "json", "symbol", "ckb:fx:sym:nothex"],
+            1,
+        ),
+        case(
+            "error-not-found",
+            &["--format", "json", "symbol", &sid(999)],
+            1,
+        ),
+        case(
+            "error-limit",
+            &["--format", "json", "search", "parse", "--limit", "0"],
+            1,
+        ),
+        case("error-human", &["--format", "human", "symbol", "parse"], 1),
+    ]
+}
+
+fn run_case(root: &Path, c: &Case) -> String {
+    let mut args: Vec<String> = vec!["query".into(), "--snapshot".into(), fixture::snapshot_rel()];
+    args.extend(c.args.iter().cloned());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = common::ckb(root, &refs);
+    assert_eq!(
+        out.status.code(),
+        Some(c.exit),
+        "{}: {}\n{}",
+        c.name,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Human errors go to stderr; everything else to stdout.
+    let text = if c.exit != 0 && c.args.contains(&"human".to_string()) {
+        out.stderr
+    } else {
+        out.stdout
+    };
+    String::from_utf8(text).unwrap()
+}
+
+fn extension(c: &Case) -> &'static str {
+    if c.args.contains(&"human".to_string()) || c.args.contains(&"--fix".to_string()) {
+        "txt"
+    } else if c.args.contains(&"markdown".to_string()) {
+        "md"
+    } else {
+        "json"
+    }
+}
+
+#[test]
+fn answers_match_the_reviewed_goldens() {
+    let root = tempfile::tempdir().unwrap();
+    fixture::build(root.path(), &fixture::Options::default());
+    let update = std::env::var_os("CKB_UPDATE_GOLDEN").is_some();
+    let dir = golden_dir();
+    let mut mismatches = Vec::new();
+    for c in cases() {
+        let got = run_case(root.path(), &c);
+        // Byte-deterministic: the same command gives the same bytes.
+        assert_eq!(
+            got,
+            run_case(root.path(), &c),
+            "{} is not deterministic",
+            c.name
+        );
+        let file = dir.join(format!("{}.{}", c.name, extension(&c)));
+        if update {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&file, &got).unwrap();
+            continue;
+        }
+        match std::fs::read_to_string(&file) {
+            Ok(want) if want == got => {}
+            Ok(want) => mismatches.push(format!(
+                "{}: differs from {}\n--- want\n{want}\n--- got\n{got}",
+                c.name,
+                file.display()
+            )),
+            Err(_) => mismatches.push(format!("{}: no golden file {}", c.name, file.display())),
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{}\n\nIf the change is intended: CKB_UPDATE_GOLDEN=1 cargo test -p ckb --test cli_query_golden, then review `git diff tests/golden/query`.",
+        mismatches.join("\n\n")
+    );
+}
+
+#[test]
+fn every_golden_file_belongs_to_a_case() {
+    let names: Vec<String> = cases()
+        .iter()
+        .map(|c| format!("{}.{}", c.name, extension(c)))
+        .collect();
+    let Ok(entries) = std::fs::read_dir(golden_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        assert!(
+            names.contains(&n),
+            "stale golden file {n}: remove it or add its case"
+        );
+    }
+}
