@@ -175,7 +175,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         edges.len(),
         eps.len(),
         top.as_ref()
-            .map(|t| format!(" Most central: {t}."))
+            .map(|t| format!(" Most central: {t} (rank 1)."))
             .unwrap_or_default()
     );
     let mut draft = Draft::new("arch", inv, facts, explanation);
