@@ -11,6 +11,7 @@
 //! handed in by the caller as a [`Freshness`].
 
 pub mod answer;
+pub mod canned;
 pub mod diff;
 pub mod error;
 pub mod render;
