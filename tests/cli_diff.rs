@@ -651,7 +651,10 @@ fn missing_tables_degrade_with_stated_completeness() {
     assert!(!f["api"]["breaking"].as_array().unwrap().is_empty());
     let md = ckb_ok(store.path(), &["diff", s(&b), s(&h)]);
     golden("missing-tables.md", &md);
-    assert!(md.contains("base snapshot has no usable call_edges table (not-written)"));
+    assert!(md.contains(
+        "> ⚠️ base snapshot lacks call_edges, cochange, occurrences (not-written): callers, tests, removed calls, co-change partners, references incomplete\n"
+    ), "{md}");
+    assert!(md.contains("> ⚠️ head snapshot lacks aliases (not-written): renames incomplete\n"));
 
     // No symbols anywhere (a files-only snapshot): files still compare.
     let (store, b, h) = write_pair(base().without("symbols"), head());

@@ -277,10 +277,24 @@ pub fn diff(base: &Snapshot, head: &Snapshot) -> Result<DiffReport, QueryError> 
         }
         _ => {}
     }
-    for m in &missing {
+    // One warning per snapshot and reason, not one per table. The commits table only decides the
+    // ancestry, which has its own warning above.
+    let mut groups: std::collections::BTreeMap<(&str, &str), (Vec<&str>, Vec<&str>)> =
+        std::collections::BTreeMap::new();
+    for m in missing.iter().filter(|m| m.table != "commits") {
+        let g = groups.entry((&m.snapshot, &m.reason)).or_default();
+        g.0.push(&m.table);
+        for a in m.affects.split(", ") {
+            if !g.1.contains(&a) {
+                g.1.push(a);
+            }
+        }
+    }
+    for ((side, reason), (tables, affects)) in &groups {
         warnings.push(format!(
-            "{} snapshot has no usable {} table ({}): {} incomplete",
-            m.snapshot, m.table, m.reason, m.affects
+            "{side} snapshot lacks {} ({reason}): {} incomplete",
+            tables.join(", "),
+            affects.join(", ")
         ));
     }
     let tree_sitter_calls = b
