@@ -315,3 +315,174 @@ pub fn churn(path: &str, window: &str, commits: i64, additions: i64, deletions: 
         last_changed: 1_700_000_000,
     }
 }
+
+const T0: i64 = 1_700_000_000;
+const DAY: i64 = 86_400;
+
+fn sha(c: char) -> String {
+    std::iter::repeat_n(c, 40).collect()
+}
+
+fn module(id: &str, files: i64) -> ModuleRow {
+    ModuleRow {
+        module_id: id.into(),
+        name: id.into(),
+        root: format!("src/{id}"),
+        manifest: "none".into(),
+        detection: "directory".into(),
+        language: Some("rust".into()),
+        file_count: files,
+        symbol_count: 1,
+        line_count: 10,
+        is_entrypoint: false,
+    }
+}
+
+fn edge(from: &str, to: &str, kind: &str) -> ModuleEdgeRow {
+    ModuleEdgeRow {
+        from_module: from.into(),
+        to_module: to.into(),
+        kind: kind.into(),
+        import_count: 1,
+        reference_count: 0,
+        strength: 0.5,
+    }
+}
+
+fn lines(mut f: output_schema::tables::FileRow, n: i64) -> output_schema::tables::FileRow {
+    f.line_count = n;
+    f
+}
+
+/// A store of several snapshots with every table: three of `acme` (a day apart: a rename, a
+/// deletion, a signature change, an addition between the last two) and one of `beta`. The SQL
+/// goldens (`tests/golden/sql/`) and the SQL walkthrough run over it.
+pub fn sample_store() -> tempfile::TempDir {
+    let store = tempfile::tempdir().unwrap();
+    let (a1, a2, a3, b1) = (sha('a'), sha('c'), sha('e'), sha('b'));
+    let id = |k: &str| sid("acme", k);
+    let core = "src/core.rs";
+    let util = "src/util.rs";
+    let extra = "src/extra.rs";
+    let test = "tests/core_test.rs";
+    let generated = "gen/schema.rs";
+
+    let mut s1 = SnapshotBuilder::new("acme", &a1);
+    s1.commits = vec![commit(&a1, &[], T0)];
+    s1.files = vec![
+        lines(file(core, "core-1", Some("core")), 100),
+        lines(file(util, "util-1", Some("util")), 40),
+        lines(file(test, "test-1", Some("tests")), 30),
+        {
+            let mut g = lines(file(generated, "gen-1", None), 500);
+            g.is_generated = true;
+            g
+        },
+    ];
+    s1.symbols = vec![func("acme", "parse", "parse", core, 1).sig("pub fn parse(s: &str)", 1)];
+    s1.churn = vec![churn(core, "30d", 2, 20, 5), churn(core, "90d", 2, 20, 5)];
+    s1.write(store.path());
+
+    let mut s2 = SnapshotBuilder::new("acme", &a2);
+    s2.commits = vec![commit(&a1, &[], T0), commit(&a2, &[&a1], T0 + DAY)];
+    s2.files = vec![
+        lines(file(core, "core-2", Some("core")), 120),
+        lines(file(util, "util-1", Some("util")), 40),
+        lines(file(extra, "extra-1", Some("core")), 20),
+        lines(file(test, "test-1", Some("tests")), 30),
+    ];
+    s2.symbols = vec![
+        func("acme", "parse", "parse", core, 1).sig("pub fn parse(s: &str)", 1),
+        func("acme", "tokenize", "tokenize", core, 10),
+        func("acme", "legacy", "legacy", util, 1),
+        func("acme", "helper", "helper", util, 10).vis("private"),
+        func("acme", "extra", "extra", extra, 1),
+        func("acme", "test_parse", "test_parse", test, 1).vis("private"),
+    ];
+    s2.call_edges = vec![
+        call(&id("parse"), &id("tokenize"), "tokenize", 1),
+        call(&id("parse"), &id("helper"), "helper", 1),
+        call(&id("extra"), &id("legacy"), "legacy", 2),
+        call(&id("test_parse"), &id("parse"), "parse", 1),
+    ];
+    s2.churn = vec![
+        churn(core, "30d", 3, 30, 10),
+        churn(extra, "30d", 1, 20, 0),
+        churn(core, "90d", 4, 50, 15),
+    ];
+    s2.write(store.path());
+
+    let mut s3 = SnapshotBuilder::new("acme", &a3);
+    s3.commits = vec![
+        commit(&a1, &[], T0),
+        commit(&a2, &[&a1], T0 + DAY),
+        commit(&a3, &[&a2], T0 + 2 * DAY),
+    ];
+    s3.files = vec![
+        lines(file(core, "core-3", Some("core")), 150),
+        lines(file(util, "util-2", Some("util")), 40),
+        lines(file(extra, "extra-2", Some("core")), 25),
+        lines(file(test, "test-1", Some("tests")), 30),
+        {
+            let mut g = lines(file(generated, "gen-2", None), 500);
+            g.is_generated = true;
+            g
+        },
+    ];
+    s3.symbols = vec![
+        func("acme", "parse", "parse", core, 1).sig("pub fn parse(s: &str, strict: bool)", 2),
+        func("acme", "lex", "lex", core, 10),
+        func("acme", "fresh", "fresh", core, 20),
+        func("acme", "internal_unused", "internal_unused", core, 30).vis("internal"),
+        func("acme", "helper", "helper", util, 10).vis("private"),
+        func("acme", "orphan", "orphan", util, 20).vis("private"),
+        func("acme", "extra", "extra", extra, 1),
+        func("acme", "test_parse", "test_parse", test, 1).vis("private"),
+    ];
+    s3.call_edges = vec![
+        call(&id("parse"), &id("lex"), "lex", 1),
+        call(&id("test_parse"), &id("parse"), "parse", 1),
+    ];
+    s3.occurrences = vec![
+        reference(&id("helper"), "helper", core, 3, Some(&id("parse"))),
+        reference(&id("lex"), "lex", core, 4, Some(&id("parse"))),
+        // A recursive call is not a use.
+        reference(&id("orphan"), "orphan", util, 22, Some(&id("orphan"))),
+    ];
+    s3.aliases = vec![alias(&id("tokenize"), &id("lex"), "renamed", 0.95, &a3)];
+    s3.tombstones = vec![tombstone(&id("legacy"), "legacy", util, &a3)];
+    s3.churn = vec![
+        churn(core, "30d", 4, 60, 20),
+        churn(util, "30d", 1, 2, 2),
+        churn(core, "90d", 6, 200, 50),
+        churn(util, "90d", 2, 10, 5),
+        churn(extra, "90d", 1, 25, 0),
+        churn(test, "90d", 3, 12, 0),
+        churn(generated, "90d", 9, 900, 900),
+    ];
+    s3.cochange = vec![
+        cochange(core, util, 2, 6, 2),
+        cochange(core, test, 3, 6, 3),
+        cochange(core, extra, 1, 6, 1),
+    ];
+    s3.modules = vec![module("core", 2), module("tests", 1), module("util", 1)];
+    s3.module_edges = vec![
+        edge("core", "util", "local"),
+        edge("tests", "core", "local"),
+        edge("tests", "util", "local"),
+        edge("core", "external:serde", "external-dependency"),
+    ];
+    s3.write(store.path());
+
+    let mut b = SnapshotBuilder::new("beta", &b1);
+    b.commits = vec![commit(&b1, &[], T0 + DAY / 2)];
+    b.files = vec![lines(file("app/x.rs", "x-1", Some("app")), 60)];
+    b.symbols = vec![func("beta", "x", "x", "app/x.rs", 1).vis("private")];
+    b.churn = vec![
+        churn("app/x.rs", "90d", 2, 60, 0),
+        churn("app/x.rs", "30d", 1, 10, 0),
+    ];
+    b.modules = vec![module("app", 1)];
+    b.write(store.path());
+    store
+}
