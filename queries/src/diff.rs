@@ -279,7 +279,8 @@ pub fn diff(base: &Snapshot, head: &Snapshot) -> Result<DiffReport, QueryError> 
     }
     // One warning per snapshot and reason, not one per table. The commits table only decides the
     // ancestry, which has its own warning above.
-    let mut groups: std::collections::BTreeMap<(&str, &str), (Vec<&str>, Vec<&str>)> =
+    type Group<'a> = (Vec<&'a str>, Vec<&'a str>);
+    let mut groups: std::collections::BTreeMap<(&str, &str), Group<'_>> =
         std::collections::BTreeMap::new();
     for m in missing.iter().filter(|m| m.table != "commits") {
         let g = groups.entry((&m.snapshot, &m.reason)).or_default();
