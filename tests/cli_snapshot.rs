@@ -501,3 +501,54 @@ fn verify_names_the_damaged_table() {
     let out = ckb(repo.path(), &["verify", s.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_second_writer_of_the_same_state_waits_for_the_lock() {
+    let repo = mixed_repo();
+    let head = repo.run_git(&["rev-parse", "HEAD"]);
+    let store = tempfile::tempdir().unwrap();
+    let repo_dir = store.path().join(format!(
+        "repo={}",
+        pipeline::default_repo_id(repo.path(), None)
+    ));
+    std::fs::create_dir_all(&repo_dir).unwrap();
+    // Another writer holds the lock of this exact state.
+    let lock = std::fs::File::create(repo_dir.join(format!(".lock-commit={head}"))).unwrap();
+    lock.lock().unwrap();
+    let out = ckb(
+        repo.path(),
+        &[
+            "snapshot",
+            ".",
+            "--out",
+            store.path().to_str().unwrap(),
+            "--lock-timeout",
+            "1",
+            "--repo-id",
+            repo_dir
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .trim_start_matches("repo="),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("SNAPSHOT_LOCKED"));
+    // Once released, the snapshot is written.
+    drop(lock);
+    let s = snapshot(
+        repo.path(),
+        store.path(),
+        &[
+            "--repo-id",
+            repo_dir
+                .file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .trim_start_matches("repo="),
+        ],
+    );
+    assert!(s.join("manifest.json.zst").is_file());
+}

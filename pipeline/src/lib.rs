@@ -10,12 +10,15 @@
 
 pub mod error;
 pub mod fingerprint;
+pub mod history;
 pub mod identity;
+pub mod merge;
 pub mod modules;
 pub mod privacy;
 pub mod progress;
 pub mod repo_state;
 pub mod scan;
+pub mod scip;
 pub mod store;
 pub mod write;
 
@@ -70,6 +73,19 @@ pub struct SnapshotOptions {
     pub privacy: Option<String>,
     /// Also write each table as zstd-compressed JSON Lines.
     pub json_tables: bool,
+    /// Days of history before HEAD's committer time (`--history-days N`; 0 = no time limit).
+    pub history_days: Option<u32>,
+    /// Most commits in the history window (`--max-commits N`; 0 = no limit).
+    pub max_commits: Option<u32>,
+    /// Follow only first parents in the history walk (`--first-parent`).
+    pub first_parent: Option<bool>,
+    /// `--scip FILE` (repeatable): SCIP indexes to read, in order (an earlier one wins a file both
+    /// cover). Empty: auto-discovery (`index.scip`, `.scip/*.scip`, `.ckb/*.scip`).
+    pub scip: Vec<PathBuf>,
+    /// `--no-scip`: read no SCIP index, not even discovered ones.
+    pub no_scip: bool,
+    /// `--scip-commit SHA`: the commit the SCIP indexes describe (else `<index>.commit` sidecars).
+    pub scip_commit: Option<String>,
 }
 
 /// What [`snapshot`] did.
@@ -166,6 +182,15 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     let anonymizer = (config.privacy == "anonymized")
         .then(privacy::Anonymizer::from_env)
         .transpose()?;
+    if let Some(days) = opts.history_days {
+        config.history.days = days;
+    }
+    if let Some(n) = opts.max_commits {
+        config.history.max_commits = n;
+    }
+    if let Some(fp) = opts.first_parent {
+        config.history.first_parent = fp;
+    }
     let stages: Vec<Stage> = match &opts.stages {
         Some(s) => s.clone(),
         None => config
@@ -175,6 +200,14 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             .collect(),
     };
     let selected = |s: Stage| stages.contains(&s);
+    if let Some(sha) = &opts.scip_commit {
+        if !scip::freshness::is_commit_spec(sha) {
+            return Err(PipelineError::InvalidParameter {
+                name: "--scip-commit".into(),
+                message: format!("{sha:?} is not a hex commit ID"),
+            });
+        }
+    }
 
     let repo = repo_state::open_repository(&root)?;
     let repo_id = match opts.repo_id.clone().or_else(|| config.repo_id.clone()) {
@@ -200,11 +233,49 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         .ok()
         .map(|p| p.to_string_lossy().replace('\\', "/"));
 
+    // SCIP inputs: explicit files (relative to the working directory), else discovered ones.
+    let scip_indexes: Vec<PathBuf> = if opts.no_scip || !selected(Stage::Scip) {
+        Vec::new()
+    } else if opts.scip.is_empty() {
+        scip::discover(&root)
+    } else {
+        let cwd = std::env::current_dir().map_err(|e| PipelineError::io(&root, e))?;
+        let mut out = Vec::new();
+        for p in &opts.scip {
+            let abs = if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            };
+            if !abs.is_file() {
+                return Err(PipelineError::Scip {
+                    path: p.clone(),
+                    message: "no such file".into(),
+                });
+            }
+            out.push(abs);
+        }
+        out
+    };
+
     let mut timings: Vec<(String, Duration)> = Vec::new();
     let clock = Instant::now();
+    // Index files and their commit sidecars are ckb inputs: generating them must not make the
+    // working tree look dirty.
+    let scip_files: Vec<String> = scip_indexes
+        .iter()
+        .filter_map(|p| {
+            p.canonicalize()
+                .ok()?
+                .strip_prefix(&root)
+                .ok()
+                .map(|r| r.to_string_lossy().replace('\\', "/"))
+        })
+        .flat_map(|r| [format!("{r}.commit"), r])
+        .collect();
     let exclusions = repo_state::StateExclusions {
         folders: store_rel.iter().cloned().collect(),
-        files: Vec::new(),
+        files: scip_files,
     };
     let git_state = repo_state::read_git_state(&root, &exclusions)?;
     timings.push(("repo-state".into(), clock.elapsed()));
@@ -276,6 +347,15 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         progress,
     };
 
+    let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
+    settings.insert(
+        "stages".into(),
+        stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
+    );
+    settings.insert("ignore".into(), config.ignore.clone().into());
+    let mut backends = Vec::new();
+
     let mut tables = TableSet::default();
     let mut reports: BTreeMap<String, StageReport> = BTreeMap::new();
     for stage in Stage::ALL {
@@ -293,6 +373,49 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         tables.files = Some(scan.files);
     }
     let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+
+    if selected(Stage::Scip) {
+        let clock = Instant::now();
+        let report = run_scip(
+            &ctx,
+            opts,
+            repo.as_ref(),
+            &scip_indexes,
+            &mut tables,
+            &mut backends,
+        )?;
+        reports.insert(Stage::Scip.name().into(), report);
+        timings.push(("scip".into(), clock.elapsed()));
+    }
+
+    if selected(Stage::Git) {
+        let clock = Instant::now();
+        match repo.as_ref() {
+            None => {
+                reports.insert(
+                    Stage::Git.name().into(),
+                    StageReport::skipped("not a git repository"),
+                );
+            }
+            Some(repo) => {
+                let history_opts = history::HistoryOptions::new(
+                    &config.history,
+                    &repo_id,
+                    std::env::var("CKB_SALT").ok(),
+                );
+                let out = history::run(&ctx, repo, &history_opts, ctx.previous)?;
+                tables.commits = Some(out.commits);
+                tables.file_changes = Some(out.file_changes);
+                tables.churn = Some(out.churn);
+                tables.cochange = Some(out.cochange);
+                tables.ownership = Some(out.ownership);
+                reports.insert(Stage::Git.name().into(), out.report);
+                backends.push(out.backend);
+                settings.extend(out.settings);
+            }
+        }
+        timings.push(("git".into(), clock.elapsed()));
+    }
 
     // Identity runs after every extraction stage, over the final merged symbols.
     if selected(Stage::Identity) {
@@ -341,13 +464,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         timings.push(("modules".into(), clock.elapsed()));
     }
 
-    let mut settings: BTreeMap<String, serde_json::Value> = BTreeMap::new();
-    settings.insert("maxFileBytes".into(), config.max_file_bytes.into());
-    settings.insert(
-        "stages".into(),
-        stages.iter().map(|s| s.name()).collect::<Vec<_>>().into(),
-    );
-    settings.insert("ignore".into(), config.ignore.clone().into());
     settings.insert("privacy".into(), config.privacy.clone().into());
     if let Some(anonymizer) = &anonymizer {
         privacy::anonymize(&mut tables, anonymizer);
@@ -373,7 +489,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 head_commit: s.manifest.repo_state.head_commit.clone(),
                 chosen_by: chosen_by.to_string(),
             }),
-            backends: Vec::new(),
+            backends,
             stages: reports,
             tables: table_entries,
             views: view_entries,
@@ -411,6 +527,43 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         },
         timings,
     })
+}
+
+/// The SCIP stage and its merge with the syntax stage's rows (whatever they are when it runs).
+fn run_scip(
+    ctx: &StageContext<'_>,
+    opts: &SnapshotOptions,
+    repo: Option<&gix::Repository>,
+    indexes: &[PathBuf],
+    tables: &mut TableSet,
+    backends: &mut Vec<output_schema::manifest::Backend>,
+) -> Result<StageReport, PipelineError> {
+    if opts.no_scip {
+        return Ok(StageReport::not_run("disabled (--no-scip)"));
+    }
+    if indexes.is_empty() {
+        return Ok(StageReport::not_run("no SCIP index found"));
+    }
+    let Some(files) = tables.files.as_deref() else {
+        return Ok(StageReport::skipped(
+            "needs the scan stage: SCIP documents are checked against the scanned files",
+        ));
+    };
+    let input = scip::ScipInput {
+        root: ctx.root,
+        repo_id: ctx.repo_id,
+        files,
+        repo,
+        repo_state: ctx.repo_state,
+        indexed_commit: opts.scip_commit.as_deref(),
+        config: scip::ScipConfig::default(),
+    };
+    let out = scip::run(&input, indexes, ctx.progress)?;
+    let mut report = out.report;
+    backends.extend(out.backends);
+    let stats = merge::merge_into(tables, out.tables);
+    report.counts.extend(stats.counts());
+    Ok(report)
 }
 
 /// The `commit=` partition value of a state.

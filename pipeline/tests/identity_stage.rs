@@ -83,6 +83,7 @@ fn previous_snapshot(
         stages: Default::default(),
         tables,
         views: Vec::new(),
+        json_tables: Vec::new(),
     };
     StoredSnapshot {
         dir: dir.to_path_buf(),

@@ -93,6 +93,8 @@ fn tree(out: &mut String, v: &Value, indent: usize) {
             for item in items {
                 if is_scalar(item) {
                     out.push_str(&format!("{pad}- {}\n", scalar(item)));
+                } else if let Some(line) = flat_object(item) {
+                    out.push_str(&format!("{pad}- {line}\n"));
                 } else {
                     out.push_str(&format!("{pad}-\n"));
                     tree(out, item, indent + 1);
@@ -101,6 +103,22 @@ fn tree(out: &mut String, v: &Value, indent: usize) {
         }
         other => out.push_str(&format!("{pad}{}\n", scalar(other))),
     }
+}
+
+/// An object of scalars as one `key: value, …` line (keys sorted), for compact lists.
+fn flat_object(v: &Value) -> Option<String> {
+    let map = v.as_object()?;
+    if map.values().any(|x| !is_scalar(x)) {
+        return None;
+    }
+    let mut keys: Vec<&String> = map.keys().filter(|k| !map[*k].is_null()).collect();
+    keys.sort();
+    Some(
+        keys.iter()
+            .map(|k| format!("{k}: {}", scalar(&map[*k])))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 fn is_scalar(v: &Value) -> bool {

@@ -49,6 +49,25 @@ pub struct Args {
     /// Privacy mode: `standard`, or `anonymized` (names and paths hashed with the secret in CKB_SALT).
     #[arg(long, value_name = "MODE")]
     privacy: Option<String>,
+    /// SCIP index to read (repeatable, one per language/indexer) [default: discover index.scip,
+    /// .scip/*.scip and .ckb/*.scip under PATH].
+    #[arg(long, value_name = "FILE")]
+    scip: Vec<PathBuf>,
+    /// Read no SCIP index, not even discovered ones.
+    #[arg(long, conflicts_with = "scip")]
+    no_scip: bool,
+    /// The commit the SCIP indexes describe [default: a `<index>.commit` sidecar file, if any].
+    #[arg(long, value_name = "SHA")]
+    scip_commit: Option<String>,
+    /// Days of history before HEAD's committer time [default: 365, or config history.days]; 0 = no limit.
+    #[arg(long, value_name = "N")]
+    history_days: Option<u32>,
+    /// Most commits in the history window [default: no limit, or config history.maxCommits].
+    #[arg(long, value_name = "N")]
+    max_commits: Option<u32>,
+    /// Follow only first parents in the history walk (merges are always diffed against their first parent).
+    #[arg(long)]
+    first_parent: bool,
     /// Also write each table as zstd-compressed JSON Lines (`<table>.jsonl.zst`) for consumers without Parquet.
     #[arg(long)]
     json_tables: bool,
@@ -100,6 +119,12 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         lock_timeout: Some(Duration::from_secs(args.lock_timeout)),
         privacy: args.privacy.clone(),
         json_tables: args.json_tables,
+        history_days: args.history_days,
+        max_commits: args.max_commits,
+        first_parent: args.first_parent.then_some(true),
+        scip: args.scip.clone(),
+        no_scip: args.no_scip,
+        scip_commit: args.scip_commit.clone(),
     };
     let bars = Bars::new(args.progress);
     let outcome =

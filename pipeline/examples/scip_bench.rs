@@ -1,0 +1,140 @@
+//! Benchmark driver for `ci/bench-scip.sh`: one mode per process, so `/usr/bin/time -v` measures
+//! each one's wall time and peak memory on its own.
+//!
+//! - `decode INDEX`: the baseline — a bare streaming decode (top-level fields one at a time with
+//!   protobuf's `CodedInputStream`, each document decoded with `Document::parse_from_bytes` and
+//!   dropped), single-threaded, no conversion.
+//! - `whole INDEX`: reads the file and decodes the whole `Index` at once (what the `scip` crate
+//!   offers), for the memory comparison.
+//! - `stage ROOT INDEX [THREADS]`: scans ROOT and runs the SCIP stage (`pipeline::scip::run`) on
+//!   INDEX, as `ckb snapshot` does, keeping every row in memory as the pipeline does.
+//!
+//! - `parse INDEX`: `scip::symbol::parse_symbol` once per distinct global symbol (its share).
+//!
+//! Each prints one line: `mode=… documents=… occurrences=… millis=…` (millis of the measured part).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use protobuf::Message;
+use scip::types::{Document, Index};
+
+fn usage() -> ! {
+    eprintln!(
+        "usage: scip_bench decode INDEX | whole INDEX | parse INDEX | stage ROOT INDEX [THREADS]"
+    );
+    std::process::exit(2)
+}
+
+fn decode(index: &Path) -> (usize, usize) {
+    let limits = pipeline::scip::reader::ReadLimits {
+        max_document_bytes: u64::MAX,
+        metadata_only: false,
+    };
+    let (mut docs, mut occs) = (0, 0);
+    let walked = pipeline::scip::reader::read_index::<String>(index, limits, |item| {
+        if let pipeline::scip::reader::Item::Document(bytes) = item {
+            let d = Document::parse_from_bytes(&bytes).map_err(|e| e.to_string())?;
+            docs += 1;
+            occs += d.occurrences.len();
+        }
+        Ok(())
+    });
+    match walked {
+        Ok(Ok(())) => (docs, occs),
+        Ok(Err(e)) => panic!("document: {e}"),
+        Err(e) => panic!("index: {e}"),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = args.first().map(String::as_str).unwrap_or_else(|| usage());
+    match mode {
+        "decode" => {
+            let index = PathBuf::from(args.get(1).unwrap_or_else(|| usage()));
+            let t = Instant::now();
+            let (docs, occs) = decode(&index);
+            println!(
+                "mode=decode documents={docs} occurrences={occs} millis={}",
+                t.elapsed().as_millis()
+            );
+        }
+        "whole" => {
+            let index = PathBuf::from(args.get(1).unwrap_or_else(|| usage()));
+            let t = Instant::now();
+            let bytes = std::fs::read(&index).expect("read index");
+            let idx = Index::parse_from_bytes(&bytes).expect("decode index");
+            let occs: usize = idx.documents.iter().map(|d| d.occurrences.len()).sum();
+            println!(
+                "mode=whole documents={} occurrences={occs} millis={}",
+                idx.documents.len(),
+                t.elapsed().as_millis()
+            );
+        }
+        "stage" => {
+            let root = PathBuf::from(args.get(1).unwrap_or_else(|| usage()))
+                .canonicalize()
+                .expect("root");
+            let index = PathBuf::from(args.get(2).unwrap_or_else(|| usage()));
+            let threads: usize = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(0);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
+            pool.install(|| {
+                let scan_config = pipeline::scan::ScanConfig {
+                    max_file_bytes: 1 << 20,
+                    ignore_globs: Vec::new(),
+                    excluded_folders: Vec::new(),
+                };
+                let scanned =
+                    pipeline::scan::scan(&root, &scan_config, &pipeline::NoProgress).expect("scan");
+                let state = output_schema::manifest::RepoState::default();
+                let input = pipeline::scip::ScipInput {
+                    root: &root,
+                    repo_id: "bench",
+                    files: &scanned.files,
+                    repo: None,
+                    repo_state: &state,
+                    indexed_commit: None,
+                    config: pipeline::scip::ScipConfig::default(),
+                };
+                let t = Instant::now();
+                let out = pipeline::scip::run(&input, &[index], &pipeline::NoProgress)
+                    .expect("scip stage");
+                let millis = t.elapsed().as_millis();
+                println!(
+                    "mode=stage documents={} occurrences={} symbols={} call_edges={} millis={millis}",
+                    out.report.items,
+                    out.tables.occurrences.len(),
+                    out.tables.symbols.len(),
+                    out.tables.call_edges.len(),
+                );
+            });
+        }
+        "parse" => {
+            // parse_symbol alone, once per distinct symbol string (its share of the stage).
+            let index = PathBuf::from(args.get(1).unwrap_or_else(|| usage()));
+            let bytes = std::fs::read(&index).expect("read index");
+            let idx = Index::parse_from_bytes(&bytes).expect("decode index");
+            let distinct: std::collections::BTreeSet<&str> = idx
+                .documents
+                .iter()
+                .flat_map(|d| d.occurrences.iter().map(|o| o.symbol.as_str()))
+                .filter(|s| !s.is_empty() && !s.starts_with("local "))
+                .collect();
+            let t = Instant::now();
+            let ok = distinct
+                .iter()
+                .filter(|s| scip::symbol::parse_symbol(s).is_ok())
+                .count();
+            println!(
+                "mode=parse symbols={} parsed={ok} millis={}",
+                distinct.len(),
+                t.elapsed().as_millis()
+            );
+        }
+        _ => usage(),
+    }
+}

@@ -1,0 +1,601 @@
+//! The git history stage: `commits`, `file_changes`, `churn`, `cochange` and `ownership` from one
+//! walk of history with gix (no `git` process).
+//!
+//! Flow: choose the window ([`walk`]: reachable from HEAD, bounded by HEAD's committer time minus
+//! `days` and by `max_commits`), diff every window commit against its first parent ([`diff`]:
+//! rename tracking and line counts equal to `git log --numstat -M`, merges included, diffed
+//! against their first parent), then derive churn, co-change and ownership from those rows
+//! ([`aggregate`]). Author emails become salted hashes ([`author`]); names, emails and messages
+//! are never stored.
+//!
+//! Incremental: a commit's `commits` and `file_changes` rows depend only on the commit and on the
+//! settings recorded in the manifest (`historyDays`, `maxCommits`, `firstParent`,
+//! `cochangeMaxFiles`, `cochangeMinShared`, `historyAuthorKey`, `historyInputs` — the last a
+//! fingerprint of the row format, diff algorithm, mailmap and `.gitattributes`). When the previous
+//! snapshot recorded the same settings and neither it nor this repository is shallow, its rows are
+//! reused for every window commit they cover and only the other commits are read and diffed. The
+//! window itself is computed the same way either way and the derived tables come from the combined
+//! rows, so the output is identical to a full walk. A previous snapshot whose head is not an
+//! ancestor of HEAD (force-push) is still safe to use: only commits in the new window are taken.
+
+mod aggregate;
+mod author;
+mod diff;
+mod rename;
+mod walk;
+
+use std::collections::{BTreeMap, HashMap};
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+use output_schema::config::HistoryConfig;
+use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
+use output_schema::tables::{ChurnRow, CochangeRow, CommitRow, FileChangeRow, OwnershipRow};
+use output_schema::Table;
+
+pub use author::default_salt;
+
+use crate::store::StoredSnapshot;
+use crate::{PipelineError, StageContext};
+
+/// Version of the per-commit row logic; bump it when rows of the same commit would change, so
+/// that older snapshots are not reused.
+const ROW_FORMAT: &str = "ckb-history-rows-v1";
+
+/// The gix release this stage is built with (checked against Cargo.lock by a test).
+pub const GIX_VERSION: &str = "0.90.0";
+
+/// Settings of the history stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryOptions {
+    /// Days of history before HEAD's committer time; 0 = no time limit.
+    pub days: u32,
+    /// Most commits in the window (the newest); 0 = no limit.
+    pub max_commits: u32,
+    /// Follow only first parents.
+    pub first_parent: bool,
+    /// Commits changing more files than this are left out of co-change.
+    pub cochange_max_files: u32,
+    /// Pairs sharing fewer commits than this are left out of co-change.
+    pub cochange_min_shared: u32,
+    /// Salt of the author hashes (`CKB_SALT`, else [`default_salt`]).
+    pub salt: String,
+}
+
+impl HistoryOptions {
+    /// Options from the effective config; `salt` is `CKB_SALT` if set and not empty.
+    pub fn new(config: &HistoryConfig, repo_id: &str, salt: Option<String>) -> HistoryOptions {
+        HistoryOptions {
+            days: config.days,
+            max_commits: config.max_commits,
+            first_parent: config.first_parent,
+            cochange_max_files: config.cochange_max_files,
+            cochange_min_shared: config.cochange_min_shared,
+            salt: salt
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| default_salt(repo_id)),
+        }
+    }
+}
+
+/// What the history stage produced.
+#[derive(Debug)]
+pub struct HistoryOutput {
+    /// `commits` rows.
+    pub commits: Vec<CommitRow>,
+    /// `file_changes` rows.
+    pub file_changes: Vec<FileChangeRow>,
+    /// `churn` rows.
+    pub churn: Vec<ChurnRow>,
+    /// `cochange` rows.
+    pub cochange: Vec<CochangeRow>,
+    /// `ownership` rows.
+    pub ownership: Vec<OwnershipRow>,
+    /// The stage report (`reports["git"]`).
+    pub report: StageReport,
+    /// Provenance for the manifest's backends.
+    pub backend: Backend,
+    /// Settings to record in the manifest (they decide whether a later snapshot may reuse rows).
+    pub settings: BTreeMap<String, serde_json::Value>,
+}
+
+/// Runs the history stage on `repo`, reusing the rows of `previous` where its settings allow.
+pub fn run(
+    ctx: &StageContext<'_>,
+    repo: &gix::Repository,
+    opts: &HistoryOptions,
+    previous: Option<&StoredSnapshot>,
+) -> Result<HistoryOutput, PipelineError> {
+    let mut repo = repo.clone();
+    repo.object_cache_size_if_unset(16 * 1024 * 1024);
+    let git_err = |what: &str, e: &dyn std::fmt::Display| PipelineError::Git {
+        message: format!("{what}: {e}"),
+    };
+    let hasher = author::AuthorHasher::new(&opts.salt);
+    let mailmap = repo.open_mailmap();
+    let settings = settings(&repo, opts, &hasher, &mailmap)?;
+    let shallow: Vec<ObjectId> = {
+        let commits = repo
+            .shallow_commits()
+            .map_err(|e| git_err("cannot read the shallow file", &e))?;
+        let mut v: Vec<ObjectId> = commits
+            .map(|c| c.iter().copied().collect())
+            .unwrap_or_default();
+        v.sort_unstable();
+        v
+    };
+    let mut backend = Backend {
+        kind: "git".into(),
+        tool: "gix".into(),
+        version: Some(GIX_VERSION.into()),
+        input: None,
+        counts: BTreeMap::new(),
+        facts: BTreeMap::from([
+            ("firstParent".to_string(), opts.first_parent.to_string()),
+            ("shallow".to_string(), (!shallow.is_empty()).to_string()),
+        ]),
+    };
+
+    let head = repo.head().map_err(|e| git_err("cannot read HEAD", &e))?;
+    if head.is_unborn() {
+        let mut report = StageReport::with_status(StageStatus::Ok, None);
+        report.completeness = Some(Completeness {
+            score: 1.0,
+            reason: "no-commits".into(),
+        });
+        report.counts.insert("commits".into(), 0);
+        backend.counts.insert("commits".into(), 0);
+        backend.facts.insert("unborn".into(), "true".into());
+        return Ok(HistoryOutput {
+            commits: Vec::new(),
+            file_changes: Vec::new(),
+            churn: Vec::new(),
+            cochange: Vec::new(),
+            ownership: Vec::new(),
+            report,
+            backend,
+            settings,
+        });
+    }
+    let head_id = repo
+        .head_id()
+        .map_err(|e| git_err("cannot resolve HEAD", &e))?
+        .detach();
+    let head_time = repo
+        .find_commit(head_id)
+        .and_then(|c| c.committer().map(|s| s.seconds()))
+        .map_err(|e| {
+            git_err(
+                &format!("cannot read the HEAD commit {head_id}"),
+                &diff::chain(&e),
+            )
+        })?;
+    let cutoff = (opts.days > 0).then(|| head_time - i64::from(opts.days) * 86_400);
+
+    let mut warnings: Vec<Warning> = Vec::new();
+    let (prev, reuse) = load_previous(previous, &settings, !shallow.is_empty(), &mut warnings);
+    let (prev_commits, mut prev_changes) = prev.unwrap_or_default();
+    let prev_rows = (!prev_commits.is_empty()).then(|| index_previous(&prev_commits));
+
+    let authors = walk::Authors { hasher, mailmap };
+    let window = walk::walk(
+        &repo,
+        head_id,
+        &walk::WalkSettings {
+            cutoff,
+            first_parent: opts.first_parent,
+            max_commits: opts.max_commits as usize,
+        },
+        prev_rows.as_ref(),
+        &shallow,
+        &authors,
+    )?;
+
+    let inputs: Vec<diff::DiffInput> = window
+        .commits
+        .iter()
+        .filter_map(|c| match &c.origin {
+            walk::Origin::New(n) => Some(diff::DiffInput {
+                id: c.id,
+                tree: n.tree,
+                first_parent: c.parents.first().copied(),
+                shallow_boundary: c.shallow_boundary,
+            }),
+            walk::Origin::Reused(_) => None,
+        })
+        .collect();
+    ctx.progress.stage_started("git", Some(inputs.len() as u64));
+    let diffed = diff::diff_commits(&repo, &inputs, ctx.progress)?;
+
+    let mut commits: Vec<CommitRow> = Vec::with_capacity(window.commits.len());
+    let mut file_changes: Vec<FileChangeRow> = Vec::new();
+    let mut diffed = diffed.into_iter();
+    let (mut reused, mut walked) = (0i64, 0i64);
+    for c in &window.commits {
+        let sha = c.id.to_string();
+        match &c.origin {
+            walk::Origin::Reused(i) => {
+                reused += 1;
+                commits.push(prev_commits[*i].clone());
+                file_changes.extend(prev_changes.remove(&sha).unwrap_or_default());
+            }
+            walk::Origin::New(n) => {
+                walked += 1;
+                let d = diffed.next().unwrap_or_default();
+                commits.push(CommitRow {
+                    sha,
+                    parents: c.parents.iter().map(|p| p.to_string()).collect(),
+                    author_time: n.author_time,
+                    committer_time: c.committer_time,
+                    author_id: n.author_id.clone(),
+                    is_bot: n.is_bot,
+                    files_changed: d.files_changed,
+                    additions: d.additions,
+                    deletions: d.deletions,
+                });
+                file_changes.extend(d.rows);
+            }
+        }
+    }
+
+    let agg = aggregate::aggregate(
+        &commits,
+        &file_changes,
+        &aggregate::AggregateSettings {
+            head_time,
+            first_parent: opts.first_parent,
+            cochange_max_files: opts.cochange_max_files,
+            cochange_min_shared: opts.cochange_min_shared,
+        },
+    );
+
+    let report = report(
+        &window,
+        &commits,
+        &file_changes,
+        &agg,
+        head_time,
+        (reused, walked),
+        warnings,
+    );
+    let incremental = reused > 0;
+    backend.counts = BTreeMap::from([
+        ("commits".to_string(), commits.len() as i64),
+        ("fileChanges".to_string(), file_changes.len() as i64),
+        ("commitsReused".to_string(), reused),
+        ("commitsDiffed".to_string(), walked),
+    ]);
+    backend.facts.insert("head".into(), head_id.to_string());
+    backend.facts.insert(
+        "mode".into(),
+        if incremental { "incremental" } else { "full" }.into(),
+    );
+    backend.facts.insert("reuse".into(), reuse.into());
+    backend.facts.insert(
+        "windowStart".into(),
+        cutoff.map_or_else(|| "none".to_string(), |c| c.to_string()),
+    );
+    ctx.progress.stage_finished(
+        "git",
+        &format!(
+            "{} commits ({} reused, {} diffed), {} file changes",
+            commits.len(),
+            reused,
+            walked,
+            file_changes.len()
+        ),
+    );
+    Ok(HistoryOutput {
+        commits,
+        file_changes,
+        churn: agg.churn,
+        cochange: agg.cochange,
+        ownership: agg.ownership,
+        report,
+        backend,
+        settings,
+    })
+}
+
+/// The manifest settings of this stage. Row reuse requires all of them to be equal.
+fn settings(
+    repo: &gix::Repository,
+    opts: &HistoryOptions,
+    hasher: &author::AuthorHasher,
+    mailmap: &gix::mailmap::Snapshot,
+) -> Result<BTreeMap<String, serde_json::Value>, PipelineError> {
+    let mut inputs = crate::repo_state::FieldHasher::new("ckb.history-inputs.v1");
+    inputs.field(ROW_FORMAT.as_bytes());
+    let config = repo.config_snapshot();
+    for key in ["diff.algorithm", "core.bigFileThreshold"] {
+        let value = config
+            .string(key)
+            .map(|v| v.to_string())
+            .unwrap_or_default();
+        inputs.field(key.as_bytes()).field(value.as_bytes());
+    }
+    for entry in mailmap.entries() {
+        inputs
+            .field(entry.old_email())
+            .field(entry.old_name().map(|n| n.as_bytes()).unwrap_or(b"\0"))
+            .field(entry.new_email().map(|n| n.as_bytes()).unwrap_or(b"\0"))
+            .field(entry.new_name().map(|n| n.as_bytes()).unwrap_or(b"\0"));
+    }
+    // Binary detection follows the `.gitattributes` of the current index, as `git log` does.
+    let index = repo
+        .index_or_load_from_head_or_empty()
+        .map_err(|e| PipelineError::Git {
+            message: format!("cannot read the index: {e}"),
+        })?;
+    for entry in index.entries() {
+        let path = entry.path(&index);
+        if path == ".gitattributes" || path.ends_with(b"/.gitattributes") {
+            inputs.field(path).field(entry.id.as_bytes());
+        }
+    }
+    let info = std::fs::read(repo.git_dir().join("info").join("attributes")).unwrap_or_default();
+    inputs.field(&info);
+
+    Ok(BTreeMap::from([
+        ("historyDays".to_string(), opts.days.into()),
+        ("maxCommits".to_string(), opts.max_commits.into()),
+        ("firstParent".to_string(), opts.first_parent.into()),
+        (
+            "cochangeMaxFiles".to_string(),
+            opts.cochange_max_files.into(),
+        ),
+        (
+            "cochangeMinShared".to_string(),
+            opts.cochange_min_shared.into(),
+        ),
+        ("historyAuthorKey".to_string(), hasher.fingerprint().into()),
+        ("historyInputs".to_string(), inputs.hex(32).into()),
+    ]))
+}
+
+type PreviousTables = (Vec<CommitRow>, HashMap<String, Vec<FileChangeRow>>);
+
+/// Loads the previous snapshot's history rows if they may be reused; says why not otherwise.
+fn load_previous(
+    previous: Option<&StoredSnapshot>,
+    settings: &BTreeMap<String, serde_json::Value>,
+    shallow_now: bool,
+    warnings: &mut Vec<Warning>,
+) -> (Option<PreviousTables>, &'static str) {
+    let Some(prev) = previous else {
+        return (None, "no-previous");
+    };
+    let m = &prev.manifest;
+    let ran = m
+        .stages
+        .get("git")
+        .is_some_and(|r| matches!(r.status, StageStatus::Ok | StageStatus::Partial));
+    if !ran {
+        return (None, "previous-without-history");
+    }
+    if settings.iter().any(|(k, v)| m.settings.get(k) != Some(v)) {
+        return (None, "settings-changed");
+    }
+    if shallow_now || m.repo_state.shallow {
+        return (None, "shallow");
+    }
+    let read = || -> Result<PreviousTables, String> {
+        let commits: Vec<CommitRow> = read_verified(prev, CommitRow::INFO.name)?;
+        let changes: Vec<FileChangeRow> = read_verified(prev, FileChangeRow::INFO.name)?;
+        let mut by_sha: HashMap<String, Vec<FileChangeRow>> = HashMap::new();
+        for row in changes {
+            by_sha.entry(row.sha.clone()).or_default().push(row);
+        }
+        Ok((commits, by_sha))
+    };
+    match read() {
+        Ok(tables) => (Some(tables), "previous-rows"),
+        Err(message) => {
+            warnings.push(Warning {
+                code: "previous-unusable".into(),
+                path: None,
+                message: format!(
+                    "previous snapshot {}: {message}; history rebuilt from scratch",
+                    m.snapshot_id
+                ),
+            });
+            (None, "previous-unreadable")
+        }
+    }
+}
+
+/// Reads a table of a previous snapshot after checking its bytes against the manifest's hash.
+fn read_verified<T: Table>(prev: &StoredSnapshot, name: &str) -> Result<Vec<T>, String> {
+    let entry = prev
+        .manifest
+        .table(name)
+        .ok_or_else(|| format!("no {name} table"))?;
+    let path = prev.dir.join(&entry.file);
+    let bytes = std::fs::read(&path).map_err(|e| format!("{name}: {e}"))?;
+    if output_schema::manifest::file_hash(&bytes) != entry.hash {
+        return Err(format!("{name}: content does not match the manifest"));
+    }
+    output_schema::parquet_io::read_table::<T>(&path).map_err(|e| format!("{name}: {e}"))
+}
+
+/// Indexes previous commit rows by id; rows with unparsable ids are left out (and recomputed).
+fn index_previous(commits: &[CommitRow]) -> walk::PreviousRows<'_> {
+    let mut by_id = HashMap::with_capacity(commits.len());
+    let mut parents = Vec::with_capacity(commits.len());
+    for (i, c) in commits.iter().enumerate() {
+        let parsed: Option<Vec<ObjectId>> = c
+            .parents
+            .iter()
+            .map(|p| ObjectId::from_hex(p.as_bytes()).ok())
+            .collect();
+        match (ObjectId::from_hex(c.sha.as_bytes()), parsed) {
+            (Ok(id), Some(ps)) => {
+                by_id.insert(id, i);
+                parents.push(ps);
+            }
+            _ => parents.push(Vec::new()),
+        }
+    }
+    walk::PreviousRows {
+        commits,
+        by_id,
+        parents,
+    }
+}
+
+/// The stage report. Everything in it except the reuse counts is derived from the rows, so it
+/// reads the same after an incremental or a full walk.
+fn report(
+    window: &walk::Window,
+    commits: &[CommitRow],
+    changes: &[FileChangeRow],
+    agg: &aggregate::Aggregates,
+    head_time: i64,
+    (reused, walked): (i64, i64),
+    mut warnings: Vec<Warning>,
+) -> StageReport {
+    let mut rows_per_commit: HashMap<&str, i64> = HashMap::new();
+    for c in changes {
+        *rows_per_commit.entry(c.sha.as_str()).or_default() += 1;
+    }
+    let time_of: HashMap<&str, i64> = commits
+        .iter()
+        .map(|c| (c.sha.as_str(), c.committer_time))
+        .collect();
+    let (mut skipped_paths, mut skew, mut future, mut merges) = (0i64, 0i64, 0i64, 0i64);
+    for c in commits {
+        let rows = rows_per_commit.get(c.sha.as_str()).copied().unwrap_or(0);
+        if c.files_changed > rows {
+            skipped_paths += c.files_changed - rows;
+            warnings.push(Warning {
+                code: "invalid-path".into(),
+                path: None,
+                message: format!(
+                    "commit {}: {} changed path(s) skipped (not valid UTF-8, or leaving the repository)",
+                    c.sha,
+                    c.files_changed - rows
+                ),
+            });
+        }
+        if c.parents.len() > 1 {
+            merges += 1;
+        }
+        if c.committer_time > head_time {
+            future += 1;
+        }
+        let newest_parent = c
+            .parents
+            .iter()
+            .filter_map(|p| time_of.get(p.as_str()))
+            .max();
+        if let Some(&pt) = newest_parent.filter(|&&pt| pt > c.committer_time) {
+            skew += 1;
+            warnings.push(Warning {
+                code: "clock-skew".into(),
+                path: None,
+                message: format!(
+                    "commit {}: committed {} s before its parent",
+                    c.sha,
+                    pt - c.committer_time
+                ),
+            });
+        }
+    }
+    let boundary: Vec<&walk::WindowCommit> = window
+        .commits
+        .iter()
+        .filter(|c| c.shallow_boundary)
+        .collect();
+    for b in &boundary {
+        warnings.push(Warning {
+            code: "shallow-history".into(),
+            path: None,
+            message: format!(
+                "commit {}: shallow clone boundary; its parents and older history are not available",
+                b.id
+            ),
+        });
+    }
+    let binary = changes.iter().filter(|c| c.is_binary).count() as i64;
+    let renames = changes.iter().filter(|c| c.change == "R").count() as i64;
+    let mut authors: Vec<(&str, bool)> = commits
+        .iter()
+        .map(|c| (c.author_id.as_str(), c.is_bot))
+        .collect();
+    authors.sort_unstable();
+    authors.dedup();
+    let mut author_ids: Vec<&str> = authors.iter().map(|a| a.0).collect();
+    author_ids.dedup();
+    let bots = {
+        let mut b: Vec<&str> = authors.iter().filter(|a| a.1).map(|a| a.0).collect();
+        b.dedup();
+        b.len() as i64
+    };
+    let beyond = (window.total - window.commits.len()) as i64;
+
+    let degraded = !boundary.is_empty() || skipped_paths > 0;
+    let mut report = StageReport::with_status(
+        if degraded {
+            StageStatus::Partial
+        } else {
+            StageStatus::Ok
+        },
+        None,
+    );
+    report.items = commits.len() as i64;
+    report.completeness = Some(if !boundary.is_empty() {
+        Completeness {
+            score: 0.5,
+            reason: "shallow-history".into(),
+        }
+    } else if beyond > 0 {
+        Completeness {
+            score: commits.len() as f64 / window.total as f64,
+            reason: "max-commits".into(),
+        }
+    } else {
+        Completeness {
+            score: 1.0,
+            reason: "full-history".into(),
+        }
+    });
+    let counts = [
+        ("commits", commits.len() as i64),
+        ("commits.reused", reused),
+        ("commits.diffed", walked),
+        ("commits.merges", merges),
+        ("commits.merges-left-out-of-aggregates", agg.merges_left_out),
+        ("commits.shallow-boundary", boundary.len() as i64),
+        ("commits.clock-skew", skew),
+        ("commits.future", future),
+        ("commits.beyond-max-commits", beyond),
+        ("file-changes", changes.len() as i64),
+        ("file-changes.binary", binary),
+        ("file-changes.renames", renames),
+        ("paths.skipped-invalid", skipped_paths),
+        (
+            "cochange.skipped-large-commits",
+            agg.cochange_skipped_commits,
+        ),
+        ("cochange.pairs", agg.cochange.len() as i64),
+        ("authors", author_ids.len() as i64),
+        ("authors.bots", bots),
+    ];
+    report.counts = counts.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    report.set_warnings(warnings);
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn gix_version_matches_the_lock_file() {
+        let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.lock"))
+            .expect("the workspace has a Cargo.lock");
+        let needle = format!("name = \"gix\"\nversion = \"{}\"", super::GIX_VERSION);
+        assert!(
+            lock.contains(&needle),
+            "update GIX_VERSION to the gix version in Cargo.lock"
+        );
+    }
+}

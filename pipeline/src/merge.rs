@@ -1,0 +1,417 @@
+//! Merge of tree-sitter and SCIP facts by backend precedence (DESIGN.md "Backend precedence").
+//!
+//! Prefer-first: for every file a SCIP index covers, SCIP's definitions, references, call edges
+//! and relationships stand, and the tree-sitter rows of that file are dropped. Tree-sitter may only
+//! fill the metadata gaps SCIP leaves — visibility, signature (with arity), a coarse kind
+//! (`type` → `class`), container, module — on the SCIP definition it matches, and always
+//! contributes `body_hash`, which SCIP does not have. Where both backends state a fact and
+//! disagree, SCIP's value stays and the disagreement is counted ([`MergeStats`], reported under
+//! the scip stage). Files SCIP does not cover keep their tree-sitter rows (`source` =
+//! `tree-sitter`); their references to tree-sitter definitions that SCIP replaced are rewritten to
+//! the SCIP stable IDs. Imports are never touched.
+//!
+//! The merge is a plain function over row vectors so it does not depend on how the stages are
+//! wired; [`merge_into`] applies it to a [`TableSet`].
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
+
+use crate::fingerprint;
+use crate::scip::ScipTables;
+use crate::write::TableSet;
+
+/// The rows the syntax stage produced (`source` = `tree-sitter`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SyntaxTables {
+    /// `symbols`.
+    pub symbols: Vec<SymbolRow>,
+    /// `occurrences`.
+    pub occurrences: Vec<OccurrenceRow>,
+    /// `call_edges`.
+    pub call_edges: Vec<CallEdgeRow>,
+    /// `relationships`.
+    pub relationships: Vec<RelationshipRow>,
+    /// `imports` (passed through unchanged).
+    pub imports: Vec<ImportRow>,
+}
+
+/// The merged rows.
+pub type Merged = SyntaxTables;
+
+/// What the merge did; every field becomes a `merge.*` count in the scip stage report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeStats {
+    /// SCIP definitions with a tree-sitter counterpart.
+    pub matched: i64,
+    /// SCIP definitions without one.
+    pub scip_only: i64,
+    /// Visibility taken from tree-sitter (SCIP had none).
+    pub filled_visibility: i64,
+    /// Signature taken from tree-sitter.
+    pub filled_signature: i64,
+    /// Arity taken from tree-sitter.
+    pub filled_arity: i64,
+    /// Coarse SCIP kind refined by tree-sitter.
+    pub filled_kind: i64,
+    /// Container taken from tree-sitter.
+    pub filled_container: i64,
+    /// Module taken from tree-sitter.
+    pub filled_module: i64,
+    /// Body hash taken from tree-sitter.
+    pub filled_body_hash: i64,
+    /// Both stated a kind and they differ (SCIP kept).
+    pub disagree_kind: i64,
+    /// Both stated a signature and they differ.
+    pub disagree_signature: i64,
+    /// Both stated a visibility and they differ.
+    pub disagree_visibility: i64,
+    /// Both stated a container and they differ.
+    pub disagree_container: i64,
+    /// Tree-sitter definitions in SCIP-covered files that SCIP does not have (dropped).
+    pub dropped_tree_sitter_symbols: i64,
+    /// Tree-sitter occurrences in SCIP-covered files (dropped).
+    pub dropped_tree_sitter_occurrences: i64,
+    /// Tree-sitter call edges whose caller is in a SCIP-covered file (dropped).
+    pub dropped_tree_sitter_call_edges: i64,
+    /// Tree-sitter relationships from a SCIP-covered file (dropped).
+    pub dropped_tree_sitter_relationships: i64,
+    /// Kept tree-sitter rows whose targets were rewritten to SCIP stable IDs.
+    pub remapped_references: i64,
+    /// Kept tree-sitter references to definitions that no longer exist (target set to null or
+    /// row dropped when the column cannot be null).
+    pub unresolved_references: i64,
+    /// Tree-sitter definitions kept outside SCIP-covered files.
+    pub kept_tree_sitter_symbols: i64,
+}
+
+impl MergeStats {
+    /// The counts as they appear in the stage report.
+    pub fn counts(&self) -> BTreeMap<String, i64> {
+        [
+            ("merge.matched", self.matched),
+            ("merge.scip-only", self.scip_only),
+            ("merge.filled.visibility", self.filled_visibility),
+            ("merge.filled.signature", self.filled_signature),
+            ("merge.filled.arity", self.filled_arity),
+            ("merge.filled.kind", self.filled_kind),
+            ("merge.filled.container", self.filled_container),
+            ("merge.filled.module", self.filled_module),
+            ("merge.filled.body-hash", self.filled_body_hash),
+            ("merge.disagree.kind", self.disagree_kind),
+            ("merge.disagree.signature", self.disagree_signature),
+            ("merge.disagree.visibility", self.disagree_visibility),
+            ("merge.disagree.container", self.disagree_container),
+            (
+                "merge.dropped.tree-sitter-symbols",
+                self.dropped_tree_sitter_symbols,
+            ),
+            (
+                "merge.dropped.tree-sitter-occurrences",
+                self.dropped_tree_sitter_occurrences,
+            ),
+            (
+                "merge.dropped.tree-sitter-call-edges",
+                self.dropped_tree_sitter_call_edges,
+            ),
+            (
+                "merge.dropped.tree-sitter-relationships",
+                self.dropped_tree_sitter_relationships,
+            ),
+            ("merge.remapped-references", self.remapped_references),
+            ("merge.unresolved-references", self.unresolved_references),
+            (
+                "merge.kept.tree-sitter-symbols",
+                self.kept_tree_sitter_symbols,
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}
+
+/// Kinds SCIP states only coarsely (from a descriptor suffix), which tree-sitter may refine within
+/// the same family.
+const COARSE_KINDS: &[&str] = &["type", "variable", "meta", "other", "unknown"];
+
+/// The family a kind belongs to, for deciding whether two backends describe the same definition.
+fn family(kind: &str) -> &str {
+    match kind {
+        "function" | "method" | "constructor" | "static_method" | "trait_method"
+        | "abstract_method" | "getter" | "setter" | "accessor" | "delegate" => "callable",
+        "class" | "struct" | "enum" | "interface" | "trait" | "type_alias" | "union" | "type"
+        | "protocol" | "record" | "object" | "associated_type" | "typedef" => "type",
+        "constant" | "variable" | "field" | "property" | "static" | "enum_member" | "variant"
+        | "const" => "value",
+        "module" | "namespace" | "package" | "meta" => "module",
+        other => other,
+    }
+}
+
+fn compatible(scip: &str, ts: &str) -> bool {
+    scip == ts || family(scip) == family(ts) || matches!(scip, "other" | "unknown")
+}
+
+fn overlaps(a: &SymbolRow, b: &SymbolRow) -> bool {
+    a.start_line <= b.end_line && b.start_line <= a.end_line
+}
+
+/// Merges tree-sitter and SCIP rows (see the module doc).
+pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
+    let mut stats = MergeStats::default();
+    let covered = &scip.covered_paths;
+    let SyntaxTables {
+        symbols: ts_symbols,
+        occurrences: ts_occurrences,
+        call_edges: ts_call_edges,
+        relationships: ts_relationships,
+        imports,
+    } = syntax;
+
+    // Tree-sitter definitions of covered files, by (path, name).
+    let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (i, s) in ts_symbols.iter().enumerate() {
+        if covered.contains(&s.path) {
+            by_name
+                .entry((s.path.as_str(), s.name.as_str()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut taken: HashSet<usize> = HashSet::new();
+    let mut remap: HashMap<String, String> = HashMap::new();
+    let mut symbols: Vec<SymbolRow> = Vec::with_capacity(scip.symbols.len() + ts_symbols.len());
+    for mut row in scip.symbols {
+        let best = by_name
+            .get(&(row.path.as_str(), row.name.as_str()))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|i| !taken.contains(i))
+            .filter(|&i| {
+                overlaps(&row, &ts_symbols[i]) && compatible(&row.kind, &ts_symbols[i].kind)
+            })
+            .min_by_key(|&i| {
+                let t = &ts_symbols[i];
+                (t.kind != row.kind, (t.start_line - row.start_line).abs(), i)
+            });
+        let Some(i) = best else {
+            stats.scip_only += 1;
+            symbols.push(row);
+            continue;
+        };
+        taken.insert(i);
+        stats.matched += 1;
+        let ts = &ts_symbols[i];
+        if ts.stable_id != row.stable_id {
+            remap.insert(ts.stable_id.clone(), row.stable_id.clone());
+        }
+        fill(&mut row, ts, &mut stats);
+        symbols.push(row);
+    }
+    let scip_ids: HashSet<String> = symbols.iter().map(|s| s.stable_id.clone()).collect();
+
+    // Tree-sitter definitions: kept outside covered files, dropped inside.
+    let mut dropped_ids: HashSet<String> = HashSet::new();
+    let mut ts_path: HashMap<String, String> = HashMap::new();
+    for (i, s) in ts_symbols.into_iter().enumerate() {
+        ts_path.insert(s.stable_id.clone(), s.path.clone());
+        if covered.contains(&s.path) {
+            if !taken.contains(&i) {
+                stats.dropped_tree_sitter_symbols += 1;
+                if !remap.contains_key(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
+                    dropped_ids.insert(s.stable_id);
+                }
+            }
+        } else if scip_ids.contains(&s.stable_id) {
+            // Same ID as a SCIP definition: SCIP stands.
+            stats.dropped_tree_sitter_symbols += 1;
+        } else {
+            stats.kept_tree_sitter_symbols += 1;
+            symbols.push(s);
+        }
+    }
+
+    // A reference held by a kept tree-sitter row: rewritten, kept, or unresolved.
+    enum Target {
+        Same,
+        Rewritten(String),
+        Gone,
+    }
+    let resolve = |id: &str| -> Target {
+        if let Some(new) = remap.get(id) {
+            Target::Rewritten(new.clone())
+        } else if dropped_ids.contains(id) {
+            Target::Gone
+        } else {
+            Target::Same
+        }
+    };
+    let in_covered = |id: &str| ts_path.get(id).is_some_and(|p| covered.contains(p));
+
+    let mut occurrences = scip.occurrences;
+    for mut o in ts_occurrences {
+        if covered.contains(&o.path) {
+            stats.dropped_tree_sitter_occurrences += 1;
+            continue;
+        }
+        for slot in [&mut o.symbol_id, &mut o.enclosing_symbol_id] {
+            let Some(id) = slot.as_deref() else { continue };
+            match resolve(id) {
+                Target::Same => {}
+                Target::Rewritten(new) => {
+                    stats.remapped_references += 1;
+                    *slot = Some(new);
+                }
+                Target::Gone => {
+                    stats.unresolved_references += 1;
+                    *slot = None;
+                }
+            }
+        }
+        occurrences.push(o);
+    }
+
+    let mut call_edges = scip.call_edges;
+    for mut e in ts_call_edges {
+        if in_covered(&e.caller_id) {
+            stats.dropped_tree_sitter_call_edges += 1;
+            continue;
+        }
+        match resolve(&e.caller_id) {
+            Target::Same => {}
+            Target::Rewritten(new) => {
+                stats.remapped_references += 1;
+                e.caller_id = new;
+            }
+            Target::Gone => {
+                stats.unresolved_references += 1;
+                continue;
+            }
+        }
+        if let Some(id) = e.callee_id.as_deref() {
+            match resolve(id) {
+                Target::Same => {}
+                Target::Rewritten(new) => {
+                    stats.remapped_references += 1;
+                    e.callee_id = Some(new);
+                }
+                Target::Gone => {
+                    stats.unresolved_references += 1;
+                    e.callee_id = None;
+                }
+            }
+        }
+        call_edges.push(e);
+    }
+
+    let mut relationships = scip.relationships;
+    for mut r in ts_relationships {
+        if in_covered(&r.from_id) {
+            stats.dropped_tree_sitter_relationships += 1;
+            continue;
+        }
+        let mut gone = false;
+        for slot in [&mut r.from_id, &mut r.to_id] {
+            match resolve(slot) {
+                Target::Same => {}
+                Target::Rewritten(new) => {
+                    stats.remapped_references += 1;
+                    *slot = new;
+                }
+                Target::Gone => gone = true,
+            }
+        }
+        if gone {
+            stats.unresolved_references += 1;
+            continue;
+        }
+        relationships.push(r);
+    }
+
+    (
+        Merged {
+            symbols,
+            occurrences,
+            call_edges,
+            relationships,
+            imports,
+        },
+        stats,
+    )
+}
+
+/// Fills the gaps of a SCIP definition from its tree-sitter counterpart and counts disagreements.
+fn fill(row: &mut SymbolRow, ts: &SymbolRow, stats: &mut MergeStats) {
+    if row.kind != ts.kind {
+        let refinable = COARSE_KINDS.contains(&row.kind.as_str())
+            && (family(&row.kind) == family(&ts.kind)
+                || matches!(row.kind.as_str(), "other" | "unknown" | "meta"));
+        if refinable {
+            row.kind = ts.kind.clone();
+            stats.filled_kind += 1;
+        } else {
+            stats.disagree_kind += 1;
+        }
+    }
+    match (&row.signature, &ts.signature) {
+        (None, Some(sig)) => {
+            row.signature = Some(sig.clone());
+            row.definition_version_id = fingerprint::definition_version_id(Some(sig));
+            stats.filled_signature += 1;
+        }
+        (Some(a), Some(b)) if a != b => stats.disagree_signature += 1,
+        _ => {}
+    }
+    if row.arity.is_none() && ts.arity.is_some() {
+        row.arity = ts.arity;
+        stats.filled_arity += 1;
+    }
+    let known = |v: &str| v != "unknown";
+    if !known(&row.visibility) && known(&ts.visibility) {
+        row.visibility = ts.visibility.clone();
+        row.visibility_confidence = ts.visibility_confidence;
+        row.visibility_source = ts.visibility_source.clone();
+        stats.filled_visibility += 1;
+    } else if known(&row.visibility) && known(&ts.visibility) && row.visibility != ts.visibility {
+        stats.disagree_visibility += 1;
+    }
+    match (&row.container, &ts.container) {
+        (None, Some(c)) => {
+            row.container = Some(c.clone());
+            stats.filled_container += 1;
+        }
+        (Some(a), Some(b)) if a != b => stats.disagree_container += 1,
+        _ => {}
+    }
+    if row.module_id.is_none() && ts.module_id.is_some() {
+        row.module_id = ts.module_id.clone();
+        stats.filled_module += 1;
+    }
+    if row.language.is_none() {
+        row.language = ts.language.clone();
+    }
+    if row.body_hash.is_none() && ts.body_hash.is_some() {
+        row.body_hash = ts.body_hash.clone();
+        stats.filled_body_hash += 1;
+    }
+}
+
+/// Applies [`merge`] to the tables in place: the syntax stage's rows (whatever is present) are
+/// merged with SCIP's. `imports` stays as the syntax stage left it (absent when it did not run).
+pub fn merge_into(tables: &mut TableSet, scip: ScipTables) -> MergeStats {
+    let syntax = SyntaxTables {
+        symbols: tables.symbols.take().unwrap_or_default(),
+        occurrences: tables.occurrences.take().unwrap_or_default(),
+        call_edges: tables.call_edges.take().unwrap_or_default(),
+        relationships: tables.relationships.take().unwrap_or_default(),
+        imports: Vec::new(),
+    };
+    let (merged, stats) = merge(syntax, scip);
+    tables.symbols = Some(merged.symbols);
+    tables.occurrences = Some(merged.occurrences);
+    tables.call_edges = Some(merged.call_edges);
+    tables.relationships = Some(merged.relationships);
+    stats
+}

@@ -1,0 +1,872 @@
+//! Mapping one SCIP `Document` to document-local facts: repo path, occurrences with normalized
+//! ranges and decoded roles, the innermost enclosing definition of every occurrence, and what its
+//! `SymbolInformation` entries say. Pure and independent per document, so documents convert in
+//! parallel; symbol strings stay document-local here and are resolved to stable IDs only after the
+//! whole index has been read (a symbol's kind, and so its ID, may come from another document).
+//!
+//! Positions: SCIP lines and characters are 0-based, characters counted in the document's
+//! `position_encoding`; ours are 1-based lines and 1-based UTF-8 byte columns. UTF-16 and UTF-32
+//! offsets need the line's text: it is taken from `Document.text` when present, else read from the
+//! scanned file transiently (never stored). When the encoding is unset the tool's documented choice
+//! is assumed (see [`default_encoding`]).
+//!
+//! Local symbols (`local N`) are unique only within one document, so they never get a stable ID:
+//! they get no `symbols` row and their occurrences are left out (counted). They still cannot hide a
+//! global definition's enclosure, because enclosure is computed over global definitions only.
+
+use std::cmp::Reverse;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+
+use output_schema::manifest::Warning;
+use output_schema::Roles;
+use scip::types::occurrence::{Typed_enclosing_range, Typed_range};
+use scip::types::{Document, Occurrence, PositionEncoding};
+
+use super::quirks::{self, Tally};
+use super::symbols::{self, Parsed, ParsedSymbol};
+
+/// How `character` offsets count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// UTF-8 code units (bytes): our own unit.
+    Utf8,
+    /// UTF-16 code units.
+    Utf16,
+    /// UTF-32 code units (Unicode scalar values).
+    Utf32,
+}
+
+/// The encoding assumed when a document leaves `position_encoding` unset. The SCIP schema says an
+/// indexer should use the unit its implementation language indexes strings with: UTF-16 for
+/// JavaScript/TypeScript and JVM/.NET indexers (scip-typescript, scip-python — built on pyright —,
+/// scip-java, scip-dotnet, scip-dart), UTF-8 for Go, Rust and C++ ones (rust-analyzer, scip-go,
+/// scip-clang, scip-ruby). Unknown tools get UTF-16, the LSP unit SCIP inherited.
+pub fn default_encoding(tool: &str) -> Encoding {
+    match tool {
+        "rust-analyzer" | "scip-go" | "scip-clang" | "scip-ruby" | "scip-rust" | "scip-zig" => {
+            Encoding::Utf8
+        }
+        _ => Encoding::Utf16,
+    }
+}
+
+/// Parsed global symbols of one index, shared by the documents converting in parallel.
+///
+/// `scip::symbol::parse_symbol` is slow (it formats the whole parser state for every descriptor),
+/// and the same symbol appears in many documents, so each distinct string is parsed once per index.
+/// Parsing is a pure function of the string, so which worker parses it first does not matter.
+#[derive(Default)]
+pub struct SymbolCache(RwLock<HashMap<Arc<str>, Cached>>);
+
+/// A cached parse.
+#[derive(Clone, Debug)]
+pub enum Cached {
+    /// A global symbol: its string (shared, not copied per document) and its parse.
+    Global(Arc<str>, Arc<ParsedSymbol>),
+    /// Rejected by the parser, with the reason.
+    Invalid(Arc<str>),
+}
+
+impl SymbolCache {
+    /// The parse of a global (non-`local`) symbol string.
+    pub fn get(&self, symbol: &str) -> Cached {
+        // A poisoned lock only means another worker panicked; the map itself is still valid.
+        if let Some(c) = self.0.read().unwrap_or_else(|e| e.into_inner()).get(symbol) {
+            return c.clone();
+        }
+        let key: Arc<str> = Arc::from(symbol);
+        let parsed = match symbols::parse(symbol) {
+            Parsed::Global(p) => Cached::Global(Arc::clone(&key), Arc::new(p)),
+            Parsed::Local => {
+                Cached::Invalid("a local symbol where a global one was expected".into())
+            }
+            Parsed::Invalid(why) => Cached::Invalid(why.into()),
+        };
+        self.0
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_insert(parsed)
+            .clone()
+    }
+
+    /// Number of distinct symbols parsed.
+    pub fn len(&self) -> usize {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether nothing was parsed yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What the conversion of every document needs to know.
+pub struct DocEnv<'a> {
+    /// Repository root (absolute).
+    pub root: &'a Path,
+    /// The index's project root relative to the repository root (`""` for the root itself).
+    pub prefix: &'a str,
+    /// Scanned files: repo path → `files.language`.
+    pub files: &'a HashMap<String, String>,
+    /// Paths an earlier index already covers.
+    pub covered_before: &'a HashSet<String>,
+    /// Encoding assumed when a document does not say.
+    pub default_encoding: Encoding,
+    /// Documents with more occurrences than this are skipped.
+    pub max_occurrences: usize,
+    /// Parsed symbols of this index.
+    pub cache: &'a SymbolCache,
+}
+
+/// A range in our convention: 1-based lines, 1-based UTF-8 byte columns, end exclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    /// First line.
+    pub line: i32,
+    /// First column.
+    pub col: i32,
+    /// Last line.
+    pub end_line: i32,
+    /// Column just past the end.
+    pub end_col: i32,
+}
+
+impl Span {
+    fn start(&self) -> (i32, i32) {
+        (self.line, self.col)
+    }
+    fn end(&self) -> (i32, i32) {
+        (self.end_line, self.end_col)
+    }
+    /// Whether `inner` lies within `self`.
+    pub fn contains(&self, inner: &Span) -> bool {
+        self.start() <= inner.start() && inner.end() <= self.end()
+    }
+}
+
+/// One occurrence of a global symbol.
+#[derive(Clone, Debug)]
+pub struct DocOcc {
+    /// Document-local symbol index.
+    pub sym: u32,
+    /// Where.
+    pub span: Span,
+    /// Decoded roles.
+    pub roles: Roles,
+    /// Innermost enclosing global definition (document-local symbol index).
+    pub enclosing: Option<u32>,
+    /// For definitions: the span of the whole definition (its enclosing range, else the name).
+    pub def_span: Option<Span>,
+}
+
+/// A relationship's kinds as bits.
+pub const REL_IMPLEMENTATION: u8 = 1;
+/// `is_type_definition`.
+pub const REL_TYPE_DEFINITION: u8 = 2;
+/// `is_reference`.
+pub const REL_REFERENCE: u8 = 4;
+/// `is_definition`.
+pub const REL_DEFINITION: u8 = 8;
+
+/// What the document's `SymbolInformation` says about one global symbol.
+#[derive(Clone, Debug, Default)]
+pub struct DocInfo {
+    /// Our kind from `SymbolInformation.kind`, when set.
+    pub kind: Option<&'static str>,
+    /// Normalized signature from `signature_documentation.text`.
+    pub signature: Option<String>,
+    /// `(target document-local index, REL_* bits)`.
+    pub relationships: Vec<(u32, u8)>,
+}
+
+/// A global symbol as this document names it.
+#[derive(Clone, Debug)]
+pub struct DocSymbol {
+    /// The SCIP symbol string.
+    pub symbol: Arc<str>,
+    /// Its parse.
+    pub parsed: Arc<ParsedSymbol>,
+    /// Its `SymbolInformation` in this document, if listed.
+    pub info: Option<DocInfo>,
+}
+
+/// The facts of one converted document.
+#[derive(Debug)]
+pub struct DocFacts {
+    /// Repo-relative path.
+    pub path: String,
+    /// `files.language` of the path.
+    pub language: String,
+    /// Global symbols named in the document (indexed by the `sym` fields).
+    pub symbols: Vec<DocSymbol>,
+    /// Occurrences of global symbols, in the index's order.
+    pub occurrences: Vec<DocOcc>,
+    /// Counters.
+    pub tally: Tally,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// A document that was not used.
+#[derive(Debug)]
+pub struct DocSkip {
+    /// The counter naming the reason.
+    pub reason: &'static str,
+    /// Counters (stale evidence among them).
+    pub tally: Tally,
+    /// The warning to report.
+    pub warning: Warning,
+}
+
+/// The outcome of converting one document.
+#[derive(Debug)]
+pub enum DocOutcome {
+    /// Converted.
+    Facts(DocFacts),
+    /// Skipped.
+    Skipped(DocSkip),
+}
+
+fn skip(reason: &'static str, path: Option<String>, message: String) -> DocOutcome {
+    let mut tally = Tally::default();
+    tally.bump(reason);
+    DocOutcome::Skipped(DocSkip {
+        reason,
+        tally,
+        warning: Warning {
+            code: reason.trim_start_matches("skipped.").to_string(),
+            path,
+            message,
+        },
+    })
+}
+
+/// Joins the project-root prefix and a document's relative path into a repo-relative path, or
+/// `None` when the result would leave the repository (absolute paths, `..` past the root, drive
+/// letters, NUL bytes).
+pub fn repo_path(prefix: &str, relative: &str) -> Option<String> {
+    if relative.is_empty()
+        || relative.starts_with('/')
+        || relative.starts_with('\\')
+        || relative.contains('\0')
+        || relative.as_bytes().get(1) == Some(&b':')
+    {
+        return None;
+    }
+    let mut parts: Vec<&str> = prefix.split('/').filter(|p| !p.is_empty()).collect();
+    for part in relative.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// Decodes a SCIP role bitset. A site without the Definition bit is a reference.
+pub fn roles(bits: i32) -> Roles {
+    let mut r = if bits & 1 != 0 {
+        Roles::DEFINITION
+    } else {
+        Roles::REFERENCE
+    };
+    for (bit, role) in [
+        (2, Roles::IMPORT),
+        (4, Roles::WRITE),
+        (8, Roles::READ),
+        (16, Roles::GENERATED),
+        (32, Roles::TEST),
+        (64, Roles::FORWARD_DEFINITION),
+    ] {
+        if bits & bit != 0 {
+            r |= role;
+        }
+    }
+    r
+}
+
+/// A raw 0-based range `[start line, start char, end line, end char]` from a 3- or 4-element
+/// `repeated int32`; `None` when malformed.
+pub fn raw_range(v: &[i32]) -> Option<[i32; 4]> {
+    let r = match *v {
+        [l, s, e] => [l, s, l, e],
+        [l, s, el, e] => [l, s, el, e],
+        _ => return None,
+    };
+    let ok = r.iter().all(|x| *x >= 0) && (r[2], r[3]) >= (r[0], r[1]) && r[2] < i32::MAX;
+    ok.then_some(r)
+}
+
+fn occurrence_range(o: &Occurrence) -> Option<([i32; 4], bool)> {
+    if !o.range.is_empty() {
+        return raw_range(&o.range).map(|r| (r, false));
+    }
+    let r = match o.typed_range.as_ref()? {
+        Typed_range::SingleLineRange(r) => [r.line, r.start_character, r.line, r.end_character],
+        Typed_range::MultiLineRange(r) => {
+            [r.start_line, r.start_character, r.end_line, r.end_character]
+        }
+        #[allow(unreachable_patterns)]
+        _ => return None,
+    };
+    raw_range(&r).map(|r| (r, true))
+}
+
+fn enclosing_range(o: &Occurrence) -> Option<[i32; 4]> {
+    if !o.enclosing_range.is_empty() {
+        return raw_range(&o.enclosing_range);
+    }
+    let r = match o.typed_enclosing_range.as_ref()? {
+        Typed_enclosing_range::SingleLineEnclosingRange(r) => {
+            [r.line, r.start_character, r.line, r.end_character]
+        }
+        Typed_enclosing_range::MultiLineEnclosingRange(r) => {
+            [r.start_line, r.start_character, r.end_line, r.end_character]
+        }
+        #[allow(unreachable_patterns)]
+        _ => return None,
+    };
+    raw_range(&r)
+}
+
+/// Line access for converting UTF-16/32 offsets.
+struct Lines {
+    text: Vec<u8>,
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    fn new(text: Vec<u8>) -> Lines {
+        let mut starts = vec![0];
+        starts.extend(
+            text.iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        Lines { text, starts }
+    }
+
+    fn line(&self, i: usize) -> Option<&[u8]> {
+        let start = *self.starts.get(i)?;
+        let end = self
+            .starts
+            .get(i + 1)
+            .map(|e| e - 1)
+            .unwrap_or(self.text.len());
+        let line = &self.text[start..end];
+        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    }
+}
+
+/// Converts a code-unit offset within a line to a byte offset. `(bytes, within the line)`; past the
+/// end, the excess is kept as bytes.
+fn byte_offset(line: &[u8], units: u32, enc: Encoding) -> (u32, bool) {
+    if line.is_ascii() || enc == Encoding::Utf8 {
+        return (units, (units as usize) <= line.len());
+    }
+    let Ok(text) = std::str::from_utf8(line) else {
+        return (units, (units as usize) <= line.len());
+    };
+    let mut seen: u32 = 0;
+    for (i, ch) in text.char_indices() {
+        if seen >= units {
+            return (i as u32, true);
+        }
+        seen += match enc {
+            Encoding::Utf16 => ch.len_utf16() as u32,
+            _ => 1,
+        };
+    }
+    if seen >= units {
+        (line.len() as u32, true)
+    } else {
+        (line.len() as u32 + (units - seen), false)
+    }
+}
+
+/// Converts a raw range to our convention. `None` when a number overflows.
+fn to_span(r: [i32; 4], enc: Encoding, lines: Option<&Lines>, tally: &mut Tally) -> Option<Span> {
+    let (mut sc, mut ec) = (r[1] as u32, r[3] as u32);
+    if enc != Encoding::Utf8 {
+        if let Some(lines) = lines {
+            let mut in_range = true;
+            match lines.line(r[0] as usize) {
+                Some(l) => {
+                    let (b, ok) = byte_offset(l, sc, enc);
+                    sc = b;
+                    in_range &= ok;
+                }
+                None => in_range = false,
+            }
+            match lines.line(r[2] as usize) {
+                Some(l) => {
+                    let (b, ok) = byte_offset(l, ec, enc);
+                    ec = b;
+                    in_range &= ok;
+                }
+                None => in_range = false,
+            }
+            if !in_range {
+                tally.bump(quirks::STALE_POSITION_OUT_OF_RANGE);
+            }
+        }
+    }
+    Some(Span {
+        line: r[0].checked_add(1)?,
+        col: i32::try_from(sc).ok()?.checked_add(1)?,
+        end_line: r[2].checked_add(1)?,
+        end_col: i32::try_from(ec).ok()?.checked_add(1)?,
+    })
+}
+
+enum Class {
+    Global(u32),
+    Local,
+    Invalid,
+}
+
+/// Document-local symbol table, keyed by strings borrowed from the document.
+#[derive(Default)]
+struct SymTable<'d> {
+    classes: HashMap<&'d str, Class>,
+    symbols: Vec<DocSymbol>,
+    locals: usize,
+}
+
+impl<'d> SymTable<'d> {
+    fn classify(
+        &mut self,
+        symbol: &'d str,
+        cache: &SymbolCache,
+        tally: &mut Tally,
+        warnings: &mut Vec<Warning>,
+        path: &str,
+    ) -> &Class {
+        if !self.classes.contains_key(symbol) {
+            let parsed = if scip::symbol::is_local_symbol(symbol) {
+                // Local symbols are document-specific: parsed here (cheaply), never cached.
+                match symbols::parse(symbol) {
+                    Parsed::Local => None,
+                    Parsed::Invalid(why) => Some(Cached::Invalid(why.into())),
+                    Parsed::Global(p) => Some(Cached::Global(Arc::from(symbol), Arc::new(p))),
+                }
+            } else {
+                Some(cache.get(symbol))
+            };
+            let class = match parsed {
+                Some(Cached::Global(symbol, parsed)) => {
+                    self.symbols.push(DocSymbol {
+                        symbol,
+                        parsed,
+                        info: None,
+                    });
+                    Class::Global((self.symbols.len() - 1) as u32)
+                }
+                None => {
+                    self.locals += 1;
+                    Class::Local
+                }
+                Some(Cached::Invalid(why)) => {
+                    tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
+                    warnings.push(Warning {
+                        code: "unparsable-symbol".into(),
+                        path: Some(path.to_string()),
+                        message: format!(
+                            "symbol {:?} rejected by the SCIP symbol parser: {why}",
+                            truncate(symbol, 120)
+                        ),
+                    });
+                    Class::Invalid
+                }
+            };
+            self.classes.insert(symbol, class);
+        }
+        // Inserted just above when missing.
+        &self.classes[symbol]
+    }
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    let mut cut = s.len().min(max);
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &s[..cut]
+}
+
+/// Converts one document.
+pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
+    let Some(path) = repo_path(env.prefix, &doc.relative_path) else {
+        return skip(
+            quirks::SKIP_PATH_ESCAPES,
+            None,
+            format!(
+                "document path {:?} leaves the repository; rejected",
+                truncate(&doc.relative_path, 200)
+            ),
+        );
+    };
+    if env.covered_before.contains(&path) {
+        return skip(
+            quirks::SKIP_ALREADY_COVERED,
+            Some(path),
+            "an earlier SCIP index already covers this file".into(),
+        );
+    }
+    let Some(language) = env.files.get(&path) else {
+        let missing = matches!(
+            std::fs::symlink_metadata(env.root.join(&path)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound
+        );
+        let mut out = skip(
+            quirks::SKIP_NOT_IN_SCAN,
+            Some(path),
+            if missing {
+                "the index describes a file that does not exist (index is stale)".into()
+            } else {
+                "the scan did not keep this file (ignored, binary, generated or too large)".into()
+            },
+        );
+        if let (true, DocOutcome::Skipped(s)) = (missing, &mut out) {
+            s.tally.bump(quirks::STALE_MISSING_FILE);
+        }
+        return out;
+    };
+    if doc.occurrences.len() > env.max_occurrences {
+        return skip(
+            quirks::SKIP_TOO_MANY_OCCURRENCES,
+            Some(path),
+            format!(
+                "{} occurrences exceed the limit of {}",
+                doc.occurrences.len(),
+                env.max_occurrences
+            ),
+        );
+    }
+
+    let mut tally = Tally::default();
+    let mut warnings = Vec::new();
+    if doc.text.is_empty() {
+        tally.bump(quirks::DOCUMENT_TEXT_EMPTY);
+    }
+    if doc.language.is_empty() {
+        tally.bump(quirks::LANGUAGE_UNSET);
+    }
+    let encoding = match doc.position_encoding.enum_value() {
+        Ok(PositionEncoding::UTF8CodeUnitOffsetFromLineStart) => Encoding::Utf8,
+        Ok(PositionEncoding::UTF16CodeUnitOffsetFromLineStart) => Encoding::Utf16,
+        Ok(PositionEncoding::UTF32CodeUnitOffsetFromLineStart) => Encoding::Utf32,
+        _ => {
+            tally.bump(quirks::POSITION_ENCODING_UNSET);
+            env.default_encoding
+        }
+    };
+    let lines = if encoding != Encoding::Utf8 && !doc.occurrences.is_empty() {
+        let text = if doc.text.is_empty() {
+            std::fs::read(env.root.join(&path)).ok()
+        } else {
+            Some(doc.text.as_bytes().to_vec())
+        };
+        match text {
+            Some(t) => {
+                tally.bump(if encoding == Encoding::Utf16 {
+                    quirks::POSITIONS_UTF16
+                } else {
+                    quirks::POSITIONS_UTF32
+                });
+                Some(Lines::new(t))
+            }
+            None => {
+                tally.bump(quirks::POSITIONS_UNCONVERTED);
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    let mut table = SymTable::default();
+    let mut occs: Vec<DocOcc> = Vec::with_capacity(doc.occurrences.len());
+    let mut last_start: Option<(i32, i32)> = None;
+    let mut unsorted = false;
+    for o in &doc.occurrences {
+        if o.symbol.is_empty() {
+            tally.bump(quirks::SKIP_NO_SYMBOL);
+            continue;
+        }
+        let sym = match table.classify(&o.symbol, env.cache, &mut tally, &mut warnings, &path) {
+            Class::Global(i) => *i,
+            Class::Local => {
+                tally.bump(quirks::SKIP_LOCAL_OCCURRENCES);
+                continue;
+            }
+            Class::Invalid => {
+                tally.bump(quirks::SKIP_UNPARSABLE_OCCURRENCES);
+                continue;
+            }
+        };
+        let Some((raw, typed)) = occurrence_range(o) else {
+            tally.bump(quirks::SKIP_BAD_RANGE);
+            continue;
+        };
+        if typed {
+            tally.bump(quirks::TYPED_RANGES);
+        }
+        if last_start.is_some_and(|p| (raw[0], raw[1]) < p) {
+            unsorted = true;
+        }
+        last_start = Some((raw[0], raw[1]));
+        let Some(span) = to_span(raw, encoding, lines.as_ref(), &mut tally) else {
+            tally.bump(quirks::SKIP_BAD_RANGE);
+            continue;
+        };
+        let r = roles(o.symbol_roles);
+        let enclosing = enclosing_range(o)
+            .and_then(|e| to_span(e, encoding, lines.as_ref(), &mut Tally::default()));
+        let def_span = if r.contains(Roles::DEFINITION) {
+            // The definition's extent. scip-typescript's module definitions sit at 0:0 outside
+            // their own enclosing range, so containment is not required here.
+            Some(enclosing.unwrap_or(span))
+        } else {
+            if enclosing.is_some_and(|e| !e.contains(&span)) {
+                tally.bump(quirks::REFERENCE_ENCLOSING_RANGE_ELSEWHERE);
+            }
+            None
+        };
+        occs.push(DocOcc {
+            sym,
+            span,
+            roles: r,
+            enclosing: None,
+            def_span,
+        });
+    }
+    if unsorted {
+        tally.bump(quirks::UNSORTED_OCCURRENCES);
+    }
+
+    let mut seen_info: HashSet<u32> = HashSet::new();
+    for info in &doc.symbols {
+        let sym = match table.classify(&info.symbol, env.cache, &mut tally, &mut warnings, &path) {
+            Class::Global(i) => *i,
+            Class::Local | Class::Invalid => continue,
+        };
+        let kind = symbols::kind_name(info.kind);
+        if info.kind.value() == 0 {
+            tally.bump(quirks::KIND_UNSET);
+        }
+        let signature = info
+            .signature_documentation
+            .as_ref()
+            .and_then(|d| symbols::normalize_signature(&d.text));
+        let mut rels = Vec::new();
+        for rel in &info.relationships {
+            let bits = (if rel.is_implementation {
+                REL_IMPLEMENTATION
+            } else {
+                0
+            }) | (if rel.is_type_definition {
+                REL_TYPE_DEFINITION
+            } else {
+                0
+            }) | (if rel.is_reference { REL_REFERENCE } else { 0 })
+                | (if rel.is_definition { REL_DEFINITION } else { 0 });
+            if bits == 0 || rel.symbol.is_empty() {
+                continue;
+            }
+            if let Class::Global(t) =
+                table.classify(&rel.symbol, env.cache, &mut tally, &mut warnings, &path)
+            {
+                rels.push((*t, bits));
+            }
+        }
+        let slot = &mut table.symbols[sym as usize].info;
+        if !seen_info.insert(sym) {
+            tally.bump(quirks::LISTED_TWICE_IN_DOCUMENT);
+        }
+        let merged = slot.get_or_insert_with(DocInfo::default);
+        merged.kind = merged.kind.or(kind);
+        if merged.signature.is_none() {
+            merged.signature = signature;
+        }
+        merged.relationships.extend(rels);
+    }
+    tally.add(quirks::LOCAL_SYMBOLS, table.locals as i64);
+
+    let mut defs_per_symbol: HashMap<u32, u32> = HashMap::new();
+    for o in occs.iter().filter(|o| o.def_span.is_some()) {
+        *defs_per_symbol.entry(o.sym).or_insert(0) += 1;
+    }
+    tally.add(
+        quirks::DEFINED_TWICE_IN_DOCUMENT,
+        defs_per_symbol.values().filter(|n| **n > 1).count() as i64,
+    );
+    assign_enclosing(&mut occs);
+
+    DocOutcome::Facts(DocFacts {
+        path,
+        language: language.clone(),
+        symbols: table.symbols,
+        occurrences: occs,
+        tally,
+        warnings,
+    })
+}
+
+/// Sets every occurrence's innermost enclosing global definition: a sweep over occurrences in
+/// position order with a stack of open definition spans (outer first), O(n log n).
+fn assign_enclosing(occs: &mut [DocOcc]) {
+    struct Def {
+        span: Span,
+        occ: usize,
+        sym: u32,
+    }
+    let mut defs: Vec<Def> = occs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| {
+            o.def_span.map(|span| Def {
+                span,
+                occ: i,
+                sym: o.sym,
+            })
+        })
+        .collect();
+    if defs.is_empty() {
+        return;
+    }
+    defs.sort_by_key(|d| (d.span.start(), Reverse(d.span.end()), d.occ));
+    let mut order: Vec<usize> = (0..occs.len()).collect();
+    order.sort_by_key(|&i| (occs[i].span.start(), Reverse(occs[i].span.end()), i));
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for i in order {
+        let span = occs[i].span;
+        while next < defs.len() && defs[next].span.start() <= span.start() {
+            stack.push(next);
+            next += 1;
+        }
+        // A definition that ended before this position cannot enclose anything later.
+        while stack
+            .last()
+            .is_some_and(|&t| defs[t].span.end() <= span.start() && defs[t].occ != i)
+        {
+            stack.pop();
+        }
+        occs[i].enclosing = stack
+            .iter()
+            .rev()
+            .map(|&t| &defs[t])
+            .find(|d| d.occ != i && d.span.contains(&span) && d.span.end() > span.start())
+            .map(|d| d.sym);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_joined_and_escapes_rejected() {
+        assert_eq!(repo_path("", "src/a.ts").as_deref(), Some("src/a.ts"));
+        assert_eq!(
+            repo_path("pkg", "./src//a.ts").as_deref(),
+            Some("pkg/src/a.ts")
+        );
+        assert_eq!(repo_path("pkg", "../b.ts").as_deref(), Some("b.ts"));
+        assert_eq!(repo_path("", "../b.ts"), None);
+        assert_eq!(repo_path("", "a/../../b.ts"), None);
+        assert_eq!(repo_path("", "/etc/passwd"), None);
+        assert_eq!(repo_path("", "C:/x"), None);
+        assert_eq!(repo_path("", ""), None);
+        assert_eq!(repo_path("", "a\0b"), None);
+    }
+
+    #[test]
+    fn roles_decode_every_bit() {
+        let all = roles(0x7f);
+        for name in [
+            "definition",
+            "import",
+            "write",
+            "read",
+            "generated",
+            "test",
+            "forward-definition",
+        ] {
+            assert!(all.names().any(|n| n == name), "{name}");
+        }
+        assert!(!all.contains(Roles::REFERENCE));
+        assert_eq!(roles(0), Roles::REFERENCE);
+        assert_eq!(roles(8), Roles::REFERENCE | Roles::READ);
+    }
+
+    #[test]
+    fn ranges_normalize_and_reject_garbage() {
+        assert_eq!(raw_range(&[1, 2, 5]), Some([1, 2, 1, 5]));
+        assert_eq!(raw_range(&[1, 2, 3, 0]), Some([1, 2, 3, 0]));
+        assert_eq!(raw_range(&[1, 2]), None);
+        assert_eq!(raw_range(&[1, 2, 3, 4, 5]), None);
+        assert_eq!(raw_range(&[-1, 2, 3]), None);
+        assert_eq!(raw_range(&[1, 5, 2]), None);
+        assert_eq!(raw_range(&[3, 0, 2, 9]), None);
+    }
+
+    #[test]
+    fn utf16_and_utf32_offsets_become_byte_columns() {
+        let line = "const s = \"größe 🚀\"; x".as_bytes();
+        // 'x' is at UTF-16 offset 22 (the rocket is two units), UTF-32 offset 21, byte 26.
+        assert_eq!(byte_offset(line, 22, Encoding::Utf16), (26, true));
+        assert_eq!(byte_offset(line, 21, Encoding::Utf32), (26, true));
+        assert_eq!(byte_offset(line, 23, Encoding::Utf16), (27, true));
+        assert_eq!(byte_offset(line, 25, Encoding::Utf16), (29, false));
+        assert_eq!(byte_offset(b"abc", 2, Encoding::Utf16), (2, true));
+        let lines = Lines::new(b"a\r\nb\xc3\xa9c\n".to_vec());
+        assert_eq!(lines.line(0), Some(&b"a"[..]));
+        assert_eq!(lines.line(1), Some("béc".as_bytes()));
+        assert_eq!(lines.line(2), Some(&b""[..]));
+        assert_eq!(lines.line(3), None);
+    }
+
+    fn occ(sym: u32, span: (i32, i32, i32, i32), def: Option<(i32, i32, i32, i32)>) -> DocOcc {
+        let s = |t: (i32, i32, i32, i32)| Span {
+            line: t.0,
+            col: t.1,
+            end_line: t.2,
+            end_col: t.3,
+        };
+        DocOcc {
+            sym,
+            span: s(span),
+            roles: if def.is_some() {
+                Roles::DEFINITION
+            } else {
+                Roles::REFERENCE
+            },
+            enclosing: None,
+            def_span: def.map(s),
+        }
+    }
+
+    #[test]
+    fn enclosing_is_the_innermost_other_definition() {
+        let mut occs = vec![
+            occ(1, (5, 1, 5, 4), None),               // inside g
+            occ(0, (1, 4, 1, 5), Some((1, 1, 9, 2))), // f defined, lines 1-9
+            occ(1, (3, 4, 3, 5), Some((3, 1, 6, 2))), // g defined inside f
+            occ(0, (7, 1, 7, 2), None),               // recursive call of f inside f
+            occ(2, (12, 1, 12, 2), None),             // top level
+            occ(0, (6, 1, 6, 2), None),               // on g's last line, still inside
+        ];
+        assign_enclosing(&mut occs);
+        let got: Vec<Option<u32>> = occs.iter().map(|o| o.enclosing).collect();
+        assert_eq!(got, [Some(1), None, Some(0), Some(0), None, Some(1)]);
+    }
+}

@@ -1,0 +1,1071 @@
+//! SCIP stage: authoritative definitions, references, call edges and relationships from SCIP
+//! indexes written by the standard indexers (rust-analyzer, scip-typescript, scip-python, …).
+//!
+//! ckb never builds an index. It reads the files given with `--scip FILE` (in order), else the
+//! ones it finds under the root ([`discover`]: `index.scip`, `.scip/*.scip`, `.ckb/*.scip`,
+//! sorted). Each index is read as a stream ([`reader`]): documents are collected into batches of
+//! bounded size, each batch is decoded and converted in parallel ([`mapping`]) and folded in file
+//! order into a compact per-index accumulator (interned symbol strings, fixed-size occurrence
+//! records), so neither the whole `Index` nor its documents' full protobuf form is ever in memory.
+//! After the last field, symbol strings are resolved to stable IDs (a symbol's kind, which takes
+//! part in its ID, may be stated in another document) and rows are built.
+//!
+//! Stable IDs come from [`fingerprint::symbol_id`] over [`fingerprint::qualify_scip`] (package
+//! manager and name, never the version), the symbol's name and kind, and a discriminator when two
+//! symbols of one index collide. `backend_id` keeps the SCIP symbol string. References to symbols
+//! the index does not define (dependencies, the standard library) keep the SCIP symbol string as
+//! their target and get no `symbols` row.
+//!
+//! A file that cannot be used as an index at all (not protobuf, truncated, no metadata and no
+//! documents, or none of its documents is a file of this repository) is a `SCIP_INVALID` error:
+//! nothing is written rather than a silently partial snapshot. Everything smaller — a bad
+//! document, path or symbol — is a counted skip with a warning ([`quirks`]).
+
+pub mod freshness;
+pub mod mapping;
+pub mod quirks;
+pub mod reader;
+pub mod symbols;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use output_schema::manifest::{
+    Backend, Completeness, RepoState, StageReport, StageStatus, Warning,
+};
+use output_schema::tables::{CallEdgeRow, FileRow, OccurrenceRow, RelationshipRow, SymbolRow};
+use output_schema::Roles;
+use protobuf::Message;
+use rayon::prelude::*;
+use scip::types::{Document, Metadata, SymbolInformation};
+
+use crate::{fingerprint, PipelineError, Progress};
+use mapping::{DocEnv, DocOutcome, Encoding, Span, SymbolCache};
+use quirks::Tally;
+use symbols::ParsedSymbol;
+
+/// The `source` value of every row this stage writes.
+pub const SOURCE: &str = "scip";
+
+/// Limits of the SCIP stage.
+#[derive(Clone, Debug)]
+pub struct ScipConfig {
+    /// Encoded document bytes collected before a batch is decoded in parallel.
+    pub batch_bytes: usize,
+    /// Documents larger than this (encoded) are skipped unread.
+    pub max_document_bytes: u64,
+    /// Documents with more occurrences than this are skipped.
+    pub max_occurrences_per_document: usize,
+}
+
+impl Default for ScipConfig {
+    fn default() -> Self {
+        ScipConfig {
+            batch_bytes: 4 << 20,
+            max_document_bytes: 1 << 30,
+            max_occurrences_per_document: 5_000_000,
+        }
+    }
+}
+
+/// What the stage reads.
+pub struct ScipInput<'a> {
+    /// Repository root (absolute, canonical).
+    pub root: &'a Path,
+    /// Repository ID (part of stable IDs).
+    pub repo_id: &'a str,
+    /// The scan's files (documents for other paths are skipped).
+    pub files: &'a [FileRow],
+    /// The git repository, for freshness.
+    pub repo: Option<&'a gix::Repository>,
+    /// The state being snapshotted.
+    pub repo_state: &'a RepoState,
+    /// `--scip-commit`: the commit every given index describes.
+    pub indexed_commit: Option<&'a str>,
+    /// Limits.
+    pub config: ScipConfig,
+}
+
+/// The rows SCIP contributes, before the merge with tree-sitter.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ScipTables {
+    /// `symbols` (source `scip`).
+    pub symbols: Vec<SymbolRow>,
+    /// `occurrences`.
+    pub occurrences: Vec<OccurrenceRow>,
+    /// `call_edges`.
+    pub call_edges: Vec<CallEdgeRow>,
+    /// `relationships`.
+    pub relationships: Vec<RelationshipRow>,
+    /// Repo paths whose facts come from SCIP (the merge keeps tree-sitter rows only elsewhere).
+    pub covered_paths: BTreeSet<String>,
+}
+
+/// What the stage produced.
+#[derive(Debug)]
+pub struct ScipOutput {
+    /// Rows.
+    pub tables: ScipTables,
+    /// One backend entry per index, in input order.
+    pub backends: Vec<Backend>,
+    /// The stage report.
+    pub report: StageReport,
+}
+
+/// The SCIP indexes under `root` that are used when none is given: `index.scip`, then
+/// `.scip/*.scip` and `.ckb/*.scip`, each folder's files sorted by name. Symlinks are not followed.
+pub fn discover(root: &Path) -> Vec<PathBuf> {
+    let is_file = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+    let mut found = Vec::new();
+    let top = root.join("index.scip");
+    if is_file(&top) {
+        found.push(top);
+    }
+    for dir in [".scip", ".ckb"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "scip") && is_file(p))
+            .collect();
+        files.sort();
+        found.extend(files);
+    }
+    found
+}
+
+/// How an index file is named in the manifest: repo-relative when inside the repository, else its
+/// file name only (never an absolute path).
+pub fn display_input(root: &Path, index: &Path) -> String {
+    let abs = index.canonicalize().unwrap_or_else(|_| index.to_path_buf());
+    match abs.strip_prefix(root) {
+        Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+        Err(_) => abs
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "index.scip".into()),
+    }
+}
+
+/// Runs the stage over `indexes` in order. An earlier index wins a path both cover.
+pub fn run(
+    input: &ScipInput<'_>,
+    indexes: &[PathBuf],
+    progress: &dyn Progress,
+) -> Result<ScipOutput, PipelineError> {
+    progress.stage_started("scip", None);
+    let files: HashMap<String, String> = input
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.language.clone().unwrap_or_default()))
+        .collect();
+    let mut covered: HashSet<String> = HashSet::new();
+    let mut tables = ScipTables::default();
+    let mut backends = Vec::new();
+    let mut tally = Tally::default();
+    let mut warnings: Vec<Warning> = Vec::new();
+    let mut stale = false;
+    let mut documents = 0i64;
+    let mut seen_ids: HashSet<String> = HashSet::new();
+    for index in indexes {
+        let one = read_one(input, index, &files, &covered, progress)?;
+        documents += one.documents_used;
+        stale |= one.freshness.is_stale();
+        tally.absorb(&one.tally);
+        warnings.extend(one.warnings);
+        backends.push(one.backend);
+        covered.extend(one.tables.covered_paths.iter().cloned());
+        tables.covered_paths.extend(one.tables.covered_paths);
+        for row in one.tables.symbols {
+            if seen_ids.insert(row.stable_id.clone()) {
+                tables.symbols.push(row);
+            } else {
+                tally.bump(quirks::SKIP_DUPLICATE_SYMBOL_ROW);
+            }
+        }
+        tables.occurrences.extend(one.tables.occurrences);
+        tables.call_edges.extend(one.tables.call_edges);
+        tables.relationships.extend(one.tables.relationships);
+    }
+
+    let languages: BTreeSet<&str> = input
+        .files
+        .iter()
+        .filter(|f| tables.covered_paths.contains(&f.path))
+        .filter_map(|f| f.language.as_deref())
+        .collect();
+    let candidates = input
+        .files
+        .iter()
+        .filter(|f| f.language.as_deref().is_some_and(|l| languages.contains(l)))
+        .count();
+    let coverage = if candidates == 0 {
+        0.0
+    } else {
+        tables.covered_paths.len() as f64 / candidates as f64
+    };
+    stale |= tally.has_stale_evidence();
+    let skipped = tally.skipped_documents() > 0;
+    let reason = if stale {
+        "index-stale"
+    } else if coverage < 1.0 || skipped {
+        "partial-backend"
+    } else {
+        "full-backend"
+    };
+    let score = if stale { coverage * 0.75 } else { coverage };
+    let mut report = StageReport::with_status(
+        if stale || skipped {
+            StageStatus::Partial
+        } else {
+            StageStatus::Ok
+        },
+        None,
+    );
+    report.items = documents;
+    report.counts = tally.to_counts();
+    report.counts.insert("indexes".into(), indexes.len() as i64);
+    report.counts.insert("documents".into(), documents);
+    report
+        .counts
+        .insert("files.candidates".into(), candidates as i64);
+    report
+        .counts
+        .insert("files.covered".into(), tables.covered_paths.len() as i64);
+    report
+        .counts
+        .insert("symbols".into(), tables.symbols.len() as i64);
+    report
+        .counts
+        .insert("occurrences".into(), tables.occurrences.len() as i64);
+    report
+        .counts
+        .insert("call-edges".into(), tables.call_edges.len() as i64);
+    report
+        .counts
+        .insert("relationships".into(), tables.relationships.len() as i64);
+    report.completeness = Some(Completeness {
+        score: (score * 1_000_000.0).round() / 1_000_000.0,
+        reason: reason.into(),
+    });
+    report.set_warnings(warnings);
+    progress.stage_finished(
+        "scip",
+        &format!(
+            "{} indexes, {} documents, {} symbols, {} occurrences",
+            indexes.len(),
+            documents,
+            tables.symbols.len(),
+            tables.occurrences.len()
+        ),
+    );
+    Ok(ScipOutput {
+        tables,
+        backends,
+        report,
+    })
+}
+
+/// The outcome of one index.
+struct OneIndex {
+    tables: ScipTables,
+    backend: Backend,
+    tally: Tally,
+    warnings: Vec<Warning>,
+    documents_used: i64,
+    freshness: freshness::Freshness,
+}
+
+/// A global symbol of one index.
+struct GlobalSym {
+    symbol: Arc<str>,
+    parsed: Arc<ParsedSymbol>,
+    info_kind: Option<&'static str>,
+    signature: Option<String>,
+    /// The first definition in (path, line, col) order: (document, whole-definition span).
+    best_def: Option<(u32, Span)>,
+    def_docs: u32,
+    last_def_doc: u32,
+}
+
+/// A fixed-size occurrence record (the bulk of an index's memory).
+struct CompactOcc {
+    sym: u32,
+    span: Span,
+    roles: u16,
+    enclosing: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+struct CompactDoc {
+    path: String,
+    language: String,
+    occs: Vec<CompactOcc>,
+}
+
+/// Everything one index contributed so far, folded in file order.
+#[derive(Default)]
+struct Accum {
+    ids: HashMap<Arc<str>, u32>,
+    syms: Vec<GlobalSym>,
+    docs: Vec<CompactDoc>,
+    paths: HashSet<String>,
+    relationships: BTreeSet<(u32, u32, u8)>,
+    relationship_entries: i64,
+    external_kinds: HashMap<String, &'static str>,
+    external_symbols: i64,
+    documents_total: i64,
+    occurrences_total: i64,
+    tally: Tally,
+    warnings: Vec<Warning>,
+}
+
+impl Accum {
+    fn intern(&mut self, symbol: &Arc<str>, parsed: &Arc<ParsedSymbol>) -> u32 {
+        if let Some(&g) = self.ids.get(symbol) {
+            return g;
+        }
+        let g = self.syms.len() as u32;
+        self.ids.insert(Arc::clone(symbol), g);
+        self.syms.push(GlobalSym {
+            symbol: Arc::clone(symbol),
+            parsed: Arc::clone(parsed),
+            info_kind: None,
+            signature: None,
+            best_def: None,
+            def_docs: 0,
+            last_def_doc: NONE,
+        });
+        g
+    }
+
+    fn absorb(&mut self, outcome: DocOutcome) {
+        let facts = match outcome {
+            DocOutcome::Skipped(s) => {
+                self.tally.absorb(&s.tally);
+                self.warnings.push(s.warning);
+                return;
+            }
+            DocOutcome::Facts(f) => f,
+        };
+        if !self.paths.insert(facts.path.clone()) {
+            self.tally.bump(quirks::SKIP_ALREADY_COVERED);
+            self.warnings.push(Warning {
+                code: "document-already-covered".into(),
+                path: Some(facts.path),
+                message: "the index lists this document twice; the first is used".into(),
+            });
+            return;
+        }
+        self.tally.absorb(&facts.tally);
+        self.warnings.extend(facts.warnings);
+        let doc = self.docs.len() as u32;
+        let map: Vec<u32> = facts
+            .symbols
+            .iter()
+            .map(|s| self.intern(&s.symbol, &s.parsed))
+            .collect();
+        for (local, s) in facts.symbols.into_iter().enumerate() {
+            let Some(info) = s.info else { continue };
+            let g = &mut self.syms[map[local] as usize];
+            g.info_kind = g.info_kind.or(info.kind);
+            if g.signature.is_none() {
+                g.signature = info.signature;
+            }
+            self.relationship_entries += info.relationships.len() as i64;
+            for (target, bits) in info.relationships {
+                self.relationships
+                    .insert((map[local], map[target as usize], bits));
+            }
+        }
+        let mut occs = Vec::with_capacity(facts.occurrences.len());
+        for o in facts.occurrences {
+            let g = map[o.sym as usize];
+            if let Some(def) = o.def_span {
+                let sym = &mut self.syms[g as usize];
+                if sym.last_def_doc != doc {
+                    sym.def_docs += 1;
+                    sym.last_def_doc = doc;
+                }
+                let better = match sym.best_def {
+                    None => true,
+                    Some((d, span)) => {
+                        // `d` may be this very document, not yet pushed.
+                        let best_path = self
+                            .docs
+                            .get(d as usize)
+                            .map_or(facts.path.as_str(), |x| x.path.as_str());
+                        (best_path, span.line, span.col) > (facts.path.as_str(), def.line, def.col)
+                    }
+                };
+                if better {
+                    sym.best_def = Some((doc, def));
+                }
+            }
+            occs.push(CompactOcc {
+                sym: g,
+                span: o.span,
+                roles: o.roles.0,
+                enclosing: o.enclosing.map(|e| map[e as usize]).unwrap_or(NONE),
+            });
+        }
+        self.docs.push(CompactDoc {
+            path: facts.path,
+            language: facts.language,
+            occs,
+        });
+    }
+}
+
+/// The qualified container of a defined SCIP symbol: the identity stage's normalization, so that
+/// tree-sitter and SCIP agree. The package version is deliberately not passed.
+fn qualified_container(parsed: &ParsedSymbol, language: &str, path: &str) -> String {
+    fingerprint::qualify_scip(language, path, parsed.container_descriptors())
+}
+
+/// A discriminator from a SCIP method disambiguator (`+1` → `d1`); `None` when it has no
+/// usable characters.
+fn disambiguator_discriminator(disambiguator: &str) -> Option<String> {
+    let kept: String = disambiguator
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .collect();
+    (!kept.is_empty()).then(|| format!("d{kept}"))
+}
+
+/// The project root of an index relative to the repository root, plus candidates to try when the
+/// index was built at another path. Returns `(fixed prefix, candidates)`.
+fn project_root_prefix(
+    root: &Path,
+    project_root: &str,
+    tally: &mut Tally,
+) -> (Option<String>, Vec<String>) {
+    let raw = project_root.trim();
+    let path = match raw.strip_prefix("file://") {
+        Some(rest) => percent_decode(rest),
+        None => raw.to_string(),
+    };
+    let path = path.trim_end_matches('/');
+    if path.is_empty() {
+        return (Some(String::new()), Vec::new());
+    }
+    if raw.starts_with("file://") || path.starts_with('/') {
+        tally.bump(quirks::PROJECT_ROOT_ABSOLUTE);
+    }
+    let abs = Path::new(path);
+    let abs = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
+    if let Ok(rel) = abs.strip_prefix(root) {
+        return (Some(rel.to_string_lossy().replace('\\', "/")), Vec::new());
+    }
+    tally.bump(quirks::PROJECT_ROOT_ELSEWHERE);
+    // Built elsewhere (CI): the same project may sit at a sub-folder whose trailing path matches.
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".." && *p != ".")
+        .collect();
+    let mut candidates = vec![String::new()];
+    for k in (1..parts.len()).rev() {
+        let suffix = parts[parts.len() - k..].join("/");
+        if std::fs::symlink_metadata(root.join(&suffix)).is_ok_and(|m| m.is_dir()) {
+            candidates.push(suffix);
+        }
+    }
+    (None, candidates)
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn scip_error(path: &Path, root: &Path, message: impl Into<String>) -> PipelineError {
+    PipelineError::Scip {
+        path: PathBuf::from(display_input(root, path)),
+        message: message.into(),
+    }
+}
+
+/// Decodes and converts one batch of encoded documents in parallel, keeping input order. Each
+/// outcome comes with the document's occurrence count (0 when undecodable).
+fn convert_batch(batch: Vec<Vec<u8>>, env: &DocEnv<'_>) -> Vec<(i64, DocOutcome)> {
+    batch
+        .into_par_iter()
+        .map(|bytes| match Document::parse_from_bytes(&bytes) {
+            Ok(doc) => (doc.occurrences.len() as i64, mapping::convert(doc, env)),
+            Err(e) => {
+                let mut tally = Tally::default();
+                tally.bump(quirks::SKIP_UNDECODABLE);
+                let skip = mapping::DocSkip {
+                    reason: quirks::SKIP_UNDECODABLE,
+                    tally,
+                    warning: Warning {
+                        code: "document-undecodable".into(),
+                        path: None,
+                        message: format!("a document could not be decoded: {e}"),
+                    },
+                };
+                (0, DocOutcome::Skipped(skip))
+            }
+        })
+        .collect()
+}
+
+/// How the documents of one index are placed, decided from its metadata.
+struct Setup {
+    /// Project root relative to the repository; `None` until chosen among `candidates`.
+    prefix: Option<String>,
+    candidates: Vec<String>,
+    tool: String,
+    encoding: Encoding,
+}
+
+impl Setup {
+    fn new(root: &Path, metadata: Option<&Metadata>, tally: &mut Tally) -> Setup {
+        let tool = metadata
+            .and_then(|m| m.tool_info.as_ref())
+            .map(|t| t.name.clone())
+            .unwrap_or_default();
+        let (prefix, candidates) = project_root_prefix(
+            root,
+            metadata.map(|m| m.project_root.as_str()).unwrap_or(""),
+            tally,
+        );
+        let encoding = mapping::default_encoding(&tool);
+        Setup {
+            prefix,
+            candidates,
+            tool,
+            encoding,
+        }
+    }
+}
+
+/// What converting a batch needs besides the batch.
+struct BatchContext<'a> {
+    root: &'a Path,
+    files: &'a HashMap<String, String>,
+    covered_before: &'a HashSet<String>,
+    max_occurrences: usize,
+    progress: &'a dyn Progress,
+    cache: &'a SymbolCache,
+}
+
+fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchContext<'_>) {
+    if batch.is_empty() {
+        return;
+    }
+    let n = batch.len() as u64;
+    if setup.prefix.is_none() {
+        // Built elsewhere: choose the project-root prefix under which most of this batch's
+        // documents are files of the repository (the repository root wins ties).
+        let paths: Vec<String> = batch
+            .par_iter()
+            .filter_map(|b| Document::parse_from_bytes(b).ok().map(|d| d.relative_path))
+            .collect();
+        let mut best: Option<(usize, &String)> = None;
+        for c in &setup.candidates {
+            let hits = paths
+                .iter()
+                .filter(|p| mapping::repo_path(c, p).is_some_and(|rp| ctx.files.contains_key(&rp)))
+                .count();
+            if best.is_none_or(|(h, _)| hits > h) {
+                best = Some((hits, c));
+            }
+        }
+        setup.prefix = Some(best.map(|(_, c)| c.clone()).unwrap_or_default());
+    }
+    let prefix = setup.prefix.clone().unwrap_or_default();
+    let env = DocEnv {
+        root: ctx.root,
+        prefix: &prefix,
+        files: ctx.files,
+        covered_before: ctx.covered_before,
+        default_encoding: setup.encoding,
+        max_occurrences: ctx.max_occurrences,
+        cache: ctx.cache,
+    };
+    for (occurrences, outcome) in convert_batch(batch, &env) {
+        acc.occurrences_total += occurrences;
+        acc.absorb(outcome);
+    }
+    ctx.progress.advance(n);
+}
+
+fn read_one(
+    input: &ScipInput<'_>,
+    index: &Path,
+    files: &HashMap<String, String>,
+    covered_before: &HashSet<String>,
+    progress: &dyn Progress,
+) -> Result<OneIndex, PipelineError> {
+    let root = input.root;
+    let limits = reader::ReadLimits {
+        max_document_bytes: input.config.max_document_bytes,
+        metadata_only: false,
+    };
+    let metadata_pass = reader::ReadLimits {
+        metadata_only: true,
+        ..limits
+    };
+    let mut acc = Accum::default();
+    // Metadata must come first (the SCIP schema asks for it, for streaming). Peek at the first
+    // known field; when it is not the metadata, a metadata-only pass finds it before the documents
+    // are read.
+    let mut metadata_first: Option<bool> = None;
+    reader::read_index(index, metadata_pass, |item| match item {
+        reader::Item::Metadata(_) => {
+            metadata_first = Some(true);
+            Err(())
+        }
+        reader::Item::Unknown => Ok(()),
+        _ => {
+            metadata_first = Some(false);
+            Err(())
+        }
+    })
+    .map_err(|e| scip_error(index, root, e.to_string()))?
+    .ok();
+    let mut metadata: Option<Metadata> = None;
+    if metadata_first == Some(false) {
+        acc.tally.bump(quirks::METADATA_NOT_FIRST);
+        reader::read_index::<()>(index, metadata_pass, |item| {
+            if let reader::Item::Metadata(m) = item {
+                metadata.get_or_insert(m);
+            }
+            Ok(())
+        })
+        .map_err(|e| scip_error(index, root, e.to_string()))?
+        .ok();
+    }
+    let mut setup: Option<Setup> = metadata
+        .as_ref()
+        .map(|m| Setup::new(root, Some(m), &mut acc.tally));
+    let cache = SymbolCache::default();
+    let ctx = BatchContext {
+        root,
+        files,
+        covered_before,
+        max_occurrences: input.config.max_occurrences_per_document,
+        progress,
+        cache: &cache,
+    };
+    let mut batch: Vec<Vec<u8>> = Vec::new();
+    let mut batch_bytes = 0usize;
+    let mut unknown = 0i64;
+    reader::read_index::<()>(index, limits, |item| {
+        match item {
+            reader::Item::Metadata(m) => {
+                let m = metadata.get_or_insert(m);
+                if setup.is_none() {
+                    setup = Some(Setup::new(root, Some(m), &mut acc.tally));
+                }
+            }
+            reader::Item::Document(bytes) => {
+                let s = setup.get_or_insert_with(|| Setup::new(root, None, &mut acc.tally));
+                acc.documents_total += 1;
+                batch_bytes += bytes.len();
+                batch.push(bytes);
+                if batch_bytes >= input.config.batch_bytes {
+                    flush(std::mem::take(&mut batch), &mut acc, s, &ctx);
+                    batch_bytes = 0;
+                }
+            }
+            reader::Item::OversizedDocument { bytes } => {
+                acc.documents_total += 1;
+                acc.tally.bump(quirks::SKIP_OVERSIZED);
+                acc.warnings.push(Warning {
+                    code: "document-too-large".into(),
+                    path: None,
+                    message: format!(
+                        "a document of {bytes} bytes exceeds the limit of {}; skipped unread",
+                        input.config.max_document_bytes
+                    ),
+                });
+            }
+            reader::Item::ExternalSymbol(bytes) => {
+                acc.external_symbols += 1;
+                match SymbolInformation::parse_from_bytes(&bytes) {
+                    Ok(info) => {
+                        if let Some(kind) = symbols::kind_name(info.kind) {
+                            acc.external_kinds.insert(info.symbol, kind);
+                        }
+                    }
+                    Err(_) => acc.tally.bump(quirks::SKIP_EXTERNAL_UNDECODABLE),
+                }
+            }
+            reader::Item::Skipped { .. } | reader::Item::Unknown => unknown += 1,
+        }
+        Ok(())
+    })
+    .map_err(|e| scip_error(index, root, e.to_string()))?
+    .ok();
+    let mut setup = setup.unwrap_or_else(|| Setup::new(root, None, &mut acc.tally));
+    flush(std::mem::take(&mut batch), &mut acc, &mut setup, &ctx);
+    acc.tally.add(quirks::UNKNOWN_FIELDS, unknown);
+    if metadata.is_none() {
+        acc.tally.bump(quirks::METADATA_MISSING);
+        if acc.documents_total == 0 {
+            return Err(scip_error(
+                index,
+                root,
+                "no metadata and no documents: this is not a SCIP index",
+            ));
+        }
+    }
+    let used = acc.docs.len() as i64;
+    let covered_elsewhere = acc.tally.get(quirks::SKIP_ALREADY_COVERED);
+    if acc.documents_total > 0 && used == 0 && covered_elsewhere < acc.documents_total {
+        return Err(scip_error(
+            index,
+            root,
+            format!(
+                "none of its {} documents is a usable file of this repository (an index of another \
+                 repository, a project root that does not match, or undecodable documents)",
+                acc.documents_total
+            ),
+        ));
+    }
+    if acc.documents_total == 0 {
+        acc.warnings.push(Warning {
+            code: "index-without-documents".into(),
+            path: Some(display_input(root, index)),
+            message: "the index holds no documents".into(),
+        });
+    }
+
+    // Freshness.
+    let indexed = match input.indexed_commit {
+        Some(c) => Some(c.to_string()),
+        None => match freshness::sidecar_commit(index) {
+            Ok(c) => c,
+            Err(message) => {
+                acc.warnings.push(Warning {
+                    code: "scip-commit-sidecar-invalid".into(),
+                    path: Some(format!("{}.commit", display_input(root, index))),
+                    message,
+                });
+                None
+            }
+        },
+    };
+    let fresh = freshness::assess(input.repo, input.repo_state, indexed.as_deref());
+
+    let (tables, counts) = materialize(&mut acc, input.repo_id);
+    let mut backend_counts: BTreeMap<String, i64> = BTreeMap::new();
+    backend_counts.insert("documents".into(), acc.documents_total);
+    backend_counts.insert("documentsUsed".into(), used);
+    backend_counts.insert("occurrences".into(), acc.occurrences_total);
+    backend_counts.insert("occurrencesUsed".into(), tables.occurrences.len() as i64);
+    backend_counts.insert("symbols".into(), tables.symbols.len() as i64);
+    backend_counts.insert("externalSymbols".into(), acc.external_symbols);
+    backend_counts.insert("relationships".into(), tables.relationships.len() as i64);
+    backend_counts.insert("callEdges".into(), tables.call_edges.len() as i64);
+    backend_counts.extend(counts);
+    let mut facts: BTreeMap<String, String> = BTreeMap::new();
+    let prefix = setup.prefix.unwrap_or_default();
+    facts.insert(
+        "projectRoot".into(),
+        if prefix.is_empty() {
+            ".".into()
+        } else {
+            prefix
+        },
+    );
+    facts.insert("freshness".into(), fresh.state.into());
+    if let Some(c) = &fresh.indexed_commit {
+        facts.insert("indexedCommit".into(), c.clone());
+    }
+    if let Some(n) = fresh.commits_behind {
+        facts.insert("commitsBehind".into(), n.to_string());
+    }
+    let version = metadata
+        .as_ref()
+        .and_then(|m| m.tool_info.as_ref())
+        .map(|t| t.version.clone())
+        .filter(|v| !v.is_empty());
+    let backend = Backend {
+        kind: SOURCE.into(),
+        tool: if setup.tool.is_empty() {
+            "unknown".into()
+        } else {
+            setup.tool
+        },
+        version,
+        input: Some(display_input(root, index)),
+        counts: backend_counts,
+        facts,
+    };
+    if fresh.is_stale() {
+        acc.warnings.push(Warning {
+            code: "index-stale".into(),
+            path: backend.input.clone(),
+            message: match fresh.commits_behind {
+                Some(n) if fresh.state == "behind" => {
+                    format!("the index describes a commit {n} commits behind HEAD")
+                }
+                _ if fresh.state == "current-dirty" => {
+                    "the index describes HEAD but the working tree has changed since".into()
+                }
+                _ => "the index describes a commit that is not an ancestor of HEAD".into(),
+            },
+        });
+    }
+    Ok(OneIndex {
+        tables,
+        backend,
+        tally: std::mem::take(&mut acc.tally),
+        warnings: std::mem::take(&mut acc.warnings),
+        documents_used: used,
+        freshness: fresh,
+    })
+}
+
+/// Resolves symbol strings to stable IDs and builds the rows of one index.
+fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, i64>) {
+    let kinds: Vec<&'static str> = acc
+        .syms
+        .iter()
+        .map(|g| {
+            g.info_kind
+                .or_else(|| acc.external_kinds.get(&*g.symbol).copied())
+                .unwrap_or_else(|| g.parsed.suffix_kind())
+        })
+        .collect();
+    let names: Vec<String> = acc.syms.iter().map(|g| g.parsed.name()).collect();
+    acc.tally.add(
+        quirks::DEFINED_IN_SEVERAL_DOCUMENTS,
+        acc.syms.iter().filter(|g| g.def_docs > 1).count() as i64,
+    );
+    let packages: BTreeSet<(&str, &str, &str)> = acc
+        .syms
+        .iter()
+        .map(|g| {
+            (
+                g.parsed.manager.as_str(),
+                g.parsed.package_name.as_str(),
+                g.parsed.version.as_str(),
+            )
+        })
+        .collect();
+    for (_, _, version) in &packages {
+        if let Some(q) = symbols::version_quirk(version) {
+            acc.tally.bump(q);
+        }
+    }
+    if acc.relationship_entries == 0 && !acc.docs.is_empty() {
+        acc.tally.bump(quirks::NO_RELATIONSHIPS);
+    }
+
+    // Stable IDs of defined symbols; colliding ones get a discriminator.
+    let mut stable: Vec<Option<String>> = vec![None; acc.syms.len()];
+    let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+    for (g, sym) in acc.syms.iter().enumerate() {
+        let Some((doc, _)) = sym.best_def else {
+            continue;
+        };
+        let d = &acc.docs[doc as usize];
+        let qc = qualified_container(&sym.parsed, &d.language, &d.path);
+        let id = fingerprint::symbol_id(repo_id, &qc, &names[g], kinds[g], None);
+        groups.entry(id).or_default().push(g as u32);
+    }
+    let mut collisions = 0i64;
+    for (id, mut members) in groups {
+        if members.len() == 1 {
+            stable[members[0] as usize] = Some(id);
+            continue;
+        }
+        collisions += members.len() as i64 - 1;
+        let key = |g: &u32| {
+            let s = &acc.syms[*g as usize];
+            let (doc, span) = s.best_def.unwrap_or((
+                0,
+                Span {
+                    line: 0,
+                    col: 0,
+                    end_line: 0,
+                    end_col: 0,
+                },
+            ));
+            (
+                !s.parsed.disambiguator().is_empty(),
+                acc.docs[doc as usize].path.clone(),
+                span.line,
+                span.col,
+                s.symbol.to_string(),
+            )
+        };
+        members.sort_by_key(key);
+        stable[members[0] as usize] = Some(id);
+        let mut used: HashSet<String> = HashSet::new();
+        for (k, &g) in members.iter().enumerate().skip(1) {
+            let s = &acc.syms[g as usize];
+            let disc = disambiguator_discriminator(s.parsed.disambiguator())
+                .filter(|d| !used.contains(d))
+                .unwrap_or_else(|| format!("n{k}"));
+            used.insert(disc.clone());
+            let (doc, _) = s.best_def.unwrap_or((
+                0,
+                Span {
+                    line: 0,
+                    col: 0,
+                    end_line: 0,
+                    end_col: 0,
+                },
+            ));
+            let d = &acc.docs[doc as usize];
+            let qc = qualified_container(&s.parsed, &d.language, &d.path);
+            stable[g as usize] = Some(fingerprint::symbol_id(
+                repo_id,
+                &qc,
+                &names[g as usize],
+                kinds[g as usize],
+                Some(&disc),
+            ));
+        }
+    }
+    acc.tally.add(quirks::STABLE_ID_COLLISIONS, collisions);
+    let target = |g: u32| -> String {
+        stable[g as usize]
+            .clone()
+            .unwrap_or_else(|| acc.syms[g as usize].symbol.to_string())
+    };
+
+    let mut tables = ScipTables::default();
+    for (g, sym) in acc.syms.iter().enumerate() {
+        let (Some(id), Some((doc, span))) = (&stable[g], sym.best_def) else {
+            continue;
+        };
+        let d = &acc.docs[doc as usize];
+        let kind = kinds[g];
+        let vis = sym
+            .signature
+            .as_deref()
+            .and_then(|s| symbols::visibility(s, &d.language, &sym.parsed, kind));
+        tables.symbols.push(SymbolRow {
+            stable_id: id.clone(),
+            name: names[g].clone(),
+            kind: kind.to_string(),
+            container: sym.parsed.container(),
+            signature: sym.signature.clone(),
+            arity: None,
+            definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
+            visibility: vis.map(|v| v.0).unwrap_or("unknown").to_string(),
+            visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
+            visibility_source: if vis.is_some() { "signature" } else { "none" }.to_string(),
+            module_id: None,
+            language: Some(d.language.clone()),
+            path: d.path.clone(),
+            start_line: span.line,
+            start_col: span.col,
+            end_line: span.end_line,
+            end_col: span.end_col,
+            source: SOURCE.into(),
+            backend_id: Some(sym.symbol.to_string()),
+            body_hash: None,
+        });
+    }
+
+    let docs = std::mem::take(&mut acc.docs);
+    tables.occurrences = docs
+        .par_iter()
+        .flat_map_iter(|d| {
+            d.occs.iter().map(|o| OccurrenceRow {
+                symbol_id: Some(target(o.sym)),
+                name: names[o.sym as usize].clone(),
+                path: d.path.clone(),
+                line: o.span.line,
+                col: o.span.col,
+                end_line: o.span.end_line,
+                end_col: o.span.end_col,
+                roles: Roles(o.roles),
+                enclosing_symbol_id: (o.enclosing != NONE).then(|| target(o.enclosing)),
+                source: SOURCE.into(),
+            })
+        })
+        .collect();
+
+    let mut calls: BTreeMap<(u32, u32), i64> = BTreeMap::new();
+    for d in &docs {
+        for o in &d.occs {
+            let roles = Roles(o.roles);
+            // Module-level references (imports among them: scip-typescript marks no Import
+            // role) are not calls of a definition.
+            if o.enclosing == NONE
+                || roles.contains(Roles::DEFINITION)
+                || roles.contains(Roles::IMPORT)
+                || kinds[o.enclosing as usize] == "module"
+                || !symbols::is_callable(kinds[o.sym as usize])
+            {
+                continue;
+            }
+            *calls.entry((o.enclosing, o.sym)).or_insert(0) += 1;
+        }
+    }
+    tables.call_edges = calls
+        .into_iter()
+        .map(|((caller, callee), count)| CallEdgeRow {
+            caller_id: target(caller),
+            callee_id: Some(target(callee)),
+            callee_name: names[callee as usize].clone(),
+            count,
+            source: SOURCE.into(),
+            confidence: 1.0,
+        })
+        .collect();
+
+    let mut rels: BTreeSet<(String, String, &'static str)> = BTreeSet::new();
+    for &(from, to, bits) in &acc.relationships {
+        if stable[from as usize].is_none() {
+            continue;
+        }
+        for (bit, kind) in [
+            (mapping::REL_IMPLEMENTATION, "implementation"),
+            (mapping::REL_TYPE_DEFINITION, "type_definition"),
+            (mapping::REL_REFERENCE, "reference"),
+            (mapping::REL_DEFINITION, "definition"),
+        ] {
+            if bits & bit != 0 {
+                rels.insert((target(from), target(to), kind));
+            }
+        }
+    }
+    tables.relationships = rels
+        .into_iter()
+        .map(|(from_id, to_id, kind)| RelationshipRow {
+            from_id,
+            to_id,
+            kind: kind.into(),
+            source: SOURCE.into(),
+        })
+        .collect();
+    tables.covered_paths = docs.iter().map(|d| d.path.clone()).collect();
+
+    let mut counts = BTreeMap::new();
+    counts.insert(
+        "definedSymbols".into(),
+        stable.iter().filter(|s| s.is_some()).count() as i64,
+    );
+    counts.insert(
+        "referencedExternalSymbols".into(),
+        stable.iter().filter(|s| s.is_none()).count() as i64,
+    );
+    (tables, counts)
+}

@@ -1,0 +1,381 @@
+//! The prefer-first merge of tree-sitter and SCIP rows, on hand-made rows (it is a plain function,
+//! independent of how the stages are wired).
+
+use std::collections::BTreeSet;
+
+use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
+use output_schema::Roles;
+use pipeline::merge::{merge, merge_into, MergeStats, SyntaxTables};
+use pipeline::scip::ScipTables;
+use pipeline::write::TableSet;
+
+struct Sym<'a> {
+    id: &'a str,
+    name: &'a str,
+    kind: &'a str,
+    path: &'a str,
+    lines: (i32, i32),
+    source: &'a str,
+}
+
+fn sym(s: Sym<'_>) -> SymbolRow {
+    SymbolRow {
+        stable_id: s.id.into(),
+        name: s.name.into(),
+        kind: s.kind.into(),
+        container: None,
+        signature: None,
+        arity: None,
+        definition_version_id: pipeline::fingerprint::definition_version_id(None),
+        visibility: "unknown".into(),
+        visibility_confidence: 0.0,
+        visibility_source: "none".into(),
+        module_id: None,
+        language: Some("typescript".into()),
+        path: s.path.into(),
+        start_line: s.lines.0,
+        start_col: 1,
+        end_line: s.lines.1,
+        end_col: 2,
+        source: s.source.into(),
+        backend_id: (s.source == "scip").then(|| format!("scip-typescript npm fx 1 {}.", s.name)),
+        body_hash: None,
+    }
+}
+
+fn scip_sym(id: &str, name: &str, kind: &str, lines: (i32, i32)) -> SymbolRow {
+    sym(Sym {
+        id,
+        name,
+        kind,
+        path: "src/a.ts",
+        lines,
+        source: "scip",
+    })
+}
+
+fn ts_sym(
+    id: &str,
+    name: &str,
+    kind: &str,
+    path: &str,
+    lines: (i32, i32),
+    body: &str,
+) -> SymbolRow {
+    let mut s = sym(Sym {
+        id,
+        name,
+        kind,
+        path,
+        lines,
+        source: "tree-sitter",
+    });
+    s.body_hash = Some(body.into());
+    s
+}
+
+fn ts_occ(path: &str, line: i32, target: Option<&str>, enclosing: Option<&str>) -> OccurrenceRow {
+    OccurrenceRow {
+        symbol_id: target.map(Into::into),
+        name: "n".into(),
+        path: path.into(),
+        line,
+        col: 1,
+        end_line: line,
+        end_col: 2,
+        roles: Roles::REFERENCE,
+        enclosing_symbol_id: enclosing.map(Into::into),
+        source: "tree-sitter".into(),
+    }
+}
+
+fn edge(caller: &str, callee: Option<&str>, source: &str) -> CallEdgeRow {
+    CallEdgeRow {
+        caller_id: caller.into(),
+        callee_id: callee.map(Into::into),
+        callee_name: "n".into(),
+        count: 1,
+        source: source.into(),
+        confidence: if source == "scip" { 1.0 } else { 0.5 },
+    }
+}
+
+fn import() -> ImportRow {
+    ImportRow {
+        path: "src/a.ts".into(),
+        line: 1,
+        raw: "./b".into(),
+        names: vec!["main".into()],
+        language: "typescript".into(),
+        target: Some("src/b.js".into()),
+        kind: "local-file".into(),
+        method: Some("exact".into()),
+        confidence: 1.0,
+        from_module: None,
+        to_module: None,
+    }
+}
+
+fn inputs() -> (SyntaxTables, ScipTables) {
+    let mut s1 = scip_sym("S1", "Circle", "type", (7, 17));
+    s1.container = None;
+    let mut s2 = scip_sym("S2", "area", "method", (10, 12));
+    s2.container = Some("Circle".into());
+    s2.signature = Some("area(): number".into());
+    let mut s3 = scip_sym("S3", "square", "function", (31, 33));
+    s3.visibility = "public".into();
+    s3.visibility_confidence = 0.9;
+    s3.visibility_source = "signature".into();
+    let s4 = scip_sym("S4", "onlyScip", "variable", (40, 40));
+
+    let mut t1 = ts_sym("T1", "Circle", "class", "src/a.ts", (7, 17), "b1");
+    t1.signature = Some("export class Circle implements Shape".into());
+    t1.visibility = "public".into();
+    t1.visibility_confidence = 0.8;
+    t1.visibility_source = "modifier".into();
+    let mut t2 = ts_sym("T2", "area", "method", "src/a.ts", (10, 12), "b2");
+    t2.container = Some("Circle".into());
+    t2.signature = Some("area(): number {".into());
+    t2.arity = Some(0);
+    t2.visibility = "public".into();
+    t2.visibility_source = "naming".into();
+    t2.visibility_confidence = 0.5;
+    let mut t3 = ts_sym("T3", "square", "function", "src/a.ts", (31, 33), "b3");
+    t3.signature = Some("function square(x: number): number".into());
+    t3.arity = Some(1);
+    t3.visibility = "private".into();
+    let t4 = ts_sym("T4", "helper", "function", "src/a.ts", (50, 52), "b4");
+    let t5 = ts_sym("T5", "main", "function", "src/b.js", (1, 5), "b5");
+    let t6 = ts_sym("T6", "square", "class", "src/a.ts", (100, 101), "b6");
+
+    let syntax = SyntaxTables {
+        symbols: vec![t1, t2, t3, t4, t5, t6],
+        occurrences: vec![
+            ts_occ("src/a.ts", 11, Some("T3"), Some("T2")),
+            ts_occ("src/b.js", 2, Some("T3"), Some("T5")),
+            ts_occ("src/b.js", 3, Some("T4"), Some("T5")),
+            ts_occ("src/b.js", 4, None, Some("T5")),
+        ],
+        call_edges: vec![
+            edge("T5", Some("T3"), "tree-sitter"),
+            edge("T2", Some("T3"), "tree-sitter"),
+            edge("T5", Some("T4"), "tree-sitter"),
+        ],
+        relationships: vec![RelationshipRow {
+            from_id: "T5".into(),
+            to_id: "T1".into(),
+            kind: "reference".into(),
+            source: "tree-sitter".into(),
+        }],
+        imports: vec![import()],
+    };
+    let scip = ScipTables {
+        symbols: vec![s1, s2, s3, s4],
+        occurrences: vec![OccurrenceRow {
+            source: "scip".into(),
+            ..ts_occ("src/a.ts", 11, Some("S3"), Some("S2"))
+        }],
+        call_edges: vec![edge("S2", Some("S3"), "scip")],
+        relationships: vec![RelationshipRow {
+            from_id: "S1".into(),
+            to_id: "scip-typescript npm fx 1 Shape#".into(),
+            kind: "implementation".into(),
+            source: "scip".into(),
+        }],
+        covered_paths: BTreeSet::from(["src/a.ts".to_string()]),
+    };
+    (syntax, scip)
+}
+
+#[test]
+fn scip_stands_and_tree_sitter_fills_only_the_gaps() {
+    let (syntax, scip) = inputs();
+    let (merged, stats) = merge(syntax, scip);
+    let find = |id: &str| {
+        merged
+            .symbols
+            .iter()
+            .find(|s| s.stable_id == id)
+            .unwrap_or_else(|| panic!("{id} missing"))
+    };
+    let ids: BTreeSet<&str> = merged
+        .symbols
+        .iter()
+        .map(|s| s.stable_id.as_str())
+        .collect();
+    assert_eq!(ids, BTreeSet::from(["S1", "S2", "S3", "S4", "T5"]));
+
+    let circle = find("S1");
+    assert_eq!(circle.kind, "class", "coarse SCIP kind refined");
+    assert_eq!(
+        circle.signature.as_deref(),
+        Some("export class Circle implements Shape")
+    );
+    assert_eq!(
+        circle.definition_version_id,
+        pipeline::fingerprint::definition_version_id(circle.signature.as_deref())
+    );
+    assert_eq!(
+        (
+            circle.visibility.as_str(),
+            circle.visibility_source.as_str()
+        ),
+        ("public", "modifier")
+    );
+    assert_eq!(
+        (circle.source.as_str(), circle.body_hash.as_deref()),
+        ("scip", Some("b1"))
+    );
+    assert!(circle.backend_id.is_some());
+
+    let area = find("S2");
+    assert_eq!(
+        area.signature.as_deref(),
+        Some("area(): number"),
+        "SCIP signature stands"
+    );
+    assert_eq!(
+        (area.arity, area.body_hash.as_deref()),
+        (Some(0), Some("b2"))
+    );
+
+    let square = find("S3");
+    assert_eq!(square.visibility, "public", "SCIP visibility stands");
+    assert_eq!(
+        square.signature.as_deref(),
+        Some("function square(x: number): number")
+    );
+    assert_eq!(square.kind, "function");
+
+    assert_eq!(find("S4").body_hash, None);
+    assert_eq!(find("T5").source, "tree-sitter");
+
+    // Occurrences: tree-sitter's in the covered file dropped; in b.js rewritten or unresolved.
+    let b: Vec<&OccurrenceRow> = merged
+        .occurrences
+        .iter()
+        .filter(|o| o.path == "src/b.js")
+        .collect();
+    assert_eq!(b.len(), 3);
+    assert_eq!(b[0].symbol_id.as_deref(), Some("S3"));
+    assert_eq!(b[1].symbol_id, None, "reference to a dropped definition");
+    assert_eq!(b[2].symbol_id, None);
+    assert!(b
+        .iter()
+        .all(|o| o.enclosing_symbol_id.as_deref() == Some("T5")));
+    let a: Vec<&OccurrenceRow> = merged
+        .occurrences
+        .iter()
+        .filter(|o| o.path == "src/a.ts")
+        .collect();
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].source, "scip");
+
+    let edges: BTreeSet<(String, Option<String>, String)> = merged
+        .call_edges
+        .iter()
+        .map(|e| (e.caller_id.clone(), e.callee_id.clone(), e.source.clone()))
+        .collect();
+    assert_eq!(
+        edges,
+        BTreeSet::from([
+            ("S2".to_string(), Some("S3".to_string()), "scip".to_string()),
+            (
+                "T5".to_string(),
+                Some("S3".to_string()),
+                "tree-sitter".to_string()
+            ),
+            ("T5".to_string(), None, "tree-sitter".to_string()),
+        ])
+    );
+    let rels: BTreeSet<(String, String)> = merged
+        .relationships
+        .iter()
+        .map(|r| (r.from_id.clone(), r.to_id.clone()))
+        .collect();
+    assert!(rels.contains(&("T5".to_string(), "S1".to_string())));
+    assert_eq!(merged.imports, vec![import()]);
+
+    assert_eq!(
+        stats,
+        MergeStats {
+            matched: 3,
+            scip_only: 1,
+            filled_visibility: 2,
+            filled_signature: 2,
+            filled_arity: 2,
+            filled_kind: 1,
+            filled_container: 0,
+            filled_module: 0,
+            filled_body_hash: 3,
+            disagree_kind: 0,
+            disagree_signature: 1,
+            disagree_visibility: 1,
+            disagree_container: 0,
+            dropped_tree_sitter_symbols: 2,
+            dropped_tree_sitter_occurrences: 1,
+            dropped_tree_sitter_call_edges: 1,
+            dropped_tree_sitter_relationships: 0,
+            remapped_references: 3,
+            unresolved_references: 2,
+            kept_tree_sitter_symbols: 1,
+        }
+    );
+    assert_eq!(stats.counts()["merge.disagree.signature"], 1);
+}
+
+#[test]
+fn incompatible_kinds_do_not_match_and_merging_is_deterministic() {
+    let (syntax, scip) = inputs();
+    let again = merge(syntax.clone(), scip.clone());
+    assert_eq!(merge(syntax, scip), again);
+
+    // A tree-sitter `class` named like a SCIP `function` on the same lines is not its counterpart.
+    let s = scip_sym("S", "f", "function", (1, 3));
+    let t = ts_sym("T", "f", "class", "src/a.ts", (1, 3), "b");
+    let (merged, stats) = merge(
+        SyntaxTables {
+            symbols: vec![t],
+            ..Default::default()
+        },
+        ScipTables {
+            symbols: vec![s],
+            covered_paths: BTreeSet::from(["src/a.ts".to_string()]),
+            ..Default::default()
+        },
+    );
+    assert_eq!((stats.matched, stats.dropped_tree_sitter_symbols), (0, 1));
+    assert_eq!(merged.symbols.len(), 1);
+    assert_eq!(merged.symbols[0].body_hash, None);
+}
+
+#[test]
+fn empty_sides_pass_the_other_through() {
+    let (syntax, scip) = inputs();
+    let (only_ts, stats) = merge(syntax.clone(), ScipTables::default());
+    assert_eq!(only_ts, syntax);
+    assert_eq!(stats.kept_tree_sitter_symbols, 6);
+    let (only_scip, _) = merge(SyntaxTables::default(), scip.clone());
+    assert_eq!(only_scip.symbols, scip.symbols);
+    assert_eq!(only_scip.occurrences, scip.occurrences);
+}
+
+#[test]
+fn merge_into_keeps_absent_imports_absent() {
+    let (_, scip) = inputs();
+    let mut tables = TableSet::default();
+    let stats = merge_into(&mut tables, scip.clone());
+    assert_eq!(stats.scip_only, 4);
+    assert_eq!(tables.symbols.as_deref(), Some(&scip.symbols[..]));
+    assert!(tables.imports.is_none());
+
+    let (syntax, scip) = inputs();
+    let mut tables = TableSet {
+        symbols: Some(syntax.symbols),
+        imports: Some(syntax.imports.clone()),
+        ..Default::default()
+    };
+    merge_into(&mut tables, scip);
+    assert_eq!(tables.imports, Some(syntax.imports));
+    assert_eq!(tables.symbols.map(|s| s.len()), Some(5));
+}
