@@ -20,6 +20,7 @@ pub mod repo_state;
 pub mod scan;
 pub mod scip;
 pub mod store;
+pub mod syntax;
 pub mod write;
 
 use std::collections::BTreeMap;
@@ -374,6 +375,30 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     }
     let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
 
+    if selected(Stage::Syntax) {
+        match tables.files.as_deref() {
+            Some(files) => {
+                let clock = Instant::now();
+                let out = syntax::run(&ctx, files, ctx.previous)?;
+                timings.push(("syntax".into(), clock.elapsed()));
+                tables.symbols = Some(out.symbols);
+                tables.occurrences = Some(out.occurrences);
+                tables.call_edges = Some(out.call_edges);
+                tables.imports = Some(out.imports);
+                reports.insert(Stage::Syntax.name().into(), out.report);
+                backends.push(out.backend);
+                views.insert(syntax::FILES_VIEW.into(), out.view);
+            }
+            None => {
+                reports.insert(
+                    Stage::Syntax.name().into(),
+                    StageReport::skipped("input stage scan did not run"),
+                );
+            }
+        }
+    }
+
+    let mut agreement = None;
     if selected(Stage::Scip) {
         let clock = Instant::now();
         let report = run_scip(
@@ -383,6 +408,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             &scip_indexes,
             &mut tables,
             &mut backends,
+            &mut agreement,
         )?;
         reports.insert(Stage::Scip.name().into(), report);
         timings.push(("scip".into(), clock.elapsed()));
@@ -438,7 +464,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             Some(symbols) => {
                 // The SCIP/tree-sitter agreement needs both views before their merge; pass
                 // `identity::backend_agreement(&tree_sitter, &scip)` here once both are wired.
-                let out = identity::identity(&ctx, symbols, None, &warnings_previous);
+                let out = identity::identity(&ctx, symbols, agreement, &warnings_previous);
                 tables.aliases = Some(out.aliases);
                 tables.tombstones = Some(out.tombstones);
                 out.report
@@ -537,6 +563,7 @@ fn run_scip(
     indexes: &[PathBuf],
     tables: &mut TableSet,
     backends: &mut Vec<output_schema::manifest::Backend>,
+    agreement: &mut Option<identity::Agreement>,
 ) -> Result<StageReport, PipelineError> {
     if opts.no_scip {
         return Ok(StageReport::not_run("disabled (--no-scip)"));
@@ -561,6 +588,11 @@ fn run_scip(
     let out = scip::run(&input, indexes, ctx.progress)?;
     let mut report = out.report;
     backends.extend(out.backends);
+    // Where both backends saw a definition, do they name it the same? Measured before the merge,
+    // which keeps only one of the two.
+    if let Some(ts) = &tables.symbols {
+        *agreement = Some(identity::backend_agreement(ts, &out.tables.symbols));
+    }
     let stats = merge::merge_into(tables, out.tables);
     report.counts.extend(stats.counts());
     Ok(report)

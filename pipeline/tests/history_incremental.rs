@@ -216,3 +216,16 @@ fn previous_of_a_rewritten_history_and_damaged_previous_are_safe() {
     );
     assert_same_tables(&snap, &full);
 }
+
+#[test]
+fn thread_count_does_not_change_the_tables() {
+    let mut r = Repo::new();
+    grow(&mut r, 0, 20);
+    merge_side_branch(&mut r, "side", 5);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut one = git_only(r.path(), a.path());
+    one.threads = Some(1);
+    let mut four = git_only(r.path(), b.path());
+    four.threads = Some(4);
+    assert_same_tables(&snapshot_full(&one), &snapshot_full(&four));
+}

@@ -33,6 +33,10 @@ fn fixture() -> Repo {
     r.write("tool.sh", "echo hi\n");
     r.write("old/one.txt", lines(4, "one"));
     r.write("old/two.txt", lines(4, "two"));
+    // Attributes of the current checkout decide binary-ness, in git and here.
+    r.write(".gitattributes", "*.lock -diff\n*.cfg diff=cfgdriver\n");
+    r.write("deps.lock", lines(3, "dep"));
+    r.write("app.cfg", lines(3, "key"));
     r.commit("c1");
 
     let mut a: Vec<String> = lines(10, "a").lines().map(String::from).collect();
@@ -43,6 +47,8 @@ fn fixture() -> Repo {
     r.git(&["mv", "b.txt", "c.txt"]);
     r.write("noeol.txt", "x\ny\n");
     r.write("crlf.txt", "one\ntwo\r\n");
+    r.write("deps.lock", lines(4, "dep"));
+    r.write("app.cfg", lines(4, "key"));
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(
         r.path().join("tool.sh"),
@@ -333,6 +339,16 @@ fn file_changes_equal_git_log_numstat() {
         Some((Some("empty.txt".into()), Some(0), Some(0), false))
     );
     assert_eq!(row("noeol.txt", "M"), Some((None, Some(1), Some(1), false)));
+    assert_eq!(
+        row("deps.lock", "M"),
+        Some((None, None, None, true)),
+        "-diff attribute"
+    );
+    assert_eq!(
+        row("app.cfg", "M"),
+        Some((None, Some(1), Some(0), false)),
+        "undefined driver"
+    );
     assert_eq!(row("crlf.txt", "M"), Some((None, Some(1), Some(1), false)));
     let tool: Vec<(Option<i64>, Option<i64>)> = h
         .changes

@@ -18,7 +18,7 @@
 //!   commits touching the path. An author is a bot if any of their commits in the window is
 //!   flagged.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::HashMap;
 
 use output_schema::tables::{ChurnRow, CochangeRow, CommitRow, FileChangeRow, OwnershipRow};
 
@@ -50,12 +50,13 @@ pub(crate) struct Aggregates {
     pub merges_left_out: i64,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct ChurnAcc<'a> {
     commits: i64,
     additions: i64,
     deletions: i64,
-    authors: HashSet<&'a str>,
+    /// One entry per commit; sorted and deduplicated at the end.
+    authors: Vec<&'a str>,
     last_changed: i64,
 }
 
@@ -71,18 +72,18 @@ pub(crate) fn aggregate(
         .sort_by(|a, b| (a.sha.as_str(), a.path.as_str()).cmp(&(b.sha.as_str(), b.path.as_str())));
 
     let mut out = Aggregates::default();
-    let mut churn: BTreeMap<(&str, usize), ChurnAcc<'_>> = BTreeMap::new();
-    let mut owners: BTreeMap<&str, BTreeMap<&str, i64>> = BTreeMap::new();
     let mut bots: HashMap<&str, bool> = HashMap::new();
     for c in commits {
         *bots.entry(c.author_id.as_str()).or_default() |= c.is_bot;
     }
-    // Co-change works on interned paths: ids follow lexical order, so (a < b) as ids is
-    // (path_a < path_b) as strings.
+    // Paths are interned: ids follow lexical order, so iterating ids gives sorted output and
+    // (a < b) as ids is (path_a < path_b) as strings.
     let mut paths: Vec<&str> = changes.iter().map(|c| c.path.as_str()).collect();
     paths.sort_unstable();
     paths.dedup();
-    let path_id = |p: &str| paths.binary_search(&p).unwrap_or_default() as u32;
+    let path_id = |p: &str| paths.binary_search(&p).unwrap_or_default();
+    let mut churn: Vec<[Option<ChurnAcc<'_>>; 4]> = vec![Default::default(); paths.len()];
+    let mut owners: Vec<Vec<&str>> = vec![Vec::new(); paths.len()];
     let mut per_path = vec![0i64; paths.len()];
     let mut pairs: HashMap<u64, i64> = HashMap::new();
 
@@ -94,56 +95,53 @@ pub(crate) fn aggregate(
             out.merges_left_out += 1;
             continue;
         }
-        for row in group {
+        let ids: Vec<usize> = group.iter().map(|r| path_id(&r.path)).collect();
+        for (row, &id) in group.iter().zip(&ids) {
             for (w, (_, days)) in WINDOWS.iter().enumerate() {
                 if days.is_some_and(|d| commit.committer_time < settings.head_time - d * 86_400) {
                     continue;
                 }
-                let acc = churn.entry((row.path.as_str(), w)).or_default();
+                let acc = churn[id][w].get_or_insert_with(|| ChurnAcc {
+                    last_changed: commit.committer_time,
+                    ..ChurnAcc::default()
+                });
                 acc.commits += 1;
                 acc.additions += row.additions.unwrap_or(0);
                 acc.deletions += row.deletions.unwrap_or(0);
-                acc.authors.insert(commit.author_id.as_str());
-                acc.last_changed = if acc.commits == 1 {
-                    commit.committer_time
-                } else {
-                    acc.last_changed.max(commit.committer_time)
-                };
+                acc.authors.push(commit.author_id.as_str());
+                acc.last_changed = acc.last_changed.max(commit.committer_time);
             }
-            *owners
-                .entry(row.path.as_str())
-                .or_default()
-                .entry(commit.author_id.as_str())
-                .or_default() += 1;
+            owners[id].push(commit.author_id.as_str());
         }
         if commit.files_changed > i64::from(settings.cochange_max_files) {
             out.cochange_skipped_commits += 1;
             continue;
         }
-        let ids: Vec<u32> = group.iter().map(|r| path_id(&r.path)).collect();
         for (i, &a) in ids.iter().enumerate() {
-            per_path[a as usize] += 1;
+            per_path[a] += 1;
             for &b in &ids[i + 1..] {
                 let (lo, hi) = if a < b { (a, b) } else { (b, a) };
-                *pairs
-                    .entry((u64::from(lo) << 32) | u64::from(hi))
-                    .or_default() += 1;
+                *pairs.entry(((lo as u64) << 32) | hi as u64).or_default() += 1;
             }
         }
     }
 
-    out.churn = churn
-        .into_iter()
-        .map(|((path, w), acc)| ChurnRow {
-            path: path.to_string(),
-            window: WINDOWS[w].0.to_string(),
-            commits: acc.commits,
-            additions: acc.additions,
-            deletions: acc.deletions,
-            authors: acc.authors.len() as i64,
-            last_changed: acc.last_changed,
-        })
-        .collect();
+    for (id, windows) in churn.into_iter().enumerate() {
+        for (w, acc) in windows.into_iter().enumerate() {
+            let Some(mut acc) = acc else { continue };
+            acc.authors.sort_unstable();
+            acc.authors.dedup();
+            out.churn.push(ChurnRow {
+                path: paths[id].to_string(),
+                window: WINDOWS[w].0.to_string(),
+                commits: acc.commits,
+                additions: acc.additions,
+                deletions: acc.deletions,
+                authors: acc.authors.len() as i64,
+                last_changed: acc.last_changed,
+            });
+        }
+    }
 
     let mut kept: Vec<(u64, i64)> = pairs
         .into_iter()
@@ -166,13 +164,15 @@ pub(crate) fn aggregate(
         })
         .collect();
 
-    for (path, authors) in owners {
-        let total: i64 = authors.values().sum();
-        for (author, n) in authors {
+    for (id, mut authors) in owners.into_iter().enumerate() {
+        let total = authors.len() as i64;
+        authors.sort_unstable();
+        for run in authors.chunk_by(|a, b| a == b) {
+            let n = run.len() as i64;
             out.ownership.push(OwnershipRow {
-                path: path.to_string(),
-                author_id: author.to_string(),
-                is_bot: bots.get(author).copied().unwrap_or(false),
+                path: paths[id].to_string(),
+                author_id: run[0].to_string(),
+                is_bot: bots.get(run[0]).copied().unwrap_or(false),
                 commits: n,
                 share: n as f64 / total as f64,
             });

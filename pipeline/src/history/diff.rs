@@ -36,8 +36,9 @@ use crate::{PipelineError, Progress};
 pub(crate) struct DiffInput {
     pub id: ObjectId,
     pub tree: ObjectId,
-    /// `None` for a root commit (diffed against the empty tree).
-    pub first_parent: Option<ObjectId>,
+    /// The first parent and its tree if known; `None` for a root commit (diffed against the
+    /// empty tree).
+    pub first_parent: Option<(ObjectId, Option<ObjectId>)>,
     /// Parents unavailable (shallow clone): not diffed.
     pub shallow_boundary: bool,
 }
@@ -80,11 +81,6 @@ pub(crate) fn diff_commits(
         .map_err(|e| PipelineError::Git {
             message: format!("cannot set up blob diffs: {}", chain(&e)),
         })?;
-    // Sizes are checked after reading instead of with a header lookup per blob (which, for a
-    // deltified object, means inflating the start of its delta stream once more).
-    let mut platform = platform;
-    let big_file_threshold = platform.filter.options.large_file_threshold_bytes;
-    platform.filter.options.large_file_threshold_bytes = 0;
     let platform = std::sync::Mutex::new(platform);
     let shared = repo.clone().into_sync();
     inputs
@@ -98,11 +94,17 @@ pub(crate) fn diff_commits(
                     Ok(p) => p.clone(),
                     Err(poisoned) => poisoned.into_inner().clone(),
                 };
+                let mut attributes = gix::attrs::search::Outcome::default();
+                attributes.initialize_with_selection(&Default::default(), Some("diff"));
                 Worker {
                     repo,
+                    big_file_threshold: platform.filter.options.large_file_threshold_bytes,
+                    algorithm: platform.options.algorithm.unwrap_or_default(),
                     platform,
                     state: Default::default(),
-                    big_file_threshold,
+                    attributes,
+                    old_buf: Vec::new(),
+                    new_buf: Vec::new(),
                 }
             },
             |worker, input| {
@@ -118,8 +120,22 @@ struct Worker {
     repo: gix::Repository,
     platform: gix::diff::blob::Platform,
     state: gix::diff::tree::State,
-    /// `core.bigFileThreshold`: larger blobs count as binary, as in git (0 = no limit).
+    /// The `diff` attribute of the path being read.
+    attributes: gix::attrs::search::Outcome,
+    /// `core.bigFileThreshold`: larger blobs are binary (0 = no limit).
     big_file_threshold: u64,
+    /// The repository's `diff.algorithm`.
+    algorithm: Algorithm,
+    old_buf: Vec<u8>,
+    new_buf: Vec<u8>,
+}
+
+/// What a blob turned out to be.
+enum Content {
+    Text,
+    Binary,
+    /// Has a diff driver (or was not read): leave it to gix's pipeline.
+    Pipeline,
 }
 
 impl rename::Blobs for gix::Repository {
@@ -198,12 +214,15 @@ impl Worker {
         let sha = input.id.to_string();
         let new_tree = self.tree_data(input.tree)?;
         let old_tree = match input.first_parent {
-            Some(parent) => {
-                let tree = self
-                    .repo
-                    .find_commit(parent)
-                    .and_then(|c| c.tree_id().map(|t| t.detach()))
-                    .map_err(|e| format!("cannot read parent {parent}: {}", chain(&e)))?;
+            Some((parent, tree)) => {
+                let tree = match tree {
+                    Some(t) => t,
+                    None => self
+                        .repo
+                        .find_commit(parent)
+                        .and_then(|c| c.tree_id().map(|t| t.detach()))
+                        .map_err(|e| format!("cannot read parent {parent}: {}", chain(&e)))?,
+                };
                 trees.push(tree);
                 self.tree_data(tree)?
             }
@@ -341,7 +360,103 @@ impl Worker {
     }
 
     /// (additions, deletions, is_binary) of one change.
+    ///
+    /// Blobs are read straight from the object database and judged binary like gix's diff
+    /// pipeline does (`-diff`/`binary` attributes, a NUL in the first 8000 bytes, or larger than
+    /// `core.bigFileThreshold`) — without its per-blob header lookup, which for a deltified object
+    /// inflates the start of its delta a second time. Paths with a diff driver (`diff=name`) go
+    /// through the pipeline, which knows the drivers.
     fn line_counts(&mut self, change: &Change) -> Result<(Option<i64>, Option<i64>, bool), String> {
+        let (old, new) = match change {
+            Change::Added(new) => (None, Some(new)),
+            Change::Deleted(old) => (Some(old), None),
+            Change::Modified { old, new } | Change::Renamed { old, new } => (Some(old), Some(new)),
+        };
+        if old.is_some_and(|s| s.mode.is_commit()) || new.is_some_and(|s| s.mode.is_commit()) {
+            return Ok((None, None, false));
+        }
+        let mut old_buf = std::mem::take(&mut self.old_buf);
+        let mut new_buf = std::mem::take(&mut self.new_buf);
+        type Counts = (Option<i64>, Option<i64>, bool);
+        let result = (|| -> Result<Option<Counts>, String> {
+            let mut binary = false;
+            for (side, buf) in [(old, &mut old_buf), (new, &mut new_buf)] {
+                buf.clear();
+                if let Some(side) = side {
+                    match self.read_blob(side, buf)? {
+                        Content::Text => {}
+                        Content::Binary => binary = true,
+                        Content::Pipeline => return Ok(None),
+                    }
+                }
+            }
+            if binary {
+                return Ok(Some((None, None, true)));
+            }
+            let (added, removed) = match change {
+                Change::Added(_) => (count_lines(&new_buf), 0),
+                Change::Deleted(_) => (0, count_lines(&old_buf)),
+                _ => diff_lines(self.algorithm, &old_buf, &new_buf),
+            };
+            Ok(Some((Some(added), Some(removed), false)))
+        })();
+        self.old_buf = old_buf;
+        self.new_buf = new_buf;
+        match result? {
+            Some(counts) => Ok(counts),
+            None => self.line_counts_via_pipeline(change),
+        }
+    }
+
+    /// Reads a blob into `buf` unless its attributes already say binary or name a diff driver.
+    fn read_blob(&mut self, side: &Side, buf: &mut Vec<u8>) -> Result<Content, String> {
+        use gix::objs::Find;
+        let entry = self
+            .platform
+            .attr_stack
+            .at_entry(side.path.as_bstr(), None, &self.repo.objects)
+            .map_err(|e| format!("cannot read the attributes of {}: {e}", side.path))?;
+        entry.matching_attributes(&mut self.attributes);
+        if let Some(m) = self.attributes.iter_selected().next() {
+            if m.assignment.state.is_unset() {
+                return Ok(Content::Binary);
+            }
+            if m.assignment.state.as_bstr().is_some() {
+                return Ok(Content::Pipeline);
+            }
+        }
+        let found = self.repo.objects.try_find(&side.id, buf).map_err(|e| {
+            format!(
+                "cannot read object {} at {}: {}",
+                side.id,
+                side.path,
+                chain(&e)
+            )
+        })?;
+        let Some(data) = found else {
+            return Err(format!(
+                "an object with id {} could not be found (at {})",
+                side.id, side.path
+            ));
+        };
+        let (start, len) = (data.data.as_ptr() as usize, data.data.len());
+        // The object database fills `buf` with exactly the object; should that ever change, the
+        // pipeline reads the blob instead.
+        if start != buf.as_ptr() as usize || len != buf.len() {
+            return Ok(Content::Pipeline);
+        }
+        let limit = self.big_file_threshold;
+        if (limit > 0 && buf.len() as u64 > limit) || buf[..buf.len().min(8000)].contains(&0) {
+            return Ok(Content::Binary);
+        }
+        Ok(Content::Text)
+    }
+
+    /// [`Self::line_counts`] through gix's diff pipeline, for paths with a diff driver.
+    fn line_counts_via_pipeline(
+        &mut self,
+        change: &Change,
+    ) -> Result<(Option<i64>, Option<i64>, bool), String> {
         let null = ObjectId::null(self.repo.object_hash());
         let (old, new) = match change {
             Change::Added(new) => ((null, new.mode, &new.path), (new.id, new.mode, &new.path)),
@@ -380,10 +495,6 @@ impl Worker {
         };
         let old_data = prep.old.data.as_slice().unwrap_or_default();
         let new_data = prep.new.data.as_slice().unwrap_or_default();
-        let limit = self.big_file_threshold;
-        if limit > 0 && (old_data.len() as u64 > limit || new_data.len() as u64 > limit) {
-            return Ok((None, None, true));
-        }
         let (added, removed) = match change {
             Change::Added(_) => (count_lines(new_data), 0),
             Change::Deleted(_) => (0, count_lines(old_data)),

@@ -1,12 +1,13 @@
 //! The git history stage: `commits`, `file_changes`, `churn`, `cochange` and `ownership` from one
 //! walk of history with gix (no `git` process).
 //!
-//! Flow: choose the window ([`walk`]: reachable from HEAD, bounded by HEAD's committer time minus
-//! `days` and by `max_commits`), diff every window commit against its first parent ([`diff`]:
-//! rename tracking and line counts equal to `git log --numstat -M`, merges included, diffed
-//! against their first parent), then derive churn, co-change and ownership from those rows
-//! ([`aggregate`]). Author emails become salted hashes ([`author`]); names, emails and messages
-//! are never stored.
+//! Flow: choose the window (`walk`: reachable from HEAD, bounded by HEAD's committer time minus
+//! `days` and by `max_commits`), diff every window commit against its first parent (`diff`,
+//! with git's own rename pairing in `rename`: rows equal to `git log --numstat -M`, merges
+//! included and diffed against their first parent), then derive churn, co-change and ownership
+//! from those rows (`aggregate`). Author emails become salted hashes (`author`; set
+//! `CKB_SALT` to keep IDs unlinkable across organisations); names, emails and messages are never
+//! stored.
 //!
 //! Incremental: a commit's `commits` and `file_changes` rows depend only on the commit and on the
 //! settings recorded in the manifest (`historyDays`, `maxCommits`, `firstParent`,
@@ -191,6 +192,15 @@ pub fn run(
         &authors,
     )?;
 
+    // Trees of the commits just read, so a parent in the window need not be read again.
+    let trees: HashMap<ObjectId, ObjectId> = window
+        .commits
+        .iter()
+        .filter_map(|c| match &c.origin {
+            walk::Origin::New(n) => Some((c.id, n.tree)),
+            walk::Origin::Reused(_) => None,
+        })
+        .collect();
     let inputs: Vec<diff::DiffInput> = window
         .commits
         .iter()
@@ -198,7 +208,7 @@ pub fn run(
             walk::Origin::New(n) => Some(diff::DiffInput {
                 id: c.id,
                 tree: n.tree,
-                first_parent: c.parents.first().copied(),
+                first_parent: c.parents.first().map(|&p| (p, trees.get(&p).copied())),
                 shallow_boundary: c.shallow_boundary,
             }),
             walk::Origin::Reused(_) => None,

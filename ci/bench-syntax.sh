@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Benchmarks of the syntax stage (issue 3): accuracy and speed on a real repository.
+#
+#   ci/bench-syntax.sh REPO [--scip INDEX.scip]... [--runs N]
+#
+# 1. Cold speed: whole-process medians of N runs of
+#      - `snapshot_stages REPO --stages scan,syntax --no-previous` (the pipeline, a fresh store
+#        each run; switch SNAPSHOT_CMD to `ckb snapshot` once the binary exists),
+#      - `bare_parse REPO` (the floor: same files, grammars and queries, in parallel),
+#      - `ctags -R` (universal-ctags),
+#    and the ratios pipeline/bare (goal <= 1.5) and pipeline/ctags.
+# 2. Per-commit speed: in a scratch clone, snapshot HEAD, commit a one-file change, and time
+#    the snapshot that reuses the previous one (median of N) against `ctags -R` on the whole
+#    tree; checks that its tables are byte-identical to a cold snapshot of the same commit.
+# 3. Accuracy: for each --scip index (built for REPO's checked-out commit, e.g. with
+#    `rust-analyzer scip REPO`, `scip-typescript index`, `scip-python index`), definition
+#    recall per language (goal >= 90%).
+#
+# Needs: cargo, git, ctags (universal-ctags), python3. Builds the release examples into
+# $CARGO_TARGET_DIR (default target/).
+set -euo pipefail
+
+usage() { echo "usage: $0 REPO [--scip INDEX.scip]... [--runs N]" >&2; exit 2; }
+[[ $# -ge 1 ]] || usage
+REPO=$(cd "$1" && pwd); shift
+RUNS=5
+SCIPS=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --scip) SCIPS+=("$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$HERE/target}
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+  (cd "$HERE" && cargo build --release -q -p pipeline --examples)
+fi
+EX=$TARGET/release/examples
+SNAPSHOT_CMD=${SNAPSHOT_CMD:-$EX/snapshot_stages}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# time_ms CMD... : wall milliseconds of one run (output discarded)
+time_ms() {
+  local s e
+  s=$(date +%s%N)
+  "$@" >/dev/null 2>&1
+  e=$(date +%s%N)
+  echo $(( (e - s) / 1000000 ))
+}
+median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x) for x in sys.argv[1:])))' "$@"; }
+
+cold_pipeline() { rm -rf "$WORK/cold"; "$SNAPSHOT_CMD" "$REPO" --out "$WORK/cold" --stages scan,syntax --no-previous --repo-id bench; }
+bare() { "$EX/bare_parse" "$REPO"; }
+ctags_run() { ctags -R -f "$WORK/tags" "$REPO"; }
+
+echo "repository: $REPO ($(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo no-git)), runs: $RUNS, cpus: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$EX/bare_parse" "$REPO"
+
+p=(); b=(); c=()
+for _ in $(seq "$RUNS"); do
+  p+=("$(time_ms cold_pipeline)")
+  b+=("$(time_ms bare)")
+  c+=("$(time_ms ctags_run)")
+done
+P=$(median "${p[@]}"); B=$(median "${b[@]}"); C=$(median "${c[@]}")
+echo "cold  scan,syntax: ${P} ms   bare parse: ${B} ms   ctags -R: ${C} ms"
+python3 -c "import sys; p,b,c=map(int,sys.argv[1:]); print(f'ratio pipeline/bare = {p/max(b,1):.2f} (goal <= 1.5)   pipeline/ctags = {p/max(c,1):.2f}')" "$P" "$B" "$C"
+
+COLD_SNAP=$(ls -d "$WORK"/cold/repo=bench/commit=*/ | head -1)
+for idx in "${SCIPS[@]}"; do
+  echo "recall vs $(basename "$idx"):"
+  "$EX/recall" "$COLD_SNAP" "$idx"
+done
+
+# ---- per commit ----------------------------------------------------------------------------
+if git -C "$REPO" rev-parse HEAD >/dev/null 2>&1; then
+  CLONE=$WORK/clone
+  git clone -q --no-hardlinks "$REPO" "$CLONE"
+  export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid GIT_COMMITTER_NAME=bench \
+    GIT_COMMITTER_EMAIL=bench@example.invalid GIT_AUTHOR_DATE=2026-01-01T00:00:00Z \
+    GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
+  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
+  FIRST=$(ls -d "$WORK"/inc/repo=bench/commit=*/ | head -1)
+  # One-file change: append a function to the median-sized supported source file.
+  FILE=$(cd "$CLONE" && git ls-files '*.rs' '*.py' '*.ts' '*.go' '*.java' '*.js' | xargs ls -S 2>/dev/null \
+    | awk '{ f[NR] = $0 } END { print f[int((NR + 1) / 2)] }')
+  case "$FILE" in
+    *.rs) echo 'fn bench_added(x: u32) -> u32 { x + 1 }' >> "$CLONE/$FILE" ;;
+    *.py) printf '\n\ndef bench_added(x):\n    return x + 1\n' >> "$CLONE/$FILE" ;;
+    *.go) printf '\nfunc benchAdded(x int) int { return x + 1 }\n' >> "$CLONE/$FILE" ;;
+    *) printf '\nfunction benchAdded(x) { return x + 1; }\n' >> "$CLONE/$FILE" ;;
+  esac
+  git -C "$CLONE" commit -qam "bench: one-file change"
+  warm() { "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --previous "$FIRST" --repo-id bench --force; }
+  ctags_clone() { ctags -R -f "$WORK/tags2" "$CLONE"; }
+  w=(); c2=()
+  for _ in $(seq "$RUNS"); do
+    w+=("$(time_ms warm)")
+    c2+=("$(time_ms ctags_clone)")
+  done
+  W=$(median "${w[@]}"); C2=$(median "${c2[@]}")
+  echo "per-commit (one file changed: $FILE): ${W} ms   ctags -R: ${C2} ms   (goal: below ctags)"
+  HEAD_SNAP=$(ls -d "$WORK"/inc/repo=bench/commit="$(git -C "$CLONE" rev-parse HEAD)"/)
+  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc-cold" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
+  COLD_HEAD=$(ls -d "$WORK"/inc-cold/repo=bench/commit=*/ | head -1)
+  same=yes
+  for t in symbols occurrences call_edges imports; do
+    cmp -s "$HEAD_SNAP/$t.parquet" "$COLD_HEAD/$t.parquet" || { same=no; echo "  $t.parquet differs from a cold run"; }
+  done
+  echo "incremental tables byte-identical to cold: $same"
+  [[ $same == yes ]]
+fi

@@ -1,0 +1,106 @@
+//! Benchmark floor for the syntax stage: walk a tree, and parse every file of a supported
+//! language with the stage's own grammars and queries, in parallel, doing nothing with the
+//! matches. `ci/bench-syntax.sh` compares `--stages scan,syntax` against this program.
+//!
+//! Usage: `bare_parse <dir> [--threads N]`. Prints one line of totals.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use pipeline::syntax::lang::Lang;
+use rayon::prelude::*;
+use tree_sitter::{Parser, QueryCursor, StreamingIterator};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut root = None;
+    let mut threads = 0usize;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--threads" => threads = args.next().and_then(|t| t.parse().ok()).unwrap_or(0),
+            _ => root = Some(PathBuf::from(a)),
+        }
+    }
+    let Some(root) = root else {
+        eprintln!("usage: bare_parse <dir> [--threads N]");
+        std::process::exit(2);
+    };
+    let start = Instant::now();
+    let files = list(&root);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool");
+    let (bytes, captures) = pool.install(|| {
+        files
+            .par_iter()
+            .map_init(
+                || (Vec::<Option<Parser>>::new(), QueryCursor::new()),
+                |(parsers, cursor), (path, lang)| parse(parsers, cursor, path, *lang),
+            )
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+    });
+    println!(
+        "files={} bytes={bytes} captures={captures} millis={}",
+        files.len(),
+        start.elapsed().as_millis()
+    );
+}
+
+/// The files the scan would keep (same ignore rules and excluded folders), with a language.
+fn list(root: &Path) -> Vec<(PathBuf, Lang)> {
+    let mut walker = ignore::WalkBuilder::new(root);
+    walker
+        .hidden(false)
+        .parents(false)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            !(e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && pipeline::scan::DEFAULT_EXCLUDED_DIRS.contains(&name.as_ref()))
+        });
+    let mut out = Vec::new();
+    for entry in walker.build().flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+        let rel = rel.to_string_lossy();
+        if let Some(lang) = pipeline::scan::detect_language(&rel, b"").and_then(Lang::from_name) {
+            out.push((entry.into_path(), lang));
+        }
+    }
+    out
+}
+
+fn parse(
+    parsers: &mut Vec<Option<Parser>>,
+    cursor: &mut QueryCursor,
+    path: &Path,
+    lang: Lang,
+) -> (usize, usize) {
+    let Ok(src) = std::fs::read(path) else {
+        return (0, 0);
+    };
+    if parsers.is_empty() {
+        parsers.resize_with(Lang::ALL.len(), || None);
+    }
+    let parser = parsers[lang as usize].get_or_insert_with(|| {
+        let mut p = Parser::new();
+        p.set_language(&lang.grammar()).expect("grammar");
+        p
+    });
+    let Some(tree) = parser.parse(&src, None) else {
+        return (src.len(), 0);
+    };
+    let query = &lang.query().expect("query").query;
+    let mut matches = cursor.matches(query, tree.root_node(), src.as_slice());
+    let mut captures = 0;
+    while let Some(m) = matches.next() {
+        captures += m.captures().len();
+    }
+    (src.len(), captures)
+}

@@ -1,0 +1,60 @@
+; Syntax-stage query for C.
+; Based on tree-sitter-c 0.24 queries/tags.scm (MIT), but with the whole function definition as the
+; definition node (its span and body hash), unions, enumerators, struct fields, typedefs through
+; pointers, macros, file-level variables, prototypes (forward definitions), writes and includes.
+
+; ---- definitions -------------------------------------------------------------------------------
+
+(function_definition
+  declarator: (function_declarator declarator: (identifier) @name)) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator declarator: (identifier) @name))) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (pointer_declarator
+      declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
+
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(enumerator name: (identifier) @name) @definition.enum_member
+(field_declaration declarator: (field_identifier) @name) @definition.field
+(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
+(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
+
+(type_definition declarator: (type_identifier) @name) @definition.type_alias
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type_alias
+(type_definition
+  declarator: (function_declarator
+    declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))) @definition.type_alias
+
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+(translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)
+(translation_unit (declaration declarator: (identifier) @name) @definition.variable)
+(translation_unit
+  (declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))) @definition.variable)
+(translation_unit
+  (declaration declarator: (init_declarator declarator: (array_declarator declarator: (identifier) @name))) @definition.variable)
+
+; ---- forward declarations (prototypes) ---------------------------------------------------------
+
+(declaration declarator: (function_declarator declarator: (identifier) @forward))
+(declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @forward)))
+
+; ---- references --------------------------------------------------------------------------------
+
+(call_expression function: (identifier) @ref.call)
+(call_expression function: (field_expression field: (field_identifier) @ref.call))
+(type_identifier) @ref.type
+(assignment_expression left: (field_expression field: (field_identifier) @ref.write))
+
+; ---- imports -----------------------------------------------------------------------------------
+
+(preproc_include path: (_) @import.path) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

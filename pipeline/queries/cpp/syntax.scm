@@ -1,0 +1,82 @@
+; Syntax-stage query for C++.
+; Based on tree-sitter-cpp 0.23 queries/tags.scm (MIT), with the whole function definition as the
+; definition node, the scope of qualified names (`Foo::bar`) as container, classes, namespaces,
+; member declarations, aliases, enumerators, fields, macros, prototypes, writes and includes.
+
+; ---- definitions -------------------------------------------------------------------------------
+
+(function_definition
+  declarator: (function_declarator
+    declarator: (qualified_identifier scope: (_) @container name: (_) @name))) @definition.method
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator
+      declarator: (qualified_identifier scope: (_) @container name: (_) @name)))) @definition.method
+(function_definition
+  declarator: (reference_declarator
+    (function_declarator
+      declarator: (qualified_identifier scope: (_) @container name: (_) @name)))) @definition.method
+(function_definition
+  declarator: (function_declarator
+    declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name)) @definition.function
+(function_definition
+  declarator: (pointer_declarator
+    declarator: (function_declarator declarator: [(identifier) (field_identifier)] @name))) @definition.function
+(function_definition
+  declarator: (reference_declarator
+    (function_declarator declarator: [(identifier) (field_identifier)] @name))) @definition.function
+
+(field_declaration
+  declarator: (function_declarator
+    declarator: [(field_identifier) (destructor_name) (operator_name)] @name)) @definition.method
+(declaration
+  declarator: (function_declarator declarator: [(destructor_name) (operator_name)] @name)) @definition.method
+
+(class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(enumerator name: (identifier) @name) @definition.enum_member
+(namespace_definition name: (_) @name) @definition.module
+(field_declaration declarator: (field_identifier) @name) @definition.field
+(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
+(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
+(field_declaration declarator: (reference_declarator (field_identifier) @name)) @definition.field
+
+(type_definition declarator: (type_identifier) @name) @definition.type_alias
+(type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type_alias
+(alias_declaration name: (type_identifier) @name) @definition.type_alias
+(concept_definition name: (identifier) @name) @definition.trait
+
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+(translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)
+(translation_unit (declaration declarator: (identifier) @name) @definition.variable)
+(namespace_definition
+  body: (declaration_list
+    (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable))
+
+; ---- forward declarations (prototypes) ---------------------------------------------------------
+
+(declaration declarator: (function_declarator declarator: (identifier) @forward))
+(declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @forward)))
+
+; ---- references --------------------------------------------------------------------------------
+
+(call_expression function: (identifier) @ref.call)
+(call_expression function: (field_expression field: (field_identifier) @ref.call))
+(call_expression function: (qualified_identifier name: (identifier) @ref.call))
+(call_expression function: (template_function name: (identifier) @ref.call))
+(new_expression type: (type_identifier) @ref.call)
+(type_identifier) @ref.type
+(namespace_identifier) @ref.read
+(assignment_expression left: (field_expression field: (field_identifier) @ref.write))
+
+; ---- imports -----------------------------------------------------------------------------------
+
+(preproc_include path: (_) @import.path) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

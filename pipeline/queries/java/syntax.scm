@@ -1,0 +1,42 @@
+; Syntax-stage query for Java.
+; Based on tree-sitter-java 0.23 queries/tags.scm (MIT), plus enums, records, annotation types,
+; constructors, fields, enum constants, writes and imports.
+
+; ---- definitions -------------------------------------------------------------------------------
+
+(class_declaration name: (identifier) @name) @definition.class
+(record_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(enum_declaration name: (identifier) @name) @definition.enum
+(enum_constant name: (identifier) @name) @definition.enum_member
+(method_declaration name: (identifier) @name) @definition.method
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
+(constructor_declaration name: (identifier) @name) @definition.constructor
+(compact_constructor_declaration name: (identifier) @name) @definition.constructor
+(field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.field
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+
+; ---- references --------------------------------------------------------------------------------
+
+(method_invocation name: (identifier) @ref.call)
+(object_creation_expression type: (type_identifier) @ref.call)
+(object_creation_expression type: (generic_type (type_identifier) @ref.call))
+(object_creation_expression type: (scoped_type_identifier (type_identifier) @ref.call .))
+(method_reference (identifier) @ref.read .)
+
+(type_identifier) @ref.type
+(marker_annotation name: (identifier) @ref.read)
+(annotation name: (identifier) @ref.read)
+
+(assignment_expression left: (field_access field: (identifier) @ref.write))
+
+; ---- imports -----------------------------------------------------------------------------------
+
+(import_declaration (scoped_identifier) @import.path) @import
+(import_declaration (identifier) @import.path) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(line_comment) @comment
+(block_comment) @comment

@@ -1,0 +1,78 @@
+; Syntax-stage query for JavaScript (and JSX).
+; Based on tree-sitter-javascript 0.25 queries/tags.scm (MIT) without its doc-comment captures,
+; plus constructors, class fields, module-level variables, writes, JSX components and imports
+; (ES modules, `require`, dynamic `import()`). Functions directly inside a class become methods.
+
+; ---- definitions -------------------------------------------------------------------------------
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(function_expression name: (identifier) @name) @definition.function
+(generator_function name: (identifier) @name) @definition.function
+
+(class_declaration name: (identifier) @name) @definition.class
+(class name: (identifier) @name) @definition.class
+
+(method_definition
+  name: (property_identifier) @name
+  (#eq? @name "constructor")) @definition.constructor
+(method_definition name: (_) @name) @definition.method
+(field_definition property: (_) @name) @definition.field
+
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(assignment_expression
+  left: [
+    (identifier) @name
+    (member_expression property: (property_identifier) @name)
+  ]
+  right: [(arrow_function) (function_expression)]) @definition.function
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(program
+  (export_statement
+    declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
+(program
+  (export_statement
+    declaration: (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
+
+; ---- references --------------------------------------------------------------------------------
+
+(call_expression function: (identifier) @ref.call)
+(call_expression function: (member_expression property: (property_identifier) @ref.call))
+(new_expression constructor: (identifier) @ref.call)
+(new_expression constructor: (member_expression property: (property_identifier) @ref.call))
+(class_heritage (identifier) @ref.type)
+(decorator (identifier) @ref.read)
+(jsx_opening_element name: (identifier) @ref.read (#match? @ref.read "^[A-Z]"))
+(jsx_self_closing_element name: (identifier) @ref.read (#match? @ref.read "^[A-Z]"))
+
+(assignment_expression left: (member_expression property: (property_identifier) @ref.write))
+(augmented_assignment_expression left: (member_expression property: (property_identifier) @ref.write))
+
+; ---- imports -----------------------------------------------------------------------------------
+
+(import_statement source: (string) @import.path) @import
+(import_statement (import_clause (identifier) @import.name) source: (string) @import.path) @import
+(import_statement
+  (import_clause (named_imports (import_specifier name: (identifier) @import.name)))
+  source: (string) @import.path) @import
+(import_statement (import_clause (namespace_import) @import.glob) source: (string) @import.path) @import
+(export_statement source: (string) @import.path) @import
+(export_statement
+  (export_clause (export_specifier name: (identifier) @import.name))
+  source: (string) @import.path) @import
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string) @import.path)
+  (#eq? @_require "require")) @import
+(call_expression function: (import) arguments: (arguments . (string) @import.path)) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

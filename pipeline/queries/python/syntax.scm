@@ -1,0 +1,61 @@
+; Syntax-stage query for Python.
+; Based on tree-sitter-python 0.25 queries/tags.scm (MIT), plus class attributes, annotated
+; module-level names, decorators, attribute writes and imports. Functions directly inside a class
+; become methods in the Rust code; upper-case module names become constants.
+
+; ---- definitions -------------------------------------------------------------------------------
+
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+
+(module (expression_statement (assignment left: (identifier) @name) @definition.variable))
+(module (expression_statement (assignment left: (pattern_list (identifier) @name)) @definition.variable))
+(module
+  (if_statement
+    consequence: (block (expression_statement (assignment left: (identifier) @name) @definition.variable))))
+(module
+  (try_statement
+    body: (block (expression_statement (assignment left: (identifier) @name) @definition.variable))))
+(class_definition
+  body: (block (expression_statement (assignment left: (identifier) @name) @definition.field)))
+
+; `self.x = …` directly in `__init__` defines attribute `x` of the class (`@hoist`: the
+; definition belongs to the class, not to `__init__`; a later duplicate is dropped).
+(function_definition
+  name: (identifier) @_init
+  body: (block
+    (expression_statement
+      (assignment
+        left: (attribute object: (identifier) @_self attribute: (identifier) @name)) @definition.field))
+  (#eq? @_init "__init__")
+  (#eq? @_self "self")) @hoist
+
+; ---- references --------------------------------------------------------------------------------
+
+(call function: (identifier) @ref.call)
+(call function: (attribute attribute: (identifier) @ref.call))
+(decorator (identifier) @ref.read)
+(decorator (attribute attribute: (identifier) @ref.read))
+(class_definition superclasses: (argument_list (identifier) @ref.type))
+(class_definition superclasses: (argument_list (attribute attribute: (identifier) @ref.type)))
+(type (identifier) @ref.type)
+(type (generic_type (identifier) @ref.type))
+(type (attribute attribute: (identifier) @ref.type))
+
+(assignment left: (attribute attribute: (identifier) @ref.write))
+(augmented_assignment left: (attribute attribute: (identifier) @ref.write))
+
+; ---- imports -----------------------------------------------------------------------------------
+
+(import_statement name: (dotted_name) @import.path) @import
+(import_statement name: (aliased_import name: (dotted_name) @import.path)) @import
+(import_from_statement module_name: (_) @import.path) @import
+(import_from_statement module_name: (_) @import.path name: (dotted_name) @import.name) @import
+(import_from_statement
+  module_name: (_) @import.path
+  name: (aliased_import name: (dotted_name) @import.name)) @import
+(import_from_statement module_name: (_) @import.path (wildcard_import) @import.glob) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

@@ -1,0 +1,97 @@
+; Syntax-stage query for TypeScript and TSX (compiled once per grammar).
+; Based on tree-sitter-typescript 0.23 queries/tags.scm and tree-sitter-javascript 0.25
+; queries/tags.scm (MIT), plus classes, enums, type aliases, namespaces, fields, module-level
+; variables, writes and imports. Functions directly inside a class become methods in the Rust code.
+
+; ---- definitions -------------------------------------------------------------------------------
+
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(function_signature name: (identifier) @name) @definition.function
+(function_expression name: (identifier) @name) @definition.function
+
+(class_declaration name: (type_identifier) @name) @definition.class
+(abstract_class_declaration name: (type_identifier) @name) @definition.class
+(class name: (type_identifier) @name) @definition.class
+(interface_declaration name: (type_identifier) @name) @definition.interface
+(type_alias_declaration name: (type_identifier) @name) @definition.type_alias
+(enum_declaration name: (identifier) @name) @definition.enum
+(enum_body name: (property_identifier) @name @definition.enum_member)
+(enum_assignment name: (property_identifier) @name) @definition.enum_member
+(internal_module name: (_) @name) @definition.module
+(module name: (_) @name) @definition.module
+
+(method_definition
+  name: (property_identifier) @name
+  (#eq? @name "constructor")) @definition.constructor
+(method_definition name: (_) @name) @definition.method
+(method_signature name: (_) @name) @definition.method
+(abstract_method_signature name: (_) @name) @definition.method
+(public_field_definition name: (_) @name) @definition.field
+(property_signature name: (_) @name) @definition.field
+
+(variable_declarator
+  name: (identifier) @name
+  value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
+(assignment_expression
+  left: [
+    (identifier) @name
+    (member_expression property: (property_identifier) @name)
+  ]
+  right: [(arrow_function) (function_expression)]) @definition.function
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(program
+  (export_statement
+    declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
+(program
+  (export_statement
+    declaration: (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
+(ambient_declaration (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(ambient_declaration (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(internal_module
+  body: (statement_block
+    (export_statement
+      declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable))))
+
+; ---- references --------------------------------------------------------------------------------
+
+(call_expression function: (identifier) @ref.call)
+(call_expression function: (member_expression property: (property_identifier) @ref.call))
+(new_expression constructor: (identifier) @ref.call)
+(new_expression constructor: (member_expression property: (property_identifier) @ref.call))
+
+(type_identifier) @ref.type
+(extends_clause value: (identifier) @ref.type)
+(decorator (identifier) @ref.read)
+(decorator (call_expression function: (identifier) @ref.call))
+
+(assignment_expression left: (member_expression property: (property_identifier) @ref.write))
+(augmented_assignment_expression left: (member_expression property: (property_identifier) @ref.write))
+
+; ---- imports -----------------------------------------------------------------------------------
+
+(import_statement source: (string) @import.path) @import
+(import_statement (import_clause (identifier) @import.name) source: (string) @import.path) @import
+(import_statement
+  (import_clause (named_imports (import_specifier name: (identifier) @import.name)))
+  source: (string) @import.path) @import
+(import_statement (import_clause (namespace_import) @import.glob) source: (string) @import.path) @import
+(import_statement (import_require_clause source: (string) @import.path)) @import
+(export_statement source: (string) @import.path) @import
+(export_statement
+  (export_clause (export_specifier name: (identifier) @import.name))
+  source: (string) @import.path) @import
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string) @import.path)
+  (#eq? @_require "require")) @import
+(call_expression function: (import) arguments: (arguments . (string) @import.path)) @import
+
+; ---- comments (left out of signatures and body hashes) ----------------------------------------
+
+(comment) @comment

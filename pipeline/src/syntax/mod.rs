@@ -1,0 +1,489 @@
+//! Syntax stage: tree-sitter definitions, references, call sites, imports and body hashes.
+//!
+//! Every scanned file of a supported language (Rust, Python, TypeScript, TSX, JavaScript, Go,
+//! Java, C, C++) is parsed in parallel with its grammar and the language's query
+//! (`pipeline/queries/<language>/syntax.scm`), and turned into `symbols`, `occurrences`,
+//! `imports` and `call_edges` rows with `source = tree-sitter`:
+//!
+//! - per file (`extract.rs`): definitions with stable IDs, containers, signatures, arity,
+//!   visibility (`visibility.rs`) and body hashes; definition, reference, call, write, import and
+//!   forward-definition sites with their enclosing definition; import statements (`imports.rs`);
+//! - over all files (`resolve.rs`): by-name resolution of each site's `symbol_id` and the call
+//!   edges.
+//!
+//! A bad file is a counted skip, never an error: parse errors are counted per file and language,
+//! a file over [`SyntaxConfig::max_file_bytes`] or over the work budget is skipped, unreadable or
+//! changed-while-running files are skipped; each with a warning. Per-file problems are also
+//! listed in the `syntax-files` view, which lets the next run carry them forward.
+//!
+//! Incremental: given a previous snapshot written by the same extractor, the rows of files whose
+//! content hash (and language and test/generated flags) did not change are taken from it, with
+//! the columns later stages fill reset to what this stage emits; only changed files are parsed.
+//! Resolution and call edges are always recomputed over the full set, so the tables are
+//! byte-identical to a cold run's.
+
+pub mod captures;
+pub mod extract;
+pub mod imports;
+pub mod lang;
+pub mod resolve;
+pub mod visibility;
+
+mod incremental;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
+use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
+use rayon::prelude::*;
+
+use crate::store::StoredSnapshot;
+use crate::{PipelineError, StageContext};
+use extract::{Budget, FileFacts, FileInput, Worker};
+use lang::Lang;
+
+/// Name of the view listing files the stage could not parse cleanly.
+pub const FILES_VIEW: &str = "syntax-files";
+
+/// Stage settings (defaults in [`SyntaxConfig::default`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SyntaxConfig {
+    /// Files larger than this are not parsed (`skipped-too-large`).
+    pub max_file_bytes: u64,
+    /// Per-file work budget.
+    pub budget: Budget,
+}
+
+impl Default for SyntaxConfig {
+    fn default() -> Self {
+        SyntaxConfig {
+            max_file_bytes: 2 * 1024 * 1024,
+            budget: Budget::default(),
+        }
+    }
+}
+
+/// What the stage produced.
+#[derive(Debug)]
+pub struct SyntaxOutput {
+    /// `symbols` rows.
+    pub symbols: Vec<SymbolRow>,
+    /// `occurrences` rows.
+    pub occurrences: Vec<OccurrenceRow>,
+    /// `call_edges` rows.
+    pub call_edges: Vec<CallEdgeRow>,
+    /// `imports` rows.
+    pub imports: Vec<ImportRow>,
+    /// The manifest report.
+    pub report: StageReport,
+    /// The tree-sitter backend's provenance.
+    pub backend: Backend,
+    /// The `syntax-files` view: files that did not parse cleanly, with why.
+    pub view: serde_json::Value,
+}
+
+/// How one file fared; the per-file status is what the `syntax-files` view records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum FileStatus {
+    /// Parsed; `errors` ERROR/MISSING nodes (0 = clean).
+    Parsed { errors: u32 },
+    /// Over the size limit.
+    TooLarge,
+    /// Over the work budget.
+    TimedOut,
+    /// Could not be read, or changed since the scan.
+    Unreadable { code: &'static str, message: String },
+    /// The language's query or grammar is broken (a ckb bug).
+    Broken { message: String },
+}
+
+impl FileStatus {
+    /// The status as the view stores it; `None` for a clean parse.
+    fn view_entry(&self) -> Option<serde_json::Value> {
+        match self {
+            FileStatus::Parsed { errors: 0 } => None,
+            FileStatus::Parsed { errors } => {
+                Some(serde_json::json!({"status": "parse-errors", "errors": errors}))
+            }
+            FileStatus::TooLarge => Some(serde_json::json!({"status": "too-large"})),
+            FileStatus::TimedOut => Some(serde_json::json!({"status": "timed-out"})),
+            FileStatus::Unreadable { code, .. } => Some(serde_json::json!({"status": code})),
+            FileStatus::Broken { .. } => Some(serde_json::json!({"status": "broken-query"})),
+        }
+    }
+
+    /// The status a previous run recorded, if it can be carried forward (deterministic ones).
+    fn from_view_entry(v: &serde_json::Value) -> Option<FileStatus> {
+        match v.get("status")?.as_str()? {
+            "parse-errors" => Some(FileStatus::Parsed {
+                errors: u32::try_from(v.get("errors")?.as_u64()?).ok()?,
+            }),
+            "too-large" => Some(FileStatus::TooLarge),
+            "timed-out" => Some(FileStatus::TimedOut),
+            _ => None,
+        }
+    }
+}
+
+/// One file's result: its rows and status.
+pub(crate) struct FileResult {
+    pub(crate) facts: FileFacts,
+    pub(crate) status: FileStatus,
+    pub(crate) reused: bool,
+}
+
+/// Runs the stage over the scanned files with the default settings.
+pub fn run(
+    ctx: &StageContext<'_>,
+    files: &[FileRow],
+    previous: Option<&StoredSnapshot>,
+) -> Result<SyntaxOutput, PipelineError> {
+    run_with(ctx, files, previous, &SyntaxConfig::default())
+}
+
+/// Runs the stage with explicit settings.
+pub fn run_with(
+    ctx: &StageContext<'_>,
+    files: &[FileRow],
+    previous: Option<&StoredSnapshot>,
+    config: &SyntaxConfig,
+) -> Result<SyntaxOutput, PipelineError> {
+    let fingerprint = fingerprint(config);
+    let supported: Vec<(&FileRow, Lang)> = files
+        .iter()
+        .filter_map(|f| {
+            f.language
+                .as_deref()
+                .and_then(Lang::from_name)
+                .map(|l| (f, l))
+        })
+        .collect();
+    ctx.progress
+        .stage_started("syntax", Some(supported.len() as u64));
+
+    let mut reuse = previous
+        .map(|p| incremental::load(p, ctx.repo_id, &fingerprint, files))
+        .unwrap_or_default();
+    let ready: Vec<Option<FileResult>> = supported
+        .iter()
+        .map(|(f, _)| reuse.files.remove(&f.path))
+        .collect();
+    let mut results: Vec<FileResult> = supported
+        .par_iter()
+        .zip(ready.into_par_iter())
+        .map_init(Worker::new, |worker, ((file, lang), ready)| {
+            let r = ready
+                .unwrap_or_else(|| process(worker, ctx.root, ctx.repo_id, file, *lang, config));
+            ctx.progress.advance(1);
+            r
+        })
+        .collect();
+
+    // Assemble in file order (deterministic), then resolve over everything.
+    let mut symbols = Vec::new();
+    let mut occurrences = Vec::new();
+    let mut imports = Vec::new();
+    for r in &mut results {
+        symbols.append(&mut r.facts.symbols);
+        occurrences.append(&mut r.facts.occurrences);
+        imports.append(&mut r.facts.imports);
+    }
+    let languages: HashMap<String, Lang> = supported
+        .iter()
+        .map(|(f, l)| (f.path.clone(), *l))
+        .collect();
+    let call_edges = resolve::resolve_all(&symbols, &imports, &mut occurrences, &languages);
+
+    let (report, view) = report(
+        files,
+        &supported,
+        &results,
+        &symbols,
+        &occurrences,
+        &call_edges,
+        &imports,
+        reuse.warning,
+    );
+    let backend = backend(&fingerprint, &report);
+    ctx.progress.stage_finished(
+        "syntax",
+        &format!(
+            "{} files, {} symbols, {} occurrences",
+            report.items,
+            symbols.len(),
+            occurrences.len()
+        ),
+    );
+    Ok(SyntaxOutput {
+        symbols,
+        occurrences,
+        call_edges,
+        imports,
+        report,
+        backend,
+        view,
+    })
+}
+
+/// The extractor fingerprint for these settings (queries, revision, limits).
+pub fn fingerprint(config: &SyntaxConfig) -> String {
+    let b = &config.budget;
+    format!(
+        "{}-{}-{}-{}-{}-{}",
+        lang::extractor_fingerprint(),
+        config.max_file_bytes,
+        b.parse_base,
+        b.parse_per_kib,
+        b.query_base,
+        b.query_per_kib
+    )
+}
+
+/// Reads, checks and extracts one file.
+fn process(
+    worker: &mut Worker,
+    root: &Path,
+    repo_id: &str,
+    file: &FileRow,
+    lang: Lang,
+    config: &SyntaxConfig,
+) -> FileResult {
+    let done = |status: FileStatus| FileResult {
+        facts: FileFacts::default(),
+        status,
+        reused: false,
+    };
+    if file.size_bytes as u64 > config.max_file_bytes {
+        return done(FileStatus::TooLarge);
+    }
+    let bytes = match std::fs::read(root.join(&file.path)) {
+        Ok(b) => b,
+        Err(e) => {
+            return done(FileStatus::Unreadable {
+                code: "unreadable",
+                message: e.kind().to_string(),
+            })
+        }
+    };
+    if bytes.len() as u64 > config.max_file_bytes {
+        return done(FileStatus::TooLarge);
+    }
+    if crate::scan::content_hash(&bytes) != file.content_hash {
+        return done(FileStatus::Unreadable {
+            code: "changed-during-run",
+            message: "the file changed after the scan; its facts are left out".into(),
+        });
+    }
+    let input = FileInput {
+        repo_id,
+        path: &file.path,
+        lang,
+        is_test: file.is_test,
+        is_generated: file.is_generated,
+    };
+    match extract::extract(worker, &input, &bytes, &config.budget) {
+        Ok(facts) => FileResult {
+            status: FileStatus::Parsed {
+                errors: facts.errors,
+            },
+            facts,
+            reused: false,
+        },
+        Err(extract::Failure::TimedOut(_)) => done(FileStatus::TimedOut),
+        Err(extract::Failure::BrokenQuery(m)) => done(FileStatus::Broken {
+            message: m.to_string(),
+        }),
+        Err(extract::Failure::BrokenGrammar(m)) => done(FileStatus::Broken { message: m }),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(
+    files: &[FileRow],
+    supported: &[(&FileRow, Lang)],
+    results: &[FileResult],
+    symbols: &[SymbolRow],
+    occurrences: &[OccurrenceRow],
+    call_edges: &[CallEdgeRow],
+    imports: &[ImportRow],
+    reuse_warning: Option<Warning>,
+) -> (StageReport, serde_json::Value) {
+    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+    let mut breakdown: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    let mut view_files = serde_json::Map::new();
+    let mut bump = |counts: &mut BTreeMap<String, i64>, lang: &str, key: &str, n: i64| {
+        *counts.entry(format!("files.{key}")).or_default() += n;
+        *breakdown
+            .entry(lang.to_string())
+            .or_default()
+            .entry(key.to_string())
+            .or_default() += n;
+    };
+    for f in files {
+        let supported_lang = f.language.as_deref().and_then(Lang::from_name).is_some();
+        if !supported_lang {
+            let lang = f.language.as_deref().unwrap_or("unknown");
+            bump(&mut counts, lang, "unsupported-language", 1);
+        }
+    }
+    let mut symbols_by_lang: BTreeMap<&str, i64> = BTreeMap::new();
+    for s in symbols {
+        *symbols_by_lang
+            .entry(s.language.as_deref().unwrap_or("unknown"))
+            .or_default() += 1;
+    }
+    let mut skipped = 0i64;
+    let mut parsed = 0i64;
+    for ((file, lang), r) in supported.iter().zip(results) {
+        let l = lang.name();
+        bump(&mut counts, l, "total", 1);
+        if r.reused {
+            bump(&mut counts, l, "reused", 1);
+        }
+        if let Some(entry) = r.status.view_entry() {
+            view_files.insert(file.path.clone(), entry);
+        }
+        match &r.status {
+            FileStatus::Parsed { errors } => {
+                parsed += 1;
+                bump(&mut counts, l, "parsed", 1);
+                if *errors > 0 {
+                    bump(&mut counts, l, "parse-errors", 1);
+                    bump(&mut counts, l, "error-nodes", i64::from(*errors));
+                    warnings.push(Warning {
+                        code: "parse-error".into(),
+                        path: Some(file.path.clone()),
+                        message: format!(
+                            "{errors} syntax error node(s); definitions outside them were extracted"
+                        ),
+                    });
+                }
+            }
+            FileStatus::TooLarge => {
+                skipped += 1;
+                bump(&mut counts, l, "skipped-too-large", 1);
+                warnings.push(Warning {
+                    code: "too-large".into(),
+                    path: Some(file.path.clone()),
+                    message: format!("{} bytes is over the syntax stage's limit", file.size_bytes),
+                });
+            }
+            FileStatus::TimedOut => {
+                skipped += 1;
+                bump(&mut counts, l, "timed-out", 1);
+                warnings.push(Warning {
+                    code: "timed-out".into(),
+                    path: Some(file.path.clone()),
+                    message: "parsing exceeded the per-file work budget; file skipped".into(),
+                });
+            }
+            FileStatus::Unreadable { code, message } => {
+                skipped += 1;
+                bump(&mut counts, l, code, 1);
+                warnings.push(Warning {
+                    code: code.to_string(),
+                    path: Some(file.path.clone()),
+                    message: message.clone(),
+                });
+            }
+            FileStatus::Broken { message } => {
+                skipped += 1;
+                bump(&mut counts, l, "broken-query", 1);
+                warnings.push(Warning {
+                    code: "broken-query".into(),
+                    path: Some(file.path.clone()),
+                    message: message.clone(),
+                });
+            }
+        }
+    }
+    for (lang, n) in symbols_by_lang {
+        breakdown
+            .entry(lang.to_string())
+            .or_default()
+            .insert("symbols".into(), n);
+    }
+    if let Some(w) = reuse_warning {
+        warnings.push(w);
+    }
+    counts.insert("symbols".into(), symbols.len() as i64);
+    counts.insert("occurrences".into(), occurrences.len() as i64);
+    counts.insert(
+        "occurrences.resolved".into(),
+        occurrences.iter().filter(|o| o.symbol_id.is_some()).count() as i64,
+    );
+    counts.insert("call_edges".into(), call_edges.len() as i64);
+    counts.insert("imports".into(), imports.len() as i64);
+    let total = supported.len() as i64;
+    let mut report = StageReport::with_status(
+        if skipped > 0 {
+            StageStatus::Partial
+        } else {
+            StageStatus::Ok
+        },
+        None,
+    );
+    report.items = total;
+    report.counts = counts;
+    report.breakdown = breakdown;
+    let with_errors = results
+        .iter()
+        .filter(|r| matches!(r.status, FileStatus::Parsed { errors } if errors > 0))
+        .count();
+    report.completeness = Some(Completeness {
+        score: if total == 0 {
+            1.0
+        } else {
+            parsed as f64 / total as f64
+        },
+        reason: if skipped > 0 {
+            "files-skipped".into()
+        } else if with_errors > 0 {
+            "parse-errors".into()
+        } else {
+            "full".into()
+        },
+    });
+    report.set_warnings(warnings);
+    let view = serde_json::json!({ "files": view_files });
+    (report, view)
+}
+
+fn backend(fingerprint: &str, report: &StageReport) -> Backend {
+    let mut counts = BTreeMap::new();
+    for key in ["symbols", "occurrences", "call_edges", "imports"] {
+        if let Some(n) = report.counts.get(key) {
+            counts.insert(key.to_string(), *n);
+        }
+    }
+    counts.insert("files".into(), report.items);
+    let mut facts = BTreeMap::new();
+    facts.insert("extractor".to_string(), fingerprint.to_string());
+    let grammars: Vec<String> = Lang::ALL
+        .iter()
+        .map(|l| {
+            let g = l.grammar();
+            match g.metadata() {
+                Some(m) => format!(
+                    "{} {}.{}.{}",
+                    l.name(),
+                    m.major_version,
+                    m.minor_version,
+                    m.patch_version
+                ),
+                None => format!("{} abi{}", l.name(), g.abi_version()),
+            }
+        })
+        .collect();
+    facts.insert("grammars".to_string(), grammars.join(", "));
+    Backend {
+        kind: "tree-sitter".into(),
+        tool: "tree-sitter".into(),
+        version: Some(lang::tree_sitter_version()),
+        input: None,
+        counts,
+        facts,
+    }
+}

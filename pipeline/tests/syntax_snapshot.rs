@@ -1,0 +1,367 @@
+//! The syntax stage through `pipeline::snapshot` on git repositories built by the tests:
+//! incremental reuse is byte-identical to a cold run, output does not depend on the thread count,
+//! and no source line or comment of the fixtures reaches any written artifact.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use output_schema::manifest::{decompress, Manifest};
+use output_schema::parquet_io::read_table;
+use output_schema::tables::*;
+use output_schema::Stage;
+use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions};
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Fixture")
+        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Fixture")
+        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/syntax")
+}
+
+/// A git repository holding every syntax fixture (under `src/`), plus a file that calls into
+/// another so resolution crosses files.
+fn fixture_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".golden.json") {
+            std::fs::copy(&path, root.join("src").join(&name)).unwrap();
+        }
+    }
+    std::fs::write(
+        root.join("src/caller.rs"),
+        "use crate::sample::helper;\n\npub fn call_twice() -> u32 {\n    helper(1) + helper(2)\n}\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("README.md"), "# fixture\n").unwrap();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "one"]);
+    dir
+}
+
+fn options(root: &Path, out: &Path, previous: PreviousChoice, threads: usize) -> SnapshotOptions {
+    SnapshotOptions {
+        root: root.to_path_buf(),
+        out: Some(out.to_path_buf()),
+        repo_id: Some("fixture".into()),
+        stages: Some(vec![Stage::Scan, Stage::Syntax]),
+        previous,
+        threads: Some(threads),
+        ..SnapshotOptions::default()
+    }
+}
+
+const SYNTAX_TABLES: [&str; 4] = ["symbols", "occurrences", "call_edges", "imports"];
+
+fn table_bytes(dir: &Path, table: &str) -> Vec<u8> {
+    std::fs::read(dir.join(format!("{table}.parquet"))).unwrap_or_else(|e| panic!("{table}: {e}"))
+}
+
+#[test]
+fn incremental_snapshot_is_byte_identical_to_cold() {
+    let repo = fixture_repo();
+    let root = repo.path();
+    let store = tempfile::tempdir().unwrap();
+    let cold_store = tempfile::tempdir().unwrap();
+
+    let first = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    assert!(first.snapshot().manifest.previous.is_none());
+
+    // One-file change: a renamed function and a new call into another file.
+    let py = root.join("src/sample.py");
+    let text = std::fs::read_to_string(&py).unwrap();
+    std::fs::write(
+        &py,
+        text.replace("def helper(text", "def helper_renamed(text")
+            .replace("return helper(text)", "return helper_renamed(text)"),
+    )
+    .unwrap();
+    git(root, &["commit", "-q", "-am", "two"]);
+
+    let warm = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let cold = snapshot(
+        &options(root, cold_store.path(), PreviousChoice::Disabled, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let warm_m = &warm.snapshot().manifest;
+    assert_eq!(
+        warm_m.previous.as_ref().map(|p| p.chosen_by.as_str()),
+        Some("ancestor")
+    );
+    let syntax = &warm_m.stages["syntax"];
+    let reused = syntax.counts.get("files.reused").copied().unwrap_or(0);
+    let total = syntax.counts["files.total"];
+    assert_eq!(
+        reused,
+        total - 1,
+        "every unchanged file is reused: {:?}",
+        syntax.counts
+    );
+    assert!(!cold.snapshot().manifest.stages["syntax"]
+        .counts
+        .contains_key("files.reused"));
+    for table in SYNTAX_TABLES {
+        assert_eq!(
+            table_bytes(&warm.snapshot().dir, table),
+            table_bytes(&cold.snapshot().dir, table),
+            "{table}.parquet differs between incremental and cold runs"
+        );
+    }
+    // The change is really in there.
+    let symbols: Vec<SymbolRow> = read_table(&warm.snapshot().dir.join("symbols.parquet")).unwrap();
+    assert!(symbols.iter().any(|s| s.name == "helper_renamed"));
+    assert!(!symbols
+        .iter()
+        .any(|s| s.name == "helper" && s.path == "src/sample.py"));
+    // The renamed Python function kept its body hash.
+    let before: Vec<SymbolRow> = read_table(&first.snapshot().dir.join("symbols.parquet")).unwrap();
+    let old = before
+        .iter()
+        .find(|s| s.name == "helper" && s.path == "src/sample.py")
+        .unwrap();
+    let new = symbols.iter().find(|s| s.name == "helper_renamed").unwrap();
+    assert_eq!(old.body_hash, new.body_hash);
+    assert_ne!(old.stable_id, new.stable_id);
+}
+
+#[test]
+fn reuse_resets_columns_later_stages_fill() {
+    let repo = fixture_repo();
+    let root = repo.path();
+    let store = tempfile::tempdir().unwrap();
+    let first = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 1),
+        &NoProgress,
+    )
+    .unwrap();
+    // Simulate the modules stage having classified imports and assigned modules in the stored
+    // snapshot: rewrite its tables in place (the manifest hashes are not checked by reuse).
+    let dir = first.snapshot().dir.clone();
+    let mut symbols: Vec<SymbolRow> = read_table(&dir.join("symbols.parquet")).unwrap();
+    for s in &mut symbols {
+        s.module_id = Some("m1".into());
+    }
+    output_schema::parquet_io::write_table(&dir, &mut symbols).unwrap();
+    let mut imports: Vec<ImportRow> = read_table(&dir.join("imports.parquet")).unwrap();
+    for i in &mut imports {
+        i.kind = "stdlib".into();
+        i.confidence = 1.0;
+        i.target = Some("x".into());
+    }
+    output_schema::parquet_io::write_table(&dir, &mut imports).unwrap();
+
+    std::fs::write(
+        root.join("src/new.go"),
+        "package sample\n\nfunc Extra() {}\n",
+    )
+    .unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "three"]);
+    let cold_store = tempfile::tempdir().unwrap();
+    let warm = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 1),
+        &NoProgress,
+    )
+    .unwrap();
+    let cold = snapshot(
+        &options(root, cold_store.path(), PreviousChoice::Disabled, 1),
+        &NoProgress,
+    )
+    .unwrap();
+    assert!(warm.snapshot().manifest.stages["syntax"].counts["files.reused"] > 0);
+    for table in SYNTAX_TABLES {
+        assert_eq!(
+            table_bytes(&warm.snapshot().dir, table),
+            table_bytes(&cold.snapshot().dir, table),
+            "{table}.parquet differs"
+        );
+    }
+}
+
+#[test]
+fn output_does_not_depend_on_thread_count() {
+    let repo = fixture_repo();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let one = snapshot(
+        &options(repo.path(), a.path(), PreviousChoice::Disabled, 1),
+        &NoProgress,
+    )
+    .unwrap();
+    let two = snapshot(
+        &options(repo.path(), b.path(), PreviousChoice::Disabled, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    for table in SYNTAX_TABLES {
+        assert_eq!(
+            table_bytes(&one.snapshot().dir, table),
+            table_bytes(&two.snapshot().dir, table),
+            "{table}"
+        );
+    }
+    let m = &one.snapshot().manifest;
+    let backend = m.backends.iter().find(|b| b.kind == "tree-sitter").unwrap();
+    assert!(backend.facts.contains_key("extractor"));
+    let report = &m.stages["syntax"];
+    assert_eq!(report.counts["files.total"], 10);
+    assert_eq!(report.counts["files.parsed"], 10);
+    assert_eq!(report.counts["files.unsupported-language"], 1); // README.md
+    for lang in [
+        "rust",
+        "python",
+        "typescript",
+        "tsx",
+        "javascript",
+        "go",
+        "java",
+        "c",
+        "cpp",
+    ] {
+        assert!(
+            report.breakdown[lang]["symbols"] > 0,
+            "{lang}: {:?}",
+            report.breakdown[lang]
+        );
+    }
+
+    // Resolution across files: caller.rs calls sample.rs's `helper` through an import.
+    let edges: Vec<CallEdgeRow> =
+        read_table(&one.snapshot().dir.join("call_edges.parquet")).unwrap();
+    let symbols: Vec<SymbolRow> = read_table(&one.snapshot().dir.join("symbols.parquet")).unwrap();
+    let id = |name: &str, path: &str| {
+        symbols
+            .iter()
+            .find(|s| s.name == name && s.path == path && s.container.is_none())
+            .map(|s| s.stable_id.clone())
+            .unwrap()
+    };
+    let edge = edges
+        .iter()
+        .find(|e| e.caller_id == id("call_twice", "src/caller.rs"))
+        .unwrap();
+    assert_eq!(
+        edge.callee_id.as_deref(),
+        Some(id("helper", "src/sample.rs").as_str())
+    );
+    assert_eq!(edge.count, 2);
+    assert_eq!(edge.confidence, 0.7);
+    assert!(edge.confidence < 1.0);
+}
+
+/// Text that must never be stored: comment and body markers, and whole source lines.
+#[test]
+fn no_source_text_reaches_any_artifact() {
+    let repo = fixture_repo();
+    let store = tempfile::tempdir().unwrap();
+    let out = snapshot(
+        &options(repo.path(), store.path(), PreviousChoice::Disabled, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let dir = &out.snapshot().dir;
+    let mut haystack = String::new();
+    let manifest =
+        Manifest::decode(&std::fs::read(dir.join("manifest.json.zst")).unwrap()).unwrap();
+    haystack.push_str(&String::from_utf8_lossy(
+        &decompress(&std::fs::read(dir.join("manifest.json.zst")).unwrap()).unwrap(),
+    ));
+    for view in &manifest.views {
+        haystack.push_str(&String::from_utf8_lossy(
+            &decompress(&std::fs::read(dir.join(&view.file)).unwrap()).unwrap(),
+        ));
+    }
+    haystack.push_str(&std::fs::read_to_string(dir.join("run.json")).unwrap_or_default());
+    // Parquet pages are compressed, so decode every table and search its values.
+    let rows = |name: &str| dir.join(format!("{name}.parquet"));
+    haystack.push_str(&format!(
+        "{:?}",
+        read_table::<FileRow>(&rows("files")).unwrap()
+    ));
+    let symbols = read_table::<SymbolRow>(&rows("symbols")).unwrap();
+    haystack.push_str(&format!("{symbols:?}"));
+    haystack.push_str(&format!(
+        "{:?}",
+        read_table::<OccurrenceRow>(&rows("occurrences")).unwrap()
+    ));
+    haystack.push_str(&format!(
+        "{:?}",
+        read_table::<CallEdgeRow>(&rows("call_edges")).unwrap()
+    ));
+    haystack.push_str(&format!(
+        "{:?}",
+        read_table::<ImportRow>(&rows("imports")).unwrap()
+    ));
+    for entry in std::fs::read_dir(dir).unwrap() {
+        haystack.push_str(&String::from_utf8_lossy(
+            &std::fs::read(entry.unwrap().path()).unwrap_or_default(),
+        ));
+    }
+
+    let signatures: Vec<String> = symbols.iter().filter_map(|s| s.signature.clone()).collect();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().ends_with(".golden.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for marker in ["SECRET_COMMENT", "PRIVATE_BODY"] {
+            assert!(
+                text.contains(marker),
+                "{} lacks a {marker} marker",
+                path.display()
+            );
+        }
+        for line in text.lines() {
+            let collapsed = line.split_whitespace().collect::<Vec<_>>().join(" ");
+            for word in collapsed.split(|c: char| !c.is_alphanumeric() && c != '_') {
+                if word.starts_with("SECRET_COMMENT") || word.starts_with("PRIVATE_BODY") {
+                    assert!(!haystack.contains(word), "{word} leaked");
+                    checked += 1;
+                }
+            }
+            // A whole line may only appear when it is exactly a definition's header.
+            if collapsed.len() >= 16 && !signatures.contains(&collapsed) {
+                assert!(
+                    !haystack.contains(&collapsed),
+                    "source line leaked from {}: {collapsed:?}",
+                    path.display()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} checks ran");
+}
