@@ -821,4 +821,20 @@ fn end_to_end_over_real_snapshots_of_a_scripted_pr() {
         assert!(kinds.contains(&k), "{k} in {kinds:?}");
     }
     assert!(md.contains("Breaking API changes"));
+    // report.rs is untouched and still calls the old name: the call site that breaks.
+    let tokenize = f["impact"]["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["symbol"]["name"] == "tokenize")
+        .unwrap();
+    assert!(tokenize["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["path"] == "src/report.rs" && c["touched"] == false));
+    assert!(
+        md.contains("`report` in `src/report.rs` uses `tokenize` (renamed)"),
+        "{md}"
+    );
 }

@@ -15,7 +15,7 @@
 use output_schema::json::format_float;
 use output_schema::ErrorCode;
 
-use super::compare::Sym;
+use super::compare::{CallChange, Sym};
 use super::{DiffReport, MARKER};
 use crate::QueryError;
 
@@ -156,6 +156,33 @@ fn open_of(s: &Section) -> String {
         s.title,
         s.table
     )
+}
+
+/// Call edges, calls into the repository's own symbols first; a by-name call that resolves to no
+/// symbol is marked (an external, or a call the change broke).
+fn call_items(calls: &[CallChange]) -> Vec<String> {
+    let mut sorted: Vec<&CallChange> = calls.iter().collect();
+    sorted.sort_by_key(|c| (c.callee.path.is_none(), *c));
+    sorted
+        .into_iter()
+        .map(|c| {
+            format!(
+                "- {}{} → {}{}\n",
+                code(&c.caller.name),
+                c.caller
+                    .path
+                    .as_deref()
+                    .map(|p| format!(" in {}", code(p)))
+                    .unwrap_or_default(),
+                code(&c.callee.name),
+                if c.callee.id.is_none() {
+                    " (resolves to no symbol in the repository)"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect()
 }
 
 const CLOSE: &str = "\n</details>\n";
@@ -325,23 +352,7 @@ fn sections(r: &DiffReport) -> Vec<Section> {
         title: format!("New calls ({})", r.calls.added.len()),
         open: false,
         table: String::new(),
-        items: r
-            .calls
-            .added
-            .iter()
-            .map(|c| {
-                format!(
-                    "- {}{} → {}\n",
-                    code(&c.caller.name),
-                    c.caller
-                        .path
-                        .as_deref()
-                        .map(|p| format!(" in {}", code(p)))
-                        .unwrap_or_default(),
-                    code(&c.callee.name)
-                )
-            })
-            .collect(),
+        items: call_items(&r.calls.added),
     });
 
     let s = &r.symbols;
@@ -501,23 +512,7 @@ fn sections(r: &DiffReport) -> Vec<Section> {
         title: format!("Removed calls ({})", r.calls.removed.len()),
         open: false,
         table: String::new(),
-        items: r
-            .calls
-            .removed
-            .iter()
-            .map(|c| {
-                format!(
-                    "- {}{} → {}\n",
-                    code(&c.caller.name),
-                    c.caller
-                        .path
-                        .as_deref()
-                        .map(|p| format!(" in {}", code(p)))
-                        .unwrap_or_default(),
-                    code(&c.callee.name)
-                )
-            })
-            .collect(),
+        items: call_items(&r.calls.removed),
     });
     out.retain(|s| !s.items.is_empty());
     out
