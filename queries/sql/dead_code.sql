@@ -1,6 +1,7 @@
 -- dead_code: candidates for dead code in the newest snapshot of each repository: non-public
 -- definitions outside tests that nothing else calls or references. Public symbols are left out
--- (callers may live outside the repository), as are entry points (main), modules and fields.
+-- (callers may live outside the repository), as are entry points (main), modules and fields, and
+-- test code: test files, definitions marked as test, and Rust-style `mod tests` containers.
 -- confidence: high for private symbols, medium otherwise (internal/protected/unknown visibility).
 -- Reads: symbols, occurrences, call_edges, files, commits
 -- Store: SET VARIABLE ckb_store = '<store folder>' first (default: .ckb/snapshots), e.g.
@@ -27,11 +28,18 @@ files AS (
                                  hive_partitioning = true, hive_types_autocast = false, union_by_name = true) f
     JOIN newest n ON f.repo = n.repo AND f."commit" = n."commit"
 ),
+occurrences AS (
+    SELECT o.* FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/occurrences.parquet',
+                                 hive_partitioning = true, hive_types_autocast = false, union_by_name = true) o
+    JOIN newest n ON o.repo = n.repo AND o."commit" = n."commit"
+),
+test_definitions AS (
+    SELECT repo, symbol_id AS id FROM occurrences
+    WHERE list_contains(roles, 'definition') AND list_contains(roles, 'test')
+),
 referenced AS (
     SELECT o.repo, o.symbol_id AS id
-    FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/occurrences.parquet',
-                      hive_partitioning = true, hive_types_autocast = false, union_by_name = true) o
-    JOIN newest n ON o.repo = n.repo AND o."commit" = n."commit"
+    FROM occurrences o
     WHERE o.symbol_id IS NOT NULL
       AND NOT list_contains(o.roles, 'definition')
       AND o.enclosing_symbol_id IS DISTINCT FROM o.symbol_id
@@ -56,6 +64,8 @@ WHERE s.visibility <> 'public'
   AND s.kind NOT IN ('module', 'field', 'namespace', 'package')
   AND s.name NOT IN ('main', '__init__', '__main__')
   AND NOT coalesce(f.is_test, false)
+  AND NOT regexp_matches(coalesce(s.container, ''), '(^|::)tests?($|::)')
+  AND NOT EXISTS (SELECT 1 FROM test_definitions t WHERE t.repo = s.repo AND t.id = s.stable_id)
   AND NOT coalesce(f.is_generated, false)
   AND NOT EXISTS (SELECT 1 FROM referenced r WHERE r.repo = s.repo AND r.id = s.stable_id)
 ORDER BY confidence, s.repo, s.path, s.start_line, s.stable_id

@@ -436,6 +436,12 @@ pub fn sample_store() -> tempfile::TempDir {
         func("acme", "internal_unused", "internal_unused", core, 30).vis("internal"),
         func("acme", "helper", "helper", util, 10).vis("private"),
         func("acme", "orphan", "orphan", util, 20).vis("private"),
+        // A unit test in a `mod tests` container and one marked as test code: not dead.
+        SymbolRow {
+            container: Some("tests".into()),
+            ..func("acme", "it_works", "it_works", util, 40).vis("private")
+        },
+        func("acme", "marked_test", "marked_test", util, 50).vis("private"),
         func("acme", "extra", "extra", extra, 1),
         func("acme", "test_parse", "test_parse", test, 1).vis("private"),
     ];
@@ -448,6 +454,10 @@ pub fn sample_store() -> tempfile::TempDir {
         reference(&id("lex"), "lex", core, 4, Some(&id("parse"))),
         // A recursive call is not a use.
         reference(&id("orphan"), "orphan", util, 22, Some(&id("orphan"))),
+        OccurrenceRow {
+            roles: Roles::DEFINITION | Roles::TEST,
+            ..reference(&id("marked_test"), "marked_test", util, 50, None)
+        },
     ];
     s3.aliases = vec![alias(&id("tokenize"), &id("lex"), "renamed", 0.95, &a3)];
     s3.tombstones = vec![tombstone(&id("legacy"), "legacy", util, &a3)];
