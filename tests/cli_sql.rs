@@ -192,7 +192,8 @@ fn canned_results_say_what_the_fixture_store_holds() {
         [
             ("orphan".to_string(), "high".to_string()),
             ("x".into(), "high".into()),
-            ("internal_unused".into(), "medium".into())
+            ("internal_unused".into(), "medium".into()),
+            ("stale".into(), "medium".into())
         ]
     );
 

@@ -2,7 +2,10 @@
 -- definitions outside tests that nothing else calls or references. Public symbols are left out
 -- (callers may live outside the repository), as are entry points (main), modules and fields, and
 -- test code: test files, definitions marked as test, and Rust-style `mod tests` containers.
--- confidence: high for private symbols, medium otherwise (internal/protected/unknown visibility).
+-- Without SCIP only calls are resolved (tree-sitter records no references to constants, fields or
+-- types), so tree-sitter symbols are candidates only when callable (functions, methods).
+-- confidence: high for private SCIP symbols; medium for other SCIP symbols and private tree-sitter
+-- ones; low otherwise.
 -- Reads: symbols, occurrences, call_edges, files, commits
 -- Store: SET VARIABLE ckb_store = '<store folder>' first (default: .ckb/snapshots), e.g.
 --   duckdb -c "SET VARIABLE ckb_store = '.ckb/snapshots'" -f queries/sql/dead_code.sql
@@ -56,12 +59,16 @@ SELECT s.repo,
        s.kind,
        s.name,
        s.visibility,
-       CASE WHEN s.visibility = 'private' THEN 'high' ELSE 'medium' END AS confidence,
+       CASE WHEN s.source = 'scip' AND s.visibility = 'private' THEN 'high'
+            WHEN s.source = 'scip' OR s.visibility = 'private' THEN 'medium'
+            ELSE 'low'
+       END AS confidence,
        s.stable_id
 FROM symbols s
 LEFT JOIN files f ON f.repo = s.repo AND f.path = s.path
 WHERE s.visibility <> 'public'
   AND s.kind NOT IN ('module', 'field', 'namespace', 'package')
+  AND (s.source = 'scip' OR s.kind IN ('function', 'method'))
   AND s.name NOT IN ('main', '__init__', '__main__')
   AND NOT coalesce(f.is_test, false)
   AND NOT regexp_matches(coalesce(s.container, ''), '(^|::)tests?($|::)')

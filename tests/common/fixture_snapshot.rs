@@ -442,6 +442,16 @@ pub fn sample_store() -> tempfile::TempDir {
             ..func("acme", "it_works", "it_works", util, 40).vis("private")
         },
         func("acme", "marked_test", "marked_test", util, 50).vis("private"),
+        // From tree-sitter: an unreferenced constant proves nothing (no references to constants
+        // are recorded), an uncalled private function is a medium-confidence candidate.
+        SymbolRow {
+            source: "tree-sitter".into(),
+            ..func("acme", "LIMIT", "LIMIT", util, 60).vis("private").kind("constant")
+        },
+        SymbolRow {
+            source: "tree-sitter".into(),
+            ..func("acme", "stale", "stale", util, 70).vis("private")
+        },
         func("acme", "extra", "extra", extra, 1),
         func("acme", "test_parse", "test_parse", test, 1).vis("private"),
     ];
