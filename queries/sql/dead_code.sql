@@ -4,8 +4,8 @@
 -- test code: test files, definitions marked as test, and Rust-style `mod tests` containers.
 -- Without SCIP only calls are resolved (tree-sitter records no references to constants, fields or
 -- types), so tree-sitter symbols are candidates only when callable (functions, methods).
--- confidence: high for private SCIP symbols; medium for other SCIP symbols and private tree-sitter
--- ones; low otherwise.
+-- confidence: high for private SCIP symbols, medium for other SCIP symbols and private tree-sitter
+-- ones, low otherwise.
 -- Reads: symbols, occurrences, call_edges, files, commits
 -- Store: SET VARIABLE ckb_store = '<store folder>' first (default: .ckb/snapshots), e.g.
 --   duckdb -c "SET VARIABLE ckb_store = '.ckb/snapshots'" -f queries/sql/dead_code.sql

@@ -446,7 +446,9 @@ pub fn sample_store() -> tempfile::TempDir {
         // are recorded), an uncalled private function is a medium-confidence candidate.
         SymbolRow {
             source: "tree-sitter".into(),
-            ..func("acme", "LIMIT", "LIMIT", util, 60).vis("private").kind("constant")
+            ..func("acme", "LIMIT", "LIMIT", util, 60)
+                .vis("private")
+                .kind("constant")
         },
         SymbolRow {
             source: "tree-sitter".into(),
