@@ -1,13 +1,16 @@
 //! `ckb query`: bounded, deterministic answers over a snapshot.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use queries::render::{self, Format};
 use queries::sql::{run_sql, SqlSource};
 
-use crate::locate::locate;
+use output_schema::ErrorCode;
+use queries::QueryError;
+
+use crate::locate::{locate, repo_root, store_for};
 use crate::{emit, finish_output, Failure};
 
 /// Arguments of `ckb query` (options come before the command).
@@ -50,7 +53,17 @@ enum QueryCommand {
     /// the partition columns `repo` and `commit`).
     Sql {
         /// One read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN).
-        sql: String,
+        #[arg(required_unless_present = "file")]
+        sql: Option<String>,
+        /// Read the statement from a file instead (e.g. one of queries/sql/*.sql, with --store).
+        #[arg(long, value_name = "FILE", conflicts_with = "sql")]
+        file: Option<PathBuf>,
+    },
+    /// Run a canned analysis over every snapshot of the store (hotspots, coupling, churn_trend,
+    /// module_fan, dead_code, api_changes); without NAME, list them.
+    Canned {
+        /// The analysis to run.
+        name: Option<String>,
     },
 }
 
@@ -66,19 +79,32 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let fail = |e| Failure::new(e, format);
     match &args.command {
-        QueryCommand::Sql { sql } if args.store.is_some() && args.snapshot.is_none() => {
-            let store = args.store.clone().unwrap_or_default();
-            let result = run_sql(&SqlSource::Store(&store), sql).map_err(fail)?;
+        QueryCommand::Canned { name: None } => {
+            finish_output(emit(&render::sql(&queries::canned::list(), format)))
+        }
+        QueryCommand::Canned { name: Some(name) } => {
+            let store = match &args.store {
+                Some(s) => s.clone(),
+                None => store_for(&repo_root(args.repo.as_deref()), None).map_err(fail)?,
+            };
+            let result = queries::canned::run(&store, name).map_err(fail)?;
             finish_output(emit(&render::sql(&result, format)))
         }
-        QueryCommand::Sql { sql } => {
+        QueryCommand::Sql { sql, file } if args.store.is_some() && args.snapshot.is_none() => {
+            let store = args.store.clone().unwrap_or_default();
+            let sql = statement(sql.as_deref(), file.as_deref()).map_err(fail)?;
+            let result = run_sql(&SqlSource::Store(&store), &sql).map_err(fail)?;
+            finish_output(emit(&render::sql(&result, format)))
+        }
+        QueryCommand::Sql { sql, file } => {
+            let sql = statement(sql.as_deref(), file.as_deref()).map_err(fail)?;
             let (snapshot, _) = locate(
                 args.snapshot.as_deref(),
                 args.store.as_deref(),
                 args.repo.as_deref(),
             )
             .map_err(fail)?;
-            let result = run_sql(&SqlSource::Snapshot(&snapshot), sql).map_err(fail)?;
+            let result = run_sql(&SqlSource::Snapshot(&snapshot), &sql).map_err(fail)?;
             finish_output(emit(&render::sql(&result, format)))
         }
         QueryCommand::Status => {
@@ -91,5 +117,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             let answer = queries::status::status(&snapshot, &freshness);
             finish_output(emit(&render::answer(&answer, format)))
         }
+    }
+}
+
+/// The statement of `ckb query sql`: the argument, or the text of `--file`.
+fn statement(sql: Option<&str>, file: Option<&Path>) -> Result<String, QueryError> {
+    match (sql, file) {
+        (_, Some(f)) => std::fs::read_to_string(f).map_err(|e| {
+            QueryError::new(
+                ErrorCode::PathNotFound,
+                format!("cannot read {}: {e}", f.display()),
+                "pass a readable .sql file",
+            )
+        }),
+        (Some(s), None) => Ok(s.to_string()),
+        (None, None) => Ok(String::new()),
     }
 }
