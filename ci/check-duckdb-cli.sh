@@ -27,10 +27,22 @@ while read -r name rows; do
 done < <("$ckb" query --snapshot "$snapshot" --format json status \
   | python3 -c 'import json,sys; [print(t["name"], t["rows"]) for t in json.load(sys.stdin)["facts"]["tables"]]')
 
-# Every canned query runs as-is in the stock CLI against the store.
+# Every canned query runs as-is in the stock CLI against the store, exactly as the README documents
+# (`duckdb -c "SET VARIABLE ckb_store = '<store>'" -f queries/sql/<name>.sql`). A query whose tables
+# (its `-- Reads:` line) no snapshot in the store has is reported as skipped, not failed: those
+# tables appear once the stages that write them run. tests/cli_sql.rs runs every file over a
+# fixture store that has them all.
 for sql in queries/sql/*.sql; do
   [ -e "$sql" ] || continue
-  if CKB_STORE="$store" "$duckdb" -c "SET VARIABLE ckb_store = '$store';" -c ".read $sql" >/dev/null; then
+  missing=""
+  for table in $(sed -n 's/^-- Reads://p' "$sql" | tr ',' ' '); do
+    compgen -G "$store/repo=*/commit=*/$table.parquet" >/dev/null || missing="$missing $table"
+  done
+  if [ -n "$missing" ]; then
+    echo "skip $sql: no snapshot in the store has:$missing"
+    continue
+  fi
+  if "$duckdb" -c "SET VARIABLE ckb_store = '$store';" -f "$sql" >/dev/null; then
     echo "ok   $sql"
   else
     echo "FAIL $sql"

@@ -30,6 +30,8 @@ enum Command {
     Snapshot(cmd::snapshot::Args),
     /// Ask a snapshot: symbol, search, refs, arch, impact, explore, understand, sql, …
     Query(cmd::query::Args),
+    /// Compare two snapshots: files, symbols, public API, impact and risk (markdown for PR comments, or JSON).
+    Diff(cmd::diff::Args),
     /// Print the snapshot format: every table, column, type and sort key.
     Schema(cmd::schema::Args),
     /// Check a snapshot's files against its manifest and the schema.
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Snapshot(args) => cmd::snapshot::run(args),
         Command::Query(args) => cmd::query::run(args),
+        Command::Diff(args) => cmd::diff::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Init(args) => cmd::init::run(args),

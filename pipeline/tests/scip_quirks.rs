@@ -229,6 +229,7 @@ fn every_quirk_is_handled_and_counted() {
         .manifest
         .backends
         .iter()
+        .filter(|b| b.kind == "scip")
         .map(|b| b.input.as_deref().unwrap_or(""))
         .collect();
     assert_eq!(inputs, ["index.scip", ".scip/ts.scip"]);

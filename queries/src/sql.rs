@@ -4,7 +4,8 @@
 //! whole store, each view spans every snapshot of every repository with the Hive partition columns
 //! `repo` and `commit`. The session is then locked: only the snapshot (or store) folder may be
 //! read, nothing may be written, extensions are neither installed nor loaded, and configuration
-//! cannot be changed back. Only read statements are accepted.
+//! cannot be changed back. Only read statements are accepted. Over a store, the DuckDB variable
+//! `ckb_store` holds the store folder, so the canned queries (`queries/sql/*.sql`) run unchanged.
 
 use std::path::Path;
 
@@ -117,6 +118,15 @@ pub fn open_session(source: &SqlSource<'_>) -> Result<Connection, QueryError> {
             "run `ckb verify <snapshot>` and rebuild damaged snapshots with `ckb snapshot --force`",
         )
     })?;
+    if let SqlSource::Store(store) = source {
+        // The canned queries (queries/sql/*.sql) find the store through this variable, exactly as
+        // in the stock duckdb CLI (`SET VARIABLE ckb_store = '…'`).
+        conn.execute_batch(&format!(
+            "SET VARIABLE ckb_store = {};",
+            quote_literal(store.to_string_lossy().trim_end_matches('/'))
+        ))
+        .map_err(internal)?;
+    }
     let dir = allowed.to_string_lossy().trim_end_matches('/').to_string() + "/";
     conn.execute_batch(&format!(
         "SET allowed_directories = [{}]; SET enable_external_access = false; SET lock_configuration = true;",

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod diff;
 pub mod init;
 pub mod query;
 pub mod schema;

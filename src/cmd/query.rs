@@ -7,7 +7,7 @@
 //! agent can act on, like every other bad input of a query.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use output_schema::config::Config;
@@ -16,7 +16,7 @@ use queries::render::{self, Format};
 use queries::sql::{run_sql, SqlSource};
 use queries::{Budget, Ctx, Overrides, QueryError};
 
-use crate::locate::{locate, repo_root};
+use crate::locate::{locate, repo_root, store_for};
 use crate::{emit, finish_output, Failure};
 
 /// Arguments of `ckb query`.
@@ -218,7 +218,17 @@ enum QueryCommand {
     /// the partition columns `repo` and `commit`).
     Sql {
         /// One read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN).
-        sql: String,
+        #[arg(required_unless_present = "file")]
+        sql: Option<String>,
+        /// Read the statement from a file instead (e.g. one of queries/sql/*.sql, with --store).
+        #[arg(long, value_name = "FILE", conflicts_with = "sql")]
+        file: Option<PathBuf>,
+    },
+    /// Run a canned analysis over every snapshot of the store (hotspots, coupling, churn_trend,
+    /// module_fan, dead_code, api_changes); without NAME, list them.
+    Canned {
+        /// The analysis to run.
+        name: Option<String>,
     },
 }
 
@@ -265,20 +275,35 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         None => Format::Json,
     };
     let fail = |e| Failure::new(e, format);
-    if let QueryCommand::Sql { sql } = &args.command {
-        let result = if args.store.is_some() && args.snapshot.is_none() {
-            let store = args.store.clone().unwrap_or_default();
-            run_sql(&SqlSource::Store(&store), sql).map_err(fail)?
-        } else {
-            let (snapshot, _) = locate(
-                args.snapshot.as_deref(),
-                args.store.as_deref(),
-                args.repo.as_deref(),
-            )
-            .map_err(fail)?;
-            run_sql(&SqlSource::Snapshot(&snapshot), sql).map_err(fail)?
-        };
-        return finish_output(emit(&render::sql(&result, format)));
+    match &args.command {
+        QueryCommand::Canned { name: None } => {
+            return finish_output(emit(&render::sql(&queries::canned::list(), format)));
+        }
+        QueryCommand::Canned { name: Some(name) } => {
+            let store = match &args.store {
+                Some(s) => s.clone(),
+                None => store_for(&repo_root(args.repo.as_deref()), None).map_err(fail)?,
+            };
+            let result = queries::canned::run(&store, name).map_err(fail)?;
+            return finish_output(emit(&render::sql(&result, format)));
+        }
+        QueryCommand::Sql { sql, file } => {
+            let sql = statement(sql.as_deref(), file.as_deref()).map_err(fail)?;
+            let result = if args.store.is_some() && args.snapshot.is_none() {
+                let store = args.store.clone().unwrap_or_default();
+                run_sql(&SqlSource::Store(&store), &sql).map_err(fail)?
+            } else {
+                let (snapshot, _) = locate(
+                    args.snapshot.as_deref(),
+                    args.store.as_deref(),
+                    args.repo.as_deref(),
+                )
+                .map_err(fail)?;
+                run_sql(&SqlSource::Snapshot(&snapshot), &sql).map_err(fail)?
+            };
+            return finish_output(emit(&render::sql(&result, format)));
+        }
+        _ => {}
     }
     let budget = budget(&args).map_err(fail)?;
     let (snapshot, freshness) = locate(
@@ -402,13 +427,28 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
             number("--depth", depth)?,
             number("--limit", limit)?,
         )?,
-        QueryCommand::Sql { .. } => {
+        QueryCommand::Sql { .. } | QueryCommand::Canned { .. } => {
             return Err(QueryError::new(
                 ErrorCode::InternalError,
-                "sql is answered before budgets are read",
+                "sql and canned are answered before budgets are read",
                 "report this as a bug",
             ))
         }
     };
     Ok(Output::Answer(Box::new(a)))
+}
+
+/// The statement of `ckb query sql`: the argument, or the text of `--file`.
+fn statement(sql: Option<&str>, file: Option<&Path>) -> Result<String, QueryError> {
+    match (sql, file) {
+        (_, Some(f)) => std::fs::read_to_string(f).map_err(|e| {
+            QueryError::new(
+                ErrorCode::PathNotFound,
+                format!("cannot read {}: {e}", f.display()),
+                "pass a readable .sql file",
+            )
+        }),
+        (Some(s), None) => Ok(s.to_string()),
+        (None, None) => Ok(String::new()),
+    }
 }

@@ -2,6 +2,8 @@
 //! (fixed identities and dates, no user or system config), and a runner for the `ckb` binary.
 #![allow(dead_code)]
 
+pub mod fixture_snapshot;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

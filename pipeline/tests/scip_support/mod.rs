@@ -148,6 +148,14 @@ pub fn options(root: &Path, store: &Path) -> SnapshotOptions {
         repo_id: Some("fx".into()),
         previous: PreviousChoice::Disabled,
         force: true,
+        // These tests pin SCIP's own behaviour; the merge with tree-sitter has its own tests.
+        stages: Some(vec![
+            output_schema::Stage::Scan,
+            output_schema::Stage::Scip,
+            output_schema::Stage::Git,
+            output_schema::Stage::Identity,
+            output_schema::Stage::Modules,
+        ]),
         ..SnapshotOptions::default()
     }
 }

@@ -1,0 +1,312 @@
+//! compareAPI: how the change alters the public surface (symbols whose `visibility` is `public`).
+//!
+//! Breaking changes, with their severity:
+//!
+//! | kind | when | severity |
+//! |---|---|---|
+//! | `removed` | a public base symbol is gone (tombstone or no trace) | high |
+//! | `renamed` | a public symbol was renamed and no public symbol keeps the old name in its file or container | high |
+//! | `moved` | a public symbol moved (same name, other place) without such a shim | medium |
+//! | `signature-changed` | a public symbol's `definition_version_id` changed: arity changed | high |
+//! | `signature-changed` | … with the same arity (types, defaults, modifiers) | medium |
+//!
+//! A declaration change that comes with narrowed visibility and the same arity is reported once,
+//! as `visibility-narrowed`.
+//! | `visibility-narrowed` | public became internal, protected or private | high |
+//!
+//! Non-breaking changes: `added` (a new public symbol, `info`), `visibility-widened` (became
+//! public, `info`), `renamed-with-shim` / `moved-with-shim` (the old name is still public, `low`).
+//! Symbols whose visibility is `unknown` are not part of the surface: the diff does not guess.
+
+use std::collections::BTreeMap;
+
+use output_schema::tables::SymbolRow;
+use serde::Serialize;
+
+use super::compare::{Sym, SymbolDiff};
+use super::impact::Graph;
+
+/// One change to the public surface.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiChange {
+    /// `removed`, `renamed`, `moved`, `signature-changed`, `visibility-narrowed`, `added`,
+    /// `visibility-widened`, `renamed-with-shim` or `moved-with-shim`.
+    pub kind: String,
+    /// `high`, `medium`, `low` or `info`.
+    pub severity: String,
+    /// The symbol: as it was in the base for removals, renames and moves; as it is in the head otherwise.
+    pub symbol: Sym,
+    /// The rename or move target.
+    pub replacement: Option<Sym>,
+    /// Declaration or visibility before.
+    pub before: Option<String>,
+    /// Declaration or visibility after.
+    pub after: Option<String>,
+    /// Direct dependents in the base snapshot.
+    pub callers: u64,
+    /// One sentence.
+    pub detail: String,
+}
+
+/// The public surface before and after, and what changed in it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiDiff {
+    /// Breaking changes, most severe first, then most callers.
+    pub breaking: Vec<ApiChange>,
+    /// Compatible changes, same order.
+    pub non_breaking: Vec<ApiChange>,
+    /// Public symbols in the base.
+    pub public_before: u64,
+    /// Public symbols in the head.
+    pub public_after: u64,
+}
+
+/// Order of severities, most severe first.
+pub fn severity_rank(s: &str) -> u8 {
+    match s {
+        "high" => 0,
+        "medium" => 1,
+        "low" => 2,
+        _ => 3,
+    }
+}
+
+fn is_public(v: &str) -> bool {
+    v == "public"
+}
+
+/// A change with no replacement and no before/after; callers fill those in with struct update.
+fn change(kind: &str, severity: &str, symbol: &Sym, callers: u64, detail: String) -> ApiChange {
+    ApiChange {
+        kind: kind.into(),
+        severity: severity.into(),
+        symbol: symbol.clone(),
+        replacement: None,
+        before: None,
+        after: None,
+        callers,
+        detail,
+    }
+}
+
+/// Compares the public surface.
+pub(crate) fn compare(
+    symbols: &SymbolDiff,
+    head: Option<&[SymbolRow]>,
+    graph: &Graph<'_>,
+) -> ApiDiff {
+    let mut out = ApiDiff {
+        public_before: graph.public_count(),
+        public_after: head
+            .unwrap_or_default()
+            .iter()
+            .filter(|s| is_public(&s.visibility))
+            .count() as u64,
+        ..ApiDiff::default()
+    };
+    // Public head symbols by (path, name) and (container, name): a shim keeps an old name reachable.
+    let mut by_path: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
+    let mut by_container: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
+    for s in head
+        .unwrap_or_default()
+        .iter()
+        .filter(|s| is_public(&s.visibility))
+    {
+        by_path.entry((&s.path, &s.name)).or_default().push(s);
+        if let Some(c) = s.container.as_deref() {
+            by_container.entry((c, &s.name)).or_default().push(s);
+        }
+    }
+    let shim = |old: &Sym, new_id: &str| -> bool {
+        let others = |v: Option<&Vec<&SymbolRow>>| {
+            v.is_some_and(|v| v.iter().any(|s| s.stable_id != new_id))
+        };
+        others(by_path.get(&(old.path.as_str(), old.name.as_str())))
+            || old
+                .container
+                .as_deref()
+                .is_some_and(|c| others(by_container.get(&(c, old.name.as_str()))))
+    };
+
+    let narrowed: std::collections::BTreeSet<&str> = symbols
+        .visibility_changed
+        .iter()
+        .filter(|v| is_public(&v.before) && v.direction == "narrowed")
+        .map(|v| v.symbol.id.as_str())
+        .collect();
+    for r in &symbols.removed {
+        let s = &r.symbol;
+        if !is_public(&s.visibility) {
+            continue;
+        }
+        out.breaking.push(ApiChange {
+            before: s.signature.clone(),
+            ..change(
+                "removed",
+                "high",
+                s,
+                graph.dependent_count(&s.id),
+                format!("public {} `{}` was removed", s.kind, s.qualified()),
+            )
+        });
+    }
+    for r in &symbols.renamed {
+        let (from, to) = (&r.from, &r.to);
+        if !is_public(&from.visibility) {
+            continue;
+        }
+        let moved = r.change == "moved";
+        let callers = graph.dependent_count(&from.id);
+        let verb = if moved { "moved" } else { "renamed" };
+        let target = if moved {
+            format!("`{}` in {}", to.qualified(), to.path)
+        } else {
+            format!("`{}`", to.qualified())
+        };
+        if shim(from, &to.id) {
+            out.non_breaking.push(ApiChange {
+                replacement: Some(to.clone()),
+                before: from.signature.clone(),
+                after: to.signature.clone(),
+                ..change(
+                    &format!("{verb}-with-shim"),
+                    "low",
+                    from,
+                    callers,
+                    format!(
+                        "public {} `{}` was {verb} to {target}; the old name is still public",
+                        from.kind,
+                        from.qualified()
+                    ),
+                )
+            });
+        } else {
+            out.breaking.push(ApiChange {
+                replacement: Some(to.clone()),
+                before: from.signature.clone(),
+                after: to.signature.clone(),
+                ..change(
+                    verb,
+                    if moved { "medium" } else { "high" },
+                    from,
+                    callers,
+                    format!(
+                        "public {} `{}` was {verb} to {target} with no public symbol keeping the old name",
+                        from.kind,
+                        from.qualified()
+                    ),
+                )
+            });
+        }
+    }
+    for c in &symbols.signature_changed {
+        let s = &c.symbol;
+        let arity_changed = matches!((c.arity_before, s.arity), (Some(a), Some(b)) if a != b);
+        if !arity_changed && narrowed.contains(s.id.as_str()) {
+            // `pub struct X` → `pub(crate) struct X` is one change, reported as visibility-narrowed.
+            continue;
+        }
+        let was_public = graph
+            .symbol(&s.id)
+            .map(|b| is_public(&b.visibility))
+            .unwrap_or_else(|| is_public(&s.visibility));
+        if !was_public {
+            continue;
+        }
+        out.breaking.push(ApiChange {
+            before: c.before.clone(),
+            after: c.after.clone(),
+            ..change(
+                "signature-changed",
+                if arity_changed { "high" } else { "medium" },
+                s,
+                graph.dependent_count(&s.id),
+                if arity_changed {
+                    format!(
+                        "public {} `{}` takes {} parameter(s) instead of {}",
+                        s.kind,
+                        s.qualified(),
+                        s.arity.unwrap_or(0),
+                        c.arity_before.unwrap_or(0)
+                    )
+                } else {
+                    format!(
+                        "the declaration of public {} `{}` changed",
+                        s.kind,
+                        s.qualified()
+                    )
+                },
+            )
+        });
+    }
+    for v in &symbols.visibility_changed {
+        let s = &v.symbol;
+        let callers = graph.dependent_count(&s.id);
+        if is_public(&v.before) && v.direction == "narrowed" {
+            out.breaking.push(ApiChange {
+                before: Some(v.before.clone()),
+                after: Some(v.after.clone()),
+                ..change(
+                    "visibility-narrowed",
+                    "high",
+                    s,
+                    callers,
+                    format!(
+                        "{} `{}` is no longer public ({} → {})",
+                        s.kind,
+                        s.qualified(),
+                        v.before,
+                        v.after
+                    ),
+                )
+            });
+        } else if is_public(&v.after) && v.direction == "widened" {
+            out.non_breaking.push(ApiChange {
+                before: Some(v.before.clone()),
+                after: Some(v.after.clone()),
+                ..change(
+                    "visibility-widened",
+                    "info",
+                    s,
+                    callers,
+                    format!(
+                        "{} `{}` became public ({} → {})",
+                        s.kind,
+                        s.qualified(),
+                        v.before,
+                        v.after
+                    ),
+                )
+            });
+        }
+    }
+    for s in &symbols.added {
+        if !is_public(&s.visibility) {
+            continue;
+        }
+        out.non_breaking.push(ApiChange {
+            after: s.signature.clone(),
+            ..change(
+                "added",
+                "info",
+                s,
+                0,
+                format!("new public {} `{}`", s.kind, s.qualified()),
+            )
+        });
+    }
+    let order = |a: &ApiChange, b: &ApiChange| {
+        severity_rank(&a.severity)
+            .cmp(&severity_rank(&b.severity))
+            .then_with(|| b.callers.cmp(&a.callers))
+            .then_with(|| a.symbol.path.cmp(&b.symbol.path))
+            .then_with(|| a.symbol.line.cmp(&b.symbol.line))
+            .then_with(|| a.symbol.id.cmp(&b.symbol.id))
+            .then_with(|| a.kind.cmp(&b.kind))
+    };
+    out.breaking.sort_by(order);
+    out.non_breaking.sort_by(order);
+    out
+}

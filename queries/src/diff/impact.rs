@@ -1,0 +1,706 @@
+//! Who a change affects, measured on the **base** snapshot (the code the change lands on), and the
+//! overall risk.
+//!
+//! A changed symbol is one removed, renamed / moved / merged, signature-changed, visibility-
+//! narrowed (interface changes: their dependents may stop compiling) or body-changed (behaviour
+//! changes). Its dependents are the callers in `call_edges` plus the definitions enclosing its
+//! reference sites in `occurrences`; callers are followed upward to [`MAX_DEPTH`] to find the
+//! tests (definitions in `is_test` files) and modules reached. Co-change partners are files that
+//! historically change together with a touched file (`cochange`, degree ≥ [`COCHANGE_MIN_DEGREE`],
+//! at least [`COCHANGE_MIN_SHARED`] shared commits) but that this change leaves alone.
+//!
+//! The risk level is a sum of bounded points per factor (see [`risk`]): ≥ 40 is `high`, ≥ 15 is
+//! `medium`, else `low`. Every factor is listed with its value, points and a sentence, so the level
+//! is explainable and stable.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use output_schema::tables::{FileRow, OccurrenceRow, SymbolRow};
+use output_schema::Roles;
+use serde::Serialize;
+
+use super::api::ApiDiff;
+use super::compare::{FileDiff, Sym, SymbolDiff};
+use super::{BaseTables, DiffCompleteness};
+
+/// How many caller levels are followed to find tests and modules.
+pub const MAX_DEPTH: u32 = 3;
+/// Minimum co-change degree for "usually changed together".
+pub const COCHANGE_MIN_DEGREE: f64 = 0.5;
+/// Minimum shared commits for "usually changed together".
+pub const COCHANGE_MIN_SHARED: i64 = 2;
+
+/// The base snapshot's reference graph, indexed for the diff.
+pub(crate) struct Graph<'a> {
+    symbols: BTreeMap<&'a str, &'a SymbolRow>,
+    files: BTreeMap<&'a str, &'a FileRow>,
+    /// callee → callers with call-site counts.
+    callers_of: BTreeMap<&'a str, BTreeMap<&'a str, i64>>,
+    /// symbol → its non-definition reference sites.
+    refs_of: BTreeMap<&'a str, Vec<&'a OccurrenceRow>>,
+}
+
+/// One dependent of a changed symbol.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Caller {
+    /// Stable ID of the calling or referencing definition; absent for a top-level reference.
+    pub id: Option<String>,
+    /// Its name (the file name for a top-level reference).
+    pub name: String,
+    /// Its file.
+    pub path: String,
+    /// Call or reference sites.
+    pub count: i64,
+    /// Whether it is in a test file.
+    pub is_test: bool,
+    /// Whether the change touches its file.
+    pub touched: bool,
+}
+
+/// Impact of one changed symbol.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SymbolImpact {
+    /// The symbol as it is in the base.
+    pub symbol: Sym,
+    /// `removed`, `renamed`, `moved`, `merged`, `visibility`, `signature` or `body` (the first that
+    /// applies, in that order).
+    pub change: String,
+    /// Whether dependents may break (every change but `body`).
+    pub interface: bool,
+    /// Whether the symbol itself is test code.
+    pub in_test_file: bool,
+    /// Direct dependents: callers and definitions enclosing a reference, most sites first.
+    pub callers: Vec<Caller>,
+    /// Reference sites (occurrences that are not the definition).
+    pub references: u64,
+    /// Files holding those sites.
+    pub referencing_files: u64,
+    /// Callers reached at depth 2..=MAX_DEPTH.
+    pub transitive_callers: u64,
+    /// Direct dependents in files the change does not touch.
+    pub untouched_callers: u64,
+    /// Test files reached.
+    pub tests: Vec<String>,
+    /// Modules reached (the symbol's own included).
+    pub modules: Vec<String>,
+}
+
+/// A module the change reaches.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModuleImpact {
+    /// Module ID.
+    pub module_id: String,
+    /// Changed symbols defined in it.
+    pub changed_symbols: u64,
+    /// Dependents (to MAX_DEPTH) defined in it.
+    pub callers: u64,
+}
+
+/// A test file the change reaches.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestImpact {
+    /// Test file.
+    pub path: String,
+    /// Changed symbols it reaches (qualified names, sorted).
+    pub symbols: Vec<String>,
+    /// Shortest caller depth (1 = it calls or references a changed symbol directly).
+    pub depth: u32,
+}
+
+/// A file usually changed together with a touched file, left alone by this change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CochangePartner {
+    /// The untouched file.
+    pub path: String,
+    /// The touched file it usually changes with.
+    pub changed_with: String,
+    /// shared_commits / min(commits of either).
+    pub degree: f64,
+    /// Commits touching both.
+    pub shared_commits: i64,
+}
+
+/// Who the change affects.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Impact {
+    /// One entry per changed symbol: interface changes first, then most dependents first.
+    pub changed: Vec<SymbolImpact>,
+    /// Distinct direct dependents of all changed symbols (the changed symbols themselves excluded).
+    pub callers: u64,
+    /// Distinct dependents at depth 2..=MAX_DEPTH.
+    pub transitive_callers: u64,
+    /// Distinct direct dependents of interface changes in files the change does not touch.
+    pub untouched_callers: u64,
+    /// Modules reached, most changed symbols + dependents first.
+    pub modules: Vec<ModuleImpact>,
+    /// Test files reached, nearest first.
+    pub tests: Vec<TestImpact>,
+    /// Files usually changed together with touched files, highest degree first.
+    pub cochange: Vec<CochangePartner>,
+}
+
+impl<'a> Graph<'a> {
+    pub(crate) fn new(b: &'a BaseTables) -> Graph<'a> {
+        let symbols: BTreeMap<&str, &SymbolRow> = b
+            .symbols
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|s| (s.stable_id.as_str(), s))
+            .collect();
+        let files = b
+            .files
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|f| (f.path.as_str(), f))
+            .collect();
+        let mut callers_of: BTreeMap<&str, BTreeMap<&str, i64>> = BTreeMap::new();
+        for e in b.call_edges.as_deref().unwrap_or_default() {
+            if let Some(callee) = &e.callee_id {
+                if callee != &e.caller_id {
+                    *callers_of
+                        .entry(callee.as_str())
+                        .or_default()
+                        .entry(e.caller_id.as_str())
+                        .or_default() += e.count;
+                }
+            }
+        }
+        let mut refs_of: BTreeMap<&str, Vec<&OccurrenceRow>> = BTreeMap::new();
+        for o in b.occurrences.as_deref().unwrap_or_default() {
+            if o.roles.contains(Roles::DEFINITION) || o.roles.contains(Roles::FORWARD_DEFINITION) {
+                continue;
+            }
+            if let Some(id) = &o.symbol_id {
+                if symbols.contains_key(id.as_str()) {
+                    refs_of.entry(id.as_str()).or_default().push(o);
+                }
+            }
+        }
+        Graph {
+            symbols,
+            files,
+            callers_of,
+            refs_of,
+        }
+    }
+
+    fn is_test_path(&self, path: &str) -> bool {
+        self.files.get(path).is_some_and(|f| f.is_test)
+    }
+
+    fn module_of(&self, id: &str) -> Option<&'a str> {
+        let s = self.symbols.get(id)?;
+        s.module_id
+            .as_deref()
+            .or_else(|| self.files.get(s.path.as_str())?.module_id.as_deref())
+    }
+
+    fn module_of_path(&self, path: &str) -> Option<&'a str> {
+        self.files.get(path)?.module_id.as_deref()
+    }
+
+    /// Public symbols in the base.
+    pub(crate) fn public_count(&self) -> u64 {
+        self.symbols
+            .values()
+            .filter(|s| s.visibility == "public")
+            .count() as u64
+    }
+
+    /// The base symbol row of an ID.
+    pub(crate) fn symbol(&self, id: &str) -> Option<&'a SymbolRow> {
+        self.symbols.get(id).copied()
+    }
+
+    /// Direct dependents: key is the caller ID, or `file:<path>` for a top-level reference.
+    fn dependents(&self, id: &str) -> BTreeMap<String, (Option<&'a str>, String, i64)> {
+        let mut out: BTreeMap<String, (Option<&'a str>, String, i64)> = BTreeMap::new();
+        if let Some(callers) = self.callers_of.get(id) {
+            for (caller, count) in callers {
+                let path = self
+                    .symbols
+                    .get(caller)
+                    .map(|s| s.path.clone())
+                    .unwrap_or_default();
+                out.insert(caller.to_string(), (Some(*caller), path, *count));
+            }
+        }
+        for o in self.refs_of.get(id).map(Vec::as_slice).unwrap_or_default() {
+            match o.enclosing_symbol_id.as_deref() {
+                Some(enc) if enc == id => {}
+                Some(enc) => {
+                    let entry =
+                        out.entry(enc.to_string())
+                            .or_insert((Some(enc), o.path.clone(), 0));
+                    // Call edges already count call sites; count references only where no edge did.
+                    if self.callers_of.get(id).is_none_or(|c| !c.contains_key(enc)) {
+                        entry.2 += 1;
+                    }
+                }
+                None => {
+                    out.entry(format!("file:{}", o.path))
+                        .or_insert((None, o.path.clone(), 0))
+                        .2 += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// Number of direct dependents (for compareAPI).
+    pub(crate) fn dependent_count(&self, id: &str) -> u64 {
+        self.dependents(id).len() as u64
+    }
+
+    /// Callers reached upward from `id`, with their smallest depth (1..=MAX_DEPTH).
+    fn reach(&self, id: &str) -> BTreeMap<&'a str, u32> {
+        let mut depth_of: BTreeMap<&'a str, u32> = BTreeMap::new();
+        let mut frontier: Vec<&str> = vec![id];
+        for depth in 1..=MAX_DEPTH {
+            let mut next = Vec::new();
+            for cur in frontier {
+                let callers = self.callers_of.get(cur).into_iter().flat_map(|m| m.keys());
+                let enclosing = self
+                    .refs_of
+                    .get(cur)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|o| o.enclosing_symbol_id.as_deref());
+                for c in callers.copied().chain(enclosing) {
+                    if c == id || depth_of.contains_key(c) {
+                        continue;
+                    }
+                    depth_of.insert(c, depth);
+                    next.push(c);
+                }
+            }
+            frontier = next;
+        }
+        depth_of
+    }
+}
+
+struct Changed<'s> {
+    sym: Sym,
+    change: &'s str,
+    interface: bool,
+}
+
+/// Computes the impact of the changed symbols on the base snapshot.
+pub(crate) fn impact(
+    symbols: &SymbolDiff,
+    files: &FileDiff,
+    graph: &Graph<'_>,
+    base: &BaseTables,
+) -> Impact {
+    let touched = files.touched_paths();
+    // Each changed base ID once, the first (most severe) change kind winning.
+    let mut changed: BTreeMap<String, Changed<'_>> = BTreeMap::new();
+    let base_sym = |s: &Sym| {
+        graph
+            .symbol(&s.id)
+            .map(Sym::of)
+            .unwrap_or_else(|| s.clone())
+    };
+    let mut add = |s: Sym, change: &'static str, interface: bool| {
+        changed.entry(s.id.clone()).or_insert(Changed {
+            sym: s,
+            change,
+            interface,
+        });
+    };
+    for r in &symbols.removed {
+        add(r.symbol.clone(), "removed", true);
+    }
+    for r in &symbols.renamed {
+        let change = match r.change.as_str() {
+            "moved" => "moved",
+            "merged" => "merged",
+            _ => "renamed",
+        };
+        add(r.from.clone(), change, true);
+    }
+    for v in symbols
+        .visibility_changed
+        .iter()
+        .filter(|v| v.direction == "narrowed")
+    {
+        add(base_sym(&v.symbol), "visibility", true);
+    }
+    for s in &symbols.signature_changed {
+        add(base_sym(&s.symbol), "signature", true);
+    }
+    for s in &symbols.body_changed {
+        add(base_sym(s), "body", false);
+    }
+
+    let changed_ids: BTreeSet<&str> = changed.keys().map(String::as_str).collect();
+    let mut all_direct: BTreeSet<String> = BTreeSet::new();
+    let mut all_transitive: BTreeSet<&str> = BTreeSet::new();
+    let mut all_untouched: BTreeSet<String> = BTreeSet::new();
+    let mut module_changed: BTreeMap<String, u64> = BTreeMap::new();
+    let mut module_callers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut tests: BTreeMap<String, (BTreeSet<String>, u32)> = BTreeMap::new();
+    let mut out_changed = Vec::new();
+
+    for (id, c) in &changed {
+        let deps = graph.dependents(id);
+        let reach = graph.reach(id);
+        let mut callers: Vec<Caller> = deps
+            .iter()
+            .map(|(_, (cid, path, count))| Caller {
+                id: cid.map(String::from),
+                name: match cid.and_then(|x| graph.symbol(x)) {
+                    Some(s) => s.name.clone(),
+                    None => cid
+                        .map(String::from)
+                        .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path).to_string()),
+                },
+                path: path.clone(),
+                count: *count,
+                is_test: graph.is_test_path(path),
+                touched: touched.contains(path.as_str()),
+            })
+            .collect();
+        callers.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then_with(|| a.path.cmp(&b.path))
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        let refs = graph
+            .refs_of
+            .get(id.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let referencing_files: BTreeSet<&str> = refs.iter().map(|o| o.path.as_str()).collect();
+        let untouched = callers.iter().filter(|x| !x.touched).count() as u64;
+
+        let mut sym_tests: BTreeMap<String, u32> = BTreeMap::new();
+        for o in refs {
+            if graph.is_test_path(&o.path) {
+                sym_tests.entry(o.path.clone()).or_insert(1);
+            }
+        }
+        let mut modules: BTreeSet<String> = BTreeSet::new();
+        if let Some(m) = graph.module_of(id).or(c.sym.module_id.as_deref()) {
+            modules.insert(m.to_string());
+            *module_changed.entry(m.to_string()).or_default() += 1;
+        }
+        for p in &referencing_files {
+            if let Some(m) = graph.module_of_path(p) {
+                modules.insert(m.to_string());
+            }
+        }
+        for (caller, depth) in &reach {
+            if let Some(s) = graph.symbol(caller) {
+                if graph.is_test_path(&s.path) {
+                    let d = sym_tests.entry(s.path.clone()).or_insert(*depth);
+                    *d = (*d).min(*depth);
+                }
+            }
+            if let Some(m) = graph.module_of(caller) {
+                modules.insert(m.to_string());
+                module_callers
+                    .entry(m.to_string())
+                    .or_default()
+                    .insert(caller.to_string());
+            }
+            if *depth > 1 && !changed_ids.contains(caller) {
+                all_transitive.insert(caller);
+            }
+        }
+        for (key, (cid, path, _)) in &deps {
+            if cid.is_some_and(|x| changed_ids.contains(x)) {
+                continue;
+            }
+            all_direct.insert(key.clone());
+            if c.interface && !touched.contains(path.as_str()) {
+                all_untouched.insert(key.clone());
+            }
+        }
+        let name = c.sym.qualified();
+        for (path, depth) in &sym_tests {
+            let entry = tests
+                .entry(path.clone())
+                .or_insert((BTreeSet::new(), *depth));
+            entry.0.insert(name.clone());
+            entry.1 = entry.1.min(*depth);
+        }
+        out_changed.push(SymbolImpact {
+            symbol: c.sym.clone(),
+            change: c.change.to_string(),
+            interface: c.interface,
+            in_test_file: graph.is_test_path(&c.sym.path),
+            transitive_callers: reach.values().filter(|d| **d > 1).count() as u64,
+            untouched_callers: untouched,
+            references: refs.len() as u64,
+            referencing_files: referencing_files.len() as u64,
+            tests: sym_tests.keys().cloned().collect(),
+            modules: modules.into_iter().collect(),
+            callers,
+        });
+    }
+    for d in &all_direct {
+        all_transitive.remove(d.as_str());
+    }
+    out_changed.sort_by(|a, b| {
+        b.interface
+            .cmp(&a.interface)
+            .then_with(|| b.callers.len().cmp(&a.callers.len()))
+            .then_with(|| b.transitive_callers.cmp(&a.transitive_callers))
+            .then_with(|| a.symbol.path.cmp(&b.symbol.path))
+            .then_with(|| a.symbol.line.cmp(&b.symbol.line))
+            .then_with(|| a.symbol.id.cmp(&b.symbol.id))
+    });
+
+    let module_ids: BTreeSet<&String> =
+        module_changed.keys().chain(module_callers.keys()).collect();
+    let mut modules: Vec<ModuleImpact> = module_ids
+        .into_iter()
+        .map(|m| ModuleImpact {
+            module_id: m.clone(),
+            changed_symbols: module_changed.get(m).copied().unwrap_or(0),
+            callers: module_callers.get(m).map(|s| s.len() as u64).unwrap_or(0),
+        })
+        .collect();
+    modules.sort_by(|a, b| {
+        (b.changed_symbols + b.callers)
+            .cmp(&(a.changed_symbols + a.callers))
+            .then_with(|| a.module_id.cmp(&b.module_id))
+    });
+    let mut tests: Vec<TestImpact> = tests
+        .into_iter()
+        .map(|(path, (symbols, depth))| TestImpact {
+            path,
+            symbols: symbols.into_iter().collect(),
+            depth,
+        })
+        .collect();
+    tests.sort_by(|a, b| a.depth.cmp(&b.depth).then_with(|| a.path.cmp(&b.path)));
+
+    Impact {
+        changed: out_changed,
+        callers: all_direct.len() as u64,
+        transitive_callers: all_transitive.len() as u64,
+        untouched_callers: all_untouched.len() as u64,
+        modules,
+        tests,
+        cochange: cochange(base, &touched),
+    }
+}
+
+fn cochange(base: &BaseTables, touched: &BTreeSet<&str>) -> Vec<CochangePartner> {
+    let mut best: BTreeMap<&str, CochangePartner> = BTreeMap::new();
+    for row in base.cochange.as_deref().unwrap_or_default() {
+        if row.degree < COCHANGE_MIN_DEGREE || row.shared_commits < COCHANGE_MIN_SHARED {
+            continue;
+        }
+        let (a, b) = (row.path_a.as_str(), row.path_b.as_str());
+        let pair = match (touched.contains(a), touched.contains(b)) {
+            (true, false) => (b, a),
+            (false, true) => (a, b),
+            _ => continue,
+        };
+        let candidate = CochangePartner {
+            path: pair.0.to_string(),
+            changed_with: pair.1.to_string(),
+            degree: row.degree,
+            shared_commits: row.shared_commits,
+        };
+        match best.get(pair.0) {
+            Some(cur)
+                if (
+                    cur.degree,
+                    cur.shared_commits,
+                    std::cmp::Reverse(&cur.changed_with),
+                ) >= (
+                    candidate.degree,
+                    candidate.shared_commits,
+                    std::cmp::Reverse(&candidate.changed_with),
+                ) => {}
+            _ => {
+                best.insert(pair.0, candidate);
+            }
+        }
+    }
+    let mut out: Vec<CochangePartner> = best.into_values().collect();
+    out.sort_by(|a, b| {
+        b.degree
+            .total_cmp(&a.degree)
+            .then_with(|| b.shared_commits.cmp(&a.shared_commits))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    out
+}
+
+/// One contribution to the risk score.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Factor {
+    /// Stable factor name.
+    pub name: String,
+    /// The measured count.
+    pub value: u64,
+    /// Points it adds (bounded per factor).
+    pub points: u64,
+    /// What it means.
+    pub detail: String,
+}
+
+/// Overall risk.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Risk {
+    /// `low`, `medium` or `high`.
+    pub level: String,
+    /// Sum of the factors' points, 0..=100.
+    pub score: u64,
+    /// Every factor, most points first (ties by name).
+    pub factors: Vec<Factor>,
+}
+
+/// Score at or above which the risk is `high`.
+pub const HIGH_RISK: u64 = 40;
+/// Score at or above which the risk is `medium`.
+pub const MEDIUM_RISK: u64 = 15;
+
+/// Scores the change.
+///
+/// | factor | value | points |
+/// |---|---|---|
+/// | `breaking-api` | breaking changes | 15 per high, 8 per medium, 3 per low; ≤ 45 |
+/// | `untouched-callers` | dependents of interface changes in untouched files | 3 each; ≤ 24 |
+/// | `modules-affected` | modules reached | 4 per module beyond the first; ≤ 12 |
+/// | `callers-reached` | direct + transitive dependents | 1 per 3; ≤ 10 |
+/// | `untested-changes` | changed symbols outside tests that no test reaches (not measured without the base's call graph and references) | 2 each; ≤ 10 |
+/// | `missed-cochange` | co-change partners left untouched | 3 each; ≤ 9 |
+/// | `change-size` | files touched | 1 per 5 files; ≤ 10 |
+/// | `incomplete-data` | missing inputs | 5 when any is missing |
+pub(crate) fn risk(
+    files: &FileDiff,
+    symbols: &SymbolDiff,
+    api: &ApiDiff,
+    impact: &Impact,
+    completeness: &DiffCompleteness,
+) -> Risk {
+    let by = |sev: &str| api.breaking.iter().filter(|c| c.severity == sev).count() as u64;
+    let (high, medium, low) = (by("high"), by("medium"), by("low"));
+    // Without the base's call graph and references nothing is known to reach tests: not measured.
+    let no_graph = ["call_edges", "occurrences"].iter().all(|t| {
+        completeness
+            .missing
+            .iter()
+            .any(|m| m.snapshot == "base" && m.table == *t)
+    });
+    let untested = if no_graph {
+        0
+    } else {
+        impact
+            .changed
+            .iter()
+            .filter(|c| c.tests.is_empty() && !c.in_test_file)
+            .count() as u64
+    };
+    let reached = impact.callers + impact.transitive_callers;
+    let modules = impact.modules.len() as u64;
+    let mut factors = vec![
+        Factor {
+            name: "breaking-api".into(),
+            value: api.breaking.len() as u64,
+            points: (15 * high + 8 * medium + 3 * low).min(45),
+            detail: format!(
+                "{} breaking change(s) to the public surface ({high} high, {medium} medium, {low} low)",
+                api.breaking.len()
+            ),
+        },
+        Factor {
+            name: "untouched-callers".into(),
+            value: impact.untouched_callers,
+            points: (3 * impact.untouched_callers).min(24),
+            detail: format!(
+                "{} dependent(s) of changed interfaces are in files this change does not touch",
+                impact.untouched_callers
+            ),
+        },
+        Factor {
+            name: "modules-affected".into(),
+            value: modules,
+            points: (4 * modules.saturating_sub(1)).min(12),
+            detail: format!("the change reaches {modules} module(s)"),
+        },
+        Factor {
+            name: "callers-reached".into(),
+            value: reached,
+            points: (reached / 3).min(10),
+            detail: format!(
+                "{} direct and {} transitive dependent(s) (to depth {MAX_DEPTH})",
+                impact.callers, impact.transitive_callers
+            ),
+        },
+        Factor {
+            name: "untested-changes".into(),
+            value: untested,
+            points: (2 * untested).min(10),
+            detail: if no_graph {
+                "not measured: the base snapshot has no call graph or references".into()
+            } else {
+                format!("{untested} changed symbol(s) that no test reaches")
+            },
+        },
+        Factor {
+            name: "missed-cochange".into(),
+            value: impact.cochange.len() as u64,
+            points: (3 * impact.cochange.len() as u64).min(9),
+            detail: format!(
+                "{} file(s) usually changed together with touched files were not touched",
+                impact.cochange.len()
+            ),
+        },
+        Factor {
+            name: "change-size".into(),
+            value: files.count() as u64,
+            points: (files.count() as u64 / 5).min(10),
+            detail: format!(
+                "{} file(s) and {} symbol change(s)",
+                files.count(),
+                symbols.count()
+            ),
+        },
+        Factor {
+            name: "incomplete-data".into(),
+            value: completeness.missing.len() as u64,
+            points: if completeness.missing.is_empty() { 0 } else { 5 },
+            detail: if completeness.missing.is_empty() {
+                "every input was available".into()
+            } else {
+                format!(
+                    "{} input table(s) missing: the risk may be underestimated",
+                    completeness.missing.len()
+                )
+            },
+        },
+    ];
+    factors.sort_by(|a, b| b.points.cmp(&a.points).then_with(|| a.name.cmp(&b.name)));
+    let score = factors.iter().map(|f| f.points).sum::<u64>().min(100);
+    let level = if score >= HIGH_RISK {
+        "high"
+    } else if score >= MEDIUM_RISK {
+        "medium"
+    } else {
+        "low"
+    };
+    Risk {
+        level: level.into(),
+        score,
+        factors,
+    }
+}

@@ -1,0 +1,52 @@
+//! `ckb diff`: compare two snapshots of one repository (files, symbols, public API, impact, risk)
+//! and print a PR comment (markdown, bounded by `--max-chars`) or the full facts (JSON).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use queries::diff::{self, DEFAULT_MAX_CHARS};
+use queries::render::{self, Format};
+use queries::Snapshot;
+
+use crate::{emit, finish_output, Failure};
+
+/// Arguments of `ckb diff`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The older snapshot folder (…/repo=<id>/commit=<sha>), usually the PR's merge base.
+    base: PathBuf,
+    /// The newer snapshot folder, usually the PR's head.
+    head: PathBuf,
+    /// Output: a PR comment (markdown, bounded by --max-chars) or the full facts (json, never truncated).
+    #[arg(long, value_enum, default_value_t = DiffFormat::Markdown)]
+    format: DiffFormat,
+    /// Most characters (Unicode scalar values) of the markdown output; ignored for JSON.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS)]
+    max_chars: usize,
+}
+
+/// Output formats of `ckb diff`.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    /// A pull-request comment.
+    Markdown,
+    /// Canonical JSON with every fact.
+    Json,
+}
+
+/// Runs `ckb diff`.
+pub fn run(args: Args) -> Result<ExitCode, Failure> {
+    let format = match args.format {
+        DiffFormat::Markdown => Format::Markdown,
+        DiffFormat::Json => Format::Json,
+    };
+    let fail = |e| Failure::new(e, format);
+    let base = Snapshot::open(&args.base).map_err(fail)?;
+    let head = Snapshot::open(&args.head).map_err(fail)?;
+    let report = diff::diff(&base, &head).map_err(fail)?;
+    let text = match args.format {
+        DiffFormat::Json => render::answer(&diff::answer(&report, &base, &head), Format::Json),
+        DiffFormat::Markdown => diff::markdown::render(&report, args.max_chars).map_err(fail)?,
+    };
+    finish_output(emit(&text))
+}
