@@ -9,8 +9,16 @@
 //! everything. Each site names its enclosing definition when known. Completeness is `scip` when
 //! SCIP found the sites, else `by-name` (see `coverage`).
 //!
+//! Without SCIP, resolution is by name and leaves a site unresolved when several definitions
+//! share the name (see the syntax stage's `resolve.rs`). For such symbols the answer adds
+//! `unresolved`: the sites whose name is the symbol's, in files of the same language family,
+//! that resolution left without a target — candidates, not facts, with the number of definitions
+//! sharing the name so a reader can judge them. Files most sites first (then path), at most the
+//! per-module budget of files and of lines per file.
+//!
 //! Data access: `occurrences` filtered on `symbol_id` (only that column is scanned), then the
-//! `files` rows of the paths found and the `symbols` rows of the enclosing definitions shown.
+//! `files` rows of the paths found and the `symbols` rows of the enclosing definitions shown;
+//! for by-name symbols also `occurrences` filtered on `name` and `symbols` on `name`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -175,7 +183,17 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     let distinct_files: BTreeSet<&str> = sites.iter().map(|o| o.path.as_str()).collect();
     let tests = sites.iter().filter(|o| files.is_test(&o.path)).count();
     let scip_backed = symbol.source == "scip" || sites.iter().any(|o| o.source == "scip");
-    let explanation = if total == 0 {
+    let unresolved = if scip_backed {
+        None
+    } else {
+        Some(unresolved_same_name(
+            ctx,
+            &lookup,
+            &symbol,
+            args.scope.as_deref(),
+        )?)
+    };
+    let mut explanation = if total == 0 {
         format!(
             "No references to {} {} were found{}.",
             symbol.kind,
@@ -195,8 +213,18 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
             shown_sites.len()
         )
     };
+    if let Some(u) = unresolved.as_ref().filter(|u| u.total > 0) {
+        explanation.push_str(&format!(
+            " {} more site(s) in {} file(s) use the name {} but were left unresolved because {} definitions share it (by-name candidates, listed under unresolved).",
+            u.total,
+            u.files.len(),
+            symbol.name,
+            u.definitions
+        ));
+    }
     let facts = json!({
         "symbol": symbol_brief(&symbol),
+        "unresolved": unresolved.as_ref().map(|u| u.json(ctx.budget.per_module)),
         "resolution": resolution,
         "scope": args.scope,
         "total": total,
@@ -248,6 +276,15 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
             })
             .unwrap_or(0)
     })];
+    if let Some(u) = &unresolved {
+        draft.cut(Cut::of(
+            "unresolved.files",
+            "max-per-module",
+            u.files.len(),
+            u.files.len().min(ctx.budget.per_module),
+            Some("--max-per-module"),
+        ));
+    }
     draft.items_in = total as u64;
     draft.items_out = shown_sites.len() as u64;
     if args.scope.is_none() {
@@ -265,4 +302,84 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
         "callers, dependents and risk of a change",
     );
     finish(ctx, draft)
+}
+
+/// Sites that may refer to a by-name symbol but were left unresolved.
+struct Unresolved {
+    /// Sites in all.
+    total: usize,
+    /// Definitions sharing the name (the reason resolution gave up).
+    definitions: usize,
+    /// (path, is test, lines), most sites first, then path.
+    files: Vec<(String, bool, Vec<i32>)>,
+}
+
+impl Unresolved {
+    fn json(&self, per_file: usize) -> Value {
+        json!({
+            "total": self.total,
+            "definitionsSharingName": self.definitions,
+            "fileCount": self.files.len(),
+            "files": self.files.iter().take(per_file).map(|(p, t, lines)| json!({
+                "path": p,
+                "isTest": t,
+                "sites": lines.len(),
+                "lines": lines.iter().take(per_file).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Language families whose files refer to each other by name (as the syntax stage resolves).
+fn family(language: Option<&str>) -> Option<&str> {
+    Some(match language? {
+        "typescript" | "tsx" | "javascript" => "js",
+        "c" | "cpp" => "c",
+        other => other,
+    })
+}
+
+fn unresolved_same_name(
+    ctx: &Ctx<'_>,
+    lookup: &Lookup<'_>,
+    symbol: &output_schema::tables::SymbolRow,
+    scope: Option<&str>,
+) -> Result<Unresolved, QueryError> {
+    let named: Vec<OccurrenceRow> =
+        read::rows_where::<OccurrenceRow>(ctx.snapshot, "name", &Pred::Eq(symbol.name.clone()))?
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|o| o.symbol_id.is_none() && !is_definition(o))
+            .collect();
+    let mut paths: BTreeSet<String> = named.iter().map(|o| o.path.clone()).collect();
+    paths.insert(symbol.path.clone());
+    let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
+    let home = family(files.get(&symbol.path).and_then(|f| f.language.as_deref()));
+    let mut by_file: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+    for o in &named {
+        let lang = family(files.get(&o.path).and_then(|f| f.language.as_deref()));
+        let in_scope = match scope {
+            None => true,
+            Some(sc) => files.module_of(&o.path) == sc || is_path_or_below(&o.path, sc),
+        };
+        if lang == home && in_scope {
+            by_file.entry(o.path.as_str()).or_default().push(o.line);
+        }
+    }
+    let total = by_file.values().map(Vec::len).sum();
+    let mut list: Vec<(String, bool, Vec<i32>)> = by_file
+        .into_iter()
+        .map(|(p, lines)| (p.to_string(), files.is_test(p), lines))
+        .collect();
+    list.sort_by(|a, b| b.2.len().cmp(&a.2.len()).then(a.0.cmp(&b.0)));
+    let definitions = lookup
+        .by_name(&symbol.name)?
+        .iter()
+        .filter(|s| s.name == symbol.name && family(s.language.as_deref()) == home)
+        .count();
+    Ok(Unresolved {
+        total,
+        definitions,
+        files: list,
+    })
 }

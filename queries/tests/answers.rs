@@ -365,6 +365,15 @@ fn refs_group_by_module_and_file_within_budget() {
     assert_eq!(ts["provenance"]["completeness"]["reason"], "by-name");
     assert_eq!(ts["provenance"]["completeness"]["score"], 0.6);
     assert!(drill(&ts).contains(&"ckb query doctor".to_string()));
+    // Same-name sites left unresolved are listed apart as candidates, same language family only.
+    let u = &ts["facts"]["unresolved"];
+    assert_eq!(u["total"], 1, "{u}");
+    assert_eq!(u["files"][0]["path"], "web/src/render.test.ts");
+    assert_eq!(u["files"][0]["lines"], serde_json::json!([9]));
+    assert_eq!(u["definitionsSharingName"], 1);
+    assert_eq!(ts["facts"]["total"], 2, "resolved sites are unchanged");
+    // SCIP-backed answers have no by-name candidates.
+    assert!(a["facts"]["unresolved"].is_null());
 
     // Scope keeps one module.
     let scoped = queries::refs::refs(
