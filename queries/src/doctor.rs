@@ -150,12 +150,14 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
         ),
     });
 
-    let refresh = coverage::scip_refresh_command(snap);
+    let refresh = coverage::scip_index_commands(snap);
+    // Only `ckb snapshot --force` left: no indexer is known for these languages.
+    let indexable = refresh.len() > 1;
     out.push(if let Some(why) = coverage::scip_stale(snap) {
         with_fix(
             check("scip", "warn", format!("INDEX_STALE: {why}")),
             "regenerate the SCIP index, then re-snapshot",
-            &[refresh],
+            &refresh,
         )
     } else {
         match stage(snap, "scip").map(|r| r.status) {
@@ -172,9 +174,9 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
                     ),
                 ),
                 "index the uncovered languages, then re-snapshot",
-                &[refresh],
+                &refresh,
             ),
-            _ => with_fix(
+            _ if indexable => with_fix(
                 check(
                     "scip",
                     "warn",
@@ -183,8 +185,16 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
                         reason(ctx, "scip")
                     ),
                 ),
-                "generate a SCIP index (index.scip at the repository root), then re-snapshot",
-                &[refresh],
+                "generate SCIP indexes for the repository's languages (ckb snapshot finds index.scip and .ckb/*.scip), then re-snapshot",
+                &refresh,
+            ),
+            _ => check(
+                "scip",
+                "warn",
+                format!(
+                    "no SCIP index ({}) and no known SCIP indexer for the languages here: references are by name, with lower confidence",
+                    reason(ctx, "scip")
+                ),
             ),
         }
     });

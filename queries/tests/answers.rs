@@ -412,7 +412,8 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
             .starts_with("INDEX_STALE: index.scip was built 3 commit(s) behind")),
         "{w:?}"
     );
-    assert!(drill(&a).contains(&"rust-analyzer scip . && ckb snapshot --force".to_string()));
+    assert!(drill(&a)
+        .contains(&"rust-analyzer scip . --output index.scip && ckb snapshot --force".to_string()));
     assert_eq!(a["provenance"]["completeness"]["score"], 0.75);
     // A tree-sitter answer does not depend on the index.
     let t = v(&queries::refs::refs(
@@ -912,7 +913,7 @@ fn doctor_checks_and_fix_script() {
     assert!(script.starts_with("#!/bin/sh\n"));
     assert!(script.contains("# [warn] scip: INDEX_STALE"), "{script}");
     assert!(
-        script.contains("\nrust-analyzer scip . && ckb snapshot --force\n"),
+        script.contains("\nrust-analyzer scip . --output index.scip\nckb snapshot --force\n"),
         "{script}"
     );
     assert!(script.contains("--stages scan,syntax,scip,git,identity,modules"));
@@ -1078,4 +1079,45 @@ fn answers_are_byte_identical_across_runs_and_copies() {
         };
         assert_eq!(strip(x), strip(y));
     }
+}
+
+#[test]
+fn scip_fix_commands_follow_the_recorded_tool_else_the_main_languages() {
+    let f = fx();
+    // With a SCIP backend recorded, its tool is rerun into index.scip.
+    assert_eq!(
+        queries::coverage::scip_index_commands(&f.snap),
+        [
+            "rust-analyzer scip . --output index.scip",
+            "ckb snapshot --force"
+        ]
+    );
+    // Without one: an indexer per main language (a tenth of the largest one's files or more),
+    // each into .ckb/<language>.scip, where `ckb snapshot` finds them.
+    let mut snap = f.snap.clone();
+    snap.manifest.backends.retain(|b| b.kind != "scip");
+    let scan = snap.manifest.stages.get_mut("scan").unwrap();
+    scan.breakdown.clear();
+    for (lang, n) in [("rust", 100), ("python", 20), ("go", 3), ("markdown", 50)] {
+        scan.breakdown.insert(
+            lang.into(),
+            std::collections::BTreeMap::from([("files".to_string(), n)]),
+        );
+    }
+    assert_eq!(
+        queries::coverage::scip_index_commands(&snap),
+        [
+            "mkdir -p .ckb",
+            "rust-analyzer scip . --output .ckb/rust.scip",
+            "npx @sourcegraph/scip-python index . --output .ckb/python.scip",
+            "ckb snapshot --force"
+        ]
+    );
+    // No language with a known indexer: only the re-snapshot is left.
+    let scan = snap.manifest.stages.get_mut("scan").unwrap();
+    scan.breakdown.retain(|l, _| l == "markdown");
+    assert_eq!(
+        queries::coverage::scip_index_commands(&snap),
+        ["ckb snapshot --force"]
+    );
 }
