@@ -345,15 +345,23 @@ impl<'a> Lookup<'a> {
                     redirected: false,
                 })
             }
-            n => Err(ambiguous(input, matches, n)),
+            n => {
+                let tests = crate::search::test_paths(self.snapshot, &matches)?;
+                Err(ambiguous(input, matches, n, &tests))
+            }
         }
     }
 }
 
 /// The `AMBIGUOUS_QUERY` error for several matches of a name.
-pub fn ambiguous(input: &str, matches: Vec<SymbolRow>, total: usize) -> QueryError {
+pub fn ambiguous(
+    input: &str,
+    matches: Vec<SymbolRow>,
+    total: usize,
+    tests: &BTreeSet<String>,
+) -> QueryError {
     let (_, name) = split_qualified(input);
-    let ranked = rank_matches(name, matches);
+    let ranked = rank_matches(name, matches, tests);
     let top: Vec<&SymbolRow> = ranked.iter().take(AMBIGUITY_MATCHES).collect();
     let mut e = QueryError::new(
         ErrorCode::AmbiguousQuery,

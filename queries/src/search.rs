@@ -3,17 +3,19 @@
 //!
 //! Ranking (a strict lexicographic order, documented here and in `facts.ranking`):
 //! 1. match: exact name (ignoring case) > prefix > substring;
-//! 2. visibility: public > protected > internal > private / unknown;
-//! 3. backend confidence: scip > tree-sitter;
-//! 4. kind weight: type-like (class, struct, interface, trait, enum, type_alias, type) 5,
+//! 2. code before tests: definitions in files the scan marked as tests come after the others
+//!    (a test helper rarely is what someone searching a name is after);
+//! 3. visibility: public > protected > internal > private / unknown;
+//! 4. backend confidence: scip > tree-sitter;
+//! 5. kind weight: type-like (class, struct, interface, trait, enum, type_alias, type) 5,
 //!    function 4, method / constructor 3, constant / module / macro / namespace / package 2,
 //!    variable / field / property 1, anything else 0;
-//! 5. ties: stable_id ascending.
+//! 6. ties: stable_id ascending.
 //!
 //! `--scope` keeps symbols of that module (the modules stage's module ID) or under that path.
 //! Facts: `results` (ranked, at most `--limit`, default the items budget) and `byModule` (match
 //! counts per module, most first, at most `--max-modules`). Only the `name` column is scanned;
-//! other columns are decoded for matching rows only.
+//! other columns are decoded for matching rows only; `files` is read for the matching paths.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,7 +26,7 @@ use serde_json::{json, Value};
 
 use crate::answer::Answer;
 use crate::coverage;
-use crate::facts::symbol_brief;
+use crate::facts::{symbol_brief, FileIndex};
 use crate::read::{self, is_path_or_below, Pred};
 use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
 use crate::QueryError;
@@ -94,19 +96,34 @@ pub fn kind_weight(kind: &str) -> u8 {
     }
 }
 
-fn compare(query: &str, a: &SymbolRow, b: &SymbolRow) -> Ordering {
+fn compare(query: &str, tests: &BTreeSet<String>, a: &SymbolRow, b: &SymbolRow) -> Ordering {
     match_kind(&b.name, query)
         .cmp(&match_kind(&a.name, query))
+        .then(tests.contains(&a.path).cmp(&tests.contains(&b.path)))
         .then(visibility_weight(&b.visibility).cmp(&visibility_weight(&a.visibility)))
         .then(backend_weight(&b.source).cmp(&backend_weight(&a.source)))
         .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
         .then(a.stable_id.cmp(&b.stable_id))
 }
 
-/// Sorts symbols by the search ranking for `query`.
-pub fn rank_matches(query: &str, mut rows: Vec<SymbolRow>) -> Vec<SymbolRow> {
-    rows.sort_by(|a, b| compare(query, a, b));
+/// Sorts symbols by the search ranking for `query`; `tests` are the test files among their paths.
+pub fn rank_matches(
+    query: &str,
+    mut rows: Vec<SymbolRow>,
+    tests: &BTreeSet<String>,
+) -> Vec<SymbolRow> {
+    rows.sort_by(|a, b| compare(query, tests, a, b));
     rows
+}
+
+/// The paths among `rows` that the scan marked as tests (from `files`).
+pub fn test_paths(
+    snapshot: &crate::Snapshot,
+    rows: &[SymbolRow],
+) -> Result<BTreeSet<String>, QueryError> {
+    let paths: BTreeSet<String> = rows.iter().map(|s| s.path.clone()).collect();
+    let files = FileIndex::load_paths(snapshot, &paths)?;
+    Ok(paths.into_iter().filter(|p| files.is_test(p)).collect())
 }
 
 /// What `search` was asked.
@@ -159,8 +176,9 @@ pub fn find(
             None => true,
             Some(sc) => s.module_id.as_deref() == Some(sc) || is_path_or_below(&s.path, sc),
         })
-        .collect();
-    Ok(rank_matches(query, rows))
+        .collect::<Vec<_>>();
+    let tests = test_paths(ctx.snapshot, &rows)?;
+    Ok(rank_matches(query, rows, &tests))
 }
 
 /// One ranked result.
@@ -329,10 +347,23 @@ mod tests {
             sym("4", "parse", "function", "public", "scip"),
             sym("3", "parse", "function", "public", "scip"),
         ];
-        let ids: Vec<String> = rank_matches("PARSE", rows)
+        let none = BTreeSet::new();
+        let ids: Vec<String> = rank_matches("PARSE", rows.clone(), &none)
             .into_iter()
             .map(|s| s.stable_id)
             .collect();
         assert_eq!(ids, ["3", "4", "5", "6", "7", "9", "8"]);
+
+        // A definition in a test file comes after every other match of the same kind of match,
+        // whatever its visibility, backend or kind.
+        let mut rows = rows;
+        rows[0].path = "tests/a.rs".into(); // parseAll (prefix)
+        rows[6].path = "tests/a.rs".into(); // "3" (exact)
+        let tests = BTreeSet::from(["tests/a.rs".to_string()]);
+        let ids: Vec<String> = rank_matches("PARSE", rows, &tests)
+            .into_iter()
+            .map(|s| s.stable_id)
+            .collect();
+        assert_eq!(ids, ["4", "5", "6", "7", "3", "9", "8"]);
     }
 }

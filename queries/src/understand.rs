@@ -33,7 +33,8 @@ fn ambiguity(
 ) -> Result<Answer, QueryError> {
     let (_, name) = split_qualified(query);
     let total = matches.len();
-    let ranked = rank_matches(name, matches);
+    let tests = crate::search::test_paths(ctx.snapshot, &matches)?;
+    let ranked = rank_matches(name, matches, &tests);
     let top: Vec<Value> = ranked
         .iter()
         .take(AMBIGUITY_MATCHES)
