@@ -5,7 +5,8 @@
 //! items budget), `dependencies.out` / `dependencies.in` (for a module: module edges by
 //! strength; for a path: imports leaving / entering it grouped by target / source module, most
 //! imports first; at most `--max-modules` each), `recentChanges` (the latest file changes inside
-//! it, newest first, at most `symbolsPerModule` × 2) and `hotspots` (90-day hotspots inside it, at
+//! it, newest first, at most `symbolsPerModule` × 2; a merge's rows are left out when the merged
+//! commits are in the history, as they repeat those commits' changes) and `hotspots` (90-day hotspots inside it, at
 //! most `symbolsPerModule`).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -188,16 +189,24 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     let changes_cap = ctx.budget.per_module * 2;
     let mut recent: Vec<(i64, String, FileChangeRow)> = Vec::new();
     if ctx.snapshot.has_table("file_changes") && !paths.is_empty() {
-        let times: BTreeMap<String, i64> = read::all_rows::<CommitRow>(ctx.snapshot)?
-            .unwrap_or_default()
-            .into_iter()
-            .map(|c| (c.sha, c.committer_time))
+        let commits: Vec<CommitRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
+        let times: BTreeMap<&str, i64> = commits
+            .iter()
+            .map(|c| (c.sha.as_str(), c.committer_time))
             .collect();
+        let repeats = merges_repeating_walked_commits(&commits);
         let changes: Vec<FileChangeRow> =
             read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default();
         recent = changes
             .into_iter()
-            .map(|c| (times.get(&c.sha).copied().unwrap_or(0), c.sha.clone(), c))
+            .filter(|c| !repeats.contains(c.sha.as_str()))
+            .map(|c| {
+                (
+                    times.get(c.sha.as_str()).copied().unwrap_or(0),
+                    c.sha.clone(),
+                    c,
+                )
+            })
             .collect();
         recent.sort_by(|a, b| {
             b.0.cmp(&a.0)
@@ -328,4 +337,62 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         "tests that depend on it",
     );
     finish(ctx, draft)
+}
+
+/// Merges whose file changes repeat commits that are in the history too. A merge is diffed
+/// against its first parent, so when the merged side's commits were walked (full-graph history),
+/// its rows repeat their changes; listing the changes once, where they were made, keeps recent
+/// changes readable. With first-parent history the merged side is absent and merges stay.
+fn merges_repeating_walked_commits(commits: &[CommitRow]) -> BTreeSet<&str> {
+    let walked: BTreeSet<&str> = commits.iter().map(|c| c.sha.as_str()).collect();
+    commits
+        .iter()
+        .filter(|c| {
+            c.parents
+                .iter()
+                .skip(1)
+                .any(|p| walked.contains(p.as_str()))
+        })
+        .map(|c| c.sha.as_str())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commit(sha: &str, parents: &[&str]) -> CommitRow {
+        CommitRow {
+            sha: sha.into(),
+            parents: parents.iter().map(|p| p.to_string()).collect(),
+            author_time: 0,
+            committer_time: 0,
+            author_id: "a".into(),
+            is_bot: false,
+            files_changed: 1,
+            additions: 1,
+            deletions: 0,
+        }
+    }
+
+    #[test]
+    fn merges_repeat_only_when_their_side_was_walked() {
+        let full = [
+            commit("m", &["a", "b"]),
+            commit("a", &["r"]),
+            commit("b", &["r"]),
+            commit("r", &[]),
+        ];
+        assert_eq!(
+            merges_repeating_walked_commits(&full),
+            BTreeSet::from(["m"])
+        );
+        // First-parent history: the side commit b is absent, the merge is the only record.
+        let first_parent = [
+            commit("m", &["a", "b"]),
+            commit("a", &["r"]),
+            commit("r", &[]),
+        ];
+        assert!(merges_repeating_walked_commits(&first_parent).is_empty());
+    }
 }
