@@ -71,6 +71,38 @@ fn scalar(v: &Value) -> String {
     }
 }
 
+/// Keys whose integer values are Unix times (seconds): shown as UTC dates to people; JSON keeps
+/// the numbers.
+const TIME_KEYS: &[&str] = &["time", "lastChanged"];
+
+/// A scalar under `key`, with times as dates.
+fn keyed_scalar(key: &str, v: &Value) -> String {
+    match v.as_i64() {
+        Some(t) if TIME_KEYS.contains(&key) => utc_date(t),
+        _ => scalar(v),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM UTC` of a Unix time (proleptic Gregorian; Howard Hinnant's civil-from-days).
+fn utc_date(t: i64) -> String {
+    let days = t.div_euclid(86_400);
+    let secs = t.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        secs / 3600,
+        secs % 3600 / 60
+    )
+}
+
 fn tree(out: &mut String, v: &Value, indent: usize) {
     let pad = "  ".repeat(indent);
     match v {
@@ -88,6 +120,9 @@ fn tree(out: &mut String, v: &Value, indent: usize) {
                     Value::Array(a) if !a.is_empty() && !a.iter().all(is_scalar) => {
                         out.push_str(&format!("{pad}{k}:\n"));
                         tree(out, child, indent + 1);
+                    }
+                    _ if is_scalar(child) => {
+                        out.push_str(&format!("{pad}{k}: {}\n", keyed_scalar(k, child)))
                     }
                     _ => out.push_str(&format!("{pad}{k}: {}\n", inline(child))),
                 }
@@ -119,7 +154,7 @@ fn flat_object(v: &Value) -> Option<String> {
     keys.sort();
     Some(
         keys.iter()
-            .map(|k| format!("{k}: {}", scalar(&map[*k])))
+            .map(|k| format!("{k}: {}", keyed_scalar(k, &map[*k])))
             .collect::<Vec<_>>()
             .join(", "),
     )
@@ -267,6 +302,18 @@ fn table(result: &SqlResult, markdown: bool) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn times_read_as_utc_dates() {
+        assert_eq!(utc_date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_date(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_date(1_795_340_057), "2026-11-22 09:34 UTC");
+        assert_eq!(utc_date(-1), "1969-12-31 23:59 UTC");
+        let v = serde_json::json!({"lastChanged": 86_400, "lines": 86_400});
+        let mut out = String::new();
+        tree(&mut out, &v, 0);
+        assert_eq!(out, "lastChanged: 1970-01-02 00:00 UTC\nlines: 86400\n");
+    }
 
     #[test]
     fn csv_quotes_what_needs_quoting() {
