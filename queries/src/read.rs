@@ -198,6 +198,59 @@ pub fn rows_where<T: Table>(
     Ok(Some(rows))
 }
 
+/// Rows whose `key` column matches `pred`, together with the rows whose `key` is null and whose
+/// `fallback` column matches `fallback_pred` — in one pass: both filter columns are decoded once
+/// and the other columns only for the rows kept. (`refs` of a by-name symbol: its resolved sites
+/// and the same-name sites resolution left open.) Rows come back in stored order.
+pub fn rows_where_or_unset<T: Table>(
+    snapshot: &Snapshot,
+    (key, pred): (&str, &Pred),
+    (fallback, fallback_pred): (&str, &Pred),
+) -> Result<Option<Vec<T>>, QueryError> {
+    let table = T::INFO.name;
+    let Some(builder) = open(snapshot, table)? else {
+        return Ok(None);
+    };
+    let metadata = builder.metadata().clone();
+    let leaf = |c: &str| {
+        leaf_index(&metadata, c).ok_or_else(|| corrupt(table, format!("column {c} is missing")))
+    };
+    let (key_leaf, fallback_leaf) = (leaf(key)?, leaf(fallback)?);
+    let mask = ProjectionMask::leaves(builder.parquet_schema(), [key_leaf, fallback_leaf]);
+    let (key, fallback) = (key.to_string(), fallback.to_string());
+    let (pred, fallback_pred) = (pred.clone(), fallback_pred.clone());
+    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
+        let strings = |name: &str| {
+            batch
+                .column_by_name(name)
+                .and_then(|a| a.as_any().downcast_ref::<StringArray>())
+                .ok_or_else(|| ArrowError::SchemaError(format!("{name} is not a string column")))
+        };
+        let (keys, fallbacks) = (strings(&key)?, strings(&fallback)?);
+        Ok(keys
+            .iter()
+            .zip(fallbacks.iter())
+            .map(|(k, f)| {
+                Some(match k {
+                    Some(k) => pred.matches(k),
+                    None => f.is_some_and(|f| fallback_pred.matches(f)),
+                })
+            })
+            .collect())
+    });
+    let reader = builder
+        .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
+        .with_batch_size(8192)
+        .build()
+        .map_err(|e| corrupt(table, e))?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| corrupt(table, e))?;
+        rows.extend(T::from_batch(&batch).map_err(|e| corrupt(table, e))?);
+    }
+    Ok(Some(rows))
+}
+
 /// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
 /// holding exactly the named columns; `Ok(None)` when the table was not written.
 pub fn read_columns(

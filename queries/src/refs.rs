@@ -18,7 +18,8 @@
 //!
 //! Data access: `occurrences` filtered on `symbol_id` (only that column is scanned), then the
 //! `files` rows of the paths found and the `symbols` rows of the enclosing definitions shown;
-//! for by-name symbols also `occurrences` filtered on `name` and `symbols` on `name`.
+//! for by-name symbols the same pass over `occurrences` also keeps the unresolved rows with the
+//! symbol's name (`read::rows_where_or_unset`), and `symbols` is read by `name`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -96,7 +97,21 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
         symbol, resolution, ..
     } = lookup.resolve(&args.input)?;
     let id = symbol.stable_id.clone();
-    let all = occurrences_of(ctx, &id)?;
+    // A by-name symbol's answer also lists the same-name sites resolution left open; both come
+    // from one pass over `occurrences`.
+    let by_name = symbol.source != "scip";
+    let (all, named): (Vec<OccurrenceRow>, Vec<OccurrenceRow>) = if by_name {
+        read::rows_where_or_unset::<OccurrenceRow>(
+            ctx.snapshot,
+            ("symbol_id", &Pred::Eq(id.clone())),
+            ("name", &Pred::Eq(symbol.name.clone())),
+        )?
+        .unwrap_or_default()
+        .into_iter()
+        .partition(|o| o.symbol_id.is_some())
+    } else {
+        (occurrences_of(ctx, &id)?, Vec::new())
+    };
     let definitions = all.iter().filter(|o| is_definition(o)).count();
     let paths: BTreeSet<String> = all.iter().map(|o| o.path.clone()).collect();
     let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
@@ -190,6 +205,7 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
             ctx,
             &lookup,
             &symbol,
+            named,
             args.scope.as_deref(),
         )?)
     };
@@ -343,14 +359,10 @@ fn unresolved_same_name(
     ctx: &Ctx<'_>,
     lookup: &Lookup<'_>,
     symbol: &output_schema::tables::SymbolRow,
+    named: Vec<OccurrenceRow>,
     scope: Option<&str>,
 ) -> Result<Unresolved, QueryError> {
-    let named: Vec<OccurrenceRow> =
-        read::rows_where::<OccurrenceRow>(ctx.snapshot, "name", &Pred::Eq(symbol.name.clone()))?
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|o| o.symbol_id.is_none() && !is_definition(o))
-            .collect();
+    let named: Vec<OccurrenceRow> = named.into_iter().filter(|o| !is_definition(o)).collect();
     let mut paths: BTreeSet<String> = named.iter().map(|o| o.path.clone()).collect();
     paths.insert(symbol.path.clone());
     let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
