@@ -32,7 +32,7 @@ use tree_sitter::{
     Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, StreamingIterator, Tree,
 };
 
-use super::captures::Cap;
+use super::captures::{expression_name, Cap};
 use super::imports::{self, RawImport};
 use super::lang::Lang;
 use super::visibility::{self, Parent, Vis};
@@ -249,6 +249,16 @@ pub fn extract(
                     Cap::RefCall => add_ref(&mut refs, node, Roles::REFERENCE | Roles::CALL),
                     Cap::RefType | Cap::RefRead => add_ref(&mut refs, node, Roles::REFERENCE),
                     Cap::RefWrite => add_ref(&mut refs, node, Roles::REFERENCE | Roles::WRITE),
+                    Cap::RefCallExpr => {
+                        if let Some(name) = expression_name(node) {
+                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::CALL);
+                        }
+                    }
+                    Cap::RefWriteExpr => {
+                        if let Some(name) = expression_name(node) {
+                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::WRITE);
+                        }
+                    }
                     Cap::Import => {
                         is_import = true;
                         import.stmt = node;
