@@ -12,6 +12,10 @@
 //! classification, and every non-definition occurrence's `symbol_id` (resolution recomputes it
 //! over the full set, since it depends on other files). Call edges are not reused at all; they
 //! are rebuilt from the occurrences.
+//!
+//! The reused rows stay in one flat list per table, in the previous table's order (already the
+//! canonical order, so the write's sort has little left to do); rows of a path are kept or dropped
+//! by one set lookup per run of equal paths, not one map lookup per row.
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,15 +24,21 @@ use output_schema::parquet_io::read_table;
 use output_schema::tables::{FileRow, ImportRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 
-use super::extract::{FileFacts, SOURCE};
-use super::{FileResult, FileStatus, FILES_VIEW};
+use super::extract::SOURCE;
+use super::{FileStatus, FILES_VIEW};
 use crate::store::StoredSnapshot;
 
-/// Rows ready to be reused, by path.
+/// What can be reused from a previous snapshot.
 #[derive(Default)]
 pub(crate) struct Reuse {
-    /// Reusable results by path.
-    pub(crate) files: HashMap<String, FileResult>,
+    /// Status of every reused file, by path (a file not listed here is parsed).
+    pub(crate) files: HashMap<String, FileStatus>,
+    /// The reused files' `symbols` rows.
+    pub(crate) symbols: Vec<SymbolRow>,
+    /// The reused files' `occurrences` rows, in the previous table's (canonical) order.
+    pub(crate) occurrences: Vec<OccurrenceRow>,
+    /// The reused files' `imports` rows, in the previous table's (canonical) order.
+    pub(crate) imports: Vec<ImportRow>,
     /// Why a qualifying previous snapshot could not be used, if it could not.
     pub(crate) warning: Option<Warning>,
 }
@@ -54,23 +64,17 @@ pub(crate) fn load(
     if m.repo_id != repo_id || !stage_ran || !same_extractor || !has_tables {
         return Reuse::default();
     }
-    match read(prev, files) {
-        Ok(files) => Reuse {
-            files,
-            warning: None,
-        },
-        Err(message) => Reuse {
-            files: HashMap::new(),
-            warning: Some(Warning {
-                code: "previous-unreadable".into(),
-                path: None,
-                message: format!("previous snapshot not reused, every file parsed: {message}"),
-            }),
-        },
-    }
+    read(prev, files).unwrap_or_else(|message| Reuse {
+        warning: Some(Warning {
+            code: "previous-unreadable".into(),
+            path: None,
+            message: format!("previous snapshot not reused, every file parsed: {message}"),
+        }),
+        ..Reuse::default()
+    })
 }
 
-fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, FileResult>, String> {
+fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<Reuse, String> {
     let m = &prev.manifest;
     let table_path = |name: &str| {
         m.table(name)
@@ -94,7 +98,7 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
         .map(|f| f.path.as_str())
         .collect();
     if candidates.is_empty() {
-        return Ok(HashMap::new());
+        return Ok(Reuse::default());
     }
 
     let statuses = read_view(prev)?;
@@ -113,7 +117,7 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
             )
         },
     );
-    let (occurrences, symbols, imports) = (occurrences?, symbols?, imports?);
+    let (mut occurrences, mut symbols, mut imports) = (occurrences?, symbols?, imports?);
 
     // A file with rows from another backend was merged by a later stage: parse it again.
     for s in &symbols {
@@ -126,7 +130,7 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
             candidates.remove(o.path.as_str());
         }
     }
-    let mut out: HashMap<String, FileResult> = HashMap::new();
+    let mut reused: HashMap<String, FileStatus> = HashMap::new();
     // Filling a map keyed by path: iteration order cannot reach the output.
     #[allow(clippy::iter_over_hash_type)]
     for path in &candidates {
@@ -137,48 +141,66 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
                 None => continue,
             },
         };
-        let errors = match status {
-            FileStatus::Parsed { errors } => errors,
-            _ => 0,
-        };
-        out.insert(
-            path.to_string(),
-            FileResult {
-                facts: FileFacts {
-                    errors,
-                    ..FileFacts::default()
-                },
-                status,
-                reused: true,
-            },
-        );
+        reused.insert(path.to_string(), status);
     }
-    for mut s in symbols {
-        if let Some(r) = out.get_mut(s.path.as_str()) {
-            s.module_id = None;
-            r.facts.symbols.push(s);
+    drop(candidates);
+
+    let mut keep = KeepPaths::new(&reused);
+    symbols.retain_mut(|s| {
+        let k = keep.keeps(&s.path);
+        s.module_id = None;
+        k
+    });
+    let mut keep = KeepPaths::new(&reused);
+    occurrences.retain_mut(|o| {
+        if !o.roles.contains(Roles::DEFINITION) {
+            o.symbol_id = None;
+        }
+        keep.keeps(&o.path)
+    });
+    let mut keep = KeepPaths::new(&reused);
+    imports.retain_mut(|i| {
+        i.target = None;
+        i.kind = "unknown".into();
+        i.method = None;
+        i.confidence = 0.0;
+        i.from_module = None;
+        i.to_module = None;
+        keep.keeps(&i.path)
+    });
+    Ok(Reuse {
+        files: reused,
+        symbols,
+        occurrences,
+        imports,
+        warning: None,
+    })
+}
+
+/// Whether a row's path is a reused file. Tables sorted by path hold long runs of one path, so
+/// the answer for the previous row's path is remembered.
+struct KeepPaths<'a> {
+    reused: &'a HashMap<String, FileStatus>,
+    last: (String, bool),
+}
+
+impl<'a> KeepPaths<'a> {
+    fn new(reused: &'a HashMap<String, FileStatus>) -> Self {
+        KeepPaths {
+            reused,
+            last: (String::new(), false),
         }
     }
-    for mut o in occurrences {
-        if let Some(r) = out.get_mut(o.path.as_str()) {
-            if !o.roles.contains(Roles::DEFINITION) {
-                o.symbol_id = None;
-            }
-            r.facts.occurrences.push(o);
+
+    fn keeps(&mut self, path: &str) -> bool {
+        let last = &mut self.last;
+        if last.0 != path {
+            last.0.clear();
+            last.0.push_str(path);
+            last.1 = self.reused.contains_key(path);
         }
+        last.1
     }
-    for mut i in imports {
-        if let Some(r) = out.get_mut(i.path.as_str()) {
-            i.target = None;
-            i.kind = "unknown".into();
-            i.method = None;
-            i.confidence = 0.0;
-            i.from_module = None;
-            i.to_module = None;
-            r.facts.imports.push(i);
-        }
-    }
-    Ok(out)
 }
 
 /// The previous `syntax-files` view: path → status entry.

@@ -133,6 +133,50 @@ pub(crate) struct FileResult {
     pub(crate) reused: bool,
 }
 
+impl FileResult {
+    /// A file whose rows come from the previous snapshot (they are kept apart, see
+    /// `incremental.rs`); only its status is per file.
+    fn reused(status: FileStatus) -> FileResult {
+        let errors = match status {
+            FileStatus::Parsed { errors } => errors,
+            _ => 0,
+        };
+        FileResult {
+            facts: FileFacts {
+                errors,
+                ..FileFacts::default()
+            },
+            status,
+            reused: true,
+        }
+    }
+}
+
+/// Merges two lists that are each in table order into one in table order (linear, stable:
+/// `a` first on ties).
+fn merge_sorted<T: output_schema::Table>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
+    if a.is_empty() {
+        return b;
+    }
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut a = a.into_iter().peekable();
+    let mut b = b.into_iter().peekable();
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        let next = if y.compare(x).is_lt() {
+            b.next()
+        } else {
+            a.next()
+        };
+        out.extend(next);
+    }
+    out.extend(a);
+    out.extend(b);
+    out
+}
+
 /// Runs the stage over the scanned files with the default settings.
 pub fn run(
     ctx: &StageContext<'_>,
@@ -162,25 +206,43 @@ pub fn run_with(
     ctx.progress
         .stage_started("syntax", Some(supported.len() as u64));
 
-    let mut reuse = previous
+    let reuse = previous
         .map(|p| incremental::load(p, ctx.repo_id, &fingerprint, files))
         .unwrap_or_default();
-    let ready: Vec<Option<FileResult>> = supported
+    let incremental::Reuse {
+        files: mut reused,
+        symbols: reused_symbols,
+        occurrences: reused_occurrences,
+        imports: reused_imports,
+        warning: reuse_warning,
+    } = reuse;
+    let ready: Vec<Option<FileStatus>> = supported
         .iter()
-        .map(|(f, _)| reuse.files.remove(&f.path))
+        .map(|(f, _)| reused.remove(&f.path))
         .collect();
     let mut results: Vec<FileResult> = supported
         .par_iter()
         .zip(ready.into_par_iter())
         .map_init(Worker::new, |worker, ((file, lang), ready)| {
-            let r = ready
-                .unwrap_or_else(|| process(worker, ctx.root, ctx.repo_id, file, *lang, config));
+            let r = match ready {
+                Some(status) => FileResult::reused(status),
+                None => {
+                    let mut r = process(worker, ctx.root, ctx.repo_id, file, *lang, config);
+                    // Each file's rows in table order, on the worker threads: `supported` is in
+                    // path order, so the concatenation below is (nearly) in table order already
+                    // and the write's sort only checks it.
+                    output_schema::table::sort_rows(&mut r.facts.occurrences);
+                    output_schema::table::sort_rows(&mut r.facts.imports);
+                    r
+                }
+            };
             ctx.progress.advance(1);
             r
         })
         .collect();
 
-    // Assemble in file order (deterministic), then resolve over everything.
+    // Assemble in file order (deterministic), merge with the reused rows (both in table order),
+    // then resolve over everything.
     let mut symbols = Vec::new();
     let mut occurrences = Vec::new();
     let mut imports = Vec::new();
@@ -189,6 +251,10 @@ pub fn run_with(
         occurrences.append(&mut r.facts.occurrences);
         imports.append(&mut r.facts.imports);
     }
+    output_schema::table::sort_rows(&mut symbols);
+    let symbols = merge_sorted(reused_symbols, symbols);
+    let mut occurrences = merge_sorted(reused_occurrences, occurrences);
+    let imports = merge_sorted(reused_imports, imports);
     let languages: HashMap<String, Lang> = supported
         .iter()
         .map(|(f, l)| (f.path.clone(), *l))
@@ -203,7 +269,7 @@ pub fn run_with(
         &occurrences,
         &call_edges,
         &imports,
-        reuse.warning,
+        reuse_warning,
     );
     let backend = backend(&fingerprint, &report);
     ctx.progress.stage_finished(
