@@ -17,7 +17,7 @@
 //! canonical order, so the write's sort has little left to do); rows of a path are kept or dropped
 //! by one set lookup per run of equal paths, not one map lookup per row.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use output_schema::manifest::{decompress, StageStatus, Warning};
 use output_schema::parquet_io::read_table;
@@ -43,13 +43,24 @@ pub(crate) struct Reuse {
     pub(crate) warning: Option<Warning>,
 }
 
-/// Loads what can be reused from `prev` for the current `files`.
-pub(crate) fn load(
-    prev: &StoredSnapshot,
+/// The files a previous snapshot may supply, decided from its small `files` table and
+/// `syntax-files` view before the large tables are read (so the stage can parse the other files
+/// while [`Plan::load`] decodes them).
+pub(crate) struct Plan<'p> {
+    prev: &'p StoredSnapshot,
+    /// Candidate files (same content hash, language and flags) with their carried status.
+    pub(crate) candidates: HashMap<String, FileStatus>,
+}
+
+/// Decides which of `files` `prev` may supply. `Ok(None)` when it does not qualify (another
+/// repository, another extractor, no syntax stage) or supplies nothing; `Err` with a warning when
+/// it qualifies but cannot be read.
+pub(crate) fn plan<'p>(
+    prev: &'p StoredSnapshot,
     repo_id: &str,
     fingerprint: &str,
     files: &[FileRow],
-) -> Reuse {
+) -> Result<Option<Plan<'p>>, Warning> {
     let m = &prev.manifest;
     let stage_ran = m
         .stages
@@ -62,30 +73,37 @@ pub(crate) fn load(
         .iter()
         .all(|t| m.table(t).is_some());
     if m.repo_id != repo_id || !stage_ran || !same_extractor || !has_tables {
-        return Reuse::default();
+        return Ok(None);
     }
-    read(prev, files).unwrap_or_else(|message| Reuse {
-        warning: Some(Warning {
-            code: "previous-unreadable".into(),
-            path: None,
-            message: format!("previous snapshot not reused, every file parsed: {message}"),
-        }),
-        ..Reuse::default()
-    })
+    candidates(prev, files)
+        .map(|candidates| (!candidates.is_empty()).then_some(Plan { prev, candidates }))
+        .map_err(unreadable)
 }
 
-fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<Reuse, String> {
-    let m = &prev.manifest;
-    let table_path = |name: &str| {
-        m.table(name)
-            .map(|e| prev.dir.join(&e.file))
-            .ok_or_else(|| format!("no {name} table"))
-    };
+fn unreadable(message: String) -> Warning {
+    Warning {
+        code: "previous-unreadable".into(),
+        path: None,
+        message: format!("previous snapshot not reused, every file parsed: {message}"),
+    }
+}
+
+fn table_path(prev: &StoredSnapshot, name: &str) -> Result<std::path::PathBuf, String> {
+    prev.manifest
+        .table(name)
+        .map(|e| prev.dir.join(&e.file))
+        .ok_or_else(|| format!("no {name} table"))
+}
+
+fn candidates(
+    prev: &StoredSnapshot,
+    files: &[FileRow],
+) -> Result<HashMap<String, FileStatus>, String> {
     let prev_files: Vec<FileRow> =
-        read_table(&table_path("files")?).map_err(|e| format!("files: {e}"))?;
+        read_table(&table_path(prev, "files")?).map_err(|e| format!("files: {e}"))?;
     let by_path: HashMap<&str, &FileRow> =
         prev_files.iter().map(|f| (f.path.as_str(), f)).collect();
-    let mut candidates: HashSet<&str> = files
+    let same: Vec<&str> = files
         .iter()
         .filter(|f| {
             by_path.get(f.path.as_str()).is_some_and(|p| {
@@ -97,15 +115,55 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<Reuse, String> {
         })
         .map(|f| f.path.as_str())
         .collect();
-    if candidates.is_empty() {
-        return Ok(Reuse::default());
+    if same.is_empty() {
+        return Ok(HashMap::new());
     }
-
     let statuses = read_view(prev)?;
+    let mut out = HashMap::new();
+    for path in same {
+        let status = match statuses.get(path) {
+            None => FileStatus::Parsed { errors: 0 },
+            Some(v) => match FileStatus::from_view_entry(v) {
+                Some(s) => s,
+                None => continue,
+            },
+        };
+        out.insert(path.to_string(), status);
+    }
+    Ok(out)
+}
+
+impl Plan<'_> {
+    /// Reads the candidates' rows. A candidate with rows from another backend (merged by a later
+    /// stage) is dropped from [`Reuse::files`] and must be parsed.
+    pub(crate) fn load(self) -> Reuse {
+        let Plan {
+            prev,
+            mut candidates,
+        } = self;
+        match read(prev, &mut candidates) {
+            Ok((symbols, occurrences, imports)) => Reuse {
+                files: candidates,
+                symbols,
+                occurrences,
+                imports,
+                warning: None,
+            },
+            Err(message) => Reuse {
+                warning: Some(unreadable(message)),
+                ..Reuse::default()
+            },
+        }
+    }
+}
+
+type Rows = (Vec<SymbolRow>, Vec<OccurrenceRow>, Vec<ImportRow>);
+
+fn read(prev: &StoredSnapshot, reused: &mut HashMap<String, FileStatus>) -> Result<Rows, String> {
     let (symbols_path, occurrences_path, imports_path) = (
-        table_path("symbols")?,
-        table_path("occurrences")?,
-        table_path("imports")?,
+        table_path(prev, "symbols")?,
+        table_path(prev, "occurrences")?,
+        table_path(prev, "imports")?,
     );
     // Decoding is most of the cost of a per-commit run: read the tables side by side.
     let (occurrences, (symbols, imports)) = rayon::join(
@@ -122,43 +180,29 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<Reuse, String> {
     // A file with rows from another backend was merged by a later stage: parse it again.
     for s in &symbols {
         if s.source != SOURCE {
-            candidates.remove(s.path.as_str());
+            reused.remove(s.path.as_str());
         }
     }
     for o in &occurrences {
         if o.source != SOURCE {
-            candidates.remove(o.path.as_str());
+            reused.remove(o.path.as_str());
         }
     }
-    let mut reused: HashMap<String, FileStatus> = HashMap::new();
-    // Filling a map keyed by path: iteration order cannot reach the output.
-    #[allow(clippy::iter_over_hash_type)]
-    for path in &candidates {
-        let status = match statuses.get(*path) {
-            None => FileStatus::Parsed { errors: 0 },
-            Some(v) => match FileStatus::from_view_entry(v) {
-                Some(s) => s,
-                None => continue,
-            },
-        };
-        reused.insert(path.to_string(), status);
-    }
-    drop(candidates);
 
-    let mut keep = KeepPaths::new(&reused);
+    let mut keep = KeepPaths::new(reused);
     symbols.retain_mut(|s| {
         let k = keep.keeps(&s.path);
         s.module_id = None;
         k
     });
-    let mut keep = KeepPaths::new(&reused);
+    let mut keep = KeepPaths::new(reused);
     occurrences.retain_mut(|o| {
         if !o.roles.contains(Roles::DEFINITION) {
             o.symbol_id = None;
         }
         keep.keeps(&o.path)
     });
-    let mut keep = KeepPaths::new(&reused);
+    let mut keep = KeepPaths::new(reused);
     imports.retain_mut(|i| {
         i.target = None;
         i.kind = "unknown".into();
@@ -168,13 +212,7 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<Reuse, String> {
         i.to_module = None;
         keep.keeps(&i.path)
     });
-    Ok(Reuse {
-        files: reused,
-        symbols,
-        occurrences,
-        imports,
-        warning: None,
-    })
+    Ok((symbols, occurrences, imports))
 }
 
 /// Whether a row's path is a reused file. Tables sorted by path hold long runs of one path, so
