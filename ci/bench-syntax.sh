@@ -45,14 +45,18 @@ SNAPSHOT_CMD=${SNAPSHOT_CMD:-$EX/snapshot_stages}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# time_ms CMD... : "WALL CPU" milliseconds of one run (CPU = user + sys of the process and its
-# children, from /usr/bin/time; CPU time is far less sensitive to machine load than wall time).
+# time_ms CMD... : "WALL CPU" milliseconds of one run (CPU = user + sys of the command's processes,
+# from the subshell's `times`; CPU time is far less sensitive to machine load than wall time).
+# CMD may be a shell function.
 time_ms() {
   local s e
   s=$(date +%s%N)
-  /usr/bin/time -f '%U %S' -o "$WORK/cpu" "$@" >/dev/null 2>&1
+  ( "$@" >/dev/null 2>&1; times ) > "$WORK/cpu"
   e=$(date +%s%N)
-  echo "$(( (e - s) / 1000000 )) $(awk '{ printf "%d", ($1 + $2) * 1000 }' "$WORK/cpu")"
+  echo "$(( (e - s) / 1000000 )) $(tail -1 "$WORK/cpu" | python3 -c '
+import re, sys
+secs = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", sys.stdin.read())]
+print(int(sum(secs) * 1000))')"
 }
 wall() { for x in "$@"; do echo "${x% *}"; done; }
 cpu() { for x in "$@"; do echo "${x#* }"; done; }
