@@ -8,7 +8,9 @@
 #        each run; switch SNAPSHOT_CMD to `ckb snapshot` once the binary exists),
 #      - `bare_parse REPO` (the floor: same files, grammars and queries, in parallel),
 #      - `ctags -R` (universal-ctags),
-#    and the ratios pipeline/bare (goal <= 1.5) and pipeline/ctags.
+#    and the ratios pipeline/bare (goal <= 1.5) and pipeline/ctags. Commands run round-robin so
+#    machine load hits them alike; wall and CPU (user + sys) medians are both printed, with the
+#    load average.
 # 2. Per-commit speed: in a scratch clone, snapshot HEAD, commit a one-file change, and time
 #    the snapshot that reuses the previous one (median of N) against `ctags -R` on the whole
 #    tree; checks that its tables are byte-identical to a cold snapshot of the same commit.
@@ -43,14 +45,21 @@ SNAPSHOT_CMD=${SNAPSHOT_CMD:-$EX/snapshot_stages}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# time_ms CMD... : wall milliseconds of one run (output discarded)
+# time_ms CMD... : "WALL CPU" milliseconds of one run (CPU = user + sys of the command's processes,
+# from the subshell's `times`; CPU time is far less sensitive to machine load than wall time).
+# CMD may be a shell function.
 time_ms() {
   local s e
   s=$(date +%s%N)
-  "$@" >/dev/null 2>&1
+  ( "$@" >/dev/null 2>&1; times ) > "$WORK/cpu"
   e=$(date +%s%N)
-  echo $(( (e - s) / 1000000 ))
+  echo "$(( (e - s) / 1000000 )) $(tail -1 "$WORK/cpu" | python3 -c '
+import re, sys
+secs = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", sys.stdin.read())]
+print(int(sum(secs) * 1000))')"
 }
+wall() { for x in "$@"; do echo "${x% *}"; done; }
+cpu() { for x in "$@"; do echo "${x#* }"; done; }
 median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x) for x in sys.argv[1:])))' "$@"; }
 
 cold_pipeline() { rm -rf "$WORK/cold"; "$SNAPSHOT_CMD" "$REPO" --out "$WORK/cold" --stages scan,syntax --no-previous --repo-id bench; }
@@ -66,9 +75,11 @@ for _ in $(seq "$RUNS"); do
   b+=("$(time_ms bare)")
   c+=("$(time_ms ctags_run)")
 done
-P=$(median "${p[@]}"); B=$(median "${b[@]}"); C=$(median "${c[@]}")
-echo "cold  scan,syntax: ${P} ms   bare parse: ${B} ms   ctags -R: ${C} ms"
-python3 -c "import sys; p,b,c=map(int,sys.argv[1:]); print(f'ratio pipeline/bare = {p/max(b,1):.2f} (goal <= 1.5)   pipeline/ctags = {p/max(c,1):.2f}')" "$P" "$B" "$C"
+P=$(median $(wall "${p[@]}")); B=$(median $(wall "${b[@]}")); C=$(median $(wall "${c[@]}"))
+PC=$(median $(cpu "${p[@]}")); BC=$(median $(cpu "${b[@]}")); CC=$(median $(cpu "${c[@]}"))
+echo "cold  scan,syntax: ${P} ms (cpu ${PC})   bare parse: ${B} ms (cpu ${BC})   ctags -R: ${C} ms (cpu ${CC})"
+python3 -c "import sys; p,b,c,pc,bc=map(int,sys.argv[1:]); print(f'ratio pipeline/bare = {p/max(b,1):.2f} (goal <= 1.5; cpu {pc/max(bc,1):.2f})   pipeline/ctags = {p/max(c,1):.2f}')" "$P" "$B" "$C" "$PC" "$BC"
+echo "load after cold runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 COLD_SNAP=$(ls -d "$WORK"/cold/repo=bench/commit=*/ | head -1)
 for idx in "${SCIPS[@]}"; do
@@ -102,8 +113,9 @@ if git -C "$REPO" rev-parse HEAD >/dev/null 2>&1; then
     w+=("$(time_ms warm)")
     c2+=("$(time_ms ctags_clone)")
   done
-  W=$(median "${w[@]}"); C2=$(median "${c2[@]}")
-  echo "per-commit (one file changed: $FILE): ${W} ms   ctags -R: ${C2} ms   (goal: below ctags)"
+  W=$(median $(wall "${w[@]}")); C2=$(median $(wall "${c2[@]}"))
+  WC=$(median $(cpu "${w[@]}")); C2C=$(median $(cpu "${c2[@]}"))
+  echo "per-commit (one file changed: $FILE): ${W} ms (cpu ${WC})   ctags -R: ${C2} ms (cpu ${C2C})   (goal: below ctags)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
   HEAD_SNAP=$(ls -d "$WORK"/inc/repo=bench/commit="$(git -C "$CLONE" rev-parse HEAD)"/)
   "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc-cold" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
   COLD_HEAD=$(ls -d "$WORK"/inc-cold/repo=bench/commit=*/ | head -1)

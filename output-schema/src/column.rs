@@ -218,22 +218,36 @@ where
     Arc::new(builder.finish())
 }
 
-fn read_string_list(array: &dyn Array, column: &str) -> Result<Vec<Vec<String>>, FormatError> {
+/// Calls `each(row, items)` for every row of a `list<string>` column, reading the offsets and the
+/// value buffer directly: no per-row array slice or allocation (decoding a snapshot's
+/// `occurrences.roles` this way is what keeps reading a previous snapshot cheap).
+fn for_each_string_list(
+    array: &dyn Array,
+    column: &str,
+    mut each: impl FnMut(&mut dyn Iterator<Item = &str>) -> Result<(), FormatError>,
+) -> Result<(), FormatError> {
     let list = downcast::<ListArray>(array, column)?;
-    let mut out = Vec::with_capacity(list.len());
-    for i in 0..list.len() {
-        if list.is_null(i) {
-            return Err(null_error(column));
-        }
-        let values = list.value(i);
-        let strings = downcast::<StringArray>(values.as_ref(), column)?;
-        out.push(
-            strings
-                .iter()
-                .map(|v| v.map(str::to_owned).ok_or_else(|| null_error(column)))
-                .collect::<Result<Vec<_>, _>>()?,
-        );
+    if list.null_count() > 0 {
+        return Err(null_error(column));
     }
+    let strings = downcast::<StringArray>(list.values().as_ref(), column)?;
+    if strings.null_count() > 0 {
+        return Err(null_error(column));
+    }
+    let offsets = list.value_offsets();
+    for w in offsets.windows(2) {
+        let (start, end) = (w[0] as usize, w[1] as usize);
+        each(&mut (start..end).map(|i| strings.value(i)))?;
+    }
+    Ok(())
+}
+
+fn read_string_list(array: &dyn Array, column: &str) -> Result<Vec<Vec<String>>, FormatError> {
+    let mut out = Vec::with_capacity(array.len());
+    for_each_string_list(array, column, |items| {
+        out.push(items.map(str::to_owned).collect());
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -347,19 +361,19 @@ impl Column for Roles {
         )
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        read_string_list(array, column)?
-            .into_iter()
-            .map(|names| {
-                names.iter().try_fold(Roles::default(), |acc, n| {
-                    Roles::from_name(n)
-                        .map(|r| acc | r)
-                        .ok_or_else(|| FormatError::InvalidValue {
-                            column: column.to_string(),
-                            value: n.clone(),
-                        })
-                })
-            })
-            .collect()
+        let mut out = Vec::with_capacity(array.len());
+        for_each_string_list(array, column, |names| {
+            let mut roles = Roles::default();
+            for n in names {
+                roles |= Roles::from_name(n).ok_or_else(|| FormatError::InvalidValue {
+                    column: column.to_string(),
+                    value: n.to_string(),
+                })?;
+            }
+            out.push(roles);
+            Ok(())
+        })?;
+        Ok(out)
     }
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)

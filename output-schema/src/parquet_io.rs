@@ -22,12 +22,18 @@ use crate::{FormatError, Table, TableInfo, CKB_VERSION, SCHEMA_VERSION};
 /// Rows per row group: small enough for readers to skip by statistics, large enough to compress.
 pub const ROW_GROUP_ROWS: usize = 131_072;
 
+/// zstd level of every column chunk. Level 1 rather than the library default 3: on ckb's tables
+/// (dictionary-encoded IDs and names, page-sized chunks) it compressed 30-50% faster and the files
+/// came out no larger (ripgrep's syntax tables: 0.95-1.02x the bytes of level 3). Every snapshot
+/// rewrites its tables, so the encoding cost is paid on every commit.
+pub const ZSTD_LEVEL: i32 = 1;
+
 /// The pinned writer settings for a table.
 pub fn writer_properties(table: &TableInfo) -> WriterProperties {
     WriterProperties::builder()
         .set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(Compression::ZSTD(
-            ZstdLevel::try_new(3).expect("3 is a valid zstd level"),
+            ZstdLevel::try_new(ZSTD_LEVEL).expect("1 is a valid zstd level"),
         ))
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_dictionary_enabled(true)

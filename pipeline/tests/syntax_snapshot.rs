@@ -210,6 +210,61 @@ fn reuse_resets_columns_later_stages_fill() {
 }
 
 #[test]
+fn file_merged_with_another_backend_is_parsed_again() {
+    let repo = fixture_repo();
+    let root = repo.path();
+    let store = tempfile::tempdir().unwrap();
+    let first = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    // Mark one unchanged file's rows as SCIP's, as a merge by a later stage leaves them: the
+    // stage cannot reuse them and parses that file in its late pass.
+    let dir = first.snapshot().dir.clone();
+    let mut symbols: Vec<SymbolRow> = read_table(&dir.join("symbols.parquet")).unwrap();
+    let merged = symbols[0].path.clone();
+    let mut marked = 0;
+    for s in symbols.iter_mut().filter(|s| s.path == merged) {
+        s.source = "scip".into();
+        s.name = format!("{}_from_scip", s.name);
+        marked += 1;
+    }
+    assert!(marked > 0);
+    output_schema::parquet_io::write_table(&dir, &mut symbols).unwrap();
+
+    std::fs::write(
+        root.join("src/new.go"),
+        "package sample\n\nfunc Extra() {}\n",
+    )
+    .unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "three"]);
+    let cold_store = tempfile::tempdir().unwrap();
+    let warm = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let cold = snapshot(
+        &options(root, cold_store.path(), PreviousChoice::Disabled, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let counts = &warm.snapshot().manifest.stages["syntax"].counts;
+    let total = counts["files.total"];
+    // Every file but the new one and the merged one came from the previous snapshot.
+    assert_eq!(counts["files.reused"], total - 2, "{counts:?}");
+    for table in SYNTAX_TABLES {
+        assert_eq!(
+            table_bytes(&warm.snapshot().dir, table),
+            table_bytes(&cold.snapshot().dir, table),
+            "{table}.parquet differs"
+        );
+    }
+}
+
+#[test]
 fn output_does_not_depend_on_thread_count() {
     let repo = fixture_repo();
     let a = tempfile::tempdir().unwrap();

@@ -34,27 +34,21 @@
 
 ; ---- references --------------------------------------------------------------------------------
 
-(call_expression function: (identifier) @ref.call)
-(call_expression function: (field_expression field: (field_identifier) @ref.call))
-(call_expression function: (scoped_identifier name: (identifier) @ref.call))
-(call_expression
-  function: (generic_function
-    function: [
-      (identifier) @ref.call
-      (scoped_identifier name: (identifier) @ref.call)
-      (field_expression field: (field_identifier) @ref.call)
-    ]))
-(macro_invocation macro: (identifier) @ref.call)
-(macro_invocation macro: (scoped_identifier name: (identifier) @ref.call))
-(struct_expression name: (type_identifier) @ref.call)
-(struct_expression name: (scoped_type_identifier name: (type_identifier) @ref.call))
+; Callees and assignment targets are captured as whole expressions and named by the Rust code
+; (`@ref.call.expr` / `@ref.write.expr`: an identifier itself, `a.b` -> `b`, `a::b` -> `b`,
+; `f::<T>` -> `f`): one shallow pattern per context instead of one nested pattern per callee
+; shape, which cut compiling this query from ~100 ms to ~40 ms (paid by every run that parses a
+; Rust file, including a one-file commit).
+(call_expression function: (_) @ref.call.expr)
+(macro_invocation macro: (_) @ref.call.expr)
+(struct_expression name: (_) @ref.call.expr)
 
 (type_identifier) @ref.type
 (scoped_identifier path: (identifier) @ref.read)
 (scoped_type_identifier path: (identifier) @ref.read)
 
-(assignment_expression left: (field_expression field: (field_identifier) @ref.write))
-(compound_assignment_expr left: (field_expression field: (field_identifier) @ref.write))
+(assignment_expression left: (field_expression) @ref.write.expr)
+(compound_assignment_expr left: (field_expression) @ref.write.expr)
 
 ; ---- imports -----------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 //! What each capture name of a syntax query means to the extractor (see `pipeline/queries/README.md`).
 
-use tree_sitter::Query;
+use tree_sitter::{Node, Query};
 
 /// Symbol kinds the stage emits. `enum_member` (enum variants and constants) and `constructor`
 /// (Java/TypeScript/JavaScript constructors) extend the list.
@@ -53,6 +53,10 @@ pub enum Cap {
     RefRead,
     /// `@ref.write`
     RefWrite,
+    /// `@ref.call.expr`: a callee expression, named by [`expression_name`]
+    RefCallExpr,
+    /// `@ref.write.expr`: an assignment-target expression, named by [`expression_name`]
+    RefWriteExpr,
     /// `@import`
     Import,
     /// `@import.path`
@@ -87,6 +91,8 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.type" => Cap::RefType,
         "ref.read" => Cap::RefRead,
         "ref.write" => Cap::RefWrite,
+        "ref.call.expr" => Cap::RefCallExpr,
+        "ref.write.expr" => Cap::RefWriteExpr,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
         "import.name" => Cap::ImportName,
@@ -114,4 +120,26 @@ pub fn unknown_captures(query: &Query) -> Vec<String> {
         .filter(|n| classify(n).is_none())
         .map(|n| n.to_string())
         .collect()
+}
+
+/// The name node of a callee or assignment-target expression (`@ref.call.expr`,
+/// `@ref.write.expr`): an identifier is its own name, a field access `a.b` is named by its field,
+/// a path `a::b` by its last segment, a generic call `f::<T>` by its function; any other shape
+/// (a closure, an index, a tuple field `a.0`) names nothing.
+pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
+    let named = |field: &str, kinds: &[&str]| {
+        node.child_by_field_name(field)
+            .filter(|n| kinds.contains(&n.kind()))
+    };
+    match node.kind() {
+        "identifier" | "type_identifier" => Some(node),
+        "field_expression" => named("field", &["field_identifier"]),
+        "scoped_identifier" => named("name", &["identifier"]),
+        "scoped_type_identifier" => named("name", &["type_identifier"]),
+        "generic_function" => node
+            .child_by_field_name("function")
+            .filter(|f| f.kind() != "generic_function")
+            .and_then(expression_name),
+        _ => None,
+    }
 }

@@ -32,7 +32,7 @@ use tree_sitter::{
     Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, StreamingIterator, Tree,
 };
 
-use super::captures::Cap;
+use super::captures::{expression_name, Cap};
 use super::imports::{self, RawImport};
 use super::lang::Lang;
 use super::visibility::{self, Parent, Vis};
@@ -249,6 +249,16 @@ pub fn extract(
                     Cap::RefCall => add_ref(&mut refs, node, Roles::REFERENCE | Roles::CALL),
                     Cap::RefType | Cap::RefRead => add_ref(&mut refs, node, Roles::REFERENCE),
                     Cap::RefWrite => add_ref(&mut refs, node, Roles::REFERENCE | Roles::WRITE),
+                    Cap::RefCallExpr => {
+                        if let Some(name) = expression_name(node) {
+                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::CALL);
+                        }
+                    }
+                    Cap::RefWriteExpr => {
+                        if let Some(name) = expression_name(node) {
+                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::WRITE);
+                        }
+                    }
                     Cap::Import => {
                         is_import = true;
                         import.stmt = node;
@@ -302,26 +312,16 @@ pub fn extract(
     }
     let mut entries: Vec<Entry<'_>> = kept
         .into_iter()
-        .map(|d| Entry {
-            node: d.node,
-            what: What::Def(d),
-        })
-        .chain(scopes.into_iter().map(|(node, label)| Entry {
-            node,
-            what: What::Scope(label),
-        }))
+        .map(|d| Entry::new(d.node, What::Def(d)))
+        .chain(
+            scopes
+                .into_iter()
+                .map(|(node, label)| Entry::new(node, What::Scope(label))),
+        )
         .collect();
     entries.sort_by(|a, b| {
-        let ka = (
-            a.node.start_byte(),
-            std::cmp::Reverse(a.node.end_byte()),
-            a.is_def(),
-        );
-        let kb = (
-            b.node.start_byte(),
-            std::cmp::Reverse(b.node.end_byte()),
-            b.is_def(),
-        );
+        let ka = (a.start, std::cmp::Reverse(a.end), a.is_def());
+        let kb = (b.start, std::cmp::Reverse(b.end), b.is_def());
         ka.cmp(&kb)
             .then_with(|| a.name_start().cmp(&b.name_start()))
     });
@@ -331,11 +331,8 @@ pub fn extract(
     let mut entry_def: Vec<Option<usize>> = vec![None; entries.len()];
     for (ei, e) in entries.iter().enumerate() {
         while let Some(&top) = stack.last() {
-            let t = entries[top].node;
-            if t.start_byte() <= e.node.start_byte()
-                && e.node.end_byte() <= t.end_byte()
-                && t.id() != e.node.id()
-            {
+            let t = &entries[top];
+            if t.start <= e.start && e.end <= t.end && t.node.id() != e.node.id() {
                 break;
             }
             stack.pop();
@@ -427,6 +424,8 @@ pub fn extract(
             entry_def[ei] = Some(defs.len());
             defs.push(Def {
                 node: raw.node,
+                start: e.start,
+                end: e.end,
                 name_node: raw.name,
                 name,
                 kind,
@@ -470,7 +469,9 @@ pub fn extract(
     };
     let mut facts = FileFacts {
         errors,
-        ..FileFacts::default()
+        symbols: Vec::with_capacity(defs.len()),
+        occurrences: Vec::with_capacity(defs.len() + refs.len()),
+        imports: Vec::with_capacity(raw_imports.len()),
     };
     let name_ranges: HashMap<(usize, usize), ()> = defs
         .iter()
@@ -520,13 +521,13 @@ pub fn extract(
         if name_ranges.contains_key(&(*start, *end)) && !roles.contains(Roles::FORWARD_DEFINITION) {
             continue;
         }
-        while next < defs.len() && defs[next].node.start_byte() <= *start {
+        while next < defs.len() && defs[next].start <= *start {
             open.push(next);
             next += 1;
         }
         while let Some(&top) = open.last() {
-            let n = defs[top].node;
-            if n.start_byte() <= *start && *start < n.end_byte() {
+            let n = &defs[top];
+            if n.start <= *start && *start < n.end {
                 break;
             }
             open.pop();
@@ -537,8 +538,8 @@ pub fn extract(
             .iter()
             .rev()
             .find(|&&i| {
-                let n = defs[i].node;
-                n.start_byte() <= *start && *start < n.end_byte()
+                let n = &defs[i];
+                n.start <= *start && *start < n.end
             })
             .map(|&i| defs[i].stable_id.clone());
         facts.occurrences.push(occurrence(
@@ -607,10 +608,21 @@ enum What<'t> {
 
 struct Entry<'t> {
     node: Node<'t>,
+    /// `node`'s byte range, read once (tree-sitter computes a node's end on every call).
+    start: usize,
+    end: usize,
     what: What<'t>,
 }
 
-impl Entry<'_> {
+impl<'t> Entry<'t> {
+    fn new(node: Node<'t>, what: What<'t>) -> Self {
+        Entry {
+            node,
+            start: node.start_byte(),
+            end: node.end_byte(),
+            what,
+        }
+    }
     fn is_def(&self) -> bool {
         matches!(self.what, What::Def(_))
     }
@@ -624,6 +636,9 @@ impl Entry<'_> {
 
 struct Def<'t> {
     node: Node<'t>,
+    /// `node`'s byte range, read once.
+    start: usize,
+    end: usize,
     name_node: Node<'t>,
     name: String,
     kind: &'static str,
@@ -737,8 +752,8 @@ fn end_point(node: Node<'_>, src: &[u8]) -> tree_sitter::Point {
 
 fn innermost_def(defs: &[Def<'_>], at: usize) -> Option<String> {
     defs.iter()
-        .filter(|d| d.node.start_byte() <= at && at < d.node.end_byte())
-        .max_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())))
+        .filter(|d| d.start <= at && at < d.end)
+        .max_by_key(|d| (d.start, std::cmp::Reverse(d.end)))
         .map(|d| d.stable_id.clone())
 }
 
@@ -925,10 +940,7 @@ fn find_params(node: Node<'_>) -> Option<Node<'_>> {
 /// the work linear in the file size. Definitions sharing a node (`a, b = …`) share both.
 fn hash_and_sign(defs: &mut [Def<'_>], comments: &[(usize, usize)], src: &[u8]) {
     let mut order: Vec<usize> = (0..defs.len()).collect();
-    order.sort_by_key(|&i| {
-        let n = defs[i].node;
-        (n.start_byte(), std::cmp::Reverse(n.end_byte()), i)
-    });
+    order.sort_by_key(|&i| (defs[i].start, std::cmp::Reverse(defs[i].end), i));
     let mut units: Vec<Unit> = Vec::new();
     let mut unit_of: Vec<usize> = vec![0; defs.len()];
     for &i in &order {

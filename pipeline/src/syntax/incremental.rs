@@ -12,34 +12,55 @@
 //! classification, and every non-definition occurrence's `symbol_id` (resolution recomputes it
 //! over the full set, since it depends on other files). Call edges are not reused at all; they
 //! are rebuilt from the occurrences.
+//!
+//! The reused rows stay in one flat list per table, in the previous table's order (already the
+//! canonical order, so the write's sort has little left to do); rows of a path are kept or dropped
+//! by one set lookup per run of equal paths, not one map lookup per row.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use output_schema::manifest::{decompress, StageStatus, Warning};
 use output_schema::parquet_io::read_table;
 use output_schema::tables::{FileRow, ImportRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 
-use super::extract::{FileFacts, SOURCE};
-use super::{FileResult, FileStatus, FILES_VIEW};
+use super::extract::SOURCE;
+use super::{FileStatus, FILES_VIEW};
 use crate::store::StoredSnapshot;
 
-/// Rows ready to be reused, by path.
+/// What can be reused from a previous snapshot.
 #[derive(Default)]
 pub(crate) struct Reuse {
-    /// Reusable results by path.
-    pub(crate) files: HashMap<String, FileResult>,
+    /// Status of every reused file, by path (a file not listed here is parsed).
+    pub(crate) files: HashMap<String, FileStatus>,
+    /// The reused files' `symbols` rows.
+    pub(crate) symbols: Vec<SymbolRow>,
+    /// The reused files' `occurrences` rows, in the previous table's (canonical) order.
+    pub(crate) occurrences: Vec<OccurrenceRow>,
+    /// The reused files' `imports` rows, in the previous table's (canonical) order.
+    pub(crate) imports: Vec<ImportRow>,
     /// Why a qualifying previous snapshot could not be used, if it could not.
     pub(crate) warning: Option<Warning>,
 }
 
-/// Loads what can be reused from `prev` for the current `files`.
-pub(crate) fn load(
-    prev: &StoredSnapshot,
+/// The files a previous snapshot may supply, decided from its small `files` table and
+/// `syntax-files` view before the large tables are read (so the stage can parse the other files
+/// while [`Plan::load`] decodes them).
+pub(crate) struct Plan<'p> {
+    prev: &'p StoredSnapshot,
+    /// Candidate files (same content hash, language and flags) with their carried status.
+    pub(crate) candidates: HashMap<String, FileStatus>,
+}
+
+/// Decides which of `files` `prev` may supply. `Ok(None)` when it does not qualify (another
+/// repository, another extractor, no syntax stage) or supplies nothing; `Err` with a warning when
+/// it qualifies but cannot be read.
+pub(crate) fn plan<'p>(
+    prev: &'p StoredSnapshot,
     repo_id: &str,
     fingerprint: &str,
     files: &[FileRow],
-) -> Reuse {
+) -> Result<Option<Plan<'p>>, Warning> {
     let m = &prev.manifest;
     let stage_ran = m
         .stages
@@ -52,36 +73,37 @@ pub(crate) fn load(
         .iter()
         .all(|t| m.table(t).is_some());
     if m.repo_id != repo_id || !stage_ran || !same_extractor || !has_tables {
-        return Reuse::default();
+        return Ok(None);
     }
-    match read(prev, files) {
-        Ok(files) => Reuse {
-            files,
-            warning: None,
-        },
-        Err(message) => Reuse {
-            files: HashMap::new(),
-            warning: Some(Warning {
-                code: "previous-unreadable".into(),
-                path: None,
-                message: format!("previous snapshot not reused, every file parsed: {message}"),
-            }),
-        },
+    candidates(prev, files)
+        .map(|candidates| (!candidates.is_empty()).then_some(Plan { prev, candidates }))
+        .map_err(unreadable)
+}
+
+fn unreadable(message: String) -> Warning {
+    Warning {
+        code: "previous-unreadable".into(),
+        path: None,
+        message: format!("previous snapshot not reused, every file parsed: {message}"),
     }
 }
 
-fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, FileResult>, String> {
-    let m = &prev.manifest;
-    let table_path = |name: &str| {
-        m.table(name)
-            .map(|e| prev.dir.join(&e.file))
-            .ok_or_else(|| format!("no {name} table"))
-    };
+fn table_path(prev: &StoredSnapshot, name: &str) -> Result<std::path::PathBuf, String> {
+    prev.manifest
+        .table(name)
+        .map(|e| prev.dir.join(&e.file))
+        .ok_or_else(|| format!("no {name} table"))
+}
+
+fn candidates(
+    prev: &StoredSnapshot,
+    files: &[FileRow],
+) -> Result<HashMap<String, FileStatus>, String> {
     let prev_files: Vec<FileRow> =
-        read_table(&table_path("files")?).map_err(|e| format!("files: {e}"))?;
+        read_table(&table_path(prev, "files")?).map_err(|e| format!("files: {e}"))?;
     let by_path: HashMap<&str, &FileRow> =
         prev_files.iter().map(|f| (f.path.as_str(), f)).collect();
-    let mut candidates: HashSet<&str> = files
+    let same: Vec<&str> = files
         .iter()
         .filter(|f| {
             by_path.get(f.path.as_str()).is_some_and(|p| {
@@ -93,15 +115,55 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
         })
         .map(|f| f.path.as_str())
         .collect();
-    if candidates.is_empty() {
+    if same.is_empty() {
         return Ok(HashMap::new());
     }
-
     let statuses = read_view(prev)?;
+    let mut out = HashMap::new();
+    for path in same {
+        let status = match statuses.get(path) {
+            None => FileStatus::Parsed { errors: 0 },
+            Some(v) => match FileStatus::from_view_entry(v) {
+                Some(s) => s,
+                None => continue,
+            },
+        };
+        out.insert(path.to_string(), status);
+    }
+    Ok(out)
+}
+
+impl Plan<'_> {
+    /// Reads the candidates' rows. A candidate with rows from another backend (merged by a later
+    /// stage) is dropped from [`Reuse::files`] and must be parsed.
+    pub(crate) fn load(self) -> Reuse {
+        let Plan {
+            prev,
+            mut candidates,
+        } = self;
+        match read(prev, &mut candidates) {
+            Ok((symbols, occurrences, imports)) => Reuse {
+                files: candidates,
+                symbols,
+                occurrences,
+                imports,
+                warning: None,
+            },
+            Err(message) => Reuse {
+                warning: Some(unreadable(message)),
+                ..Reuse::default()
+            },
+        }
+    }
+}
+
+type Rows = (Vec<SymbolRow>, Vec<OccurrenceRow>, Vec<ImportRow>);
+
+fn read(prev: &StoredSnapshot, reused: &mut HashMap<String, FileStatus>) -> Result<Rows, String> {
     let (symbols_path, occurrences_path, imports_path) = (
-        table_path("symbols")?,
-        table_path("occurrences")?,
-        table_path("imports")?,
+        table_path(prev, "symbols")?,
+        table_path(prev, "occurrences")?,
+        table_path(prev, "imports")?,
     );
     // Decoding is most of the cost of a per-commit run: read the tables side by side.
     let (occurrences, (symbols, imports)) = rayon::join(
@@ -113,72 +175,70 @@ fn read(prev: &StoredSnapshot, files: &[FileRow]) -> Result<HashMap<String, File
             )
         },
     );
-    let (occurrences, symbols, imports) = (occurrences?, symbols?, imports?);
+    let (mut occurrences, mut symbols, mut imports) = (occurrences?, symbols?, imports?);
 
     // A file with rows from another backend was merged by a later stage: parse it again.
     for s in &symbols {
         if s.source != SOURCE {
-            candidates.remove(s.path.as_str());
+            reused.remove(s.path.as_str());
         }
     }
     for o in &occurrences {
         if o.source != SOURCE {
-            candidates.remove(o.path.as_str());
+            reused.remove(o.path.as_str());
         }
     }
-    let mut out: HashMap<String, FileResult> = HashMap::new();
-    // Filling a map keyed by path: iteration order cannot reach the output.
-    #[allow(clippy::iter_over_hash_type)]
-    for path in &candidates {
-        let status = match statuses.get(*path) {
-            None => FileStatus::Parsed { errors: 0 },
-            Some(v) => match FileStatus::from_view_entry(v) {
-                Some(s) => s,
-                None => continue,
-            },
-        };
-        let errors = match status {
-            FileStatus::Parsed { errors } => errors,
-            _ => 0,
-        };
-        out.insert(
-            path.to_string(),
-            FileResult {
-                facts: FileFacts {
-                    errors,
-                    ..FileFacts::default()
-                },
-                status,
-                reused: true,
-            },
-        );
-    }
-    for mut s in symbols {
-        if let Some(r) = out.get_mut(s.path.as_str()) {
-            s.module_id = None;
-            r.facts.symbols.push(s);
+
+    let mut keep = KeepPaths::new(reused);
+    symbols.retain_mut(|s| {
+        let k = keep.keeps(&s.path);
+        s.module_id = None;
+        k
+    });
+    let mut keep = KeepPaths::new(reused);
+    occurrences.retain_mut(|o| {
+        if !o.roles.contains(Roles::DEFINITION) {
+            o.symbol_id = None;
+        }
+        keep.keeps(&o.path)
+    });
+    let mut keep = KeepPaths::new(reused);
+    imports.retain_mut(|i| {
+        i.target = None;
+        i.kind = "unknown".into();
+        i.method = None;
+        i.confidence = 0.0;
+        i.from_module = None;
+        i.to_module = None;
+        keep.keeps(&i.path)
+    });
+    Ok((symbols, occurrences, imports))
+}
+
+/// Whether a row's path is a reused file. Tables sorted by path hold long runs of one path, so
+/// the answer for the previous row's path is remembered.
+struct KeepPaths<'a> {
+    reused: &'a HashMap<String, FileStatus>,
+    last: (String, bool),
+}
+
+impl<'a> KeepPaths<'a> {
+    fn new(reused: &'a HashMap<String, FileStatus>) -> Self {
+        KeepPaths {
+            reused,
+            last: (String::new(), false),
         }
     }
-    for mut o in occurrences {
-        if let Some(r) = out.get_mut(o.path.as_str()) {
-            if !o.roles.contains(Roles::DEFINITION) {
-                o.symbol_id = None;
-            }
-            r.facts.occurrences.push(o);
+
+    fn keeps(&mut self, path: &str) -> bool {
+        let last = &mut self.last;
+        if last.0 != path {
+            last.0.clear();
+            last.0.push_str(path);
+            last.1 = self.reused.contains_key(path);
         }
+        last.1
     }
-    for mut i in imports {
-        if let Some(r) = out.get_mut(i.path.as_str()) {
-            i.target = None;
-            i.kind = "unknown".into();
-            i.method = None;
-            i.confidence = 0.0;
-            i.from_module = None;
-            i.to_module = None;
-            r.facts.imports.push(i);
-        }
-    }
-    Ok(out)
 }
 
 /// The previous `syntax-files` view: path → status entry.

@@ -20,7 +20,10 @@
 //! content hash (and language and test/generated flags) did not change are taken from it, with
 //! the columns later stages fill reset to what this stage emits; only changed files are parsed.
 //! Resolution and call edges are always recomputed over the full set, so the tables are
-//! byte-identical to a cold run's.
+//! byte-identical to a cold run's. Which files can be reused is known from the previous `files`
+//! table alone, so the changed files are parsed while the previous rows are decoded; the reused
+//! rows arrive in table order and each parsed file's rows are sorted on its worker, so the final
+//! order comes from a linear merge rather than a sort.
 
 pub mod captures;
 pub mod extract;
@@ -31,7 +34,7 @@ pub mod visibility;
 
 mod incremental;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
@@ -133,6 +136,86 @@ pub(crate) struct FileResult {
     pub(crate) reused: bool,
 }
 
+impl FileResult {
+    /// A file whose rows come from the previous snapshot (they are kept apart, see
+    /// `incremental.rs`); only its status is per file.
+    fn reused(status: FileStatus) -> FileResult {
+        let errors = match status {
+            FileStatus::Parsed { errors } => errors,
+            _ => 0,
+        };
+        FileResult {
+            facts: FileFacts {
+                errors,
+                ..FileFacts::default()
+            },
+            status,
+            reused: true,
+        }
+    }
+}
+
+/// Parses the supported files whose index passes `which`, in parallel; `None` for the others.
+fn parse_where(
+    ctx: &StageContext<'_>,
+    supported: &[(&FileRow, Lang)],
+    config: &SyntaxConfig,
+    which: impl Fn(usize) -> bool + Sync,
+) -> Vec<Option<FileResult>> {
+    supported
+        .par_iter()
+        .enumerate()
+        .map_init(Worker::new, |worker, (i, (file, lang))| {
+            which(i).then(|| {
+                let r = parse_one(worker, ctx, file, *lang, config);
+                ctx.progress.advance(1);
+                r
+            })
+        })
+        .collect()
+}
+
+/// Parses one file, its rows in table order: done on the worker threads, and since `supported`
+/// is in path order the concatenation of every file's rows is (nearly) in table order already,
+/// which leaves the write's sort little to do.
+fn parse_one(
+    worker: &mut Worker,
+    ctx: &StageContext<'_>,
+    file: &FileRow,
+    lang: Lang,
+    config: &SyntaxConfig,
+) -> FileResult {
+    let mut r = process(worker, ctx.root, ctx.repo_id, file, lang, config);
+    output_schema::table::sort_rows(&mut r.facts.occurrences);
+    output_schema::table::sort_rows(&mut r.facts.imports);
+    r
+}
+
+/// Merges two lists that are each in table order into one in table order (linear, stable:
+/// `a` first on ties).
+fn merge_sorted<T: output_schema::Table>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
+    if a.is_empty() {
+        return b;
+    }
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let mut a = a.into_iter().peekable();
+    let mut b = b.into_iter().peekable();
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        let next = if y.compare(x).is_lt() {
+            b.next()
+        } else {
+            a.next()
+        };
+        out.extend(next);
+    }
+    out.extend(a);
+    out.extend(b);
+    out
+}
+
 /// Runs the stage over the scanned files with the default settings.
 pub fn run(
     ctx: &StageContext<'_>,
@@ -162,25 +245,55 @@ pub fn run_with(
     ctx.progress
         .stage_started("syntax", Some(supported.len() as u64));
 
-    let mut reuse = previous
-        .map(|p| incremental::load(p, ctx.repo_id, &fingerprint, files))
-        .unwrap_or_default();
-    let ready: Vec<Option<FileResult>> = supported
+    let (plan, plan_warning) =
+        match previous.map(|p| incremental::plan(p, ctx.repo_id, &fingerprint, files)) {
+            None | Some(Ok(None)) => (None, None),
+            Some(Ok(Some(plan))) => (Some(plan), None),
+            Some(Err(warning)) => (None, Some(warning)),
+        };
+    let candidate: Vec<bool> = supported
         .iter()
-        .map(|(f, _)| reuse.files.remove(&f.path))
-        .collect();
-    let mut results: Vec<FileResult> = supported
-        .par_iter()
-        .zip(ready.into_par_iter())
-        .map_init(Worker::new, |worker, ((file, lang), ready)| {
-            let r = ready
-                .unwrap_or_else(|| process(worker, ctx.root, ctx.repo_id, file, *lang, config));
-            ctx.progress.advance(1);
-            r
+        .map(|(f, _)| {
+            plan.as_ref()
+                .is_some_and(|p| p.candidates.contains_key(&f.path))
         })
         .collect();
+    // The files the previous snapshot cannot supply are parsed while its rows are read.
+    let (reuse, mut parsed) = rayon::join(
+        || plan.map(incremental::Plan::load).unwrap_or_default(),
+        || parse_where(ctx, &supported, config, |i| !candidate[i]),
+    );
+    let incremental::Reuse {
+        files: mut reused,
+        symbols: reused_symbols,
+        occurrences: reused_occurrences,
+        imports: reused_imports,
+        warning: load_warning,
+    } = reuse;
+    let reuse_warning = plan_warning.or(load_warning);
+    // Candidates it could not supply after all (unreadable, or merged with another backend).
+    let mut late = parse_where(ctx, &supported, config, |i| {
+        candidate[i] && !reused.contains_key(&supported[i].0.path)
+    });
+    let mut results: Vec<FileResult> = Vec::with_capacity(supported.len());
+    for (i, (file, lang)) in supported.iter().enumerate() {
+        let r = match (parsed[i].take(), late[i].take()) {
+            (Some(r), _) | (None, Some(r)) => r,
+            (None, None) => match reused.remove(&file.path) {
+                Some(status) => {
+                    ctx.progress.advance(1);
+                    FileResult::reused(status)
+                }
+                // Not reachable (a candidate is either reused or parsed late); parse it rather
+                // than lose it.
+                None => parse_one(&mut Worker::new(), ctx, file, *lang, config),
+            },
+        };
+        results.push(r);
+    }
 
-    // Assemble in file order (deterministic), then resolve over everything.
+    // Assemble in file order (deterministic), merge with the reused rows (both in table order),
+    // then resolve over everything.
     let mut symbols = Vec::new();
     let mut occurrences = Vec::new();
     let mut imports = Vec::new();
@@ -189,9 +302,13 @@ pub fn run_with(
         occurrences.append(&mut r.facts.occurrences);
         imports.append(&mut r.facts.imports);
     }
-    let languages: HashMap<String, Lang> = supported
+    output_schema::table::sort_rows(&mut symbols);
+    let symbols = merge_sorted(reused_symbols, symbols);
+    let mut occurrences = merge_sorted(reused_occurrences, occurrences);
+    let imports = merge_sorted(reused_imports, imports);
+    let languages: resolve::FxHashMap<&str, Lang> = supported
         .iter()
-        .map(|(f, l)| (f.path.clone(), *l))
+        .map(|(f, l)| (f.path.as_str(), *l))
         .collect();
     let call_edges = resolve::resolve_all(&symbols, &imports, &mut occurrences, &languages);
 
@@ -203,7 +320,7 @@ pub fn run_with(
         &occurrences,
         &call_edges,
         &imports,
-        reuse.warning,
+        reuse_warning,
     );
     let backend = backend(&fingerprint, &report);
     ctx.progress.stage_finished(
