@@ -9,7 +9,8 @@
 //! - `stage ROOT INDEX [THREADS] [rows]`: scans ROOT and runs the SCIP stage
 //!   (`pipeline::scip::run`) on INDEX, as `ckb snapshot` does, keeping its output (occurrences in
 //!   their compact form) in memory. With `rows`, the occurrences' row form (`OccurrenceRow`, which
-//!   the merge builds) is built afterwards and timed apart (`rows_millis`).
+//!   the merge builds) is built afterwards and timed apart (`rows_millis`), and a digest of every
+//!   table is printed (`digest`) to compare the output of two builds.
 //!
 //! - `parse INDEX`: `scip::symbol::parse_symbol` once per distinct global symbol (its share).
 //!
@@ -44,6 +45,27 @@ fn cpu_millis() -> u64 {
         .map(|f| f.parse().unwrap_or(0))
         .collect();
     (fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)) * 10
+}
+
+/// A digest of the stage's tables in a fixed order (the writer sorts rows, so the order the stage
+/// emits them in does not matter), to compare the output of two builds.
+fn digest(
+    (symbols, occurrences, call_edges, relationships): (
+        &[output_schema::tables::SymbolRow],
+        &[output_schema::tables::OccurrenceRow],
+        &[output_schema::tables::CallEdgeRow],
+        &[output_schema::tables::RelationshipRow],
+    ),
+) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut lines: Vec<String> = symbols.iter().map(|r| format!("{r:?}")).collect();
+    lines.extend(occurrences.iter().map(|r| format!("{r:?}")));
+    lines.extend(call_edges.iter().map(|r| format!("{r:?}")));
+    lines.extend(relationships.iter().map(|r| format!("{r:?}")));
+    lines.sort_unstable();
+    let mut h = std::hash::DefaultHasher::new();
+    lines.hash(&mut h);
+    format!("{:016x}", h.finish())
 }
 
 fn decode(index: &Path) -> (usize, usize) {
@@ -134,18 +156,25 @@ fn main() {
                     out.tables.call_edges.len(),
                 );
                 // The row form the merge builds from the stage's compact occurrences, timed apart.
-                let rows_millis = if with_rows {
+                let (rows_millis, digest) = if with_rows {
                     let t = Instant::now();
                     let rows = out.tables.occurrences.into_rows();
                     assert_eq!(rows.len(), occurrences);
-                    t.elapsed().as_millis().to_string()
+                    let millis = t.elapsed().as_millis().to_string();
+                    let tables = (
+                        &out.tables.symbols[..],
+                        &rows[..],
+                        &out.tables.call_edges[..],
+                        &out.tables.relationships[..],
+                    );
+                    (millis, digest(tables))
                 } else {
-                    "-".into()
+                    ("-".into(), "-".into())
                 };
                 println!(
                     "mode=stage documents={} occurrences={occurrences} symbols={symbols} \
-                     call_edges={call_edges} rows_millis={rows_millis} cpu_millis={cpu} \
-                     millis={millis}",
+                     call_edges={call_edges} digest={digest} rows_millis={rows_millis} \
+                     cpu_millis={cpu} millis={millis}",
                     out.report.items,
                 );
             });
