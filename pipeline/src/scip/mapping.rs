@@ -1,8 +1,10 @@
 //! Mapping one SCIP `Document` to document-local facts: repo path, occurrences with normalized
 //! ranges and decoded roles, the innermost enclosing definition of every occurrence, and what its
 //! `SymbolInformation` entries say. Pure and independent per document, so documents convert in
-//! parallel; symbol strings stay document-local here and are resolved to stable IDs only after the
-//! whole index has been read (a symbol's kind, and so its ID, may come from another document).
+//! parallel; symbol strings stay document-local here and are parsed and resolved to stable IDs only
+//! after the whole index has been read (once per distinct string; a symbol's kind, and so its ID,
+//! may come from another document). A global symbol the parser then rejects counts as a definition
+//! here; its occurrences are dropped afterwards and what it enclosed becomes top level.
 //!
 //! Positions: SCIP lines and characters are 0-based, characters counted in the document's
 //! `position_encoding`; ours are 1-based lines and 1-based UTF-8 byte columns. UTF-16 and UTF-32
@@ -11,8 +13,9 @@
 //! is assumed (see [`default_encoding`]).
 //!
 //! Local symbols (`local N`) are unique only within one document, so they never get a stable ID:
-//! they get no `symbols` row and their occurrences are left out (counted). They still cannot hide a
-//! global definition's enclosure, because enclosure is computed over global definitions only.
+//! they get no `symbols` row and their occurrences are left out (counted). They are recognised with
+//! the SCIP crate's local-symbol parser and never reach the full symbol parser. They still cannot
+//! hide a global definition's enclosure, because enclosure is computed over global definitions only.
 
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
@@ -814,6 +817,48 @@ mod tests {
             enclosing: None,
             def_span: def.map(s),
         }
+    }
+
+    #[test]
+    fn local_symbols_never_reach_the_symbol_parser() {
+        // Global symbol strings leave a document in `symbols`, the list the stage parses once per
+        // index; `local N` ones are recognised here and never join it, valid or not.
+        let mut doc = Document::new();
+        doc.relative_path = "src/a.rs".into();
+        for (symbol, line) in [
+            ("local 1", 0),
+            ("rust-analyzer cargo fx 1 f().", 1),
+            ("local 1", 2),
+            ("local 2", 3),
+            ("local not simple", 4),
+            ("rust-analyzer cargo fx 1 f().", 5),
+        ] {
+            let mut o = Occurrence::new();
+            o.symbol = symbol.into();
+            o.range = vec![line, 0, 1];
+            doc.occurrences.push(o);
+        }
+        let files = HashMap::from([("src/a.rs".to_string(), "rust".to_string())]);
+        let covered = HashSet::new();
+        let env = DocEnv {
+            root: Path::new("/nonexistent"),
+            prefix: "",
+            files: &files,
+            covered_before: &covered,
+            default_encoding: Encoding::Utf8,
+            max_occurrences: 100,
+        };
+        let DocOutcome::Facts(facts) = convert(doc, &env) else {
+            panic!("converted")
+        };
+        let strings: Vec<&str> = facts.symbols.iter().map(|s| s.symbol.as_str()).collect();
+        assert_eq!(strings, ["rust-analyzer cargo fx 1 f()."]);
+        assert_eq!(facts.occurrences.len(), 2);
+        assert_eq!(facts.tally.get(quirks::LOCAL_SYMBOLS), 2);
+        assert_eq!(facts.tally.get(quirks::SKIP_LOCAL_OCCURRENCES), 3);
+        assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_SYMBOL), 1);
+        assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_OCCURRENCES), 1);
+        assert_eq!(facts.warnings.len(), 1);
     }
 
     #[test]
