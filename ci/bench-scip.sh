@@ -7,14 +7,20 @@
 # is built first: ripgrep (pinned below) is cloned into a temp dir and indexed with
 # `rust-analyzer scip` (ci/install-indexers.sh installs rust-analyzer).
 #
-# Three processes are measured, each RUNS times (default 5) under /usr/bin/time -v, medians reported:
-#   decode  bare streaming decode (pipeline::scip::reader + Document::parse_from_bytes, 1 thread)
-#   whole   Index::parse_from_bytes of the whole file (the scip crate's way)
-#   stage   scan + pipeline::scip::run, all rows kept in memory (THREADS, default: all cores)
-#   parse   scip::symbol::parse_symbol once per distinct global symbol (the part of the stage
-#           spent in the scip crate's symbol parser)
-# Pass criteria (exit 1 otherwise): stage time <= 2 x decode time (the stage's own time, scan
-# excluded), and stage peak memory below the whole-file decode's.
+# Each mode runs in its own process under /usr/bin/time -v; the modes run round-robin RUNS times
+# (default 5), so load from other processes hits all alike, and medians are reported:
+#   decode        bare streaming decode (pipeline::scip::reader + Document::parse_from_bytes, 1 thread)
+#   whole         Index::parse_from_bytes of the whole file (the scip crate's way)
+#   stage         scan + pipeline::scip::run, output kept in memory (THREADS, default: all cores)
+#   stage 1t      the same on 1 thread (the equal-thread comparison with decode)
+#   stage 1t+rows the same, then the occurrences' row form (OccurrenceRow, which the merge builds),
+#                 timed apart ("rows ms")
+#   parse         scip::symbol::parse_symbol once per distinct global symbol, 1 thread (the part of
+#                 the stage spent in the scip crate's symbol parser)
+# "own" figures cover the measured part only (the stage's exclude the scan): wall ms, and CPU ms
+# (user + system, all threads) from /proc/self/stat; "peak" is the process's maximum RSS.
+# Pass criteria (exit 1 otherwise): on 1 thread, the stage's own wall time and own CPU time are each
+# <= 2 x the decode's; and the stage's peak memory (all threads) is below the whole-file decode's.
 set -euo pipefail
 
 RUNS="${RUNS:-5}"
@@ -44,62 +50,71 @@ bin="$target/release/examples/scip_bench"
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-# run MODE ARGS... -> prints "inner_ms wall_ms rss_kb" medians and the mode's last output line.
-measure() {
-    local mode="$1"; shift
-    local inner=() wall=() rss=() cpu=() line=""
-    for _ in $(seq "$RUNS"); do
-        local log
-        log="$(mktemp)"
-        line="$(/usr/bin/time -v "$bin" "$mode" "$@" 2>"$log")"
-        inner+=("$(sed -n 's/.*millis=\([0-9]*\).*/\1/p' <<<"$line")")
-        wall+=("$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,t,":"); s=0; for(i=1;i<=n;i++) s=s*60+t[i]; printf "%d", s*1000}' "$log")")
-        rss+=("$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")")
-        cpu+=("$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ {s+=$2} END {printf "%d", s*1000}' "$log")")
-        rm -f "$log"
-    done
-    echo "$(printf '%s\n' "${inner[@]}" | median) $(printf '%s\n' "${wall[@]}" | median) $(printf '%s\n' "${rss[@]}" | median) $(printf '%s\n' "${cpu[@]}" | median)"
-    echo "$line"
+# run NAME ARGS...: one run; appends "own_ms own_cpu_ms rss_kb rows_ms" to $results/NAME and keeps
+# the mode's output line in $results/NAME.line.
+run() {
+    local name="$1"; shift
+    local log line
+    log="$(mktemp)"
+    line="$(/usr/bin/time -v "$bin" "$@" 2>"$log")"
+    echo "$(sed -n 's/.* millis=\([0-9]*\).*/\1/p' <<<"$line") \
+$(sed -n 's/.*cpu_millis=\([0-9]*\).*/\1/p' <<<"$line") \
+$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log") \
+$(sed -n 's/.*rows_millis=\([0-9-]*\).*/\1/p' <<<"$line")" >>"$results/$name"
+    echo "$line" >"$results/$name.line"
+    rm -f "$log"
+}
+# col NAME N: median of column N of NAME's runs ("-" when not numeric).
+col() {
+    if awk -v n="$2" '$n !~ /^[0-9]+$/ {bad=1} END {exit !bad}' "$results/$1"; then echo "-"; return; fi
+    awk -v n="$2" '{print $n}' "$results/$1" | median
 }
 
 size=$(stat -c %s "$index")
-echo "index: $index ($((size / 1024)) KiB), root: $root, runs: $RUNS, threads: ${THREADS/#0/all}"
-out="$(measure decode "$index")"
-read -r d_in d_wall d_rss d_cpu <<<"$(head -1 <<<"$out")"
-d_line="$(tail -1 <<<"$out")"
-out="$(measure whole "$index")"
-read -r w_in w_wall w_rss w_cpu <<<"$(head -1 <<<"$out")"
-out="$(measure stage "$root" "$index" "$THREADS")"
-read -r s_in s_wall s_rss s_cpu <<<"$(head -1 <<<"$out")"
-s_line="$(tail -1 <<<"$out")"
-out="$(measure parse "$index")"
-read -r p_in p_wall p_rss p_cpu <<<"$(head -1 <<<"$out")"
-p_line="$(tail -1 <<<"$out")"
-out="$(measure stage "$root" "$index" 1)"
-read -r s1_in s1_wall s1_rss s1_cpu <<<"$(head -1 <<<"$out")"
+echo "index: $index ($((size / 1024)) KiB), root: $root, runs: $RUNS, threads: ${THREADS/#0/all} of $(nproc)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+results="$(mktemp -d)"
+for _ in $(seq "$RUNS"); do
+    run decode decode "$index"
+    run whole whole "$index"
+    run stage stage "$root" "$index" "$THREADS"
+    run stage1 stage "$root" "$index" 1
+    run stage1rows stage "$root" "$index" 1 rows
+    run parse parse "$index"
+done
 
-printf '%-24s %10s %10s %10s %10s\n' "mode" "own ms" "wall ms" "cpu ms" "peak MiB"
-printf '%-24s %10s %10s %10s %10s\n' "decode (streaming)" "$d_in" "$d_wall" "$d_cpu" "$((d_rss / 1024))"
-printf '%-24s %10s %10s %10s %10s\n' "whole-file decode" "$w_in" "$w_wall" "$w_cpu" "$((w_rss / 1024))"
-printf '%-24s %10s %10s %10s %10s\n' "scip stage" "$s_in" "$s_wall" "$s_cpu" "$((s_rss / 1024))"
-printf '%-24s %10s %10s %10s %10s\n' "scip stage, 1 thread" "$s1_in" "$s1_wall" "$s1_cpu" "$((s1_rss / 1024))"
-printf '%-24s %10s %10s %10s %10s\n' "parse_symbol (in stage)" "$p_in" "-" "-" "-"
-echo "decode: $d_line"
-echo "stage:  $s_line"
-echo "parse:  $p_line"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (wall times stretch under load; cpu ms do not)"
+printf '%-24s %10s %10s %10s %10s\n' "mode" "own ms" "own cpu ms" "peak MiB" "rows ms"
+for m in decode:"decode (streaming)" whole:"whole-file decode" stage:"scip stage" \
+    stage1:"scip stage, 1 thread" stage1rows:"stage 1t + row form" parse:"parse_symbol (1 thread)"; do
+    name="${m%%:*}"
+    rss="$(col "$name" 3)"
+    printf '%-24s %10s %10s %10s %10s\n' "${m#*:}" "$(col "$name" 1)" "$(col "$name" 2)" \
+        "$((rss / 1024))" "$(col "$name" 4)"
+done
+echo "decode: $(cat "$results/decode.line")"
+echo "stage:  $(cat "$results/stage.line")"
+echo "parse:  $(cat "$results/parse.line")"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (wall times stretch under load; cpu ms much less)"
 
+d_wall="$(col decode 1)"; d_cpu="$(col decode 2)"; w_rss="$(col whole 3)"
+s1_wall="$(col stage1 1)"; s1_cpu="$(col stage1 2)"; s_rss="$(col stage 3)"
+rm -rf "$results"
 status=0
-if awk -v s="$s_in" -v d="$d_in" 'BEGIN { exit !(s <= 2 * d) }'; then
-    echo "PASS: stage time $s_in ms <= 2 x decode $d_in ms"
-else
-    echo "FAIL: stage time $s_in ms > 2 x decode $d_in ms"
-    status=1
-fi
+check() { # check LABEL STAGE DECODE
+    if awk -v s="$2" -v d="$3" 'BEGIN { exit !(s <= 2 * d) }'; then
+        echo "PASS: $1 $2 ms <= 2 x decode $3 ms ($(awk -v s="$2" -v d="$3" 'BEGIN {printf "%.2f", s / d}') x)"
+    else
+        echo "FAIL: $1 $2 ms > 2 x decode $3 ms ($(awk -v s="$2" -v d="$3" 'BEGIN {printf "%.2f", s / d}') x)"
+        status=1
+    fi
+}
+check "stage wall time, 1 thread," "$s1_wall" "$d_wall"
+check "stage CPU time, 1 thread," "$s1_cpu" "$d_cpu"
+ratio="$(awk -v s="$s_rss" -v w="$w_rss" 'BEGIN {printf "%.2f", s / w}')"
 if [ "$s_rss" -lt "$w_rss" ]; then
-    echo "PASS: stage peak $((s_rss / 1024)) MiB < whole-file decode peak $((w_rss / 1024)) MiB"
+    echo "PASS: stage peak $((s_rss / 1024)) MiB < whole-file decode peak $((w_rss / 1024)) MiB (${ratio} x)"
 else
-    echo "FAIL: stage peak $((s_rss / 1024)) MiB >= whole-file decode peak $((w_rss / 1024)) MiB"
+    echo "FAIL: stage peak $((s_rss / 1024)) MiB >= whole-file decode peak $((w_rss / 1024)) MiB (${ratio} x)"
     status=1
 fi
 exit "$status"

@@ -6,12 +6,17 @@
 //!   dropped), single-threaded, no conversion.
 //! - `whole INDEX`: reads the file and decodes the whole `Index` at once (what the `scip` crate
 //!   offers), for the memory comparison.
-//! - `stage ROOT INDEX [THREADS]`: scans ROOT and runs the SCIP stage (`pipeline::scip::run`) on
-//!   INDEX, as `ckb snapshot` does, keeping every row in memory as the pipeline does.
+//! - `stage ROOT INDEX [THREADS] [rows]`: scans ROOT and runs the SCIP stage
+//!   (`pipeline::scip::run`) on INDEX, as `ckb snapshot` does, keeping its output (occurrences in
+//!   their compact form) in memory. With `rows`, the occurrences' row form (`OccurrenceRow`, which
+//!   the merge builds) is built afterwards and timed apart (`rows_millis`), and a digest of every
+//!   table is printed (`digest`) to compare the output of two builds.
 //!
 //! - `parse INDEX`: `scip::symbol::parse_symbol` once per distinct global symbol (its share).
 //!
-//! Each prints one line: `mode=… documents=… occurrences=… millis=…` (millis of the measured part).
+//! Each prints one line: `mode=… documents=… occurrences=… cpu_millis=… millis=…`: wall and CPU
+//! (user + system, all threads, from `/proc/self/stat`) milliseconds of the measured part only, so
+//! the stage's figures leave out the scan that precedes it.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -21,9 +26,46 @@ use scip::types::{Document, Index};
 
 fn usage() -> ! {
     eprintln!(
-        "usage: scip_bench decode INDEX | whole INDEX | parse INDEX | stage ROOT INDEX [THREADS]"
+        "usage: scip_bench decode INDEX | whole INDEX | parse INDEX | stage ROOT INDEX [THREADS] [rows]"
     );
     std::process::exit(2)
+}
+
+/// CPU time (user + system, every thread) of this process so far, in milliseconds; 0 where
+/// `/proc/self/stat` is unavailable. Clock ticks are taken as 100 per second (Linux's USER_HZ).
+fn cpu_millis() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // Fields after the command name (which may contain spaces) start at field 3: utime is 14 and
+    // stime 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    (fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)) * 10
+}
+
+/// A digest of the stage's tables in a fixed order (the writer sorts rows, so the order the stage
+/// emits them in does not matter), to compare the output of two builds.
+fn digest(
+    (symbols, occurrences, call_edges, relationships): (
+        &[output_schema::tables::SymbolRow],
+        &[output_schema::tables::OccurrenceRow],
+        &[output_schema::tables::CallEdgeRow],
+        &[output_schema::tables::RelationshipRow],
+    ),
+) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut lines: Vec<String> = symbols.iter().map(|r| format!("{r:?}")).collect();
+    lines.extend(occurrences.iter().map(|r| format!("{r:?}")));
+    lines.extend(call_edges.iter().map(|r| format!("{r:?}")));
+    lines.extend(relationships.iter().map(|r| format!("{r:?}")));
+    lines.sort_unstable();
+    let mut h = std::hash::DefaultHasher::new();
+    lines.hash(&mut h);
+    format!("{:016x}", h.finish())
 }
 
 fn decode(index: &Path) -> (usize, usize) {
@@ -53,22 +95,24 @@ fn main() {
     match mode {
         "decode" => {
             let index = PathBuf::from(args.get(1).unwrap_or_else(|| usage()));
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), cpu_millis());
             let (docs, occs) = decode(&index);
             println!(
-                "mode=decode documents={docs} occurrences={occs} millis={}",
+                "mode=decode documents={docs} occurrences={occs} cpu_millis={} millis={}",
+                cpu_millis() - cpu,
                 t.elapsed().as_millis()
             );
         }
         "whole" => {
             let index = PathBuf::from(args.get(1).unwrap_or_else(|| usage()));
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), cpu_millis());
             let bytes = std::fs::read(&index).expect("read index");
             let idx = Index::parse_from_bytes(&bytes).expect("decode index");
             let occs: usize = idx.documents.iter().map(|d| d.occurrences.len()).sum();
             println!(
-                "mode=whole documents={} occurrences={occs} millis={}",
+                "mode=whole documents={} occurrences={occs} cpu_millis={} millis={}",
                 idx.documents.len(),
+                cpu_millis() - cpu,
                 t.elapsed().as_millis()
             );
         }
@@ -78,6 +122,7 @@ fn main() {
                 .expect("root");
             let index = PathBuf::from(args.get(2).unwrap_or_else(|| usage()));
             let threads: usize = args.get(3).and_then(|t| t.parse().ok()).unwrap_or(0);
+            let with_rows = args.get(4).is_some_and(|a| a == "rows");
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
@@ -100,16 +145,37 @@ fn main() {
                     indexed_commit: None,
                     config: pipeline::scip::ScipConfig::default(),
                 };
-                let t = Instant::now();
+                let (t, cpu) = (Instant::now(), cpu_millis());
                 let out = pipeline::scip::run(&input, &[index], &pipeline::NoProgress)
                     .expect("scip stage");
                 let millis = t.elapsed().as_millis();
-                println!(
-                    "mode=stage documents={} occurrences={} symbols={} call_edges={} millis={millis}",
-                    out.report.items,
+                let cpu = cpu_millis() - cpu;
+                let (occurrences, symbols, call_edges) = (
                     out.tables.occurrences.len(),
                     out.tables.symbols.len(),
                     out.tables.call_edges.len(),
+                );
+                // The row form the merge builds from the stage's compact occurrences, timed apart.
+                let (rows_millis, digest) = if with_rows {
+                    let t = Instant::now();
+                    let rows = out.tables.occurrences.into_rows();
+                    assert_eq!(rows.len(), occurrences);
+                    let millis = t.elapsed().as_millis().to_string();
+                    let tables = (
+                        &out.tables.symbols[..],
+                        &rows[..],
+                        &out.tables.call_edges[..],
+                        &out.tables.relationships[..],
+                    );
+                    (millis, digest(tables))
+                } else {
+                    ("-".into(), "-".into())
+                };
+                println!(
+                    "mode=stage documents={} occurrences={occurrences} symbols={symbols} \
+                     call_edges={call_edges} digest={digest} rows_millis={rows_millis} \
+                     cpu_millis={cpu} millis={millis}",
+                    out.report.items,
                 );
             });
         }
@@ -124,14 +190,15 @@ fn main() {
                 .flat_map(|d| d.occurrences.iter().map(|o| o.symbol.as_str()))
                 .filter(|s| !s.is_empty() && !s.starts_with("local "))
                 .collect();
-            let t = Instant::now();
+            let (t, cpu) = (Instant::now(), cpu_millis());
             let ok = distinct
                 .iter()
                 .filter(|s| scip::symbol::parse_symbol(s).is_ok())
                 .count();
             println!(
-                "mode=parse symbols={} parsed={ok} millis={}",
+                "mode=parse symbols={} parsed={ok} cpu_millis={} millis={}",
                 distinct.len(),
+                cpu_millis() - cpu,
                 t.elapsed().as_millis()
             );
         }

@@ -250,7 +250,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
     };
     let in_covered = |id: &str| ts_path.get(id).is_some_and(|p| covered.contains(p));
 
-    let mut occurrences = scip.occurrences;
+    let mut occurrences = scip.occurrences.into_rows();
     for mut o in ts_occurrences {
         if covered.contains(&o.path) {
             stats.dropped_tree_sitter_occurrences += 1;

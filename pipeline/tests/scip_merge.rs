@@ -174,7 +174,8 @@ fn inputs() -> (SyntaxTables, ScipTables) {
         occurrences: vec![OccurrenceRow {
             source: "scip".into(),
             ..ts_occ("src/a.ts", 11, Some("S3"), Some("S2"))
-        }],
+        }]
+        .into(),
         call_edges: vec![edge("S2", Some("S3"), "scip")],
         relationships: vec![RelationshipRow {
             from_id: "S1".into(),
@@ -357,7 +358,7 @@ fn empty_sides_pass_the_other_through() {
     assert_eq!(stats.kept_tree_sitter_symbols, 6);
     let (only_scip, _) = merge(SyntaxTables::default(), scip.clone());
     assert_eq!(only_scip.symbols, scip.symbols);
-    assert_eq!(only_scip.occurrences, scip.occurrences);
+    assert_eq!(only_scip.occurrences, scip.occurrences.into_rows());
 }
 
 #[test]

@@ -1,8 +1,10 @@
 //! Mapping one SCIP `Document` to document-local facts: repo path, occurrences with normalized
 //! ranges and decoded roles, the innermost enclosing definition of every occurrence, and what its
 //! `SymbolInformation` entries say. Pure and independent per document, so documents convert in
-//! parallel; symbol strings stay document-local here and are resolved to stable IDs only after the
-//! whole index has been read (a symbol's kind, and so its ID, may come from another document).
+//! parallel; symbol strings stay document-local here and are parsed and resolved to stable IDs only
+//! after the whole index has been read (once per distinct string; a symbol's kind, and so its ID,
+//! may come from another document). A global symbol the parser then rejects counts as a definition
+//! here; its occurrences are dropped afterwards and what it enclosed becomes top level.
 //!
 //! Positions: SCIP lines and characters are 0-based, characters counted in the document's
 //! `position_encoding`; ours are 1-based lines and 1-based UTF-8 byte columns. UTF-16 and UTF-32
@@ -11,13 +13,13 @@
 //! is assumed (see [`default_encoding`]).
 //!
 //! Local symbols (`local N`) are unique only within one document, so they never get a stable ID:
-//! they get no `symbols` row and their occurrences are left out (counted). They still cannot hide a
-//! global definition's enclosure, because enclosure is computed over global definitions only.
+//! they get no `symbols` row and their occurrences are left out (counted). They are recognised with
+//! the SCIP crate's local-symbol parser and never reach the full symbol parser. They still cannot
+//! hide a global definition's enclosure, because enclosure is computed over global definitions only.
 
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::{Arc, RwLock};
 
 use output_schema::manifest::Warning;
 use output_schema::Roles;
@@ -25,7 +27,7 @@ use scip::types::occurrence::{Typed_enclosing_range, Typed_range};
 use scip::types::{Document, Occurrence, PositionEncoding};
 
 use super::quirks::{self, Tally};
-use super::symbols::{self, Parsed, ParsedSymbol};
+use super::symbols;
 
 /// How `character` offsets count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,57 +54,6 @@ pub fn default_encoding(tool: &str) -> Encoding {
     }
 }
 
-/// Parsed global symbols of one index, shared by the documents converting in parallel.
-///
-/// `scip::symbol::parse_symbol` is slow (it formats the whole parser state for every descriptor),
-/// and the same symbol appears in many documents, so each distinct string is parsed once per index.
-/// Parsing is a pure function of the string, so which worker parses it first does not matter.
-#[derive(Default)]
-pub struct SymbolCache(RwLock<HashMap<Arc<str>, Cached>>);
-
-/// A cached parse.
-#[derive(Clone, Debug)]
-pub enum Cached {
-    /// A global symbol: its string (shared, not copied per document) and its parse.
-    Global(Arc<str>, Arc<ParsedSymbol>),
-    /// Rejected by the parser, with the reason.
-    Invalid(Arc<str>),
-}
-
-impl SymbolCache {
-    /// The parse of a global (non-`local`) symbol string.
-    pub fn get(&self, symbol: &str) -> Cached {
-        // A poisoned lock only means another worker panicked; the map itself is still valid.
-        if let Some(c) = self.0.read().unwrap_or_else(|e| e.into_inner()).get(symbol) {
-            return c.clone();
-        }
-        let key: Arc<str> = Arc::from(symbol);
-        let parsed = match symbols::parse(symbol) {
-            Parsed::Global(p) => Cached::Global(Arc::clone(&key), Arc::new(p)),
-            Parsed::Local => {
-                Cached::Invalid("a local symbol where a global one was expected".into())
-            }
-            Parsed::Invalid(why) => Cached::Invalid(why.into()),
-        };
-        self.0
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(key)
-            .or_insert(parsed)
-            .clone()
-    }
-
-    /// Number of distinct symbols parsed.
-    pub fn len(&self) -> usize {
-        self.0.read().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    /// Whether nothing was parsed yet.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 /// What the conversion of every document needs to know.
 pub struct DocEnv<'a> {
     /// Repository root (absolute).
@@ -117,8 +68,6 @@ pub struct DocEnv<'a> {
     pub default_encoding: Encoding,
     /// Documents with more occurrences than this are skipped.
     pub max_occurrences: usize,
-    /// Parsed symbols of this index.
-    pub cache: &'a SymbolCache,
 }
 
 /// A range in our convention: 1-based lines, 1-based UTF-8 byte columns, end exclusive.
@@ -182,13 +131,12 @@ pub struct DocInfo {
     pub relationships: Vec<(u32, u8)>,
 }
 
-/// A global symbol as this document names it.
+/// A global symbol as this document names it. The string is not parsed here: the stage parses
+/// each distinct symbol of an index once, after the last document.
 #[derive(Clone, Debug)]
 pub struct DocSymbol {
     /// The SCIP symbol string.
-    pub symbol: Arc<str>,
-    /// Its parse.
-    pub parsed: Arc<ParsedSymbol>,
+    pub symbol: String,
     /// Its `SymbolInformation` in this document, if listed.
     pub info: Option<DocInfo>,
 }
@@ -432,64 +380,62 @@ enum Class {
     Invalid,
 }
 
+/// A hash map for symbol-string keys, looked up once per occurrence: foldhash is several times
+/// faster than the default SipHash on strings this long, and nothing iterates these maps (their
+/// order never reaches the output).
+pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
+
 /// Document-local symbol table, keyed by strings borrowed from the document.
 #[derive(Default)]
 struct SymTable<'d> {
-    classes: HashMap<&'d str, Class>,
+    classes: FastMap<&'d str, Class>,
     symbols: Vec<DocSymbol>,
     locals: usize,
 }
 
 impl<'d> SymTable<'d> {
+    /// Classifies a symbol string the first time the document names it. `local N` symbols are
+    /// recognised (and validated) by the SCIP crate's local-symbol parser and never reach the full
+    /// symbol parser; global ones are kept as strings for the stage to parse once per index.
     fn classify(
         &mut self,
         symbol: &'d str,
-        cache: &SymbolCache,
         tally: &mut Tally,
         warnings: &mut Vec<Warning>,
         path: &str,
     ) -> &Class {
-        if !self.classes.contains_key(symbol) {
-            let parsed = if scip::symbol::is_local_symbol(symbol) {
-                // Local symbols are document-specific: parsed here (cheaply), never cached.
-                match symbols::parse(symbol) {
-                    Parsed::Local => None,
-                    Parsed::Invalid(why) => Some(Cached::Invalid(why.into())),
-                    Parsed::Global(p) => Some(Cached::Global(Arc::from(symbol), Arc::new(p))),
+        self.classes.entry(symbol).or_insert_with(|| {
+            match scip::symbol::try_parse_local_symbol(symbol) {
+                Ok(Some(_)) => {
+                    self.locals += 1;
+                    Class::Local
                 }
-            } else {
-                Some(cache.get(symbol))
-            };
-            let class = match parsed {
-                Some(Cached::Global(symbol, parsed)) => {
+                Ok(None) => {
                     self.symbols.push(DocSymbol {
-                        symbol,
-                        parsed,
+                        symbol: symbol.to_string(),
                         info: None,
                     });
                     Class::Global((self.symbols.len() - 1) as u32)
                 }
-                None => {
-                    self.locals += 1;
-                    Class::Local
-                }
-                Some(Cached::Invalid(why)) => {
+                Err(e) => {
                     tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
-                    warnings.push(Warning {
-                        code: "unparsable-symbol".into(),
-                        path: Some(path.to_string()),
-                        message: format!(
-                            "symbol {:?} rejected by the SCIP symbol parser: {why}",
-                            truncate(symbol, 120)
-                        ),
-                    });
+                    warnings.push(unparsable_symbol_warning(symbol, path, &format!("{e:?}")));
                     Class::Invalid
                 }
-            };
-            self.classes.insert(symbol, class);
-        }
-        // Inserted just above when missing.
-        &self.classes[symbol]
+            }
+        })
+    }
+}
+
+/// The warning for a symbol string the SCIP symbol parser rejects.
+pub fn unparsable_symbol_warning(symbol: &str, path: &str, why: &str) -> Warning {
+    Warning {
+        code: "unparsable-symbol".into(),
+        path: Some(path.to_string()),
+        message: format!(
+            "symbol {:?} rejected by the SCIP symbol parser: {why}",
+            truncate(symbol, 120)
+        ),
     }
 }
 
@@ -596,35 +542,37 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     let mut occs: Vec<DocOcc> = Vec::with_capacity(doc.occurrences.len());
     let mut last_start: Option<(i32, i32)> = None;
     let mut unsorted = false;
+    // Per-occurrence counters, added to the tally once per document.
+    let (mut no_symbol, mut local_occs, mut invalid_occs, mut bad_ranges, mut typed_ranges) =
+        (0i64, 0i64, 0i64, 0i64, 0i64);
+    let mut enclosing_elsewhere = 0i64;
     for o in &doc.occurrences {
         if o.symbol.is_empty() {
-            tally.bump(quirks::SKIP_NO_SYMBOL);
+            no_symbol += 1;
             continue;
         }
-        let sym = match table.classify(&o.symbol, env.cache, &mut tally, &mut warnings, &path) {
+        let sym = match table.classify(&o.symbol, &mut tally, &mut warnings, &path) {
             Class::Global(i) => *i,
             Class::Local => {
-                tally.bump(quirks::SKIP_LOCAL_OCCURRENCES);
+                local_occs += 1;
                 continue;
             }
             Class::Invalid => {
-                tally.bump(quirks::SKIP_UNPARSABLE_OCCURRENCES);
+                invalid_occs += 1;
                 continue;
             }
         };
         let Some((raw, typed)) = occurrence_range(o) else {
-            tally.bump(quirks::SKIP_BAD_RANGE);
+            bad_ranges += 1;
             continue;
         };
-        if typed {
-            tally.bump(quirks::TYPED_RANGES);
-        }
+        typed_ranges += typed as i64;
         if last_start.is_some_and(|p| (raw[0], raw[1]) < p) {
             unsorted = true;
         }
         last_start = Some((raw[0], raw[1]));
         let Some(span) = to_span(raw, encoding, lines.as_ref(), &mut tally) else {
-            tally.bump(quirks::SKIP_BAD_RANGE);
+            bad_ranges += 1;
             continue;
         };
         let r = roles(o.symbol_roles);
@@ -636,7 +584,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             Some(enclosing.unwrap_or(span))
         } else {
             if enclosing.is_some_and(|e| !e.contains(&span)) {
-                tally.bump(quirks::REFERENCE_ENCLOSING_RANGE_ELSEWHERE);
+                enclosing_elsewhere += 1;
             }
             None
         };
@@ -648,13 +596,22 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             def_span,
         });
     }
+    tally.add(quirks::SKIP_NO_SYMBOL, no_symbol);
+    tally.add(quirks::SKIP_LOCAL_OCCURRENCES, local_occs);
+    tally.add(quirks::SKIP_UNPARSABLE_OCCURRENCES, invalid_occs);
+    tally.add(quirks::SKIP_BAD_RANGE, bad_ranges);
+    tally.add(quirks::TYPED_RANGES, typed_ranges);
+    tally.add(
+        quirks::REFERENCE_ENCLOSING_RANGE_ELSEWHERE,
+        enclosing_elsewhere,
+    );
     if unsorted {
         tally.bump(quirks::UNSORTED_OCCURRENCES);
     }
 
     let mut seen_info: HashSet<u32> = HashSet::new();
     for info in &doc.symbols {
-        let sym = match table.classify(&info.symbol, env.cache, &mut tally, &mut warnings, &path) {
+        let sym = match table.classify(&info.symbol, &mut tally, &mut warnings, &path) {
             Class::Global(i) => *i,
             Class::Local | Class::Invalid => continue,
         };
@@ -681,8 +638,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             if bits == 0 || rel.symbol.is_empty() {
                 continue;
             }
-            if let Class::Global(t) =
-                table.classify(&rel.symbol, env.cache, &mut tally, &mut warnings, &path)
+            if let Class::Global(t) = table.classify(&rel.symbol, &mut tally, &mut warnings, &path)
             {
                 rels.push((*t, bits));
             }
@@ -742,9 +698,17 @@ fn assign_enclosing(occs: &mut [DocOcc]) {
     if defs.is_empty() {
         return;
     }
-    defs.sort_by_key(|d| (d.span.start(), Reverse(d.span.end()), d.occ));
+    // Position order, outer spans first; the index breaks ties, so the result is unique. Most
+    // indexers already list occurrences in this order (then nothing is sorted).
+    let def_key = |d: &Def| (d.span.start(), Reverse(d.span.end()), d.occ);
+    if !defs.is_sorted_by_key(def_key) {
+        defs.sort_unstable_by_key(def_key);
+    }
+    let occ_key = |&i: &usize| (occs[i].span.start(), Reverse(occs[i].span.end()), i);
     let mut order: Vec<usize> = (0..occs.len()).collect();
-    order.sort_by_key(|&i| (occs[i].span.start(), Reverse(occs[i].span.end()), i));
+    if !order.is_sorted_by_key(occ_key) {
+        order.sort_unstable_by_key(occ_key);
+    }
     let mut stack: Vec<usize> = Vec::new();
     let mut next = 0;
     for i in order {
@@ -853,6 +817,48 @@ mod tests {
             enclosing: None,
             def_span: def.map(s),
         }
+    }
+
+    #[test]
+    fn local_symbols_never_reach_the_symbol_parser() {
+        // Global symbol strings leave a document in `symbols`, the list the stage parses once per
+        // index; `local N` ones are recognised here and never join it, valid or not.
+        let mut doc = Document::new();
+        doc.relative_path = "src/a.rs".into();
+        for (symbol, line) in [
+            ("local 1", 0),
+            ("rust-analyzer cargo fx 1 f().", 1),
+            ("local 1", 2),
+            ("local 2", 3),
+            ("local not simple", 4),
+            ("rust-analyzer cargo fx 1 f().", 5),
+        ] {
+            let mut o = Occurrence::new();
+            o.symbol = symbol.into();
+            o.range = vec![line, 0, 1];
+            doc.occurrences.push(o);
+        }
+        let files = HashMap::from([("src/a.rs".to_string(), "rust".to_string())]);
+        let covered = HashSet::new();
+        let env = DocEnv {
+            root: Path::new("/nonexistent"),
+            prefix: "",
+            files: &files,
+            covered_before: &covered,
+            default_encoding: Encoding::Utf8,
+            max_occurrences: 100,
+        };
+        let DocOutcome::Facts(facts) = convert(doc, &env) else {
+            panic!("converted")
+        };
+        let strings: Vec<&str> = facts.symbols.iter().map(|s| s.symbol.as_str()).collect();
+        assert_eq!(strings, ["rust-analyzer cargo fx 1 f()."]);
+        assert_eq!(facts.occurrences.len(), 2);
+        assert_eq!(facts.tally.get(quirks::LOCAL_SYMBOLS), 2);
+        assert_eq!(facts.tally.get(quirks::SKIP_LOCAL_OCCURRENCES), 3);
+        assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_SYMBOL), 1);
+        assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_OCCURRENCES), 1);
+        assert_eq!(facts.warnings.len(), 1);
     }
 
     #[test]

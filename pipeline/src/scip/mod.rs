@@ -5,10 +5,13 @@
 //! ones it finds under the root ([`discover`]: `index.scip`, `.scip/*.scip`, `.ckb/*.scip`,
 //! sorted). Each index is read as a stream ([`reader`]): documents are collected into batches of
 //! bounded size, each batch is decoded and converted in parallel ([`mapping`]) and folded in file
-//! order into a compact per-index accumulator (interned symbol strings, fixed-size occurrence
-//! records), so neither the whole `Index` nor its documents' full protobuf form is ever in memory.
-//! After the last field, symbol strings are resolved to stable IDs (a symbol's kind, which takes
-//! part in its ID, may be stated in another document) and rows are built.
+//! order into a compact per-index accumulator (each symbol string stored once, fixed-size
+//! occurrence records indexing into it), so neither the whole `Index` nor a document's protobuf form
+//! outlives its conversion. After the last field, every distinct global symbol string of the index
+//! is parsed once (`scip::symbol::parse_symbol`, in parallel; `local N` symbols never reach it),
+//! symbols are resolved to stable IDs (a symbol's kind, which takes part in its ID, may be stated in
+//! another document) and the tables are built. Occurrences stay compact ([`occurrences`]); their
+//! row form is built by the merge.
 //!
 //! Stable IDs come from [`fingerprint::symbol_id`] over [`fingerprint::qualify_scip`] (package
 //! manager and name, never the version), the symbol's name and kind, and a discriminator when two
@@ -23,6 +26,7 @@
 
 pub mod freshness;
 pub mod mapping;
+pub mod occurrences;
 pub mod quirks;
 pub mod reader;
 pub mod symbols;
@@ -34,16 +38,17 @@ use std::sync::Arc;
 use output_schema::manifest::{
     Backend, Completeness, RepoState, StageReport, StageStatus, Warning,
 };
-use output_schema::tables::{CallEdgeRow, FileRow, OccurrenceRow, RelationshipRow, SymbolRow};
+use output_schema::tables::{CallEdgeRow, FileRow, RelationshipRow, SymbolRow};
 use output_schema::Roles;
 use protobuf::Message;
 use rayon::prelude::*;
 use scip::types::{Document, Metadata, SymbolInformation};
 
 use crate::{fingerprint, PipelineError, Progress};
-use mapping::{DocEnv, DocOutcome, Encoding, Span, SymbolCache};
+use mapping::{DocEnv, DocOutcome, Encoding, FastMap, Span};
+use occurrences::{Record, ScipOccurrences, Target, NO_TARGET};
 use quirks::Tally;
-use symbols::ParsedSymbol;
+use symbols::{Parsed, ParsedSymbol};
 
 /// The `source` value of every row this stage writes.
 pub const SOURCE: &str = "scip";
@@ -92,8 +97,8 @@ pub struct ScipInput<'a> {
 pub struct ScipTables {
     /// `symbols` (source `scip`).
     pub symbols: Vec<SymbolRow>,
-    /// `occurrences`.
-    pub occurrences: Vec<OccurrenceRow>,
+    /// `occurrences`, in compact form (rows are built by the merge).
+    pub occurrences: ScipOccurrences,
     /// `call_edges`.
     pub call_edges: Vec<CallEdgeRow>,
     /// `relationships`.
@@ -186,7 +191,7 @@ pub fn run(
                 tally.bump(quirks::SKIP_DUPLICATE_SYMBOL_ROW);
             }
         }
-        tables.occurrences.extend(one.tables.occurrences);
+        tables.occurrences.append(one.tables.occurrences);
         tables.call_edges.extend(one.tables.call_edges);
         tables.relationships.extend(one.tables.relationships);
     }
@@ -279,44 +284,38 @@ struct OneIndex {
     freshness: freshness::Freshness,
 }
 
-/// A global symbol of one index.
+/// A global symbol of one index. Its string is parsed only after the last document (once per
+/// distinct symbol, see [`materialize`]).
 struct GlobalSym {
     symbol: Arc<str>,
-    parsed: Arc<ParsedSymbol>,
     info_kind: Option<&'static str>,
     signature: Option<String>,
     /// The first definition in (path, line, col) order: (document, whole-definition span).
     best_def: Option<(u32, Span)>,
     def_docs: u32,
     last_def_doc: u32,
+    /// The first document that names the symbol (warnings about the symbol point there).
+    first_doc: u32,
 }
 
-/// A fixed-size occurrence record (the bulk of an index's memory).
-struct CompactOcc {
-    sym: u32,
-    span: Span,
-    roles: u16,
-    enclosing: u32,
-}
-
-const NONE: u32 = u32::MAX;
-
-struct CompactDoc {
+/// A document whose facts were kept.
+struct UsedDoc {
     path: String,
     language: String,
-    occs: Vec<CompactOcc>,
 }
 
-/// Everything one index contributed so far, folded in file order.
+/// Everything one index contributed so far, folded in file order. Occurrences are kept as
+/// fixed-size records whose symbol and path are indexes into `syms` and `docs`.
 #[derive(Default)]
 struct Accum {
-    ids: HashMap<Arc<str>, u32>,
+    ids: FastMap<Arc<str>, u32>,
     syms: Vec<GlobalSym>,
-    docs: Vec<CompactDoc>,
+    docs: Vec<UsedDoc>,
+    records: Vec<Record>,
     paths: HashSet<String>,
     relationships: BTreeSet<(u32, u32, u8)>,
     relationship_entries: i64,
-    external_kinds: HashMap<String, &'static str>,
+    external_kinds: FastMap<String, &'static str>,
     external_symbols: i64,
     documents_total: i64,
     occurrences_total: i64,
@@ -325,20 +324,21 @@ struct Accum {
 }
 
 impl Accum {
-    fn intern(&mut self, symbol: &Arc<str>, parsed: &Arc<ParsedSymbol>) -> u32 {
-        if let Some(&g) = self.ids.get(symbol) {
+    fn intern(&mut self, symbol: String, doc: u32) -> u32 {
+        if let Some(&g) = self.ids.get(symbol.as_str()) {
             return g;
         }
         let g = self.syms.len() as u32;
-        self.ids.insert(Arc::clone(symbol), g);
+        let symbol: Arc<str> = Arc::from(symbol);
+        self.ids.insert(Arc::clone(&symbol), g);
         self.syms.push(GlobalSym {
-            symbol: Arc::clone(symbol),
-            parsed: Arc::clone(parsed),
+            symbol,
             info_kind: None,
             signature: None,
             best_def: None,
             def_docs: 0,
-            last_def_doc: NONE,
+            last_def_doc: NO_TARGET,
+            first_doc: doc,
         });
         g
     }
@@ -364,13 +364,14 @@ impl Accum {
         self.tally.absorb(&facts.tally);
         self.warnings.extend(facts.warnings);
         let doc = self.docs.len() as u32;
-        let map: Vec<u32> = facts
-            .symbols
-            .iter()
-            .map(|s| self.intern(&s.symbol, &s.parsed))
-            .collect();
-        for (local, s) in facts.symbols.into_iter().enumerate() {
-            let Some(info) = s.info else { continue };
+        let mut infos = Vec::new();
+        let mut map: Vec<u32> = Vec::with_capacity(facts.symbols.len());
+        for s in facts.symbols {
+            map.push(self.intern(s.symbol, doc));
+            infos.push(s.info);
+        }
+        for (local, info) in infos.into_iter().enumerate() {
+            let Some(info) = info else { continue };
             let g = &mut self.syms[map[local] as usize];
             g.info_kind = g.info_kind.or(info.kind);
             if g.signature.is_none() {
@@ -382,7 +383,7 @@ impl Accum {
                     .insert((map[local], map[target as usize], bits));
             }
         }
-        let mut occs = Vec::with_capacity(facts.occurrences.len());
+        self.records.reserve(facts.occurrences.len());
         for o in facts.occurrences {
             let g = map[o.sym as usize];
             if let Some(def) = o.def_span {
@@ -406,17 +407,17 @@ impl Accum {
                     sym.best_def = Some((doc, def));
                 }
             }
-            occs.push(CompactOcc {
-                sym: g,
+            self.records.push(Record {
+                target: g,
+                enclosing: o.enclosing.map(|e| map[e as usize]).unwrap_or(NO_TARGET),
+                path: doc,
                 span: o.span,
                 roles: o.roles.0,
-                enclosing: o.enclosing.map(|e| map[e as usize]).unwrap_or(NONE),
             });
         }
-        self.docs.push(CompactDoc {
+        self.docs.push(UsedDoc {
             path: facts.path,
             language: facts.language,
-            occs,
         });
     }
 }
@@ -565,7 +566,6 @@ struct BatchContext<'a> {
     covered_before: &'a HashSet<String>,
     max_occurrences: usize,
     progress: &'a dyn Progress,
-    cache: &'a SymbolCache,
 }
 
 fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchContext<'_>) {
@@ -600,7 +600,6 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         covered_before: ctx.covered_before,
         default_encoding: setup.encoding,
         max_occurrences: ctx.max_occurrences,
-        cache: ctx.cache,
     };
     for (occurrences, outcome) in convert_batch(batch, &env) {
         acc.occurrences_total += occurrences;
@@ -658,14 +657,12 @@ fn read_one(
     let mut setup: Option<Setup> = metadata
         .as_ref()
         .map(|m| Setup::new(root, Some(m), &mut acc.tally));
-    let cache = SymbolCache::default();
     let ctx = BatchContext {
         root,
         files,
         covered_before,
         max_occurrences: input.config.max_occurrences_per_document,
         progress,
-        cache: &cache,
     };
     let mut batch: Vec<Vec<u8>> = Vec::new();
     let mut batch_bytes = 0usize;
@@ -838,36 +835,160 @@ fn read_one(
     })
 }
 
-/// Resolves symbol strings to stable IDs and builds the rows of one index.
+/// What one global symbol of an index resolves to, computed from its parse (which is then dropped).
+struct Resolved {
+    /// An error when the SCIP symbol parser rejects the string (with its reason).
+    valid: Result<(), String>,
+    name: String,
+    kind: &'static str,
+    /// The version quirk of its package, with the package's key (manager, name, version) so that
+    /// each package counts once.
+    package_quirk: Option<(&'static str, String)>,
+    /// For a symbol this index defines: its row, with the stable ID it gets unless another symbol
+    /// collides with it, and what resolving a collision needs.
+    definition: Option<Definition>,
+}
+
+struct Definition {
+    row: SymbolRow,
+    qualified_container: String,
+    disambiguator: String,
+}
+
+/// Parses one symbol string (the SCIP crate's parser) and derives what the tables need from it.
+fn resolve(
+    sym: &GlobalSym,
+    external_kind: Option<&'static str>,
+    docs: &[UsedDoc],
+    repo_id: &str,
+) -> Resolved {
+    let parsed = match symbols::parse(&sym.symbol) {
+        Parsed::Global(p) => p,
+        Parsed::Local => {
+            return Resolved::invalid("a local symbol where a global one was expected".into())
+        }
+        Parsed::Invalid(why) => return Resolved::invalid(why),
+    };
+    let kind = sym
+        .info_kind
+        .or(external_kind)
+        .unwrap_or_else(|| parsed.suffix_kind());
+    let name = parsed.name();
+    let package_quirk = symbols::version_quirk(&parsed.version).map(|q| {
+        let key = [&parsed.manager, &parsed.package_name, &parsed.version];
+        (q, key.map(|k| k.as_str()).join(" "))
+    });
+    let definition = sym.best_def.map(|(doc, span)| {
+        let d = &docs[doc as usize];
+        let qualified_container = qualified_container(&parsed, &d.language, &d.path);
+        let stable_id = fingerprint::symbol_id(repo_id, &qualified_container, &name, kind, None);
+        let vis = sym
+            .signature
+            .as_deref()
+            .and_then(|s| symbols::visibility(s, &d.language, &parsed, kind));
+        Definition {
+            row: SymbolRow {
+                stable_id,
+                name: name.clone(),
+                kind: kind.to_string(),
+                container: parsed.container(),
+                signature: sym.signature.clone(),
+                arity: None,
+                definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
+                visibility: vis.map(|v| v.0).unwrap_or("unknown").to_string(),
+                visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
+                visibility_source: if vis.is_some() { "signature" } else { "none" }.to_string(),
+                module_id: None,
+                language: Some(d.language.clone()),
+                path: d.path.clone(),
+                start_line: span.line,
+                start_col: span.col,
+                end_line: span.end_line,
+                end_col: span.end_col,
+                source: SOURCE.into(),
+                backend_id: Some(sym.symbol.to_string()),
+                body_hash: None,
+            },
+            qualified_container,
+            disambiguator: parsed.disambiguator().to_string(),
+        }
+    });
+    Resolved {
+        valid: Ok(()),
+        name,
+        kind,
+        package_quirk,
+        definition,
+    }
+}
+
+impl Resolved {
+    fn invalid(why: String) -> Resolved {
+        Resolved {
+            valid: Err(why),
+            name: String::new(),
+            kind: "unknown",
+            package_quirk: None,
+            definition: None,
+        }
+    }
+}
+
+/// Parses every distinct global symbol of one index (once each, in parallel), resolves them to
+/// stable IDs and builds the tables of the index.
 fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, i64>) {
-    let kinds: Vec<&'static str> = acc
+    // The SCIP crate's parser runs once per distinct symbol string; each parse is independent of
+    // the others and dropped as soon as its facts are taken, so the order of the work does not
+    // matter and the parses are never all in memory at once.
+    let resolved: Vec<Resolved> = acc
         .syms
-        .iter()
-        .map(|g| {
-            g.info_kind
-                .or_else(|| acc.external_kinds.get(&*g.symbol).copied())
-                .unwrap_or_else(|| g.parsed.suffix_kind())
+        .par_iter()
+        .map(|sym| {
+            let external = acc.external_kinds.get(&*sym.symbol).copied();
+            resolve(sym, external, &acc.docs, repo_id)
         })
         .collect();
-    let names: Vec<String> = acc.syms.iter().map(|g| g.parsed.name()).collect();
+    let ok: Vec<bool> = resolved.iter().map(|r| r.valid.is_ok()).collect();
+    let valid = |g: usize| ok[g];
+    let mut records = std::mem::take(&mut acc.records);
+    if resolved.iter().any(|r| r.valid.is_err()) {
+        for (g, r) in resolved.iter().enumerate() {
+            if let Err(why) = &r.valid {
+                let sym = &acc.syms[g];
+                acc.tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
+                acc.warnings.push(mapping::unparsable_symbol_warning(
+                    &sym.symbol,
+                    &acc.docs[sym.first_doc as usize].path,
+                    why,
+                ));
+            }
+        }
+        let before = records.len();
+        records.retain(|r| valid(r.target as usize));
+        acc.tally.add(
+            quirks::SKIP_UNPARSABLE_OCCURRENCES,
+            (before - records.len()) as i64,
+        );
+        // A rejected symbol is no definition: what it enclosed counts as top level.
+        for r in &mut records {
+            if r.enclosing != NO_TARGET && !valid(r.enclosing as usize) {
+                r.enclosing = NO_TARGET;
+            }
+        }
+    }
+
     acc.tally.add(
         quirks::DEFINED_IN_SEVERAL_DOCUMENTS,
-        acc.syms.iter().filter(|g| g.def_docs > 1).count() as i64,
+        acc.syms
+            .iter()
+            .enumerate()
+            .filter(|(g, s)| s.def_docs > 1 && valid(*g))
+            .count() as i64,
     );
-    let packages: BTreeSet<(&str, &str, &str)> = acc
-        .syms
-        .iter()
-        .map(|g| {
-            (
-                g.parsed.manager.as_str(),
-                g.parsed.package_name.as_str(),
-                g.parsed.version.as_str(),
-            )
-        })
-        .collect();
-    for (_, _, version) in &packages {
-        if let Some(q) = symbols::version_quirk(version) {
-            acc.tally.bump(q);
+    let mut packages: HashSet<&str> = HashSet::new();
+    for (quirk, package) in resolved.iter().filter_map(|r| r.package_quirk.as_ref()) {
+        if packages.insert(package.as_str()) {
+            acc.tally.bump(quirk);
         }
     }
     if acc.relationship_entries == 0 && !acc.docs.is_empty() {
@@ -875,37 +996,45 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     }
 
     // Stable IDs of defined symbols; colliding ones get a discriminator.
-    let mut stable: Vec<Option<String>> = vec![None; acc.syms.len()];
-    let mut groups: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-    for (g, sym) in acc.syms.iter().enumerate() {
-        let Some((doc, _)) = sym.best_def else {
-            continue;
-        };
-        let d = &acc.docs[doc as usize];
-        let qc = qualified_container(&sym.parsed, &d.language, &d.path);
-        let id = fingerprint::symbol_id(repo_id, &qc, &names[g], kinds[g], None);
-        groups.entry(id).or_default().push(g as u32);
-    }
-    let mut collisions = 0i64;
-    for (id, mut members) in groups {
-        if members.len() == 1 {
-            stable[members[0] as usize] = Some(id);
-            continue;
+    let mut by_id: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (g, r) in resolved.iter().enumerate() {
+        if let Some(def) = &r.definition {
+            by_id
+                .entry(def.row.stable_id.as_str())
+                .or_default()
+                .push(g as u32);
         }
+    }
+    let mut colliding: Vec<Vec<u32>> = Vec::new();
+    for (g, r) in resolved.iter().enumerate() {
+        if let Some(def) = &r.definition {
+            let members = &by_id[def.row.stable_id.as_str()];
+            // Each group once, when its first member comes by.
+            if members.len() > 1 && members[0] == g as u32 {
+                colliding.push(members.clone());
+            }
+        }
+    }
+    drop(by_id);
+    let mut resolved = resolved;
+    let mut collisions = 0i64;
+    let no_span = Span {
+        line: 0,
+        col: 0,
+        end_line: 0,
+        end_col: 0,
+    };
+    for mut members in colliding {
         collisions += members.len() as i64 - 1;
         let key = |g: &u32| {
             let s = &acc.syms[*g as usize];
-            let (doc, span) = s.best_def.unwrap_or((
-                0,
-                Span {
-                    line: 0,
-                    col: 0,
-                    end_line: 0,
-                    end_col: 0,
-                },
-            ));
+            let (doc, span) = s.best_def.unwrap_or((0, no_span));
+            let disambiguated = resolved[*g as usize]
+                .definition
+                .as_ref()
+                .is_some_and(|d| !d.disambiguator.is_empty());
             (
-                !s.parsed.disambiguator().is_empty(),
+                disambiguated,
                 acc.docs[doc as usize].path.clone(),
                 span.line,
                 span.col,
@@ -913,117 +1042,77 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             )
         };
         members.sort_by_key(key);
-        stable[members[0] as usize] = Some(id);
         let mut used: HashSet<String> = HashSet::new();
         for (k, &g) in members.iter().enumerate().skip(1) {
-            let s = &acc.syms[g as usize];
-            let disc = disambiguator_discriminator(s.parsed.disambiguator())
+            let r = &mut resolved[g as usize];
+            let Some(def) = r.definition.as_mut() else {
+                continue;
+            };
+            let disc = disambiguator_discriminator(&def.disambiguator)
                 .filter(|d| !used.contains(d))
                 .unwrap_or_else(|| format!("n{k}"));
             used.insert(disc.clone());
-            let (doc, _) = s.best_def.unwrap_or((
-                0,
-                Span {
-                    line: 0,
-                    col: 0,
-                    end_line: 0,
-                    end_col: 0,
-                },
-            ));
-            let d = &acc.docs[doc as usize];
-            let qc = qualified_container(&s.parsed, &d.language, &d.path);
-            stable[g as usize] = Some(fingerprint::symbol_id(
+            def.row.stable_id = fingerprint::symbol_id(
                 repo_id,
-                &qc,
-                &names[g as usize],
-                kinds[g as usize],
+                &def.qualified_container,
+                &r.name,
+                r.kind,
                 Some(&disc),
-            ));
+            );
         }
     }
     acc.tally.add(quirks::STABLE_ID_COLLISIONS, collisions);
-    let target = |g: u32| -> String {
+    let kinds: Vec<&'static str> = resolved.iter().map(|r| r.kind).collect();
+    let mut names: Vec<String> = Vec::with_capacity(resolved.len());
+    let mut stable: Vec<Option<String>> = Vec::with_capacity(resolved.len());
+    let mut symbol_rows: Vec<SymbolRow> = Vec::new();
+    for r in resolved {
+        names.push(r.name);
+        stable.push(r.definition.map(|d| {
+            let id = d.row.stable_id.clone();
+            symbol_rows.push(d.row);
+            id
+        }));
+    }
+    // The target of an occurrence or edge: the stable ID, or the SCIP symbol of an external symbol.
+    let target = |g: u32| -> &str {
         stable[g as usize]
-            .clone()
-            .unwrap_or_else(|| acc.syms[g as usize].symbol.to_string())
+            .as_deref()
+            .unwrap_or(&acc.syms[g as usize].symbol)
+    };
+    let mut tables = ScipTables {
+        symbols: symbol_rows,
+        ..Default::default()
     };
 
-    let mut tables = ScipTables::default();
-    for (g, sym) in acc.syms.iter().enumerate() {
-        let (Some(id), Some((doc, span))) = (&stable[g], sym.best_def) else {
-            continue;
-        };
-        let d = &acc.docs[doc as usize];
-        let kind = kinds[g];
-        let vis = sym
-            .signature
-            .as_deref()
-            .and_then(|s| symbols::visibility(s, &d.language, &sym.parsed, kind));
-        tables.symbols.push(SymbolRow {
-            stable_id: id.clone(),
-            name: names[g].clone(),
-            kind: kind.to_string(),
-            container: sym.parsed.container(),
-            signature: sym.signature.clone(),
-            arity: None,
-            definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
-            visibility: vis.map(|v| v.0).unwrap_or("unknown").to_string(),
-            visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
-            visibility_source: if vis.is_some() { "signature" } else { "none" }.to_string(),
-            module_id: None,
-            language: Some(d.language.clone()),
-            path: d.path.clone(),
-            start_line: span.line,
-            start_col: span.col,
-            end_line: span.end_line,
-            end_col: span.end_col,
-            source: SOURCE.into(),
-            backend_id: Some(sym.symbol.to_string()),
-            body_hash: None,
-        });
-    }
-
-    let docs = std::mem::take(&mut acc.docs);
-    tables.occurrences = docs
-        .par_iter()
-        .flat_map_iter(|d| {
-            d.occs.iter().map(|o| OccurrenceRow {
-                symbol_id: Some(target(o.sym)),
-                name: names[o.sym as usize].clone(),
-                path: d.path.clone(),
-                line: o.span.line,
-                col: o.span.col,
-                end_line: o.span.end_line,
-                end_col: o.span.end_col,
-                roles: Roles(o.roles),
-                enclosing_symbol_id: (o.enclosing != NONE).then(|| target(o.enclosing)),
-                source: SOURCE.into(),
-            })
-        })
-        .collect();
-
-    let mut calls: BTreeMap<(u32, u32), i64> = BTreeMap::new();
-    for d in &docs {
-        for o in &d.occs {
+    // Call edges: (caller, callee) pairs counted by sorting (a map per occurrence costs more).
+    let mut calls: Vec<(u32, u32)> = records
+        .iter()
+        .filter(|o| {
             let roles = Roles(o.roles);
             // Module-level references (imports among them: scip-typescript marks no Import
             // role) are not calls of a definition.
-            if o.enclosing == NONE
-                || roles.contains(Roles::DEFINITION)
-                || roles.contains(Roles::IMPORT)
-                || kinds[o.enclosing as usize] == "module"
-                || !symbols::is_callable(kinds[o.sym as usize])
-            {
-                continue;
-            }
-            *calls.entry((o.enclosing, o.sym)).or_insert(0) += 1;
+            o.enclosing != NO_TARGET
+                && !roles.contains(Roles::DEFINITION)
+                && !roles.contains(Roles::IMPORT)
+                && kinds[o.enclosing as usize] != "module"
+                && symbols::is_callable(kinds[o.target as usize])
+        })
+        .map(|o| (o.enclosing, o.target))
+        .collect();
+    calls.sort_unstable();
+    let mut call_edges: Vec<((u32, u32), i64)> = Vec::new();
+    for pair in calls {
+        match call_edges.last_mut() {
+            Some((last, count)) if *last == pair => *count += 1,
+            _ => call_edges.push((pair, 1)),
         }
     }
-    tables.call_edges = calls
+    tables.call_edges = call_edges
         .into_iter()
         .map(|((caller, callee), count)| CallEdgeRow {
-            caller_id: target(caller),
-            callee_id: Some(target(callee)),
+            caller_id: target(caller).to_string(),
+            callee_id: Some(target(callee).to_string()),
             callee_name: names[callee as usize].clone(),
             count,
             source: SOURCE.into(),
@@ -1033,7 +1122,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
 
     let mut rels: BTreeSet<(String, String, &'static str)> = BTreeSet::new();
     for &(from, to, bits) in &acc.relationships {
-        if stable[from as usize].is_none() {
+        if stable[from as usize].is_none() || !valid(to as usize) {
             continue;
         }
         for (bit, kind) in [
@@ -1043,7 +1132,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             (mapping::REL_DEFINITION, "definition"),
         ] {
             if bits & bit != 0 {
-                rels.insert((target(from), target(to), kind));
+                rels.insert((target(from).to_string(), target(to).to_string(), kind));
             }
         }
     }
@@ -1056,7 +1145,17 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             source: SOURCE.into(),
         })
         .collect();
-    tables.covered_paths = docs.iter().map(|d| d.path.clone()).collect();
+    tables.covered_paths = acc.docs.iter().map(|d| d.path.clone()).collect();
+    // The occurrences: each target's ID and name once, records pointing at them.
+    let targets: Vec<Target> = (0..acc.syms.len())
+        .map(|g| Target {
+            id: Some(target(g as u32).into()),
+            name: names[g].as_str().into(),
+        })
+        .collect();
+    let paths: Vec<Box<str>> = acc.docs.iter().map(|d| d.path.as_str().into()).collect();
+    records.shrink_to_fit();
+    tables.occurrences = ScipOccurrences::from_parts(targets, paths, records);
 
     let mut counts = BTreeMap::new();
     counts.insert(
@@ -1065,7 +1164,9 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     );
     counts.insert(
         "referencedExternalSymbols".into(),
-        stable.iter().filter(|s| s.is_none()).count() as i64,
+        (0..stable.len())
+            .filter(|&g| stable[g].is_none() && valid(g))
+            .count() as i64,
     );
     (tables, counts)
 }
