@@ -6,7 +6,12 @@
 #   ci/bench-query.sh <snapshot-dir | repository>     (a repository is snapshotted first)
 #
 # Environment:
-#   CKB      the ckb binary [default: build --release into $CARGO_TARGET_DIR or target/]
+#   CKB      the ckb binary [default: build --release into $CARGO_TARGET_DIR or target/]. A release
+#            build compiles bundled DuckDB at -O3 (30-60 min on 2 cores); these three commands never
+#            call DuckDB, so an optimized build of ckb's own crates over an existing dev target dir
+#            measures the same code in minutes:
+#              CARGO_PROFILE_DEV_OPT_LEVEL=3 CARGO_PROFILE_DEV_DEBUG=false cargo build -p ckb
+#            (dependencies stay at the dev profile's opt-level 2, which can only slow ckb down).
 #   RUNS     timed runs per command and tool [default: 21]
 #   VENV     venv holding the duckdb package [default: $HOME/.cache/ckb-bench-venv; created with
 #            `python3 -m venv` and `pip install duckdb` when missing]
