@@ -21,7 +21,7 @@
 
 use gix::bstr::{BStr, BString, ByteSlice};
 use gix::diff::blob::platform::prepare_diff::Operation;
-use gix::diff::blob::{Algorithm, Diff, InternedInput, ResourceKind};
+use gix::diff::blob::{Algorithm, ResourceKind};
 use gix::diff::tree_with_rewrites::ChangeRef;
 use gix::objs::tree::EntryMode;
 use gix::objs::TreeRefIter;
@@ -29,6 +29,7 @@ use gix::ObjectId;
 use output_schema::tables::FileChangeRow;
 use rayon::prelude::*;
 
+use super::lines::diff_lines;
 use super::rename::{self, Side};
 use crate::{PipelineError, Progress};
 
@@ -502,24 +503,6 @@ impl Worker {
         };
         Ok((Some(added), Some(removed), false))
     }
-}
-
-/// (added, removed) lines between two texts. The whole texts are diffed: like git's xdiff,
-/// imara-diff classifies lines by how often they occur in the whole file, so trimming identical
-/// ends first could change the result of its heuristics (and make it differ from git's).
-fn diff_lines(algorithm: Algorithm, old: &[u8], new: &[u8]) -> (i64, i64) {
-    if old == new {
-        return (0, 0);
-    }
-    let input = InternedInput::new(
-        gix::diff::blob::sources::byte_lines(old),
-        gix::diff::blob::sources::byte_lines(new),
-    );
-    let diff = Diff::compute(algorithm, &input);
-    (
-        i64::from(diff.count_additions()),
-        i64::from(diff.count_removals()),
-    )
 }
 
 /// Lines as git counts them: every `\n`, plus an unterminated last line.

@@ -22,6 +22,7 @@
 mod aggregate;
 mod author;
 mod diff;
+mod lines;
 mod rename;
 mod walk;
 
