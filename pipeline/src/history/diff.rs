@@ -6,7 +6,8 @@
 //!   copies). Empty files take part, as in git.
 //! - Lines: tokens are whole lines including their terminator, diffed with the repository's
 //!   `diff.algorithm` (git's default, Myers), so a changed final newline counts as one line
-//!   deleted and one added, as in git.
+//!   deleted and one added, as in git. [`super::lines`] computes them without hashing the
+//!   unchanged leading and trailing lines, with the same result as a diff of the whole blobs.
 //! - Binary (a NUL byte in the first 8000 bytes, the `binary`/`-diff` attributes of the current
 //!   checkout, or above `core.bigFileThreshold`): no line counts, `is_binary` true — git prints
 //!   `-`. No text conversion is run (that would execute configured programs).
