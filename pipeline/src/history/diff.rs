@@ -6,7 +6,8 @@
 //!   copies). Empty files take part, as in git.
 //! - Lines: tokens are whole lines including their terminator, diffed with the repository's
 //!   `diff.algorithm` (git's default, Myers), so a changed final newline counts as one line
-//!   deleted and one added, as in git.
+//!   deleted and one added, as in git. [`super::lines`] computes them without hashing the
+//!   unchanged leading and trailing lines, with the same result as a diff of the whole blobs.
 //! - Binary (a NUL byte in the first 8000 bytes, the `binary`/`-diff` attributes of the current
 //!   checkout, or above `core.bigFileThreshold`): no line counts, `is_binary` true — git prints
 //!   `-`. No text conversion is run (that would execute configured programs).
@@ -21,7 +22,7 @@
 
 use gix::bstr::{BStr, BString, ByteSlice};
 use gix::diff::blob::platform::prepare_diff::Operation;
-use gix::diff::blob::{Algorithm, Diff, InternedInput, ResourceKind};
+use gix::diff::blob::{Algorithm, ResourceKind};
 use gix::diff::tree_with_rewrites::ChangeRef;
 use gix::objs::tree::EntryMode;
 use gix::objs::TreeRefIter;
@@ -29,6 +30,7 @@ use gix::ObjectId;
 use output_schema::tables::FileChangeRow;
 use rayon::prelude::*;
 
+use super::lines::diff_lines;
 use super::rename::{self, Side};
 use crate::{PipelineError, Progress};
 
@@ -502,24 +504,6 @@ impl Worker {
         };
         Ok((Some(added), Some(removed), false))
     }
-}
-
-/// (added, removed) lines between two texts. The whole texts are diffed: like git's xdiff,
-/// imara-diff classifies lines by how often they occur in the whole file, so trimming identical
-/// ends first could change the result of its heuristics (and make it differ from git's).
-fn diff_lines(algorithm: Algorithm, old: &[u8], new: &[u8]) -> (i64, i64) {
-    if old == new {
-        return (0, 0);
-    }
-    let input = InternedInput::new(
-        gix::diff::blob::sources::byte_lines(old),
-        gix::diff::blob::sources::byte_lines(new),
-    );
-    let diff = Diff::compute(algorithm, &input);
-    (
-        i64::from(diff.count_additions()),
-        i64::from(diff.count_removals()),
-    )
 }
 
 /// Lines as git counts them: every `\n`, plus an unterminated last line.

@@ -3,8 +3,9 @@
 //!
 //! Flow: choose the window (`walk`: reachable from HEAD, bounded by HEAD's committer time minus
 //! `days` and by `max_commits`), diff every window commit against its first parent (`diff`,
-//! with git's own rename pairing in `rename`: rows equal to `git log --numstat -M`, merges
-//! included and diffed against their first parent), then derive churn, co-change and ownership
+//! with git's own rename pairing in `rename` and line counts in `lines`: rows equal to
+//! `git log --numstat -M`, merges included and diffed against their first parent; commits are
+//! diffed in parallel and kept in window order), then derive churn, co-change and ownership
 //! from those rows (`aggregate`). Author emails become salted hashes (`author`; set
 //! `CKB_SALT` to keep IDs unlinkable across organisations); names, emails and messages are never
 //! stored.
@@ -22,6 +23,7 @@
 mod aggregate;
 mod author;
 mod diff;
+mod lines;
 mod rename;
 mod walk;
 
