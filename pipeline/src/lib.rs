@@ -9,6 +9,7 @@
 //! prints (progress goes through [`Progress`]), and knows nothing about queries or the CLI.
 
 pub mod error;
+pub mod fast_map;
 pub mod fingerprint;
 pub mod history;
 pub mod identity;

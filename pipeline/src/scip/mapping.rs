@@ -28,6 +28,7 @@ use scip::types::{Document, Occurrence, PositionEncoding};
 
 use super::quirks::{self, Tally};
 use super::symbols;
+use crate::fast_map::FastMap;
 
 /// How `character` offsets count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -379,11 +380,6 @@ enum Class {
     Local,
     Invalid,
 }
-
-/// A hash map for symbol-string keys, looked up once per occurrence: foldhash is several times
-/// faster than the default SipHash on strings this long, and nothing iterates these maps (their
-/// order never reaches the output).
-pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Document-local symbol table, keyed by strings borrowed from the document.
 #[derive(Default)]

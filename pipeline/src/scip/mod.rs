@@ -44,8 +44,9 @@ use protobuf::Message;
 use rayon::prelude::*;
 use scip::types::{Document, Metadata, SymbolInformation};
 
+use crate::fast_map::FastMap;
 use crate::{fingerprint, PipelineError, Progress};
-use mapping::{DocEnv, DocOutcome, Encoding, FastMap, Span};
+use mapping::{DocEnv, DocOutcome, Encoding, Span};
 use occurrences::{Record, ScipOccurrences, Target, NO_TARGET};
 use quirks::Tally;
 use symbols::{Parsed, ParsedSymbol};

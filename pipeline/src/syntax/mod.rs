@@ -306,7 +306,7 @@ pub fn run_with(
     let symbols = merge_sorted(reused_symbols, symbols);
     let mut occurrences = merge_sorted(reused_occurrences, occurrences);
     let imports = merge_sorted(reused_imports, imports);
-    let languages: resolve::FxHashMap<&str, Lang> = supported
+    let languages: crate::fast_map::FastMap<&str, Lang> = supported
         .iter()
         .map(|(f, l)| (f.path.as_str(), *l))
         .collect();

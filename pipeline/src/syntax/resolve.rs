@@ -24,8 +24,7 @@
 //! The result depends only on the rows (never on which file was parsed when), so a run that
 //! reuses a previous snapshot's rows resolves exactly like a cold run.
 
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
@@ -33,47 +32,7 @@ use rayon::prelude::*;
 
 use super::extract::SOURCE;
 use super::lang::Lang;
-
-/// Hasher of the resolution's maps: FxHash's rotate-xor-multiply, several times cheaper than the
-/// default SipHash on short keys (names, paths). The keys come from this run's own rows and the
-/// maps' iteration order never reaches the output, so neither flooding nor order matters.
-#[derive(Clone, Copy, Default)]
-pub struct FxHasher(u64);
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(c);
-            self.add(u64::from_le_bytes(word));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A hash map with [`FxHasher`].
-pub type FxHashMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+use crate::fast_map::FastMap;
 
 /// How an occurrence was resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,22 +100,22 @@ impl Class {
 /// Indexes of the definitions, built once per run.
 pub struct Index<'a> {
     symbols: &'a [SymbolRow],
-    by_id: FxHashMap<&'a str, usize>,
+    by_id: FastMap<&'a str, usize>,
     /// (family, name) → symbol indexes, sorted by stable ID.
-    by_name: FxHashMap<(u8, &'a str), Vec<usize>>,
+    by_name: FastMap<(u8, &'a str), Vec<usize>>,
     /// path → family.
-    family: FxHashMap<&'a str, u8>,
+    family: FastMap<&'a str, u8>,
     /// path → imported name → raw module paths.
-    imported: FxHashMap<&'a str, FxHashMap<&'a str, Vec<&'a str>>>,
+    imported: FastMap<&'a str, FastMap<&'a str, Vec<&'a str>>>,
 }
 
 impl<'a> Index<'a> {
     /// Builds the indexes over every file's symbols and imports.
     pub fn new(symbols: &'a [SymbolRow], imports: &'a [ImportRow]) -> Index<'a> {
-        let mut by_id = FxHashMap::default();
+        let mut by_id = FastMap::default();
         by_id.reserve(symbols.len());
-        let mut by_name: FxHashMap<(u8, &'a str), Vec<usize>> = FxHashMap::default();
-        let mut family = FxHashMap::default();
+        let mut by_name: FastMap<(u8, &'a str), Vec<usize>> = FastMap::default();
+        let mut family = FastMap::default();
         for (i, s) in symbols.iter().enumerate() {
             by_id.insert(s.stable_id.as_str(), i);
             let fam = s
@@ -174,8 +133,7 @@ impl<'a> Index<'a> {
         for v in by_name.values_mut() {
             v.sort_by(|&a, &b| symbols[a].stable_id.cmp(&symbols[b].stable_id));
         }
-        let mut imported: FxHashMap<&'a str, FxHashMap<&'a str, Vec<&'a str>>> =
-            FxHashMap::default();
+        let mut imported: FastMap<&'a str, FastMap<&'a str, Vec<&'a str>>> = FastMap::default();
         for imp in imports {
             if let Some(lang) = Lang::from_name(&imp.language) {
                 family.insert(imp.path.as_str(), lang.family());
@@ -335,7 +293,7 @@ pub fn resolve_all(
     symbols: &[SymbolRow],
     imports: &[ImportRow],
     occurrences: &mut [OccurrenceRow],
-    languages: &FxHashMap<&str, Lang>,
+    languages: &FastMap<&str, Lang>,
 ) -> Vec<CallEdgeRow> {
     let index = Index::new(symbols, imports);
     let methods: Vec<Option<Method>> = occurrences
