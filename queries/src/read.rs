@@ -186,7 +186,15 @@ pub fn rows_where<T: Table>(
     let Some(builder) = open(snapshot, table)? else {
         return Ok(None);
     };
-    let reader = filtered_builder(builder, table, column, pred)?
+    collect_rows(filtered_builder(builder, table, column, pred)?).map(Some)
+}
+
+/// Decodes every row a (filtered) reader yields, in stored order.
+fn collect_rows<T: Table>(
+    builder: ParquetRecordBatchReaderBuilder<File>,
+) -> Result<Vec<T>, QueryError> {
+    let table = T::INFO.name;
+    let reader = builder
         .with_batch_size(8192)
         .build()
         .map_err(|e| corrupt(table, e))?;
@@ -195,7 +203,7 @@ pub fn rows_where<T: Table>(
         let batch = batch.map_err(|e| corrupt(table, e))?;
         rows.extend(T::from_batch(&batch).map_err(|e| corrupt(table, e))?);
     }
-    Ok(Some(rows))
+    Ok(rows)
 }
 
 /// Rows whose `key` column matches `pred`, together with the rows whose `key` is null and whose
@@ -238,17 +246,7 @@ pub fn rows_where_or_unset<T: Table>(
             })
             .collect())
     });
-    let reader = builder
-        .with_row_filter(RowFilter::new(vec![Box::new(predicate)]))
-        .with_batch_size(8192)
-        .build()
-        .map_err(|e| corrupt(table, e))?;
-    let mut rows = Vec::new();
-    for batch in reader {
-        let batch = batch.map_err(|e| corrupt(table, e))?;
-        rows.extend(T::from_batch(&batch).map_err(|e| corrupt(table, e))?);
-    }
-    Ok(Some(rows))
+    collect_rows(builder.with_row_filter(RowFilter::new(vec![Box::new(predicate)]))).map(Some)
 }
 
 /// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
