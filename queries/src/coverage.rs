@@ -161,89 +161,105 @@ pub fn scip_stale(snapshot: &Snapshot) -> Option<String> {
     (c.reason == "index-stale").then(|| "the scip stage reports index-stale".to_string())
 }
 
-/// The indexer command for a tool or language: (language key, command writing `output`).
-fn indexer_for(key: &str, output: &str) -> Option<String> {
-    Some(match key {
-        "rust-analyzer" | "rust" => format!("rust-analyzer scip . --output {output}"),
-        "scip-typescript" | "typescript" | "tsx" | "javascript" => {
-            format!("npx @sourcegraph/scip-typescript index --output {output}")
-        }
-        "scip-python" | "python" => {
-            format!("npx @sourcegraph/scip-python index . --output {output}")
-        }
-        "scip-java" | "java" => format!("scip-java index --output {output}"),
-        "scip-go" | "go" => format!("scip-go --output {output}"),
-        _ => return None,
-    })
+/// A SCIP indexer ckb can name in a fix.
+struct Indexer {
+    /// Name of its index under `.ckb/` when there are several.
+    name: &'static str,
+    /// The tool as the manifest's SCIP backend records it.
+    tool: &'static str,
+    /// Scan languages it indexes.
+    languages: &'static [&'static str],
+    /// The command, before `--output PATH`.
+    command: &'static str,
 }
+
+const INDEXERS: &[Indexer] = &[
+    Indexer {
+        name: "rust",
+        tool: "rust-analyzer",
+        languages: &["rust"],
+        command: "rust-analyzer scip .",
+    },
+    Indexer {
+        name: "typescript",
+        tool: "scip-typescript",
+        languages: &["typescript", "tsx", "javascript"],
+        command: "npx @sourcegraph/scip-typescript index",
+    },
+    Indexer {
+        name: "python",
+        tool: "scip-python",
+        languages: &["python"],
+        command: "npx @sourcegraph/scip-python index .",
+    },
+    Indexer {
+        name: "java",
+        tool: "scip-java",
+        languages: &["java"],
+        command: "scip-java index",
+    },
+    Indexer {
+        name: "go",
+        tool: "scip-go",
+        languages: &["go"],
+        command: "scip-go",
+    },
+];
 
 /// The shell commands that (re)generate SCIP indexes for this snapshot, then re-snapshot.
 ///
 /// With a SCIP backend recorded, its tool is rerun; otherwise one indexer per indexable language
 /// of the scan with at least a tenth of the main language's files (most files first): a single
-/// index goes to `index.scip`, several to
-/// `.ckb/<language>.scip` — both places `ckb snapshot` discovers on its own. Languages without a
-/// known indexer get none (their facts stay tree-sitter's).
+/// index goes to `index.scip`, several to `.ckb/<language>.scip` — both places `ckb snapshot`
+/// discovers on its own. Languages without a known indexer get none (their facts stay
+/// tree-sitter's).
 pub fn scip_index_commands(snapshot: &Snapshot) -> Vec<String> {
-    let tools: Vec<&str> = {
-        let mut t: Vec<&str> = snapshot
-            .manifest
-            .backends
-            .iter()
-            .filter(|b| b.kind == "scip")
-            .map(|b| b.tool.as_str())
-            .collect();
-        t.sort();
-        t.dedup();
-        t
-    };
-    let keys: Vec<String> = if tools.iter().any(|t| indexer_for(t, "").is_some()) {
-        tools.iter().map(|t| t.to_string()).collect()
-    } else {
-        // Languages by files (most first, then name), one indexer each.
-        let mut langs: Vec<(String, i64)> = stage(snapshot, "scan")
+    let mut chosen: Vec<&Indexer> = INDEXERS
+        .iter()
+        .filter(|i| {
+            snapshot
+                .manifest
+                .backends
+                .iter()
+                .any(|b| b.kind == "scip" && b.tool == i.tool)
+        })
+        .collect();
+    chosen.sort_by_key(|i| i.tool);
+    if chosen.is_empty() {
+        // Indexable languages by files (most first, then name).
+        let mut langs: Vec<(&Indexer, &String, i64)> = stage(snapshot, "scan")
             .map(|r| {
                 r.breakdown
                     .iter()
-                    .map(|(l, c)| (l.clone(), c.get("files").copied().unwrap_or(0)))
+                    .filter_map(|(l, c)| {
+                        let indexer = INDEXERS
+                            .iter()
+                            .find(|i| i.languages.contains(&l.as_str()))?;
+                        Some((indexer, l, c.get("files").copied().unwrap_or(0)))
+                    })
                     .collect()
             })
             .unwrap_or_default();
-        langs.retain(|(l, _)| indexer_for(l, "").is_some());
-        langs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        langs.sort_by(|a, b| b.2.cmp(&a.2).then(a.1.cmp(b.1)));
         // A language with a handful of files next to a main one (fixtures, scripts) is not
         // worth an indexer run: keep those with at least a tenth of the main language's files.
-        let floor = langs.first().map_or(0, |l| (l.1 + 9) / 10);
-        langs.retain(|l| l.1 >= floor);
-        let mut seen: Vec<String> = Vec::new();
-        let mut keys = Vec::new();
-        for (l, _) in langs {
-            if let Some(cmd) = indexer_for(&l, "") {
-                if !seen.contains(&cmd) {
-                    seen.push(cmd);
-                    keys.push(l);
-                }
+        let floor = langs.first().map_or(0, |l| (l.2 + 9) / 10);
+        for (indexer, _, files) in langs {
+            if files >= floor && !chosen.iter().any(|c| c.name == indexer.name) {
+                chosen.push(indexer);
             }
         }
-        keys
-    };
-    let mut commands: Vec<String> = if keys.len() == 1 {
-        indexer_for(&keys[0], "index.scip").into_iter().collect()
-    } else {
-        std::iter::once("mkdir -p .ckb".to_string())
-            .filter(|_| !keys.is_empty())
-            .chain(keys.iter().filter_map(|k| {
-                let lang = match k.as_str() {
-                    "rust-analyzer" => "rust",
-                    "scip-typescript" | "tsx" | "javascript" => "typescript",
-                    "scip-python" => "python",
-                    "scip-java" => "java",
-                    "scip-go" => "go",
-                    other => other,
-                };
-                indexer_for(k, &format!(".ckb/{lang}.scip"))
-            }))
-            .collect()
+    }
+    let mut commands: Vec<String> = match chosen.as_slice() {
+        [] => Vec::new(),
+        [one] => vec![format!("{} --output index.scip", one.command)],
+        several => std::iter::once("mkdir -p .ckb".to_string())
+            .chain(
+                several
+                    .iter()
+                    .map(|i| format!("{} --output .ckb/{}.scip", i.command, i.name)),
+            )
+            .collect(),
     };
     commands.push("ckb snapshot --force".into());
     commands
