@@ -346,13 +346,9 @@ impl Unresolved {
     }
 }
 
-/// Language families whose files refer to each other by name (as the syntax stage resolves).
+/// The by-name family of a file's language (output-schema's rule, as the syntax stage resolves).
 fn family(language: Option<&str>) -> Option<&str> {
-    Some(match language? {
-        "typescript" | "tsx" | "javascript" => "js",
-        "c" | "cpp" => "c",
-        other => other,
-    })
+    language.map(output_schema::tables::language_family)
 }
 
 fn unresolved_same_name(

@@ -22,3 +22,15 @@ table! {
         is_generated: bool,
     }
 }
+
+/// The by-name resolution family of a `files.language` value: languages whose files refer to
+/// each other's definitions by name share one. TypeScript, TSX and JavaScript form `js`, C and
+/// C++ form `c`; every other language is its own family. The syntax stage resolves references
+/// within a family and `refs` looks for candidates within one.
+pub fn language_family(language: &str) -> &str {
+    match language {
+        "typescript" | "tsx" | "javascript" => "js",
+        "c" | "cpp" => "c",
+        other => other,
+    }
+}

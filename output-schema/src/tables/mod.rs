@@ -27,7 +27,7 @@ pub use churn::ChurnRow;
 pub use cochange::CochangeRow;
 pub use commits::CommitRow;
 pub use file_changes::FileChangeRow;
-pub use files::FileRow;
+pub use files::{language_family, FileRow};
 pub use imports::ImportRow;
 pub use module_edges::ModuleEdgeRow;
 pub use modules::ModuleRow;

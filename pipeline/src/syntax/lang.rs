@@ -102,7 +102,8 @@ impl Lang {
     }
 
     /// Languages whose files can refer to each other's definitions by name (used to resolve
-    /// references): TypeScript, TSX and JavaScript form one family, C and C++ another.
+    /// references): TypeScript, TSX and JavaScript form one family, C and C++ another — the rule
+    /// `output_schema::tables::language_family` declares, as a small key for the hot maps.
     pub fn family(self) -> u8 {
         match self {
             Lang::Rust => 0,
@@ -199,4 +200,25 @@ pub fn tree_sitter_version() -> String {
         tree_sitter::MIN_COMPATIBLE_LANGUAGE_VERSION,
         tree_sitter::LANGUAGE_VERSION
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lang;
+    use output_schema::tables::language_family;
+
+    #[test]
+    fn families_follow_the_declared_rule() {
+        for a in Lang::ALL {
+            for b in Lang::ALL {
+                assert_eq!(
+                    a.family() == b.family(),
+                    language_family(a.name()) == language_family(b.name()),
+                    "{} / {}",
+                    a.name(),
+                    b.name()
+                );
+            }
+        }
+    }
 }
