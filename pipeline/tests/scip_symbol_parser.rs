@@ -1,0 +1,109 @@
+//! The SCIP symbol parser ckb builds with (vendor/scip: scip 0.10.0 with its descriptor-name error
+//! label made lazy, see vendor/scip/CKB-PATCH.md) parses exactly as the published crate does.
+//!
+//! `fixtures/scip/parse_symbol_golden.jsonl` was written by the unpatched scip 0.10.0 from the
+//! registry: one line per symbol string with what `parse_symbol` returned — the symbol's scheme,
+//! package and descriptors, or the error's Debug form. The strings are an evenly spaced sample of
+//! the distinct global symbols of two real indexes (rust-analyzer on ripgrep, scip-typescript on
+//! vue), truncated copies of some of them, and hand-written malformed ones, so both the accepted
+//! structure and every rejection (its variant and its message) are compared.
+
+use scip::symbol::{parse_symbol, SymbolError};
+use scip::types::Symbol;
+use serde_json::{json, Value};
+
+const GOLDEN: &str = include_str!("fixtures/scip/parse_symbol_golden.jsonl");
+
+/// The same rendering the golden's generator used.
+fn render(parsed: Result<Symbol, SymbolError>) -> Value {
+    match parsed {
+        Ok(s) => json!({
+            "scheme": s.scheme,
+            "package": s.package.as_ref().map(|p| [p.manager.clone(), p.name.clone(), p.version.clone()]),
+            "descriptors": s
+                .descriptors
+                .iter()
+                .map(|d| [d.name.clone(), d.disambiguator.clone(), format!("{:?}", d.suffix)])
+                .collect::<Vec<_>>(),
+        }),
+        Err(e) => json!({ "error": format!("{e:?}") }),
+    }
+}
+
+fn golden() -> Vec<(String, Value)> {
+    GOLDEN
+        .lines()
+        .map(|line| {
+            let mut v: Value = serde_json::from_str(line).expect("golden line is JSON");
+            let symbol = v["symbol"].as_str().expect("symbol").to_string();
+            (symbol, v["parsed"].take())
+        })
+        .collect()
+}
+
+#[test]
+fn parse_symbol_matches_the_published_crate_on_real_and_malformed_symbols() {
+    let cases = golden();
+    let mut mismatches = Vec::new();
+    for (symbol, expected) in &cases {
+        let got = render(parse_symbol(symbol));
+        if &got != expected {
+            mismatches.push(format!("{symbol:?}: got {got}, expected {expected}"));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+
+    // The sample must exercise what the patch touched: real symbols of both indexers accepted,
+    // and rejections inside a descriptor name whose message carries the parser's state.
+    let accepted = |scheme: &str| {
+        cases
+            .iter()
+            .filter(|(s, p)| s.starts_with(scheme) && p.get("scheme").is_some())
+            .count()
+    };
+    assert!(accepted("rust-analyzer ") >= 100, "rust-analyzer sample");
+    assert!(
+        accepted("scip-typescript ") >= 100,
+        "scip-typescript sample"
+    );
+    let errors: Vec<&str> = cases
+        .iter()
+        .filter_map(|(_, p)| p.get("error").and_then(Value::as_str))
+        .collect();
+    for prefix in [
+        "InvalidIdentifier(\"descriptor name: SymbolParser",
+        "EndOfSymbol(\"Parsing descriptor name: SymbolParser",
+        "InvalidIndex",
+        "MissingDescriptor",
+        "InvalidLocalSymbol",
+    ] {
+        assert!(
+            errors.iter().any(|e| e.starts_with(prefix)),
+            "no rejection of the kind {prefix}"
+        );
+    }
+}
+
+#[test]
+fn descriptor_name_errors_describe_the_parser_where_the_name_began() {
+    // `#` cannot start a descriptor name: rejected at index 25 of 26 characters.
+    let err = parse_symbol("rust-analyzer cargo fx 1 #").expect_err("rejected");
+    let SymbolError::InvalidIdentifier(what) = err else {
+        panic!("InvalidIdentifier expected, got {err:?}")
+    };
+    assert!(
+        what.starts_with("descriptor name: SymbolParser { sym: ['r', 'u'"),
+        "{what}"
+    );
+    assert!(what.ends_with("], index: 25 } / 26"), "{what}");
+    // An unterminated backtick name runs to the end; the label still shows where it began.
+    let err = parse_symbol("a b c d x.`unterminated").expect_err("rejected");
+    let SymbolError::EndOfSymbol(what) = err else {
+        panic!("EndOfSymbol expected, got {err:?}")
+    };
+    assert!(
+        what.starts_with("Parsing descriptor name: SymbolParser"),
+        "{what}"
+    );
+    assert!(what.ends_with("index: 10 } / 23"), "{what}");
+}

@@ -1,0 +1,3 @@
+// @generated
+
+pub mod scip;
