@@ -18,7 +18,7 @@
 #   parse         scip::symbol::parse_symbol once per distinct global symbol, 1 thread (the part of
 #                 the stage spent in the scip crate's symbol parser)
 # "own" figures cover the measured part only (the stage's exclude the scan): wall ms, and CPU ms
-# (user + system, all threads) from /proc/self/stat; "peak" is the process's maximum RSS.
+# (user + system, all threads) from /proc/self/task/*/sched; "peak" is the process's maximum RSS.
 # Pass criteria (exit 1 otherwise): on 1 thread, the stage's own wall time and own CPU time are each
 # <= 2 x the decode's; and the stage's peak memory (all threads) is below the whole-file decode's.
 set -euo pipefail

@@ -10,7 +10,8 @@
 //!   (`pipeline::scip::run`) on INDEX, as `ckb snapshot` does, keeping its output (occurrences in
 //!   their compact form) in memory. With `rows`, the occurrences' row form (`OccurrenceRow`, which
 //!   the merge builds) is built afterwards and timed apart (`rows_millis`), and a digest of every
-//!   table is printed (`digest`) to compare the output of two builds.
+//!   table, the stage report and the backend entries is printed (`digest`) to compare the output of
+//!   two builds.
 //!
 //! - `parse INDEX`: `scip::symbol::parse_symbol` once per distinct global symbol (its share).
 //!
@@ -31,9 +32,25 @@ fn usage() -> ! {
     std::process::exit(2)
 }
 
-/// CPU time (user + system, every thread) of this process so far, in milliseconds; 0 where
-/// `/proc/self/stat` is unavailable. Clock ticks are taken as 100 per second (Linux's USER_HZ).
+/// CPU time (user + system, every thread) of this process so far, in milliseconds: the sum over
+/// its threads of `se.sum_exec_runtime` in `/proc/self/task/*/sched` (nanosecond precision), else
+/// `/proc/self/stat` (10 ms ticks, taken as Linux's USER_HZ of 100); 0 where neither is available.
+/// Threads that have ended are not counted: rayon's pool outlives the measured part.
 fn cpu_millis() -> u64 {
+    let from_sched = || -> Option<u64> {
+        let mut millis = 0f64;
+        for task in std::fs::read_dir("/proc/self/task").ok()? {
+            let sched = std::fs::read_to_string(task.ok()?.path().join("sched")).ok()?;
+            let line = sched
+                .lines()
+                .find(|l| l.starts_with("se.sum_exec_runtime"))?;
+            millis += line.rsplit(':').next()?.trim().parse::<f64>().ok()?;
+        }
+        Some(millis.round() as u64)
+    };
+    if let Some(millis) = from_sched() {
+        return millis;
+    }
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
         return 0;
     };
@@ -48,7 +65,8 @@ fn cpu_millis() -> u64 {
 }
 
 /// A digest of the stage's tables in a fixed order (the writer sorts rows, so the order the stage
-/// emits them in does not matter), to compare the output of two builds.
+/// emits them in does not matter), its report and its backend entries (counts, warnings), to
+/// compare the output of two builds.
 fn digest(
     (symbols, occurrences, call_edges, relationships): (
         &[output_schema::tables::SymbolRow],
@@ -56,6 +74,8 @@ fn digest(
         &[output_schema::tables::CallEdgeRow],
         &[output_schema::tables::RelationshipRow],
     ),
+    report: &output_schema::manifest::StageReport,
+    backends: &[output_schema::manifest::Backend],
 ) -> String {
     use std::hash::{Hash, Hasher};
     let mut lines: Vec<String> = symbols.iter().map(|r| format!("{r:?}")).collect();
@@ -63,6 +83,8 @@ fn digest(
     lines.extend(call_edges.iter().map(|r| format!("{r:?}")));
     lines.extend(relationships.iter().map(|r| format!("{r:?}")));
     lines.sort_unstable();
+    lines.push(format!("{report:?}"));
+    lines.push(format!("{backends:?}"));
     let mut h = std::hash::DefaultHasher::new();
     lines.hash(&mut h);
     format!("{:016x}", h.finish())
@@ -167,7 +189,7 @@ fn main() {
                         &out.tables.call_edges[..],
                         &out.tables.relationships[..],
                     );
-                    (millis, digest(tables))
+                    (millis, digest(tables, &out.report, &out.backends))
                 } else {
                     ("-".into(), "-".into())
                 };

@@ -61,7 +61,7 @@ use output_schema::ids;
 use scip::types::descriptor::Suffix;
 use scip::types::Descriptor;
 
-use crate::repo_state::FieldHasher;
+use crate::repo_state::field_hash_hex;
 
 /// The family a kind takes part in the fingerprint as (see the module doc).
 pub fn kind_family(kind: &str) -> &str {
@@ -80,11 +80,12 @@ pub fn kind_family(kind: &str) -> &str {
 
 /// The fingerprint of (qualified container, name, kind family).
 pub fn fingerprint(qualified_container: &str, name: &str, kind: &str) -> String {
-    let mut h = FieldHasher::new("ckb.symbol.v1");
-    h.field(qualified_container.as_bytes())
-        .field(name.as_bytes())
-        .field(kind_family(kind).as_bytes());
-    h.hex(ids::FINGERPRINT_HEX_LEN)
+    let fields = [
+        qualified_container.as_bytes(),
+        name.as_bytes(),
+        kind_family(kind).as_bytes(),
+    ];
+    field_hash_hex("ckb.symbol.v1", &fields, ids::FINGERPRINT_HEX_LEN)
 }
 
 /// The stable ID of a symbol, with an optional overload discriminator (see [`discriminators`]).
@@ -105,14 +106,15 @@ pub fn symbol_id(
 /// `definition_version_id`: hash of the signature with runs of whitespace collapsed (empty when
 /// unknown). Changes when the signature changes; the stable ID does not.
 pub fn definition_version_id(signature: Option<&str>) -> String {
-    let normalized = signature
-        .unwrap_or("")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut h = FieldHasher::new("ckb.defversion.v1");
-    h.field(normalized.as_bytes());
-    h.hex(16)
+    let signature = signature.unwrap_or("");
+    let mut normalized = String::with_capacity(signature.len());
+    for word in signature.split_whitespace() {
+        if !normalized.is_empty() {
+            normalized.push(' ');
+        }
+        normalized.push_str(word);
+    }
+    field_hash_hex("ckb.defversion.v1", &[normalized.as_bytes()], 16)
 }
 
 /// Discriminators for one group of colliding definitions, given in source order as
@@ -526,38 +528,67 @@ pub fn scip_name(descriptor: &Descriptor) -> String {
 /// The qualified container of a SCIP global symbol defined in the file at `path` (repo-relative,
 /// `files.language` `language`), from its parsed descriptors without the last one (the symbol's
 /// own). Normalized to the same form as [`qualify_source`]; the package (manager, name and version)
-/// never takes part.
+/// never takes part. [`ScipUnit`] does the same for many symbols of one file.
 pub fn qualify_scip(language: &str, path: &str, container_descriptors: &[Descriptor]) -> String {
-    let fam = family(language);
-    let (unit, modules) = unit(language, path);
-    let skip = unit_descriptor_count(fam, modules.len(), container_descriptors);
-    let rest = &container_descriptors[skip..];
-    let mut scopes = Vec::new();
-    let mut i = 0;
-    while i < rest.len() {
-        let d = &rest[i];
-        let is_impl = fam == "rust" && d.name == "impl" && suffix(d) == Some(Suffix::Type);
-        if is_impl {
-            let params: Vec<&Descriptor> = rest[i + 1..]
-                .iter()
-                .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
-                .collect();
-            if let Some(self_ty) = params.first() {
-                scopes.push(impl_scope(
-                    &self_ty.name,
-                    params.get(1).map(|t| t.name.as_str()),
-                ));
-                i += 1 + params.len();
-                continue;
-            }
+    ScipUnit::new(language, path).qualify(container_descriptors)
+}
+
+/// What [`qualify_scip`] derives from the file alone (its unit and module segments), computed once
+/// per file: an index defines thousands of symbols per file, and the unit takes more work than
+/// the rest of the qualification.
+#[derive(Clone, Debug)]
+pub struct ScipUnit {
+    family: String,
+    unit: String,
+    modules: Vec<String>,
+}
+
+impl ScipUnit {
+    /// The unit of the file at `path` (repo-relative) whose `files.language` is `language`.
+    pub fn new(language: &str, path: &str) -> ScipUnit {
+        let (unit, modules) = unit(language, path);
+        ScipUnit {
+            family: family(language).to_string(),
+            unit,
+            modules,
         }
-        match suffix(d) {
-            Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
-            _ => scopes.push(scip_name(d)),
-        }
-        i += 1;
     }
-    assemble(unit, modules.into_iter().chain(scopes))
+
+    /// [`qualify_scip`] for a symbol defined in this file.
+    pub fn qualify(&self, container_descriptors: &[Descriptor]) -> String {
+        let fam = self.family.as_str();
+        let skip = unit_descriptor_count(fam, self.modules.len(), container_descriptors);
+        let rest = &container_descriptors[skip..];
+        let mut scopes = Vec::new();
+        let mut i = 0;
+        while i < rest.len() {
+            let d = &rest[i];
+            let is_impl = fam == "rust" && d.name == "impl" && suffix(d) == Some(Suffix::Type);
+            if is_impl {
+                let params: Vec<&Descriptor> = rest[i + 1..]
+                    .iter()
+                    .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
+                    .collect();
+                if let Some(self_ty) = params.first() {
+                    scopes.push(impl_scope(
+                        &self_ty.name,
+                        params.get(1).map(|t| t.name.as_str()),
+                    ));
+                    i += 1 + params.len();
+                    continue;
+                }
+            }
+            match suffix(d) {
+                Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
+                _ => scopes.push(scip_name(d)),
+            }
+            i += 1;
+        }
+        assemble(
+            self.unit.clone(),
+            self.modules.iter().cloned().chain(scopes),
+        )
+    }
 }
 
 #[cfg(test)]

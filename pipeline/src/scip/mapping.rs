@@ -293,12 +293,7 @@ struct Lines {
 impl Lines {
     fn new(text: Vec<u8>) -> Lines {
         let mut starts = vec![0];
-        starts.extend(
-            text.iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        starts.extend(memchr::memchr_iter(b'\n', &text).map(|i| i + 1));
         Lines { text, starts }
     }
 

@@ -175,7 +175,8 @@ pub fn run(
     let mut warnings: Vec<Warning> = Vec::new();
     let mut stale = false;
     let mut documents = 0i64;
-    let mut seen_ids: HashSet<String> = HashSet::new();
+    // Stable IDs that already have a row: a later index may define a symbol an earlier one did.
+    let mut seen_ids: FastMap<String, ()> = FastMap::default();
     for index in indexes {
         let one = read_one(input, index, &files, &covered, progress)?;
         documents += one.documents_used;
@@ -186,7 +187,7 @@ pub fn run(
         covered.extend(one.tables.covered_paths.iter().cloned());
         tables.covered_paths.extend(one.tables.covered_paths);
         for row in one.tables.symbols {
-            if seen_ids.insert(row.stable_id.clone()) {
+            if seen_ids.insert(row.stable_id.clone(), ()).is_none() {
                 tables.symbols.push(row);
             } else {
                 tally.bump(quirks::SKIP_DUPLICATE_SYMBOL_ROW);
@@ -423,10 +424,11 @@ impl Accum {
     }
 }
 
-/// The qualified container of a defined SCIP symbol: the identity stage's normalization, so that
-/// tree-sitter and SCIP agree. The package version is deliberately not passed.
-fn qualified_container(parsed: &ParsedSymbol, language: &str, path: &str) -> String {
-    fingerprint::qualify_scip(language, path, parsed.container_descriptors())
+/// The qualified container of a defined SCIP symbol: the identity stage's normalization
+/// ([`fingerprint::qualify_scip`]), so that tree-sitter and SCIP agree, with the unit of the
+/// defining file. The package version is deliberately not passed.
+fn qualified_container(parsed: &ParsedSymbol, unit: &fingerprint::ScipUnit) -> String {
+    unit.qualify(parsed.container_descriptors())
 }
 
 /// A discriminator from a SCIP method disambiguator (`+1` → `d1`); `None` when it has no
@@ -861,6 +863,7 @@ fn resolve(
     sym: &GlobalSym,
     external_kind: Option<&'static str>,
     docs: &[UsedDoc],
+    units: &[fingerprint::ScipUnit],
     repo_id: &str,
 ) -> Resolved {
     let parsed = match symbols::parse(&sym.symbol) {
@@ -881,7 +884,7 @@ fn resolve(
     });
     let definition = sym.best_def.map(|(doc, span)| {
         let d = &docs[doc as usize];
-        let qualified_container = qualified_container(&parsed, &d.language, &d.path);
+        let qualified_container = qualified_container(&parsed, &units[doc as usize]);
         let stable_id = fingerprint::symbol_id(repo_id, &qualified_container, &name, kind, None);
         let vis = sym
             .signature
@@ -941,14 +944,20 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     // The SCIP crate's parser runs once per distinct symbol string; each parse is independent of
     // the others and dropped as soon as its facts are taken, so the order of the work does not
     // matter and the parses are never all in memory at once.
+    let units: Vec<fingerprint::ScipUnit> = acc
+        .docs
+        .par_iter()
+        .map(|d| fingerprint::ScipUnit::new(&d.language, &d.path))
+        .collect();
     let resolved: Vec<Resolved> = acc
         .syms
         .par_iter()
         .map(|sym| {
             let external = acc.external_kinds.get(&*sym.symbol).copied();
-            resolve(sym, external, &acc.docs, repo_id)
+            resolve(sym, external, &acc.docs, &units, repo_id)
         })
         .collect();
+    drop(units);
     let ok: Vec<bool> = resolved.iter().map(|r| r.valid.is_ok()).collect();
     let valid = |g: usize| ok[g];
     let mut records = std::mem::take(&mut acc.records);
