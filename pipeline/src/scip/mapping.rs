@@ -600,7 +600,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
         tally.bump(quirks::UNSORTED_OCCURRENCES);
     }
 
-    let mut seen_info: HashSet<u32> = HashSet::new();
+    let mut seen_info: FastMap<u32, ()> = FastMap::default();
     for info in &doc.symbols {
         let sym = match table.classify(&info.symbol, &mut tally, &mut warnings, &path) {
             Class::Global(i) => *i,
@@ -635,7 +635,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             }
         }
         let slot = &mut table.symbols[sym as usize].info;
-        if !seen_info.insert(sym) {
+        if seen_info.insert(sym, ()).is_some() {
             tally.bump(quirks::LISTED_TWICE_IN_DOCUMENT);
         }
         let merged = slot.get_or_insert_with(DocInfo::default);
@@ -647,7 +647,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     }
     tally.add(quirks::LOCAL_SYMBOLS, table.locals as i64);
 
-    let mut defs_per_symbol: HashMap<u32, u32> = HashMap::new();
+    let mut defs_per_symbol: FastMap<u32, u32> = FastMap::default();
     for o in occs.iter().filter(|o| o.def_span.is_some()) {
         *defs_per_symbol.entry(o.sym).or_insert(0) += 1;
     }

@@ -186,6 +186,7 @@ pub fn run(
         backends.push(one.backend);
         covered.extend(one.tables.covered_paths.iter().cloned());
         tables.covered_paths.extend(one.tables.covered_paths);
+        tables.symbols.reserve(one.tables.symbols.len());
         for row in one.tables.symbols {
             if seen_ids.insert(row.stable_id.clone(), ()).is_none() {
                 tables.symbols.push(row);
@@ -995,9 +996,9 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             .filter(|(g, s)| s.def_docs > 1 && valid(*g))
             .count() as i64,
     );
-    let mut packages: HashSet<&str> = HashSet::new();
+    let mut packages: FastMap<&str, ()> = FastMap::default();
     for (quirk, package) in resolved.iter().filter_map(|r| r.package_quirk.as_ref()) {
-        if packages.insert(package.as_str()) {
+        if packages.insert(package.as_str(), ()).is_none() {
             acc.tally.bump(quirk);
         }
     }
@@ -1006,7 +1007,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     }
 
     // Stable IDs of defined symbols; colliding ones get a discriminator.
-    let mut by_id: HashMap<&str, Vec<u32>> = HashMap::new();
+    let mut by_id: FastMap<&str, Vec<u32>> = FastMap::default();
     for (g, r) in resolved.iter().enumerate() {
         if let Some(def) = &r.definition {
             by_id
