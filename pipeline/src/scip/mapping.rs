@@ -376,11 +376,23 @@ enum Class {
     Invalid,
 }
 
-/// Document-local symbol table, keyed by strings borrowed from the document.
+/// Where a document first names a global symbol, so that the string can be moved out of the
+/// document once the table no longer borrows it, rather than copied.
+#[derive(Clone, Copy)]
+enum Named {
+    Occurrence(usize),
+    Info(usize),
+    Relationship(usize, usize),
+}
+
+/// Document-local symbol table, keyed by strings borrowed from the document. The strings of
+/// `symbols` stay empty until [`take_symbol_strings`].
 #[derive(Default)]
 struct SymTable<'d> {
     classes: FastMap<&'d str, Class>,
     symbols: Vec<DocSymbol>,
+    /// Parallel to `symbols`.
+    named: Vec<Named>,
     locals: usize,
 }
 
@@ -391,6 +403,7 @@ impl<'d> SymTable<'d> {
     fn classify(
         &mut self,
         symbol: &'d str,
+        at: Named,
         tally: &mut Tally,
         warnings: &mut Vec<Warning>,
         path: &str,
@@ -403,9 +416,10 @@ impl<'d> SymTable<'d> {
                 }
                 Ok(None) => {
                     self.symbols.push(DocSymbol {
-                        symbol: symbol.to_string(),
+                        symbol: String::new(),
                         info: None,
                     });
+                    self.named.push(at);
                     Class::Global((self.symbols.len() - 1) as u32)
                 }
                 Err(e) => {
@@ -415,6 +429,19 @@ impl<'d> SymTable<'d> {
                 }
             }
         })
+    }
+}
+
+/// Moves the strings of a document's global symbols out of the document (see [`Named`]), once the
+/// symbol table that borrowed them is gone.
+fn take_symbol_strings(symbols: &mut [DocSymbol], named: &[Named], doc: &mut Document) {
+    for (s, at) in symbols.iter_mut().zip(named) {
+        let source = match *at {
+            Named::Occurrence(i) => &mut doc.occurrences[i].symbol,
+            Named::Info(i) => &mut doc.symbols[i].symbol,
+            Named::Relationship(i, j) => &mut doc.symbols[i].relationships[j].symbol,
+        };
+        s.symbol = std::mem::take(source);
     }
 }
 
@@ -439,7 +466,7 @@ fn truncate(s: &str, max: usize) -> &str {
 }
 
 /// Converts one document.
-pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
+pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     let Some(path) = repo_path(env.prefix, &doc.relative_path) else {
         return skip(
             quirks::SKIP_PATH_ESCAPES,
@@ -529,7 +556,11 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
         None
     };
 
-    let mut table = SymTable::default();
+    // Sized for the symbols the document describes (most of those it names, in practice).
+    let mut table = SymTable {
+        classes: FastMap::with_capacity_and_hasher(doc.symbols.len(), Default::default()),
+        ..SymTable::default()
+    };
     let mut occs: Vec<DocOcc> = Vec::with_capacity(doc.occurrences.len());
     let mut last_start: Option<(i32, i32)> = None;
     let mut unsorted = false;
@@ -537,12 +568,13 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     let (mut no_symbol, mut local_occs, mut invalid_occs, mut bad_ranges, mut typed_ranges) =
         (0i64, 0i64, 0i64, 0i64, 0i64);
     let mut enclosing_elsewhere = 0i64;
-    for o in &doc.occurrences {
+    for (i, o) in doc.occurrences.iter().enumerate() {
         if o.symbol.is_empty() {
             no_symbol += 1;
             continue;
         }
-        let sym = match table.classify(&o.symbol, &mut tally, &mut warnings, &path) {
+        let at = Named::Occurrence(i);
+        let sym = match table.classify(&o.symbol, at, &mut tally, &mut warnings, &path) {
             Class::Global(i) => *i,
             Class::Local => {
                 local_occs += 1;
@@ -601,8 +633,9 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     }
 
     let mut seen_info: FastMap<u32, ()> = FastMap::default();
-    for info in &doc.symbols {
-        let sym = match table.classify(&info.symbol, &mut tally, &mut warnings, &path) {
+    for (i, info) in doc.symbols.iter().enumerate() {
+        let at = Named::Info(i);
+        let sym = match table.classify(&info.symbol, at, &mut tally, &mut warnings, &path) {
             Class::Global(i) => *i,
             Class::Local | Class::Invalid => continue,
         };
@@ -615,7 +648,7 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             .as_ref()
             .and_then(|d| symbols::normalize_signature(&d.text));
         let mut rels = Vec::new();
-        for rel in &info.relationships {
+        for (j, rel) in info.relationships.iter().enumerate() {
             let bits = (if rel.is_implementation {
                 REL_IMPLEMENTATION
             } else {
@@ -629,7 +662,9 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             if bits == 0 || rel.symbol.is_empty() {
                 continue;
             }
-            if let Class::Global(t) = table.classify(&rel.symbol, &mut tally, &mut warnings, &path)
+            let at = Named::Relationship(i, j);
+            if let Class::Global(t) =
+                table.classify(&rel.symbol, at, &mut tally, &mut warnings, &path)
             {
                 rels.push((*t, bits));
             }
@@ -656,11 +691,19 @@ pub fn convert(doc: Document, env: &DocEnv<'_>) -> DocOutcome {
         defs_per_symbol.values().filter(|n| **n > 1).count() as i64,
     );
     assign_enclosing(&mut occs);
+    let SymTable {
+        classes,
+        mut symbols,
+        named,
+        ..
+    } = table;
+    drop(classes);
+    take_symbol_strings(&mut symbols, &named, &mut doc);
 
     DocOutcome::Facts(DocFacts {
         path,
         language: language.clone(),
-        symbols: table.symbols,
+        symbols,
         occurrences: occs,
         tally,
         warnings,
