@@ -39,6 +39,7 @@ use std::path::Path;
 
 use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
+use output_schema::Table;
 use rayon::prelude::*;
 
 use crate::store::StoredSnapshot;
@@ -294,15 +295,17 @@ pub fn run_with(
 
     // Assemble in file order (deterministic), merge with the reused rows (both in table order),
     // then resolve over everything.
-    let mut symbols = Vec::new();
-    let mut occurrences = Vec::new();
-    let mut imports = Vec::new();
+    let total = |rows: fn(&FileFacts) -> usize| results.iter().map(|r| rows(&r.facts)).sum();
+    let mut symbols = Vec::with_capacity(total(|f| f.symbols.len()));
+    let mut occurrences = Vec::with_capacity(total(|f| f.occurrences.len()));
+    let mut imports = Vec::with_capacity(total(|f| f.imports.len()));
     for r in &mut results {
         symbols.append(&mut r.facts.symbols);
         occurrences.append(&mut r.facts.occurrences);
         imports.append(&mut r.facts.imports);
     }
-    output_schema::table::sort_rows(&mut symbols);
+    // The order is total, so the parallel sort is as deterministic as the write's own.
+    symbols.par_sort_unstable_by(SymbolRow::compare);
     let symbols = merge_sorted(reused_symbols, symbols);
     let mut occurrences = merge_sorted(reused_occurrences, occurrences);
     let imports = merge_sorted(reused_imports, imports);
