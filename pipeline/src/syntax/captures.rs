@@ -29,6 +29,9 @@ pub enum Cap {
     Def(&'static str),
     /// `@name`
     Name,
+    /// `@name.first_argument`: on a macro call, its first argument when that is an identifier
+    /// followed by a comma (named by [`first_argument`])
+    NameFirstArgument,
     /// `@receiver`
     Receiver,
     /// `@container`
@@ -57,6 +60,13 @@ pub enum Cap {
     RefCallExpr,
     /// `@ref.write.expr`: an assignment-target expression, named by [`expression_name`]
     RefWriteExpr,
+    /// `@ref.call.callee`: a call, macro call or struct literal, whose callee is named by
+    /// [`callee`]
+    RefCallCallee,
+    /// `@ref.write.assignment`: an assignment whose `left` field, when a field access, is written
+    RefWriteAssignment,
+    /// `@ref.read.path`: a scoped path whose `path` field, when a plain identifier, is read
+    RefReadPath,
     /// `@import`
     Import,
     /// `@import.path`
@@ -79,6 +89,7 @@ pub fn classify(name: &str) -> Option<Cap> {
     }
     Some(match name {
         "name" => Cap::Name,
+        "name.first_argument" => Cap::NameFirstArgument,
         "receiver" => Cap::Receiver,
         "container" => Cap::Container,
         "hoist" => Cap::Hoist,
@@ -93,6 +104,9 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.write" => Cap::RefWrite,
         "ref.call.expr" => Cap::RefCallExpr,
         "ref.write.expr" => Cap::RefWriteExpr,
+        "ref.call.callee" => Cap::RefCallCallee,
+        "ref.write.assignment" => Cap::RefWriteAssignment,
+        "ref.read.path" => Cap::RefReadPath,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
         "import.name" => Cap::ImportName,
@@ -142,4 +156,43 @@ pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
             .and_then(expression_name),
         _ => None,
     }
+}
+
+/// The first argument of a macro call (`rgtest!(name, |dir, cmd| …)` → `name`): the first named
+/// node of its token tree, when that is an identifier directly followed by a comma.
+pub fn first_argument(call: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = call.walk();
+    let args = call
+        .children(&mut cursor)
+        .find(|c| c.kind() == "token_tree")?;
+    let first = args.named_child(0)?;
+    (first.kind() == "identifier" && first.next_sibling().is_some_and(|n| n.kind() == ","))
+        .then_some(first)
+}
+
+/// The written field of an assignment (`a.b = …`, `a.b += …`): its `left` field when that is a
+/// field access, named by [`expression_name`].
+pub fn assigned_field(assignment: Node<'_>) -> Option<Node<'_>> {
+    assignment
+        .child_by_field_name("left")
+        .filter(|l| l.kind() == "field_expression")
+        .and_then(expression_name)
+}
+
+/// The leading segment of a scoped path (`a` in `a::b`, `a::B`) when it is a plain identifier.
+pub fn path_prefix(path: Node<'_>) -> Option<Node<'_>> {
+    path.child_by_field_name("path")
+        .filter(|p| p.kind() == "identifier")
+}
+
+/// The callee name of a call (`function` field), macro call (`macro`) or struct literal (`name`),
+/// named by [`expression_name`].
+pub fn callee(call: Node<'_>) -> Option<Node<'_>> {
+    let field = match call.kind() {
+        "call_expression" => "function",
+        "macro_invocation" => "macro",
+        "struct_expression" => "name",
+        _ => return None,
+    };
+    call.child_by_field_name(field).and_then(expression_name)
 }
