@@ -32,8 +32,10 @@
 
 ; ---- references --------------------------------------------------------------------------------
 
-(call function: (identifier) @ref.call)
-(call function: (attribute attribute: (identifier) @ref.call))
+; Callees and written attributes are picked in code from childless patterns (see the README):
+; `@ref.call.callee` names a call's `function` field (an identifier, or the attribute of `a.b`),
+; `@ref.write.assignment` the attribute of an `a.b = …` / `a.b += …` target.
+(call) @ref.call.callee
 (decorator (identifier) @ref.read)
 (decorator (attribute attribute: (identifier) @ref.read))
 (class_definition superclasses: (argument_list (identifier) @ref.type))
@@ -42,8 +44,8 @@
 (type (generic_type (identifier) @ref.type))
 (type (attribute attribute: (identifier) @ref.type))
 
-(assignment left: (attribute attribute: (identifier) @ref.write))
-(augmented_assignment left: (attribute attribute: (identifier) @ref.write))
+(assignment) @ref.write.assignment
+(augmented_assignment) @ref.write.assignment
 
 ; ---- imports -----------------------------------------------------------------------------------
 

@@ -137,7 +137,8 @@ pub fn unknown_captures(query: &Query) -> Vec<String> {
 }
 
 /// The name node of a callee or assignment-target expression (`@ref.call.expr`,
-/// `@ref.write.expr`): an identifier is its own name, a field access `a.b` is named by its field,
+/// `@ref.write.expr`): an identifier is its own name, a field access `a.b` (Rust
+/// `field_expression`, Python `attribute`) is named by its field,
 /// a path `a::b` by its last segment, a generic call `f::<T>` by its function; any other shape
 /// (a closure, an index, a tuple field `a.0`) names nothing.
 pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
@@ -148,6 +149,7 @@ pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
     match node.kind() {
         "identifier" | "type_identifier" => Some(node),
         "field_expression" => named("field", &["field_identifier"]),
+        "attribute" => named("attribute", &["identifier"]),
         "scoped_identifier" => named("name", &["identifier"]),
         "scoped_type_identifier" => named("name", &["type_identifier"]),
         "generic_function" => node
@@ -171,11 +173,11 @@ pub fn first_argument(call: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The written field of an assignment (`a.b = …`, `a.b += …`): its `left` field when that is a
-/// field access, named by [`expression_name`].
+/// field access (Rust `field_expression`, Python `attribute`), named by [`expression_name`].
 pub fn assigned_field(assignment: Node<'_>) -> Option<Node<'_>> {
     assignment
         .child_by_field_name("left")
-        .filter(|l| l.kind() == "field_expression")
+        .filter(|l| matches!(l.kind(), "field_expression" | "attribute"))
         .and_then(expression_name)
 }
 
@@ -185,11 +187,11 @@ pub fn path_prefix(path: Node<'_>) -> Option<Node<'_>> {
         .filter(|p| p.kind() == "identifier")
 }
 
-/// The callee name of a call (`function` field), macro call (`macro`) or struct literal (`name`),
-/// named by [`expression_name`].
+/// The callee name of a call (`function` field; Rust `call_expression`, Python `call`), macro
+/// call (`macro`) or struct literal (`name`), named by [`expression_name`].
 pub fn callee(call: Node<'_>) -> Option<Node<'_>> {
     let field = match call.kind() {
-        "call_expression" => "function",
+        "call_expression" | "call" => "function",
         "macro_invocation" => "macro",
         "struct_expression" => "name",
         _ => return None,
