@@ -21,9 +21,10 @@
 //! the columns later stages fill reset to what this stage emits; only changed files are parsed.
 //! Resolution and call edges are always recomputed over the full set, so the tables are
 //! byte-identical to a cold run's. Which files can be reused is known from the previous `files`
-//! table alone, so the changed files are parsed while the previous rows are decoded; the reused
-//! rows arrive in table order and each parsed file's rows are sorted on its worker, so the final
-//! order comes from a linear merge rather than a sort.
+//! table alone, so the changed files are parsed while the previous rows are decoded (column by
+//! column, in parallel); the reused rows arrive in table order and each parsed file's rows are
+//! sorted on its worker, so the final order comes from a merge (each re-parsed row placed by
+//! binary search) rather than a sort.
 
 pub mod captures;
 pub mod extract;
