@@ -67,6 +67,9 @@ pub enum Cap {
     RefWriteAssignment,
     /// `@ref.read.path`: a scoped path whose `path` field, when a plain identifier, is read
     RefReadPath,
+    /// `@assignment.python`: a Python assignment whose position decides what it defines (see
+    /// [`python_assignment_defs`])
+    PythonAssignment,
     /// `@import`
     Import,
     /// `@import.path`
@@ -107,6 +110,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.call.callee" => Cap::RefCallCallee,
         "ref.write.assignment" => Cap::RefWriteAssignment,
         "ref.read.path" => Cap::RefReadPath,
+        "assignment.python" => Cap::PythonAssignment,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
         "import.name" => Cap::ImportName,
@@ -197,4 +201,91 @@ pub fn callee(call: Node<'_>) -> Option<Node<'_>> {
         _ => return None,
     };
     call.child_by_field_name(field).and_then(expression_name)
+}
+
+/// What a Python assignment statement defines, by where it stands (the rules the query once spelled
+/// as nested patterns, which made up over half of the Python query's compile time):
+///
+/// - at module level, directly or in a module-level `if` body or `try` body: the assigned name is
+///   a `variable` (at module level also each name of a `a, b = …` pattern list);
+/// - in a class body: the assigned name is a `field`;
+/// - `self.x = …` directly in the body of a method named `__init__`: `x` is a `field` that belongs
+///   to the class (hoisted past `__init__`).
+///
+/// Returns (name node, kind, hoist) for each defined name; an assignment anywhere else defines
+/// nothing.
+pub fn python_assignment_defs<'t>(
+    assignment: Node<'t>,
+    src: &[u8],
+) -> Vec<(Node<'t>, &'static str, bool)> {
+    let mut out = Vec::new();
+    let Some(statement) = assignment
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")
+    else {
+        return out;
+    };
+    let Some(left) = assignment.child_by_field_name("left") else {
+        return out;
+    };
+    let Some(parent) = statement.parent() else {
+        return out;
+    };
+    let is_field_of =
+        |owner: Node<'_>, field: &str| owner.child_by_field_name(field) == Some(parent);
+    match parent.kind() {
+        "module" => match left.kind() {
+            "identifier" => out.push((left, "variable", false)),
+            "pattern_list" => {
+                let mut cursor = left.walk();
+                for n in left.named_children(&mut cursor) {
+                    if n.kind() == "identifier" {
+                        out.push((n, "variable", false));
+                    }
+                }
+            }
+            _ => {}
+        },
+        "block" => {
+            let Some(owner) = parent.parent() else {
+                return out;
+            };
+            let at_module = || owner.parent().is_some_and(|g| g.kind() == "module");
+            let identifier = left.kind() == "identifier";
+            match owner.kind() {
+                "if_statement"
+                    if identifier && is_field_of(owner, "consequence") && at_module() =>
+                {
+                    out.push((left, "variable", false));
+                }
+                "try_statement" if identifier && is_field_of(owner, "body") && at_module() => {
+                    out.push((left, "variable", false));
+                }
+                "class_definition" if identifier && is_field_of(owner, "body") => {
+                    out.push((left, "field", false));
+                }
+                "function_definition"
+                    if left.kind() == "attribute" && is_field_of(owner, "body") =>
+                {
+                    let text = |n: Option<Node<'_>>| n.and_then(|n| n.utf8_text(src).ok());
+                    let object = left
+                        .child_by_field_name("object")
+                        .filter(|o| o.kind() == "identifier");
+                    let attribute = left
+                        .child_by_field_name("attribute")
+                        .filter(|a| a.kind() == "identifier");
+                    if text(owner.child_by_field_name("name")) == Some("__init__")
+                        && text(object) == Some("self")
+                    {
+                        if let Some(name) = attribute {
+                            out.push((name, "field", true));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+    out
 }

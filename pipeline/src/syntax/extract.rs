@@ -32,7 +32,10 @@ use tree_sitter::{
     Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, StreamingIterator, Tree,
 };
 
-use super::captures::{assigned_field, callee, expression_name, first_argument, path_prefix, Cap};
+use super::captures::{
+    assigned_field, callee, expression_name, first_argument, path_prefix, python_assignment_defs,
+    Cap,
+};
 use super::imports::{self, RawImport};
 use super::lang::Lang;
 use super::visibility::{self, Parent, Vis};
@@ -273,6 +276,18 @@ pub fn extract(
                     Cap::RefReadPath => {
                         if let Some(prefix) = path_prefix(node) {
                             add_ref(&mut refs, prefix, Roles::REFERENCE);
+                        }
+                    }
+                    Cap::PythonAssignment => {
+                        for (name, kind, hoist) in python_assignment_defs(node, src) {
+                            raw_defs.push(RawDef {
+                                node,
+                                name,
+                                kind,
+                                pattern: m.pattern_index,
+                                explicit: None,
+                                hoist,
+                            });
                         }
                     }
                     Cap::Import => {
