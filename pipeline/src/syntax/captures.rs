@@ -142,7 +142,7 @@ pub fn unknown_captures(query: &Query) -> Vec<String> {
 
 /// The name node of a callee or assignment-target expression (`@ref.call.expr`,
 /// `@ref.write.expr`): an identifier is its own name, a field access `a.b` (Rust
-/// `field_expression`, Python `attribute`) is named by its field,
+/// `field_expression`, Python `attribute`, TypeScript `member_expression`) is named by its field,
 /// a path `a::b` by its last segment, a generic call `f::<T>` by its function; any other shape
 /// (a closure, an index, a tuple field `a.0`) names nothing.
 pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
@@ -154,6 +154,7 @@ pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
         "identifier" | "type_identifier" => Some(node),
         "field_expression" => named("field", &["field_identifier"]),
         "attribute" => named("attribute", &["identifier"]),
+        "member_expression" => named("property", &["property_identifier"]),
         "scoped_identifier" => named("name", &["identifier"]),
         "scoped_type_identifier" => named("name", &["type_identifier"]),
         "generic_function" => node
@@ -177,11 +178,17 @@ pub fn first_argument(call: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The written field of an assignment (`a.b = …`, `a.b += …`): its `left` field when that is a
-/// field access (Rust `field_expression`, Python `attribute`), named by [`expression_name`].
+/// field access (Rust `field_expression`, Python `attribute`, TypeScript `member_expression`),
+/// named by [`expression_name`].
 pub fn assigned_field(assignment: Node<'_>) -> Option<Node<'_>> {
     assignment
         .child_by_field_name("left")
-        .filter(|l| matches!(l.kind(), "field_expression" | "attribute"))
+        .filter(|l| {
+            matches!(
+                l.kind(),
+                "field_expression" | "attribute" | "member_expression"
+            )
+        })
         .and_then(expression_name)
 }
 
@@ -191,11 +198,13 @@ pub fn path_prefix(path: Node<'_>) -> Option<Node<'_>> {
         .filter(|p| p.kind() == "identifier")
 }
 
-/// The callee name of a call (`function` field; Rust `call_expression`, Python `call`), macro
-/// call (`macro`) or struct literal (`name`), named by [`expression_name`].
+/// The callee name of a call (`function` field; Rust and TypeScript `call_expression`, Python
+/// `call`), a TypeScript `new` (`constructor`), a Rust macro call (`macro`) or struct literal
+/// (`name`), named by [`expression_name`].
 pub fn callee(call: Node<'_>) -> Option<Node<'_>> {
     let field = match call.kind() {
         "call_expression" | "call" => "function",
+        "new_expression" => "constructor",
         "macro_invocation" => "macro",
         "struct_expression" => "name",
         _ => return None,
