@@ -3,17 +3,26 @@
 //! Every setting that influences the bytes is fixed here (compression and level, row-group size,
 //! dictionary, statistics, `created_by`, key-value metadata), so the same rows always produce the
 //! same file. Rows are sorted by the table's declared order before encoding.
+//!
+//! A table's columns are encoded side by side (rayon), each into its own column chunk, and the
+//! chunks are then appended in schema order: the bytes are exactly those of `ArrowWriter::write`
+//! of the whole batch (tested), but the largest table no longer encodes on one core while the
+//! others wait.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use arrow::array::RecordBatch;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ArrowWriter;
+use arrow::array::{ArrayRef, RecordBatch};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::arrow_writer::compute_leaves;
+use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use rayon::prelude::*;
 
 use crate::manifest::{file_hash, FileEntry};
 use crate::table::to_record_batch;
@@ -53,12 +62,50 @@ pub fn encode_table<T: Table>(rows: &mut [T]) -> Result<Vec<u8>, FormatError> {
 }
 
 /// Encodes an already sorted record batch of a table.
+///
+/// Row groups of [`ROW_GROUP_ROWS`] rows, as `ArrowWriter::write` cuts them; within a row group
+/// every column is encoded in parallel into its own chunk, and the chunks are appended in schema
+/// order, which is what `ArrowWriter` does one column after the other.
 pub fn encode_batch(table: &TableInfo, batch: &RecordBatch) -> Result<Vec<u8>, FormatError> {
     let mut buffer = Vec::new();
-    let mut writer =
-        ArrowWriter::try_new(&mut buffer, batch.schema(), Some(writer_properties(table)))?;
-    writer.write(batch)?;
-    writer.close()?;
+    let writer = ArrowWriter::try_new(&mut buffer, batch.schema(), Some(writer_properties(table)))?;
+    let (mut file, factory) = writer.into_serialized_writer()?;
+    let schema = batch.schema();
+    let mut start = 0;
+    let mut group = 0;
+    while start < batch.num_rows() {
+        let rows = batch.slice(start, ROW_GROUP_ROWS.min(batch.num_rows() - start));
+        let mut leaves = Vec::new();
+        for (field, column) in schema.fields().iter().zip(rows.columns()) {
+            leaves.extend(compute_leaves(field.as_ref(), column)?);
+        }
+        let writers = factory.create_column_writers(group)?;
+        if writers.len() != leaves.len() {
+            return Err(parquet::errors::ParquetError::General(format!(
+                "{}: {} column writers for {} leaf columns",
+                table.name,
+                writers.len(),
+                leaves.len()
+            ))
+            .into());
+        }
+        let chunks = writers
+            .into_par_iter()
+            .zip(leaves)
+            .map(|(mut writer, leaf)| {
+                writer.write(&leaf)?;
+                writer.close()
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut row_group = file.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut row_group)?;
+        }
+        row_group.close()?;
+        start += rows.num_rows();
+        group += 1;
+    }
+    file.close()?;
     Ok(buffer)
 }
 
@@ -131,6 +178,69 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     Ok(rows)
 }
 
+/// Rows per slice that [`read_table_parallel`] turns into rows on one worker.
+const DECODE_SLICE_ROWS: usize = 4096;
+
+/// Reads every row of a table file, like [`read_table`] (same rows, same order), with the work
+/// spread over the rayon pool: each column is decoded by its own reader (all sharing the file's
+/// metadata, read once), then slices of rows are built side by side. For the large tables a
+/// one-file commit reads back from the previous snapshot, where decoding on one core was the
+/// longest step.
+pub fn read_table_parallel<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
+    let open = || {
+        File::open(path).map_err(|source| FormatError::Io {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    let metadata = ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?;
+    let schema = metadata.schema().clone();
+    // One reader (and file handle: readers seek) per top-level column.
+    let columns: Vec<Vec<ArrayRef>> = (0..schema.fields().len())
+        .into_par_iter()
+        .map(|i| -> Result<Vec<ArrayRef>, FormatError> {
+            let mask = ProjectionMask::roots(metadata.parquet_schema(), [i]);
+            ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, metadata.clone())
+                .with_projection(mask)
+                .with_batch_size(65_536)
+                .build()?
+                .map(|batch| Ok(batch?.column(0).clone()))
+                .collect()
+        })
+        .collect::<Result<_, _>>()?;
+    // Every column's reader cuts batches at the same rows (batch size, row groups).
+    let batches = columns.first().map_or(0, Vec::len);
+    let mut slices = Vec::new();
+    for b in 0..batches {
+        let arrays = columns
+            .iter()
+            .map(|c| c.get(b).cloned())
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                parquet::errors::ParquetError::General(format!(
+                    "{}: columns decoded into different batches",
+                    path.display()
+                ))
+            })?;
+        let batch = RecordBatch::try_new(schema.clone(), arrays)?;
+        let mut start = 0;
+        while start < batch.num_rows() {
+            let len = DECODE_SLICE_ROWS.min(batch.num_rows() - start);
+            slices.push(batch.slice(start, len));
+            start += len;
+        }
+    }
+    let parts = slices
+        .par_iter()
+        .map(T::from_batch)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rows = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        rows.extend(part);
+    }
+    Ok(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +297,96 @@ mod tests {
             lines[0]
         );
         assert!(lines[0].contains(r#""parents":["p"]"#) && lines[0].contains(r#""sha":"a""#));
+    }
+
+    /// The reference encoding: the whole batch through `ArrowWriter`, one column after another.
+    fn encode_serially(table: &TableInfo, batch: &RecordBatch) -> Vec<u8> {
+        let mut buffer = Vec::new();
+        let mut writer =
+            ArrowWriter::try_new(&mut buffer, batch.schema(), Some(writer_properties(table)))
+                .unwrap();
+        writer.write(batch).unwrap();
+        writer.close().unwrap();
+        buffer
+    }
+
+    #[test]
+    fn parallel_columns_give_the_bytes_of_the_serial_writer() {
+        use crate::tables::OccurrenceRow;
+        use crate::Roles;
+        // More rows than one row group holds, nulls, a list column and repeated strings.
+        let mut rows: Vec<OccurrenceRow> = (0..ROW_GROUP_ROWS + 1234)
+            .map(|i| OccurrenceRow {
+                symbol_id: (i % 3 != 0).then(|| format!("sym{}", i % 977)),
+                name: format!("name{}", i % 131),
+                path: format!("src/f{}.rs", i / 5000),
+                line: (i % 4000) as i32 + 1,
+                col: (i % 80) as i32 + 1,
+                end_line: (i % 4000) as i32 + 1,
+                end_col: (i % 80) as i32 + 9,
+                roles: if i % 7 == 0 {
+                    Roles::DEFINITION
+                } else {
+                    Roles::REFERENCE | Roles::CALL
+                },
+                enclosing_symbol_id: (i % 5 != 0).then(|| format!("enc{}", i % 313)),
+                source: "tree-sitter".into(),
+            })
+            .collect();
+        let batch = crate::table::to_record_batch(&mut rows);
+        let parallel = encode_batch(&OccurrenceRow::INFO, &batch).unwrap();
+        assert_eq!(parallel, encode_serially(&OccurrenceRow::INFO, &batch));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("occurrences.parquet");
+        std::fs::write(&path, &parallel).unwrap();
+        assert_eq!(read_table::<OccurrenceRow>(&path).unwrap(), rows);
+
+        let mut few = vec![commit("b", 2), commit("a", 1)];
+        let batch = crate::table::to_record_batch(&mut few);
+        assert_eq!(
+            encode_batch(&CommitRow::INFO, &batch).unwrap(),
+            encode_serially(&CommitRow::INFO, &batch)
+        );
+        let mut none: Vec<CommitRow> = vec![];
+        let batch = crate::table::to_record_batch(&mut none);
+        assert_eq!(
+            encode_batch(&CommitRow::INFO, &batch).unwrap(),
+            encode_serially(&CommitRow::INFO, &batch)
+        );
+    }
+
+    #[test]
+    fn parallel_read_gives_the_rows_of_the_serial_read() {
+        use crate::tables::OccurrenceRow;
+        let dir = tempfile::tempdir().unwrap();
+        let mut rows: Vec<OccurrenceRow> = (0..ROW_GROUP_ROWS + 70_000)
+            .map(|i| OccurrenceRow {
+                symbol_id: (i % 3 != 0).then(|| format!("sym{i}")),
+                name: format!("name{}", i % 131),
+                path: format!("src/f{}.rs", i / 5000),
+                line: (i % 4000) as i32 + 1,
+                col: 1,
+                end_line: (i % 4000) as i32 + 1,
+                end_col: 9,
+                roles: if i % 7 == 0 {
+                    crate::Roles::DEFINITION
+                } else {
+                    crate::Roles::REFERENCE | crate::Roles::CALL
+                },
+                enclosing_symbol_id: (i % 5 != 0).then(|| format!("enc{}", i % 313)),
+                source: "tree-sitter".into(),
+            })
+            .collect();
+        write_table(dir.path(), &mut rows).unwrap();
+        let path = dir.path().join("occurrences.parquet");
+        let serial: Vec<OccurrenceRow> = read_table(&path).unwrap();
+        assert_eq!(serial, rows);
+        assert_eq!(read_table_parallel::<OccurrenceRow>(&path).unwrap(), serial);
+
+        let mut none: Vec<SymbolRow> = vec![];
+        write_table(dir.path(), &mut none).unwrap();
+        let empty = read_table_parallel::<SymbolRow>(&dir.path().join("symbols.parquet"));
+        assert!(empty.unwrap().is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Benchmark floor for the syntax stage: walk a tree, and parse every file of a supported
-//! language with the stage's own grammars and queries, in parallel, doing nothing with the
-//! matches. `ci/bench-syntax.sh` compares `--stages scan,syntax` against this program.
+//! Benchmark floor for the syntax stage: walk a tree, read every file, and parse every file of a
+//! supported language (detected like the scan does, shebang lines included) with the stage's own
+//! grammars and queries, in parallel, doing nothing with the matches. `ci/bench-syntax.sh`
+//! compares `--stages scan,syntax` against this program.
 //!
 //! Usage: `bare_parse <dir> [--threads N]`. Prints one line of totals.
 
@@ -31,24 +32,24 @@ fn main() {
         .num_threads(threads)
         .build()
         .expect("thread pool");
-    let (bytes, captures) = pool.install(|| {
+    let (parsed, bytes, captures) = pool.install(|| {
         files
             .par_iter()
             .map_init(
                 || (Vec::<Option<Parser>>::new(), QueryCursor::new()),
-                |(parsers, cursor), (path, lang)| parse(parsers, cursor, path, *lang),
+                |(parsers, cursor), (path, rel)| parse(parsers, cursor, path, rel),
             )
-            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+            .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
     });
     println!(
-        "files={} bytes={bytes} captures={captures} millis={}",
-        files.len(),
+        "files={parsed} bytes={bytes} captures={captures} millis={}",
         start.elapsed().as_millis()
     );
 }
 
-/// The files the scan would keep (same ignore rules and excluded folders), with a language.
-fn list(root: &Path) -> Vec<(PathBuf, Lang)> {
+/// Every file the scan would walk (same ignore rules and excluded folders), with its
+/// repo-relative path; the language is decided after reading, as the scan does.
+fn list(root: &Path) -> Vec<(PathBuf, String)> {
     let mut walker = ignore::WalkBuilder::new(root);
     walker
         .hidden(false)
@@ -68,10 +69,8 @@ fn list(root: &Path) -> Vec<(PathBuf, Lang)> {
             continue;
         }
         let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
-        let rel = rel.to_string_lossy();
-        if let Some(lang) = pipeline::scan::detect_language(&rel, b"").and_then(Lang::from_name) {
-            out.push((entry.into_path(), lang));
-        }
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        out.push((entry.into_path(), rel));
     }
     out
 }
@@ -80,10 +79,15 @@ fn parse(
     parsers: &mut Vec<Option<Parser>>,
     cursor: &mut QueryCursor,
     path: &Path,
-    lang: Lang,
-) -> (usize, usize) {
+    rel: &str,
+) -> (usize, usize, usize) {
     let Ok(src) = std::fs::read(path) else {
-        return (0, 0);
+        return (0, 0, 0);
+    };
+    // The scan's language detection, which also reads shebang lines (a Python script without an
+    // extension is parsed by the stage, so it is parsed here too).
+    let Some(lang) = pipeline::scan::detect_language(rel, &src).and_then(Lang::from_name) else {
+        return (0, 0, 0);
     };
     if parsers.is_empty() {
         parsers.resize_with(Lang::ALL.len(), || None);
@@ -94,7 +98,7 @@ fn parse(
         p
     });
     let Some(tree) = parser.parse(&src, None) else {
-        return (src.len(), 0);
+        return (1, src.len(), 0);
     };
     let query = &lang.query().expect("query").query;
     let mut matches = cursor.matches(query, tree.root_node(), src.as_slice());
@@ -102,5 +106,5 @@ fn parse(
     while let Some(m) = matches.next() {
         captures += m.captures().len();
     }
-    (src.len(), captures)
+    (1, src.len(), captures)
 }

@@ -8,32 +8,18 @@
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
 
-(module (expression_statement (assignment left: (identifier) @name) @definition.variable))
-(module (expression_statement (assignment left: (pattern_list (identifier) @name)) @definition.variable))
-(module
-  (if_statement
-    consequence: (block (expression_statement (assignment left: (identifier) @name) @definition.variable))))
-(module
-  (try_statement
-    body: (block (expression_statement (assignment left: (identifier) @name) @definition.variable))))
-(class_definition
-  body: (block (expression_statement (assignment left: (identifier) @name) @definition.field)))
-
-; `self.x = …` directly in `__init__` defines attribute `x` of the class (`@hoist`: the
-; definition belongs to the class, not to `__init__`; a later duplicate is dropped).
-(function_definition
-  name: (identifier) @_init
-  body: (block
-    (expression_statement
-      (assignment
-        left: (attribute object: (identifier) @_self attribute: (identifier) @name)) @definition.field))
-  (#eq? @_init "__init__")
-  (#eq? @_self "self")) @hoist
+; Assignments that define names (module-level variables, also in a module-level `if` / `try`
+; body and `a, b = …` lists; class-body fields; `self.x = …` in `__init__`, a field of the class)
+; are told apart in code by where the statement stands (`@assignment.python`, see
+; `python_assignment_defs`): as nested patterns they were over half of this query's compile time.
+(assignment) @assignment.python
 
 ; ---- references --------------------------------------------------------------------------------
 
-(call function: (identifier) @ref.call)
-(call function: (attribute attribute: (identifier) @ref.call))
+; Callees and written attributes are picked in code from childless patterns (see the README):
+; `@ref.call.callee` names a call's `function` field (an identifier, or the attribute of `a.b`),
+; `@ref.write.assignment` the attribute of an `a.b = …` / `a.b += …` target.
+(call) @ref.call.callee
 (decorator (identifier) @ref.read)
 (decorator (attribute attribute: (identifier) @ref.read))
 (class_definition superclasses: (argument_list (identifier) @ref.type))
@@ -42,8 +28,8 @@
 (type (generic_type (identifier) @ref.type))
 (type (attribute attribute: (identifier) @ref.type))
 
-(assignment left: (attribute attribute: (identifier) @ref.write))
-(augmented_assignment left: (attribute attribute: (identifier) @ref.write))
+(assignment) @ref.write.assignment
+(augmented_assignment) @ref.write.assignment
 
 ; ---- imports -----------------------------------------------------------------------------------
 

@@ -29,6 +29,9 @@ pub enum Cap {
     Def(&'static str),
     /// `@name`
     Name,
+    /// `@name.first_argument`: on a macro call, its first argument when that is an identifier
+    /// followed by a comma (named by [`first_argument`])
+    NameFirstArgument,
     /// `@receiver`
     Receiver,
     /// `@container`
@@ -57,6 +60,16 @@ pub enum Cap {
     RefCallExpr,
     /// `@ref.write.expr`: an assignment-target expression, named by [`expression_name`]
     RefWriteExpr,
+    /// `@ref.call.callee`: a call, macro call or struct literal, whose callee is named by
+    /// [`callee`]
+    RefCallCallee,
+    /// `@ref.write.assignment`: an assignment whose `left` field, when a field access, is written
+    RefWriteAssignment,
+    /// `@ref.read.path`: a scoped path whose `path` field, when a plain identifier, is read
+    RefReadPath,
+    /// `@assignment.python`: a Python assignment whose position decides what it defines (see
+    /// [`python_assignment_defs`])
+    PythonAssignment,
     /// `@import`
     Import,
     /// `@import.path`
@@ -79,6 +92,7 @@ pub fn classify(name: &str) -> Option<Cap> {
     }
     Some(match name {
         "name" => Cap::Name,
+        "name.first_argument" => Cap::NameFirstArgument,
         "receiver" => Cap::Receiver,
         "container" => Cap::Container,
         "hoist" => Cap::Hoist,
@@ -93,6 +107,10 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.write" => Cap::RefWrite,
         "ref.call.expr" => Cap::RefCallExpr,
         "ref.write.expr" => Cap::RefWriteExpr,
+        "ref.call.callee" => Cap::RefCallCallee,
+        "ref.write.assignment" => Cap::RefWriteAssignment,
+        "ref.read.path" => Cap::RefReadPath,
+        "assignment.python" => Cap::PythonAssignment,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
         "import.name" => Cap::ImportName,
@@ -123,7 +141,8 @@ pub fn unknown_captures(query: &Query) -> Vec<String> {
 }
 
 /// The name node of a callee or assignment-target expression (`@ref.call.expr`,
-/// `@ref.write.expr`): an identifier is its own name, a field access `a.b` is named by its field,
+/// `@ref.write.expr`): an identifier is its own name, a field access `a.b` (Rust
+/// `field_expression`, Python `attribute`, TypeScript `member_expression`) is named by its field,
 /// a path `a::b` by its last segment, a generic call `f::<T>` by its function; any other shape
 /// (a closure, an index, a tuple field `a.0`) names nothing.
 pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
@@ -134,6 +153,8 @@ pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
     match node.kind() {
         "identifier" | "type_identifier" => Some(node),
         "field_expression" => named("field", &["field_identifier"]),
+        "attribute" => named("attribute", &["identifier"]),
+        "member_expression" => named("property", &["property_identifier"]),
         "scoped_identifier" => named("name", &["identifier"]),
         "scoped_type_identifier" => named("name", &["type_identifier"]),
         "generic_function" => node
@@ -142,4 +163,138 @@ pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
             .and_then(expression_name),
         _ => None,
     }
+}
+
+/// The first argument of a macro call (`rgtest!(name, |dir, cmd| …)` → `name`): the first named
+/// node of its token tree, when that is an identifier directly followed by a comma.
+pub fn first_argument(call: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = call.walk();
+    let args = call
+        .children(&mut cursor)
+        .find(|c| c.kind() == "token_tree")?;
+    let first = args.named_child(0)?;
+    (first.kind() == "identifier" && first.next_sibling().is_some_and(|n| n.kind() == ","))
+        .then_some(first)
+}
+
+/// The written field of an assignment (`a.b = …`, `a.b += …`): its `left` field when that is a
+/// field access (Rust `field_expression`, Python `attribute`, TypeScript `member_expression`),
+/// named by [`expression_name`].
+pub fn assigned_field(assignment: Node<'_>) -> Option<Node<'_>> {
+    assignment
+        .child_by_field_name("left")
+        .filter(|l| {
+            matches!(
+                l.kind(),
+                "field_expression" | "attribute" | "member_expression"
+            )
+        })
+        .and_then(expression_name)
+}
+
+/// The leading segment of a scoped path (`a` in `a::b`, `a::B`) when it is a plain identifier.
+pub fn path_prefix(path: Node<'_>) -> Option<Node<'_>> {
+    path.child_by_field_name("path")
+        .filter(|p| p.kind() == "identifier")
+}
+
+/// The callee name of a call (`function` field; Rust and TypeScript `call_expression`, Python
+/// `call`), a TypeScript `new` (`constructor`), a Rust macro call (`macro`) or struct literal
+/// (`name`), named by [`expression_name`].
+pub fn callee(call: Node<'_>) -> Option<Node<'_>> {
+    let field = match call.kind() {
+        "call_expression" | "call" => "function",
+        "new_expression" => "constructor",
+        "macro_invocation" => "macro",
+        "struct_expression" => "name",
+        _ => return None,
+    };
+    call.child_by_field_name(field).and_then(expression_name)
+}
+
+/// What a Python assignment statement defines, by where it stands (the rules the query once spelled
+/// as nested patterns, which made up over half of the Python query's compile time):
+///
+/// - at module level, directly or in a module-level `if` body or `try` body: the assigned name is
+///   a `variable` (at module level also each name of a `a, b = …` pattern list);
+/// - in a class body: the assigned name is a `field`;
+/// - `self.x = …` directly in the body of a method named `__init__`: `x` is a `field` that belongs
+///   to the class (hoisted past `__init__`).
+///
+/// Returns (name node, kind, hoist) for each defined name; an assignment anywhere else defines
+/// nothing.
+pub fn python_assignment_defs<'t>(
+    assignment: Node<'t>,
+    src: &[u8],
+) -> Vec<(Node<'t>, &'static str, bool)> {
+    let mut out = Vec::new();
+    let Some(statement) = assignment
+        .parent()
+        .filter(|p| p.kind() == "expression_statement")
+    else {
+        return out;
+    };
+    let Some(left) = assignment.child_by_field_name("left") else {
+        return out;
+    };
+    let Some(parent) = statement.parent() else {
+        return out;
+    };
+    let is_field_of =
+        |owner: Node<'_>, field: &str| owner.child_by_field_name(field) == Some(parent);
+    match parent.kind() {
+        "module" => match left.kind() {
+            "identifier" => out.push((left, "variable", false)),
+            "pattern_list" => {
+                let mut cursor = left.walk();
+                for n in left.named_children(&mut cursor) {
+                    if n.kind() == "identifier" {
+                        out.push((n, "variable", false));
+                    }
+                }
+            }
+            _ => {}
+        },
+        "block" => {
+            let Some(owner) = parent.parent() else {
+                return out;
+            };
+            let at_module = || owner.parent().is_some_and(|g| g.kind() == "module");
+            let identifier = left.kind() == "identifier";
+            match owner.kind() {
+                "if_statement"
+                    if identifier && is_field_of(owner, "consequence") && at_module() =>
+                {
+                    out.push((left, "variable", false));
+                }
+                "try_statement" if identifier && is_field_of(owner, "body") && at_module() => {
+                    out.push((left, "variable", false));
+                }
+                "class_definition" if identifier && is_field_of(owner, "body") => {
+                    out.push((left, "field", false));
+                }
+                "function_definition"
+                    if left.kind() == "attribute" && is_field_of(owner, "body") =>
+                {
+                    let text = |n: Option<Node<'_>>| n.and_then(|n| n.utf8_text(src).ok());
+                    let object = left
+                        .child_by_field_name("object")
+                        .filter(|o| o.kind() == "identifier");
+                    let attribute = left
+                        .child_by_field_name("attribute")
+                        .filter(|a| a.kind() == "identifier");
+                    if text(owner.child_by_field_name("name")) == Some("__init__")
+                        && text(object) == Some("self")
+                    {
+                        if let Some(name) = attribute {
+                            out.push((name, "field", true));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+    out
 }

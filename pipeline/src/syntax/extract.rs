@@ -32,7 +32,10 @@ use tree_sitter::{
     Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, StreamingIterator, Tree,
 };
 
-use super::captures::{expression_name, Cap};
+use super::captures::{
+    assigned_field, callee, expression_name, first_argument, path_prefix, python_assignment_defs,
+    Cap,
+};
 use super::imports::{self, RawImport};
 use super::lang::Lang;
 use super::visibility::{self, Parent, Vis};
@@ -239,6 +242,7 @@ pub fn extract(
                 {
                     Cap::Def(kind) => def = Some((node, kind)),
                     Cap::Name => name = Some(node),
+                    Cap::NameFirstArgument => name = first_argument(node),
                     Cap::Receiver | Cap::Container => explicit = Some(node),
                     Cap::Hoist => hoist = true,
                     Cap::Comment => comments.push((node.start_byte(), node.end_byte())),
@@ -257,6 +261,33 @@ pub fn extract(
                     Cap::RefWriteExpr => {
                         if let Some(name) = expression_name(node) {
                             add_ref(&mut refs, name, Roles::REFERENCE | Roles::WRITE);
+                        }
+                    }
+                    Cap::RefCallCallee => {
+                        if let Some(name) = callee(node) {
+                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::CALL);
+                        }
+                    }
+                    Cap::RefWriteAssignment => {
+                        if let Some(name) = assigned_field(node) {
+                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::WRITE);
+                        }
+                    }
+                    Cap::RefReadPath => {
+                        if let Some(prefix) = path_prefix(node) {
+                            add_ref(&mut refs, prefix, Roles::REFERENCE);
+                        }
+                    }
+                    Cap::PythonAssignment => {
+                        for (name, kind, hoist) in python_assignment_defs(node, src) {
+                            raw_defs.push(RawDef {
+                                node,
+                                name,
+                                kind,
+                                pattern: m.pattern_index,
+                                explicit: None,
+                                hoist,
+                            });
                         }
                     }
                     Cap::Import => {

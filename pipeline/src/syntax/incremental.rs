@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use output_schema::manifest::{decompress, StageStatus, Warning};
-use output_schema::parquet_io::read_table;
+use output_schema::parquet_io::{read_table, read_table_parallel};
 use output_schema::tables::{FileRow, ImportRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 
@@ -167,10 +167,16 @@ fn read(prev: &StoredSnapshot, reused: &mut HashMap<String, FileStatus>) -> Resu
     );
     // Decoding is most of the cost of a per-commit run: read the tables side by side.
     let (occurrences, (symbols, imports)) = rayon::join(
-        || read_table::<OccurrenceRow>(&occurrences_path).map_err(|e| format!("occurrences: {e}")),
+        || {
+            read_table_parallel::<OccurrenceRow>(&occurrences_path)
+                .map_err(|e| format!("occurrences: {e}"))
+        },
         || {
             rayon::join(
-                || read_table::<SymbolRow>(&symbols_path).map_err(|e| format!("symbols: {e}")),
+                || {
+                    read_table_parallel::<SymbolRow>(&symbols_path)
+                        .map_err(|e| format!("symbols: {e}"))
+                },
                 || read_table::<ImportRow>(&imports_path).map_err(|e| format!("imports: {e}")),
             )
         },

@@ -21,9 +21,10 @@
 //! the columns later stages fill reset to what this stage emits; only changed files are parsed.
 //! Resolution and call edges are always recomputed over the full set, so the tables are
 //! byte-identical to a cold run's. Which files can be reused is known from the previous `files`
-//! table alone, so the changed files are parsed while the previous rows are decoded; the reused
-//! rows arrive in table order and each parsed file's rows are sorted on its worker, so the final
-//! order comes from a linear merge rather than a sort.
+//! table alone, so the changed files are parsed while the previous rows are decoded (column by
+//! column, in parallel); the reused rows arrive in table order and each parsed file's rows are
+//! sorted on its worker, so the final order comes from a merge (each re-parsed row placed by
+//! binary search) rather than a sort.
 
 pub mod captures;
 pub mod extract;
@@ -39,6 +40,7 @@ use std::path::Path;
 
 use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
+use output_schema::Table;
 use rayon::prelude::*;
 
 use crate::store::StoredSnapshot;
@@ -191,8 +193,10 @@ fn parse_one(
     r
 }
 
-/// Merges two lists that are each in table order into one in table order (linear, stable:
-/// `a` first on ties).
+/// Merges two lists that are each in table order into one in table order (stable: `a` first on
+/// ties). `b` is typically small (the rows of a commit's changed files, `a` every other file's),
+/// so each of its rows finds its place in `a` by binary search and the rows of `a` in between move
+/// over without a comparison each.
 fn merge_sorted<T: output_schema::Table>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
     if a.is_empty() {
         return b;
@@ -201,18 +205,14 @@ fn merge_sorted<T: output_schema::Table>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
         return a;
     }
     let mut out = Vec::with_capacity(a.len() + b.len());
-    let mut a = a.into_iter().peekable();
-    let mut b = b.into_iter().peekable();
-    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-        let next = if y.compare(x).is_lt() {
-            b.next()
-        } else {
-            a.next()
-        };
-        out.extend(next);
+    let mut a = a.into_iter();
+    for y in b {
+        // The leading rows of `a` that do not sort after `y` (`a` is sorted, so they are a prefix).
+        let before = a.as_slice().partition_point(|x| !y.compare(x).is_lt());
+        out.extend(a.by_ref().take(before));
+        out.push(y);
     }
     out.extend(a);
-    out.extend(b);
     out
 }
 
@@ -294,15 +294,17 @@ pub fn run_with(
 
     // Assemble in file order (deterministic), merge with the reused rows (both in table order),
     // then resolve over everything.
-    let mut symbols = Vec::new();
-    let mut occurrences = Vec::new();
-    let mut imports = Vec::new();
+    let total = |rows: fn(&FileFacts) -> usize| results.iter().map(|r| rows(&r.facts)).sum();
+    let mut symbols = Vec::with_capacity(total(|f| f.symbols.len()));
+    let mut occurrences = Vec::with_capacity(total(|f| f.occurrences.len()));
+    let mut imports = Vec::with_capacity(total(|f| f.imports.len()));
     for r in &mut results {
         symbols.append(&mut r.facts.symbols);
         occurrences.append(&mut r.facts.occurrences);
         imports.append(&mut r.facts.imports);
     }
-    output_schema::table::sort_rows(&mut symbols);
+    // The order is total, so the parallel sort is as deterministic as the write's own.
+    symbols.par_sort_unstable_by(SymbolRow::compare);
     let symbols = merge_sorted(reused_symbols, symbols);
     let mut occurrences = merge_sorted(reused_occurrences, occurrences);
     let imports = merge_sorted(reused_imports, imports);
@@ -602,5 +604,45 @@ fn backend(fingerprint: &str, report: &StageReport) -> Backend {
         input: None,
         counts,
         facts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use output_schema::tables::ImportRow;
+
+    use super::merge_sorted;
+
+    fn import(path: &str, line: i32) -> ImportRow {
+        ImportRow {
+            path: path.into(),
+            line,
+            raw: "m".into(),
+            names: vec![],
+            language: "rust".into(),
+            target: None,
+            kind: "unknown".into(),
+            method: None,
+            confidence: 0.0,
+            from_module: None,
+            to_module: None,
+        }
+    }
+
+    #[test]
+    fn merge_keeps_table_order_whatever_the_interleaving() {
+        let a: Vec<ImportRow> = (0..40).map(|i| import(&format!("f{}", i / 4), i)).collect();
+        let cases: Vec<Vec<ImportRow>> = vec![
+            vec![],
+            vec![import("a", 1)],
+            vec![import("f0", 0), import("f3", 13), import("f9", 99)],
+            vec![import("f5", 21), import("f5", 21), import("z", 1)],
+        ];
+        for b in cases {
+            let mut want: Vec<ImportRow> = a.iter().chain(&b).cloned().collect();
+            output_schema::table::sort_rows(&mut want);
+            assert_eq!(merge_sorted(a.clone(), b.clone()), want);
+            assert_eq!(merge_sorted(b.clone(), a.clone()), want);
+        }
     }
 }

@@ -24,8 +24,6 @@
 //! The result depends only on the rows (never on which file was parsed when), so a run that
 //! reuses a previous snapshot's rows resolves exactly like a cold run.
 
-use std::collections::BTreeMap;
-
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 use rayon::prelude::*;
@@ -314,24 +312,31 @@ pub fn resolve_all(
             resolved.map(|(_, m)| m)
         })
         .collect();
-    // (caller, callee, callee name) → (sites, how the callee was resolved)
+    // Call sites as (caller, callee, callee name), sorted (stable, so each key's first site in
+    // occurrence order comes first, as a map filled in that order would keep it) and counted by
+    // runs; in parallel, since this runs over every occurrence of the repository.
     type EdgeKey<'k> = (&'k str, Option<&'k str>, &'k str);
-    let mut edges: BTreeMap<EdgeKey<'_>, (i64, Option<Method>)> = BTreeMap::new();
-    for (o, m) in occurrences.iter().zip(methods) {
-        if !o.roles.contains(Roles::CALL) {
-            continue;
+    let mut calls: Vec<(EdgeKey<'_>, Option<Method>)> = occurrences
+        .par_iter()
+        .zip(methods.par_iter())
+        .filter_map(|(o, m)| {
+            if !o.roles.contains(Roles::CALL) {
+                return None;
+            }
+            let caller = o.enclosing_symbol_id.as_deref()?;
+            Some(((caller, o.symbol_id.as_deref(), o.name.as_str()), *m))
+        })
+        .collect();
+    calls.par_sort_by(|a, b| a.0.cmp(&b.0));
+    let mut runs: Vec<(EdgeKey<'_>, i64, Option<Method>)> = Vec::new();
+    for (key, m) in calls {
+        match runs.last_mut() {
+            Some((k, count, _)) if *k == key => *count += 1,
+            _ => runs.push((key, 1, m)),
         }
-        let Some(caller) = o.enclosing_symbol_id.as_deref() else {
-            continue;
-        };
-        let e = edges
-            .entry((caller, o.symbol_id.as_deref(), o.name.as_str()))
-            .or_insert((0, m));
-        e.0 += 1;
     }
-    edges
-        .into_iter()
-        .map(|((caller, callee, name), (count, m))| CallEdgeRow {
+    runs.into_par_iter()
+        .map(|((caller, callee, name), count, m)| CallEdgeRow {
             caller_id: caller.to_string(),
             callee_id: callee.map(str::to_string),
             callee_name: name.to_string(),
