@@ -9,7 +9,7 @@ use output_schema::manifest::{decompress, Manifest};
 use output_schema::parquet_io::read_table;
 use output_schema::tables::*;
 use output_schema::Stage;
-use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions};
+use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions, SnapshotOutcome};
 
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
@@ -79,6 +79,45 @@ fn table_bytes(dir: &Path, table: &str) -> Vec<u8> {
     std::fs::read(dir.join(format!("{table}.parquet"))).unwrap_or_else(|e| panic!("{table}: {e}"))
 }
 
+/// Asserts that two snapshots hold byte-identical syntax tables (`what` names the comparison).
+fn assert_same_syntax_tables(a: &SnapshotOutcome, b: &SnapshotOutcome, what: &str) {
+    for table in SYNTAX_TABLES {
+        assert_eq!(
+            table_bytes(&a.snapshot().dir, table),
+            table_bytes(&b.snapshot().dir, table),
+            "{table}.parquet {what}"
+        );
+    }
+}
+
+/// Commits a new Go file, then snapshots the new commit twice: into `store` reusing its previous
+/// snapshot (warm), and into a fresh store without one (cold).
+fn commit_new_file_then_snapshot(
+    root: &Path,
+    store: &Path,
+    threads: usize,
+) -> (SnapshotOutcome, SnapshotOutcome, tempfile::TempDir) {
+    std::fs::write(
+        root.join("src/new.go"),
+        "package sample\n\nfunc Extra() {}\n",
+    )
+    .unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "three"]);
+    let cold_store = tempfile::tempdir().unwrap();
+    let warm = snapshot(
+        &options(root, store, PreviousChoice::Auto, threads),
+        &NoProgress,
+    )
+    .unwrap();
+    let cold = snapshot(
+        &options(root, cold_store.path(), PreviousChoice::Disabled, threads),
+        &NoProgress,
+    )
+    .unwrap();
+    (warm, cold, cold_store)
+}
+
 #[test]
 fn incremental_snapshot_is_byte_identical_to_cold() {
     let repo = fixture_repo();
@@ -131,13 +170,7 @@ fn incremental_snapshot_is_byte_identical_to_cold() {
     assert!(!cold.snapshot().manifest.stages["syntax"]
         .counts
         .contains_key("files.reused"));
-    for table in SYNTAX_TABLES {
-        assert_eq!(
-            table_bytes(&warm.snapshot().dir, table),
-            table_bytes(&cold.snapshot().dir, table),
-            "{table}.parquet differs between incremental and cold runs"
-        );
-    }
+    assert_same_syntax_tables(&warm, &cold, "differs between incremental and cold runs");
     // The change is really in there.
     let symbols: Vec<SymbolRow> = read_table(&warm.snapshot().dir.join("symbols.parquet")).unwrap();
     assert!(symbols.iter().any(|s| s.name == "helper_renamed"));
@@ -181,32 +214,9 @@ fn reuse_resets_columns_later_stages_fill() {
     }
     output_schema::parquet_io::write_table(&dir, &mut imports).unwrap();
 
-    std::fs::write(
-        root.join("src/new.go"),
-        "package sample\n\nfunc Extra() {}\n",
-    )
-    .unwrap();
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "three"]);
-    let cold_store = tempfile::tempdir().unwrap();
-    let warm = snapshot(
-        &options(root, store.path(), PreviousChoice::Auto, 1),
-        &NoProgress,
-    )
-    .unwrap();
-    let cold = snapshot(
-        &options(root, cold_store.path(), PreviousChoice::Disabled, 1),
-        &NoProgress,
-    )
-    .unwrap();
+    let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 1);
     assert!(warm.snapshot().manifest.stages["syntax"].counts["files.reused"] > 0);
-    for table in SYNTAX_TABLES {
-        assert_eq!(
-            table_bytes(&warm.snapshot().dir, table),
-            table_bytes(&cold.snapshot().dir, table),
-            "{table}.parquet differs"
-        );
-    }
+    assert_same_syntax_tables(&warm, &cold, "differs");
 }
 
 #[test]
@@ -233,35 +243,12 @@ fn file_merged_with_another_backend_is_parsed_again() {
     assert!(marked > 0);
     output_schema::parquet_io::write_table(&dir, &mut symbols).unwrap();
 
-    std::fs::write(
-        root.join("src/new.go"),
-        "package sample\n\nfunc Extra() {}\n",
-    )
-    .unwrap();
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", "three"]);
-    let cold_store = tempfile::tempdir().unwrap();
-    let warm = snapshot(
-        &options(root, store.path(), PreviousChoice::Auto, 2),
-        &NoProgress,
-    )
-    .unwrap();
-    let cold = snapshot(
-        &options(root, cold_store.path(), PreviousChoice::Disabled, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 2);
     let counts = &warm.snapshot().manifest.stages["syntax"].counts;
     let total = counts["files.total"];
     // Every file but the new one and the merged one came from the previous snapshot.
     assert_eq!(counts["files.reused"], total - 2, "{counts:?}");
-    for table in SYNTAX_TABLES {
-        assert_eq!(
-            table_bytes(&warm.snapshot().dir, table),
-            table_bytes(&cold.snapshot().dir, table),
-            "{table}.parquet differs"
-        );
-    }
+    assert_same_syntax_tables(&warm, &cold, "differs");
 }
 
 #[test]
@@ -279,13 +266,7 @@ fn output_does_not_depend_on_thread_count() {
         &NoProgress,
     )
     .unwrap();
-    for table in SYNTAX_TABLES {
-        assert_eq!(
-            table_bytes(&one.snapshot().dir, table),
-            table_bytes(&two.snapshot().dir, table),
-            "{table}"
-        );
-    }
+    assert_same_syntax_tables(&one, &two, "differs between 1 and 2 threads");
     let m = &one.snapshot().manifest;
     let backend = m.backends.iter().find(|b| b.kind == "tree-sitter").unwrap();
     assert!(backend.facts.contains_key("extractor"));
