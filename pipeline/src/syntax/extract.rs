@@ -253,31 +253,27 @@ pub fn extract(
                     Cap::RefCall => add_ref(&mut refs, node, Roles::REFERENCE | Roles::CALL),
                     Cap::RefType | Cap::RefRead => add_ref(&mut refs, node, Roles::REFERENCE),
                     Cap::RefWrite => add_ref(&mut refs, node, Roles::REFERENCE | Roles::WRITE),
-                    Cap::RefCallExpr => {
-                        if let Some(name) = expression_name(node) {
-                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::CALL);
-                        }
-                    }
-                    Cap::RefWriteExpr => {
-                        if let Some(name) = expression_name(node) {
-                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::WRITE);
-                        }
-                    }
+                    // Captures of a whole expression or statement: the named node is picked in
+                    // code (childless patterns compile much faster than nested ones).
+                    Cap::RefCallExpr => add_picked(
+                        &mut refs,
+                        expression_name(node),
+                        Roles::REFERENCE | Roles::CALL,
+                    ),
+                    Cap::RefWriteExpr => add_picked(
+                        &mut refs,
+                        expression_name(node),
+                        Roles::REFERENCE | Roles::WRITE,
+                    ),
                     Cap::RefCallCallee => {
-                        if let Some(name) = callee(node) {
-                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::CALL);
-                        }
+                        add_picked(&mut refs, callee(node), Roles::REFERENCE | Roles::CALL)
                     }
-                    Cap::RefWriteAssignment => {
-                        if let Some(name) = assigned_field(node) {
-                            add_ref(&mut refs, name, Roles::REFERENCE | Roles::WRITE);
-                        }
-                    }
-                    Cap::RefReadPath => {
-                        if let Some(prefix) = path_prefix(node) {
-                            add_ref(&mut refs, prefix, Roles::REFERENCE);
-                        }
-                    }
+                    Cap::RefWriteAssignment => add_picked(
+                        &mut refs,
+                        assigned_field(node),
+                        Roles::REFERENCE | Roles::WRITE,
+                    ),
+                    Cap::RefReadPath => add_picked(&mut refs, path_prefix(node), Roles::REFERENCE),
                     Cap::PythonAssignment => {
                         for (name, kind, hoist) in python_assignment_defs(node, src) {
                             raw_defs.push(RawDef {
@@ -735,6 +731,17 @@ fn add_ref<'t>(
     refs.entry((node.start_byte(), node.end_byte()))
         .and_modify(|(_, r)| *r |= roles)
         .or_insert((node, roles));
+}
+
+/// [`add_ref`] for a node picked out of a larger capture, when there is one.
+fn add_picked<'t>(
+    refs: &mut BTreeMap<(usize, usize), (Node<'t>, Roles)>,
+    picked: Option<Node<'t>>,
+    roles: Roles,
+) {
+    if let Some(node) = picked {
+        add_ref(refs, node, roles);
+    }
 }
 
 fn occurrence(
