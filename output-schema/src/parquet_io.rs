@@ -164,11 +164,7 @@ pub fn write_jsonl<T: Table>(dir: &Path, rows: &[T]) -> Result<FileEntry, Format
 
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
-    let file = File::open(path).map_err(|source| FormatError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)?
+    let reader = ParquetRecordBatchReaderBuilder::try_new(open_table_file(path)?)?
         .with_batch_size(65_536)
         .build()?;
     let mut rows = Vec::new();
@@ -176,6 +172,14 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
         rows.extend(T::from_batch(&batch?)?);
     }
     Ok(rows)
+}
+
+/// Opens a table file, naming it in the error.
+fn open_table_file(path: &Path) -> Result<File, FormatError> {
+    File::open(path).map_err(|source| FormatError::Io {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 /// Rows per slice that [`read_table_parallel`] turns into rows on one worker.
@@ -187,12 +191,7 @@ const DECODE_SLICE_ROWS: usize = 4096;
 /// one-file commit reads back from the previous snapshot, where decoding on one core was the
 /// longest step.
 pub fn read_table_parallel<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
-    let open = || {
-        File::open(path).map_err(|source| FormatError::Io {
-            path: path.display().to_string(),
-            source,
-        })
-    };
+    let open = || open_table_file(path);
     let metadata = ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?;
     let schema = metadata.schema().clone();
     // One reader (and file handle: readers seek) per top-level column.
@@ -208,20 +207,19 @@ pub fn read_table_parallel<T: Table>(path: &Path) -> Result<Vec<T>, FormatError>
                 .collect()
         })
         .collect::<Result<_, _>>()?;
-    // Every column's reader cuts batches at the same rows (batch size, row groups).
+    // Every column's reader cuts batches at the same rows (batch size, row groups); a file where
+    // they do not is damaged, and no batch of it is dropped silently.
     let batches = columns.first().map_or(0, Vec::len);
+    if columns.iter().any(|c| c.len() != batches) {
+        return Err(parquet::errors::ParquetError::General(format!(
+            "{}: columns decoded into different batches",
+            path.display()
+        ))
+        .into());
+    }
     let mut slices = Vec::new();
     for b in 0..batches {
-        let arrays = columns
-            .iter()
-            .map(|c| c.get(b).cloned())
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| {
-                parquet::errors::ParquetError::General(format!(
-                    "{}: columns decoded into different batches",
-                    path.display()
-                ))
-            })?;
+        let arrays: Vec<ArrayRef> = columns.iter().map(|c| c[b].clone()).collect();
         let batch = RecordBatch::try_new(schema.clone(), arrays)?;
         let mut start = 0;
         while start < batch.num_rows() {
