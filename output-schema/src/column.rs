@@ -9,12 +9,12 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, ListArray, ListBuilder,
-    StringArray, StringBuilder,
+    Array, ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array,
+    ListArray, ListBuilder, StringArray, StringBuilder,
 };
-use arrow::datatypes::{DataType, Field};
+use arrow::datatypes::{DataType, Field, Int32Type};
 
-use crate::FormatError;
+use crate::{FormatError, SharedStr};
 
 /// A Rust type that can be stored as one Arrow/Parquet column.
 pub trait Column: Sized + Clone + PartialEq + std::fmt::Debug + Send + Sync {
@@ -154,6 +154,57 @@ impl Column for bool {
     }
 }
 
+/// Calls `each` with every value of a string column, in row order: a plain string array, or the
+/// dictionary-encoded form the table readers ask Parquet for (each distinct value decoded once,
+/// with its dictionary index, so a caller can build it once and share it).
+fn for_each_str(
+    array: &dyn Array,
+    column: &str,
+    mut each: impl FnMut(Option<(usize, &str)>),
+) -> Result<(), FormatError> {
+    if let Some(dict) = array.as_any().downcast_ref::<DictionaryArray<Int32Type>>() {
+        let values = downcast::<StringArray>(dict.values().as_ref(), column)?;
+        for key in dict.keys().iter() {
+            match key {
+                None => each(None),
+                Some(k) => {
+                    let k = usize::try_from(k)
+                        .ok()
+                        .filter(|&k| k < values.len() && values.is_valid(k))
+                        .ok_or_else(|| FormatError::InvalidValue {
+                            column: column.to_string(),
+                            value: format!("dictionary key {k}"),
+                        })?;
+                    each(Some((k, values.value(k))));
+                }
+            }
+        }
+        return Ok(());
+    }
+    let a = downcast::<StringArray>(array, column)?;
+    for (i, v) in a.iter().enumerate() {
+        each(v.map(|v| (i, v)));
+    }
+    Ok(())
+}
+
+fn read_strings<T>(
+    array: &dyn Array,
+    column: &str,
+    mut convert: impl FnMut(Option<(usize, &str)>) -> Option<T>,
+) -> Result<Vec<T>, FormatError> {
+    let mut out = Vec::with_capacity(array.len());
+    let mut null = false;
+    for_each_str(array, column, |v| match convert(v) {
+        Some(v) => out.push(v),
+        None => null = true,
+    })?;
+    if null {
+        return Err(null_error(column));
+    }
+    Ok(out)
+}
+
 impl Column for String {
     const TYPE_NAME: &'static str = "string";
     const NULLABLE: bool = false;
@@ -167,10 +218,7 @@ impl Column for String {
         serde_json::Value::String(self.clone())
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        let a = downcast::<StringArray>(array, column)?;
-        a.iter()
-            .map(|v| v.map(str::to_owned).ok_or_else(|| null_error(column)))
-            .collect()
+        read_strings(array, column, |v| v.map(|(_, s)| s.to_owned()))
     }
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)
@@ -190,8 +238,76 @@ impl Column for Option<String> {
         serde_json::json!(self)
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        let a = downcast::<StringArray>(array, column)?;
-        Ok(a.iter().map(|v| v.map(str::to_owned)).collect())
+        read_strings(array, column, |v| Some(v.map(|(_, s)| s.to_owned())))
+    }
+    fn compare(a: &Self, b: &Self) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+/// Builds [`SharedStr`]s for one column: once per dictionary entry, or once per run of equal
+/// values in a plain array (tables are sorted, so repeated values mostly come in runs).
+#[derive(Default)]
+struct SharedStrs {
+    by_key: Vec<Option<SharedStr>>,
+    last: Option<SharedStr>,
+}
+
+impl SharedStrs {
+    fn get(&mut self, array: &dyn Array, key: usize, value: &str) -> SharedStr {
+        if array.as_any().is::<DictionaryArray<Int32Type>>() {
+            if self.by_key.len() <= key {
+                self.by_key.resize(key + 1, None);
+            }
+            return self.by_key[key]
+                .get_or_insert_with(|| SharedStr::from(value))
+                .clone();
+        }
+        match &self.last {
+            Some(last) if last.as_str() == value => last.clone(),
+            _ => self.last.insert(SharedStr::from(value)).clone(),
+        }
+    }
+}
+
+impl Column for SharedStr {
+    const TYPE_NAME: &'static str = "string";
+    const NULLABLE: bool = false;
+    fn data_type() -> DataType {
+        DataType::Utf8
+    }
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(values))
+    }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::String(self.as_str().to_owned())
+    }
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+        let mut shared = SharedStrs::default();
+        read_strings(array, column, |v| v.map(|(k, s)| shared.get(array, k, s)))
+    }
+    fn compare(a: &Self, b: &Self) -> Ordering {
+        a.cmp(b)
+    }
+}
+
+impl Column for Option<SharedStr> {
+    const TYPE_NAME: &'static str = "string?";
+    const NULLABLE: bool = true;
+    fn data_type() -> DataType {
+        DataType::Utf8
+    }
+    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        Arc::new(StringArray::from_iter(values.map(|v| v.as_deref())))
+    }
+    fn to_json(&self) -> serde_json::Value {
+        serde_json::json!(self)
+    }
+    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+        let mut shared = SharedStrs::default();
+        read_strings(array, column, |v| {
+            Some(v.map(|(k, s)| shared.get(array, k, s)))
+        })
     }
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)

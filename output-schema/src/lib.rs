@@ -20,12 +20,14 @@ pub mod layout;
 pub mod manifest;
 pub mod parquet_io;
 pub mod resolve;
+pub mod shared_str;
 pub mod table;
 pub mod tables;
 pub mod verify;
 
 pub use column::{Column, Roles};
 pub use error::{ErrorCode, FormatError};
+pub use shared_str::SharedStr;
 pub use table::{ColumnInfo, Stage, Table, TableInfo};
 pub use tables::ALL_TABLES;
 

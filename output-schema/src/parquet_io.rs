@@ -12,8 +12,10 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch};
+use arrow::datatypes::{DataType, Schema};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -164,14 +166,47 @@ pub fn write_jsonl<T: Table>(dir: &Path, rows: &[T]) -> Result<FileEntry, Format
 
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
-    let reader = ParquetRecordBatchReaderBuilder::try_new(open_table_file(path)?)?
-        .with_batch_size(65_536)
-        .build()?;
+    let metadata = reader_metadata(&open_table_file(path)?)?;
+    let reader =
+        ParquetRecordBatchReaderBuilder::new_with_metadata(open_table_file(path)?, metadata)
+            .with_batch_size(65_536)
+            .build()?;
     let mut rows = Vec::new();
     for batch in reader {
         rows.extend(T::from_batch(&batch?)?);
     }
     Ok(rows)
+}
+
+/// A file's reader metadata, asking for every top-level string column in dictionary form.
+///
+/// ckb writes string columns dictionary-encoded, and most of their values repeat (paths, kinds,
+/// the IDs many rows point at): read as dictionaries, each distinct value is decoded once and rows
+/// refer to it, instead of Parquet first copying every row's bytes into one value buffer. The
+/// column decoders accept both forms, so a file whose chunks are not dictionary-encoded reads the
+/// same.
+fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
+    let plain = ArrowReaderMetadata::load(file, ArrowReaderOptions::default())?;
+    let fields: Vec<_> = plain
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Utf8 => Arc::new(f.as_ref().clone().with_data_type(DataType::Dictionary(
+                Box::new(DataType::Int32),
+                Box::new(DataType::Utf8),
+            ))),
+            _ => f.clone(),
+        })
+        .collect();
+    let schema = Arc::new(Schema::new_with_metadata(
+        fields,
+        plain.schema().metadata().clone(),
+    ));
+    Ok(ArrowReaderMetadata::try_new(
+        plain.metadata().clone(),
+        ArrowReaderOptions::new().with_schema(schema),
+    )?)
 }
 
 /// Opens a table file, naming it in the error.
@@ -192,7 +227,7 @@ const DECODE_SLICE_ROWS: usize = 4096;
 /// longest step.
 pub fn read_table_parallel<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     let open = || open_table_file(path);
-    let metadata = ArrowReaderMetadata::load(&open()?, ArrowReaderOptions::default())?;
+    let metadata = reader_metadata(&open()?)?;
     let schema = metadata.schema().clone();
     // One reader (and file handle: readers seek) per top-level column.
     let columns: Vec<Vec<ArrayRef>> = (0..schema.fields().len())
@@ -315,9 +350,9 @@ mod tests {
         // More rows than one row group holds, nulls, a list column and repeated strings.
         let mut rows: Vec<OccurrenceRow> = (0..ROW_GROUP_ROWS + 1234)
             .map(|i| OccurrenceRow {
-                symbol_id: (i % 3 != 0).then(|| format!("sym{}", i % 977)),
-                name: format!("name{}", i % 131),
-                path: format!("src/f{}.rs", i / 5000),
+                symbol_id: (i % 3 != 0).then(|| format!("sym{}", i % 977).into()),
+                name: format!("name{}", i % 131).into(),
+                path: format!("src/f{}.rs", i / 5000).into(),
                 line: (i % 4000) as i32 + 1,
                 col: (i % 80) as i32 + 1,
                 end_line: (i % 4000) as i32 + 1,
@@ -327,7 +362,7 @@ mod tests {
                 } else {
                     Roles::REFERENCE | Roles::CALL
                 },
-                enclosing_symbol_id: (i % 5 != 0).then(|| format!("enc{}", i % 313)),
+                enclosing_symbol_id: (i % 5 != 0).then(|| format!("enc{}", i % 313).into()),
                 source: "tree-sitter".into(),
             })
             .collect();
@@ -359,9 +394,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut rows: Vec<OccurrenceRow> = (0..ROW_GROUP_ROWS + 70_000)
             .map(|i| OccurrenceRow {
-                symbol_id: (i % 3 != 0).then(|| format!("sym{i}")),
-                name: format!("name{}", i % 131),
-                path: format!("src/f{}.rs", i / 5000),
+                symbol_id: (i % 3 != 0).then(|| format!("sym{i}").into()),
+                name: format!("name{}", i % 131).into(),
+                path: format!("src/f{}.rs", i / 5000).into(),
                 line: (i % 4000) as i32 + 1,
                 col: 1,
                 end_line: (i % 4000) as i32 + 1,
@@ -371,7 +406,7 @@ mod tests {
                 } else {
                     crate::Roles::REFERENCE | crate::Roles::CALL
                 },
-                enclosing_symbol_id: (i % 5 != 0).then(|| format!("enc{}", i % 313)),
+                enclosing_symbol_id: (i % 5 != 0).then(|| format!("enc{}", i % 313).into()),
                 source: "tree-sitter".into(),
             })
             .collect();

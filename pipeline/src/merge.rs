@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
+use output_schema::SharedStr;
 
 use crate::fingerprint;
 use crate::scip::ScipTables;
@@ -172,7 +173,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
     // Tree-sitter definitions of covered files, by (path, name).
     let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, s) in ts_symbols.iter().enumerate() {
-        if covered.contains(&s.path) {
+        if covered.contains(s.path.as_str()) {
             by_name
                 .entry((s.path.as_str(), s.name.as_str()))
                 .or_default()
@@ -180,7 +181,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         }
     }
     let mut taken: HashSet<usize> = HashSet::new();
-    let mut remap: HashMap<String, String> = HashMap::new();
+    let mut remap: HashMap<SharedStr, SharedStr> = HashMap::new();
     let mut symbols: Vec<SymbolRow> = Vec::with_capacity(scip.symbols.len() + ts_symbols.len());
     for mut row in scip.symbols {
         let best = by_name
@@ -210,14 +211,14 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         fill(&mut row, ts, &mut stats);
         symbols.push(row);
     }
-    let scip_ids: HashSet<String> = symbols.iter().map(|s| s.stable_id.clone()).collect();
+    let scip_ids: HashSet<SharedStr> = symbols.iter().map(|s| s.stable_id.clone()).collect();
 
     // Tree-sitter definitions: kept outside covered files, dropped inside.
-    let mut dropped_ids: HashSet<String> = HashSet::new();
-    let mut ts_path: HashMap<String, String> = HashMap::new();
+    let mut dropped_ids: HashSet<SharedStr> = HashSet::new();
+    let mut ts_path: HashMap<SharedStr, SharedStr> = HashMap::new();
     for (i, s) in ts_symbols.into_iter().enumerate() {
         ts_path.insert(s.stable_id.clone(), s.path.clone());
-        if covered.contains(&s.path) {
+        if covered.contains(s.path.as_str()) {
             if !taken.contains(&i) {
                 stats.dropped_tree_sitter_symbols += 1;
                 if !remap.contains_key(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
@@ -236,7 +237,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
     // A reference held by a kept tree-sitter row: rewritten, kept, or unresolved.
     enum Target {
         Same,
-        Rewritten(String),
+        Rewritten(SharedStr),
         Gone,
     }
     let resolve = |id: &str| -> Target {
@@ -248,11 +249,15 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
             Target::Same
         }
     };
-    let in_covered = |id: &str| ts_path.get(id).is_some_and(|p| covered.contains(p));
+    let in_covered = |id: &str| {
+        ts_path
+            .get(id)
+            .is_some_and(|p| covered.contains(p.as_str()))
+    };
 
     let mut occurrences = scip.occurrences.into_rows();
     for mut o in ts_occurrences {
-        if covered.contains(&o.path) {
+        if covered.contains(o.path.as_str()) {
             stats.dropped_tree_sitter_occurrences += 1;
             continue;
         }
@@ -318,7 +323,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
                 Target::Same => {}
                 Target::Rewritten(new) => {
                     stats.remapped_references += 1;
-                    *slot = new;
+                    *slot = new.into();
                 }
                 Target::Gone => gone = true,
             }

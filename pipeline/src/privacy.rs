@@ -71,9 +71,9 @@ impl Anonymizer {
             .join("::")
     }
 
-    fn opt_path(&self, p: &mut Option<String>) {
+    fn opt_path<S: std::ops::Deref<Target = str> + From<String>>(&self, p: &mut Option<S>) {
         if let Some(v) = p {
-            *v = self.path(v);
+            *v = self.path(v).into();
         }
     }
 }
@@ -86,29 +86,29 @@ pub fn anonymize(t: &mut TableSet, a: &Anonymizer) {
     }
     for r in t.symbols.iter_mut().flatten() {
         r.name = a.name(&r.name);
-        r.container = r.container.as_deref().map(|c| a.container(c));
+        r.container = r.container.as_deref().map(|c| a.container(c).into());
         r.signature = None;
         r.backend_id = None;
         a.opt_path(&mut r.module_id);
-        r.path = a.path(&r.path);
+        r.path = a.path(&r.path).into();
     }
     for r in t.occurrences.iter_mut().flatten() {
-        r.name = a.name(&r.name);
-        r.path = a.path(&r.path);
+        r.name = a.name(&r.name).into();
+        r.path = a.path(&r.path).into();
         if r.symbol_id
             .as_deref()
             .is_some_and(|s| !s.starts_with(output_schema::ids::STABLE_ID_PREFIX))
         {
-            r.symbol_id = r.symbol_id.as_deref().map(|s| a.name(s));
+            r.symbol_id = r.symbol_id.as_deref().map(|s| a.name(s).into());
         }
     }
     for r in t.call_edges.iter_mut().flatten() {
-        r.callee_name = a.name(&r.callee_name);
+        r.callee_name = a.name(&r.callee_name).into();
         if r.callee_id
             .as_deref()
             .is_some_and(|s| !s.starts_with(output_schema::ids::STABLE_ID_PREFIX))
         {
-            r.callee_id = r.callee_id.as_deref().map(|s| a.name(s));
+            r.callee_id = r.callee_id.as_deref().map(|s| a.name(s).into());
         }
     }
     for r in t.relationships.iter_mut().flatten() {

@@ -76,10 +76,10 @@ fn table(defs: &[Def]) -> Vec<SymbolRow> {
     defs.iter()
         .enumerate()
         .map(|(i, d)| SymbolRow {
-            stable_id: symbol_id(REPO, &qualified[i], d.name, d.kind, disc[i].as_deref()),
+            stable_id: symbol_id(REPO, &qualified[i], d.name, d.kind, disc[i].as_deref()).into(),
             name: d.name.into(),
             kind: d.kind.into(),
-            container: d.container.map(String::from),
+            container: d.container.map(Into::into),
             signature: Some(d.signature.into()),
             arity: d.arity,
             definition_version_id: definition_version_id(Some(d.signature)),
@@ -456,7 +456,7 @@ fn scripted_history_keeps_ids_meaningful() {
             step_four.clone(),
         ),
         (
-            add2_id.clone(),
+            add2_id.to_string(),
             alias(&s3, &add2_id).unwrap().new_id.clone(),
         ),
         (
@@ -493,7 +493,10 @@ fn discriminators_are_stable_under_reordering_and_unrelated_additions() {
     let b = java("add", "int add(int a, int b, int c)", 3, "j2");
     let c = java("mul", "int mul(int a, int b)", 2, "j4");
     let ids = |defs: &[Def]| -> BTreeSet<String> {
-        table(defs).into_iter().map(|r| r.stable_id).collect()
+        table(defs)
+            .into_iter()
+            .map(|r| r.stable_id.to_string())
+            .collect()
     };
     let one = ids(&[a.clone(), b.clone()]);
     assert_eq!(one, ids(&[b.clone(), a.clone()]));

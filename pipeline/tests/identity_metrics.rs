@@ -104,7 +104,8 @@ fn row(e: &Entity, header_in_body: bool) -> SymbolRow {
             &name,
             "function",
             None,
-        ),
+        )
+        .into(),
         name,
         kind: "function".into(),
         container: None,
@@ -116,7 +117,7 @@ fn row(e: &Entity, header_in_body: bool) -> SymbolRow {
         visibility_source: "signature".into(),
         module_id: None,
         language: Some("rust".into()),
-        path,
+        path: path.into(),
         start_line: 1,
         start_col: 1,
         end_line: 2,
@@ -216,7 +217,10 @@ fn run(header_in_body: bool, seed: u64) -> Tally {
             .collect();
         let ids: Vec<Option<String>> = entities
             .iter()
-            .map(|e| e.alive.then(|| row(e, header_in_body).stable_id))
+            .map(|e| {
+                e.alive
+                    .then(|| row(e, header_in_body).stable_id.to_string())
+            })
             .collect();
         let previous = match &prev {
             Some((s, a, t)) => Previous {

@@ -70,7 +70,7 @@ fn table<T: output_schema::Table>(s: &StoredSnapshot) -> Option<Vec<T>> {
 fn id_named(symbols: &[SymbolRow], name: &str) -> String {
     let hits: Vec<&SymbolRow> = symbols.iter().filter(|s| s.name == name).collect();
     assert_eq!(hits.len(), 1, "one symbol named {name}");
-    hits[0].stable_id.clone()
+    hits[0].stable_id.to_string()
 }
 
 const LIB: &str = "pub mod config;\npub mod util;\npub mod chain;\n";

@@ -275,7 +275,13 @@ fn scip_stands_and_tree_sitter_fills_only_the_gaps() {
     let edges: BTreeSet<(String, Option<String>, String)> = merged
         .call_edges
         .iter()
-        .map(|e| (e.caller_id.clone(), e.callee_id.clone(), e.source.clone()))
+        .map(|e| {
+            (
+                e.caller_id.to_string(),
+                e.callee_id.as_deref().map(String::from),
+                e.source.to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         edges,

@@ -344,22 +344,22 @@ fn every_quirk_is_handled_and_counted() {
         .collect();
     let want = vec![
         (
-            f.stable_id.clone(),
-            g.stable_id.clone(),
+            f.stable_id.to_string(),
+            g.stable_id.to_string(),
             "definition".to_string(),
         ),
         (
-            f.stable_id.clone(),
-            g.stable_id.clone(),
+            f.stable_id.to_string(),
+            g.stable_id.to_string(),
             "reference".to_string(),
         ),
         (
-            f.stable_id.clone(),
-            g.stable_id.clone(),
+            f.stable_id.to_string(),
+            g.stable_id.to_string(),
             "type_definition".to_string(),
         ),
         (
-            s.stable_id.clone(),
+            s.stable_id.to_string(),
             T.to_string(),
             "implementation".to_string(),
         ),
@@ -411,12 +411,12 @@ fn package_version_never_changes_stable_ids() {
         let syms: Vec<(String, String, Option<String>)> = snap
             .symbols()
             .into_iter()
-            .map(|s| (s.stable_id, s.name, s.backend_id))
+            .map(|s| (s.stable_id.to_string(), s.name, s.backend_id))
             .collect();
         let occs: Vec<Option<String>> = snap
             .occurrences()
             .into_iter()
-            .map(|o| o.symbol_id)
+            .map(|o| o.symbol_id.map(String::from))
             .collect();
         (syms, occs)
     };
@@ -455,7 +455,7 @@ fn colliding_symbols_get_disambiguator_discriminators() {
     let mut ids: Vec<(String, String)> = snap
         .symbols()
         .into_iter()
-        .map(|s| (s.backend_id.expect("backend"), s.stable_id))
+        .map(|s| (s.backend_id.expect("backend"), s.stable_id.to_string()))
         .collect();
     ids.sort();
     assert_eq!(ids.len(), 3);

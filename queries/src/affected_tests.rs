@@ -76,7 +76,7 @@ fn hit(
     });
     if let Some(s) = test {
         e.tests
-            .insert((s.start_line, s.stable_id.clone(), s.name.clone()));
+            .insert((s.start_line, s.stable_id.to_string(), s.name.clone()));
     }
     e.reasons.insert(reason.to_string());
     e.depth = e.depth.min(depth);
@@ -97,7 +97,7 @@ pub fn collect(
 ) -> Result<Collected, QueryError> {
     let mut out: BTreeMap<String, TestFile> = BTreeMap::new();
     let graph = CallGraph::load(ctx)?;
-    let seed_ids: BTreeSet<String> = seeds.iter().map(|s| s.stable_id.clone()).collect();
+    let seed_ids: BTreeSet<String> = seeds.iter().map(|s| s.stable_id.to_string()).collect();
     // Callers of every seed, best confidence per caller.
     let mut callers: BTreeMap<String, (usize, f64)> = BTreeMap::new();
     for id in &seed_ids {
@@ -119,12 +119,12 @@ pub fn collect(
     wanted.extend(
         occ.iter()
             .filter(|o| files.is_test(&o.path))
-            .filter_map(|o| o.enclosing_symbol_id.clone()),
+            .filter_map(|o| o.enclosing_symbol_id.as_deref().map(String::from)),
     );
     let rows: BTreeMap<String, SymbolRow> = lookup
         .symbols_by_id(&wanted)?
         .into_iter()
-        .map(|s| (s.stable_id.clone(), s))
+        .map(|s| (s.stable_id.to_string(), s))
         .collect();
     for (id, (d, c)) in &callers {
         if let Some(s) = rows.get(id) {
@@ -138,7 +138,10 @@ pub fn collect(
         .filter(|o| !is_definition(o) && files.is_test(&o.path))
     {
         scip_backed |= o.source == "scip";
-        let test = o.enclosing_symbol_id.as_ref().and_then(|e| rows.get(e));
+        let test = o
+            .enclosing_symbol_id
+            .as_ref()
+            .and_then(|e| rows.get(e.as_str()));
         hit(
             &mut out,
             &o.path,
@@ -222,7 +225,7 @@ pub fn affected_tests(
             vec![r.symbol.clone()],
             Vec::new(),
             json!({"kind": "symbol", "symbol": crate::facts::symbol_brief(&r.symbol), "resolution": r.resolution}),
-            r.symbol.stable_id.clone(),
+            r.symbol.stable_id.to_string(),
         ),
         Target::File(p) => (
             symbols_in(ctx, p, false)?,

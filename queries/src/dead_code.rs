@@ -151,11 +151,11 @@ pub fn dead_code(ctx: &Ctx<'_>, args: &DeadCodeArgs) -> Result<Answer, QueryErro
             *excluded.entry("called-implicitly").or_default() += 1;
             continue;
         }
-        if trait_impl(s) || implementers.contains(&s.stable_id) {
+        if trait_impl(s) || implementers.contains(s.stable_id.as_str()) {
             *excluded.entry("implements-interface").or_default() += 1;
             continue;
         }
-        let u = uses.get(&s.stable_id);
+        let u = uses.get(s.stable_id.as_str());
         let (category, base, n) = match u {
             None => ("unreferenced", 0.9, 0),
             Some(u) if u.total == 0 => ("unreferenced", 0.9, 0),

@@ -91,12 +91,12 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     };
 
     // Key symbols: reference counts from sites outside each symbol's own definition.
-    let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.clone()).collect();
+    let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.to_string()).collect();
     let mut refs: BTreeMap<String, usize> = BTreeMap::new();
     for o in crate::refs::occurrences_of_many(ctx, &ids)? {
         if !o.roles.contains(Roles::DEFINITION) {
             if let Some(id) = o.symbol_id {
-                *refs.entry(id).or_default() += 1;
+                *refs.entry(id.to_string()).or_default() += 1;
             }
         }
     }
@@ -105,7 +105,10 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     key_symbols.sort_by(|a, b| {
         visibility_weight(&b.visibility)
             .cmp(&visibility_weight(&a.visibility))
-            .then(refs.get(&b.stable_id).cmp(&refs.get(&a.stable_id)))
+            .then(
+                refs.get(b.stable_id.as_str())
+                    .cmp(&refs.get(a.stable_id.as_str())),
+            )
             .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
             .then(a.stable_id.cmp(&b.stable_id))
     });
@@ -115,7 +118,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         .take(ctx.budget.items)
         .map(|s| {
             let mut v = crate::facts::symbol_brief(s);
-            v["references"] = json!(refs.get(&s.stable_id).copied().unwrap_or(0));
+            v["references"] = json!(refs.get(s.stable_id.as_str()).copied().unwrap_or(0));
             v
         })
         .collect();

@@ -107,7 +107,7 @@ pub fn analyse_resolved(
     let (direct, transitive): (Vec<Reached>, Vec<Reached>) =
         reached.into_iter().partition(|r| r.depth == 1);
     let rels: Vec<RelationshipRow> =
-        read::rows_where(ctx.snapshot, "to_id", &Pred::Eq(id.clone()))?.unwrap_or_default();
+        read::rows_where(ctx.snapshot, "to_id", &Pred::Eq(id.to_string()))?.unwrap_or_default();
     let references: Vec<OccurrenceRow> = occurrences_of(ctx, &id)?
         .into_iter()
         .filter(|o| !is_definition(o))
@@ -126,7 +126,7 @@ pub fn analyse_resolved(
             }
             if let Some(enc) = &o.enclosing_symbol_id {
                 if enc != &id && !type_deps.iter().any(|(d, _)| d == enc) {
-                    type_deps.insert((enc.clone(), "type-usage".into()));
+                    type_deps.insert((enc.to_string(), "type-usage".into()));
                 }
             }
         }
@@ -140,9 +140,9 @@ pub fn analyse_resolved(
     let mut symbols: BTreeMap<String, SymbolRow> = lookup
         .symbols_by_id(&ids)?
         .into_iter()
-        .map(|s| (s.stable_id.clone(), s))
+        .map(|s| (s.stable_id.to_string(), s))
         .collect();
-    symbols.insert(id.clone(), symbol.clone());
+    symbols.insert(id.to_string(), symbol.clone());
     let files = FileIndex::load(ctx.snapshot)?;
     let scip_backed = symbol.source == "scip"
         || references.iter().any(|o| o.source == "scip")
@@ -346,7 +346,7 @@ pub fn test_dependencies(a: &Analysis) -> Vec<Value> {
             if a.files.is_test(&s.path) && seen.insert(r.id.clone()) {
                 out.push((
                     r.depth,
-                    s.path.clone(),
+                    s.path.to_string(),
                     r.id.clone(),
                     json!({"id": r.id, "name": s.name, "path": s.path, "line": s.start_line,
                            "via": if r.depth == 1 { "direct-caller" } else { "transitive-caller" },
@@ -360,7 +360,7 @@ pub fn test_dependencies(a: &Analysis) -> Vec<Value> {
             if a.files.is_test(&s.path) && seen.insert(d.clone()) {
                 out.push((
                     1,
-                    s.path.clone(),
+                    s.path.to_string(),
                     d.clone(),
                     json!({"id": d, "name": s.name, "path": s.path,
                     "line": s.start_line, "via": rel, "depth": 1, "confidence": 1.0}),
@@ -374,13 +374,14 @@ pub fn test_dependencies(a: &Analysis) -> Vec<Value> {
         }
         let key = o
             .enclosing_symbol_id
-            .clone()
+            .as_deref()
+            .map(String::from)
             .unwrap_or_else(|| format!("file:{}", o.path));
-        if seen.insert(key.clone()) {
+        if seen.insert(key.to_string()) {
             out.push((
                 1,
-                o.path.clone(),
-                key,
+                o.path.to_string(),
+                key.to_string(),
                 json!({"id": o.enclosing_symbol_id, "path": o.path,
                 "line": o.line, "via": "reference", "depth": 1,
                 "confidence": if o.source == "scip" { 1.0 } else { 0.7 }}),
@@ -398,7 +399,7 @@ pub fn type_dependencies(a: &Analysis) -> Vec<Value> {
         .iter()
         .map(|(d, rel)| {
             let s = a.symbols.get(d);
-            let path = s.map(|s| s.path.clone()).unwrap_or_default();
+            let path = s.map(|s| s.path.to_string()).unwrap_or_default();
             (
                 rel.clone(),
                 path.clone(),

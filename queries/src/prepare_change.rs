@@ -168,7 +168,7 @@ pub fn prepare_change(
                 let path = sym.map(|s| s.path.clone()).unwrap_or_default();
                 let mut v = reached_json(&a, d);
                 v["dependency"] = json!("caller");
-                dependents.push(("caller".into(), path, d.id.clone(), v));
+                dependents.push(("caller".into(), path.to_string(), d.id.clone(), v));
             }
             for v in impact::type_dependencies(&a) {
                 let rel = v["relation"].as_str().unwrap_or("").to_string();
@@ -213,7 +213,7 @@ pub fn prepare_change(
             partner_rows = partners(ctx, &s.path)?;
             target_json = json!({"kind": "symbol", "symbol": crate::facts::symbol_brief(s), "resolution": a.resolution,
                                  "visibility": vis});
-            inv_arg = s.stable_id.clone();
+            inv_arg = s.stable_id.to_string();
             let public = vis["value"] == "public";
             match change {
                 "rename" => {
@@ -256,14 +256,14 @@ pub fn prepare_change(
                 .map(|(f, _)| f.clone())
                 .collect();
             let syms: Vec<SymbolRow> = symbols_in(ctx, p, folder)?;
-            let ids: BTreeSet<String> = syms.iter().map(|s| s.stable_id.clone()).collect();
+            let ids: BTreeSet<String> = syms.iter().map(|s| s.stable_id.to_string()).collect();
             let occ = occurrences_of_many(ctx, &ids)?;
             let mut per_file: BTreeMap<String, usize> = BTreeMap::new();
             for o in occ
                 .iter()
-                .filter(|o| !is_definition(o) && !paths.contains(&o.path))
+                .filter(|o| !is_definition(o) && !paths.contains(o.path.as_str()))
             {
-                *per_file.entry(o.path.clone()).or_default() += 1;
+                *per_file.entry(o.path.to_string()).or_default() += 1;
             }
             refs_total = per_file.values().sum();
             let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
@@ -314,11 +314,14 @@ pub fn prepare_change(
             let rows: BTreeMap<String, SymbolRow> = lookup
                 .symbols_by_id(&reached.keys().cloned().collect())?
                 .into_iter()
-                .map(|s| (s.stable_id.clone(), s))
+                .map(|s| (s.stable_id.to_string(), s))
                 .collect();
             let mut tr: Vec<(usize, f64, String)> = reached
                 .iter()
-                .filter(|(id, _)| rows.get(*id).is_some_and(|s| !paths.contains(&s.path)))
+                .filter(|(id, _)| {
+                    rows.get(*id)
+                        .is_some_and(|s| !paths.contains(s.path.as_str()))
+                })
                 .map(|(id, (d, c))| (*d, *c, id.clone()))
                 .collect();
             tr.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
@@ -422,7 +425,7 @@ pub fn prepare_change(
     sort_dependents(&mut dependents);
     let dep_total = dependents.len();
     let own_path = match &t {
-        Target::Symbol(r) => r.symbol.path.clone(),
+        Target::Symbol(r) => r.symbol.path.to_string(),
         Target::File(p) | Target::Folder(p) => p.clone(),
         Target::Module(m) => m.root.clone(),
     };

@@ -79,7 +79,7 @@ pub fn site_json(o: &OccurrenceRow, names: &BTreeMap<String, String>) -> Value {
     let enclosing = o
         .enclosing_symbol_id
         .as_ref()
-        .map(|id| json!({"id": id, "name": names.get(id)}));
+        .map(|id| json!({"id": id, "name": names.get(id.as_str())}));
     json!({
         "line": o.line,
         "col": o.col,
@@ -103,7 +103,7 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     let (all, named): (Vec<OccurrenceRow>, Vec<OccurrenceRow>) = if by_name {
         read::rows_where_or_unset::<OccurrenceRow>(
             ctx.snapshot,
-            ("symbol_id", &Pred::Eq(id.clone())),
+            ("symbol_id", &Pred::Eq(id.to_string())),
             ("name", &Pred::Eq(symbol.name.clone())),
         )?
         .unwrap_or_default()
@@ -113,7 +113,7 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
         (occurrences_of(ctx, &id)?, Vec::new())
     };
     let definitions = all.iter().filter(|o| is_definition(o)).count();
-    let paths: BTreeSet<String> = all.iter().map(|o| o.path.clone()).collect();
+    let paths: BTreeSet<String> = all.iter().map(|o| o.path.to_string()).collect();
     let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
     let sites: Vec<&OccurrenceRow> = all
         .iter()
@@ -168,12 +168,12 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     }
     let enclosing: BTreeSet<String> = shown_sites
         .iter()
-        .filter_map(|o| o.enclosing_symbol_id.clone())
+        .filter_map(|o| o.enclosing_symbol_id.as_deref().map(String::from))
         .collect();
     let names: BTreeMap<String, String> = lookup
         .symbols_by_id(&enclosing)?
         .into_iter()
-        .map(|s| (s.stable_id, s.name))
+        .map(|s| (s.stable_id.to_string(), s.name))
         .collect();
     let module_values: Vec<Value> = plan
         .iter()
@@ -359,8 +359,8 @@ fn unresolved_same_name(
     scope: Option<&str>,
 ) -> Result<Unresolved, QueryError> {
     let named: Vec<OccurrenceRow> = named.into_iter().filter(|o| !is_definition(o)).collect();
-    let mut paths: BTreeSet<String> = named.iter().map(|o| o.path.clone()).collect();
-    paths.insert(symbol.path.clone());
+    let mut paths: BTreeSet<String> = named.iter().map(|o| o.path.to_string()).collect();
+    paths.insert(symbol.path.to_string());
     let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
     let home = family(files.get(&symbol.path).and_then(|f| f.language.as_deref()));
     let mut by_file: BTreeMap<&str, Vec<i32>> = BTreeMap::new();

@@ -161,7 +161,7 @@ impl<'a> Lookup<'a> {
         let active: BTreeSet<String> = self
             .symbols_by_id(&reach)?
             .into_iter()
-            .map(|s| s.stable_id)
+            .map(|s| s.stable_id.to_string())
             .collect();
         let resolver = Resolver::new(aliases, tombstones);
         match resolver.resolve(id, |x| active.contains(x)) {

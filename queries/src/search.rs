@@ -99,7 +99,11 @@ pub fn kind_weight(kind: &str) -> u8 {
 fn compare(query: &str, tests: &BTreeSet<String>, a: &SymbolRow, b: &SymbolRow) -> Ordering {
     match_kind(&b.name, query)
         .cmp(&match_kind(&a.name, query))
-        .then(tests.contains(&a.path).cmp(&tests.contains(&b.path)))
+        .then(
+            tests
+                .contains(a.path.as_str())
+                .cmp(&tests.contains(b.path.as_str())),
+        )
         .then(visibility_weight(&b.visibility).cmp(&visibility_weight(&a.visibility)))
         .then(backend_weight(&b.source).cmp(&backend_weight(&a.source)))
         .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
@@ -121,7 +125,7 @@ pub fn test_paths(
     snapshot: &crate::Snapshot,
     rows: &[SymbolRow],
 ) -> Result<BTreeSet<String>, QueryError> {
-    let paths: BTreeSet<String> = rows.iter().map(|s| s.path.clone()).collect();
+    let paths: BTreeSet<String> = rows.iter().map(|s| s.path.to_string()).collect();
     let files = FileIndex::load_paths(snapshot, &paths)?;
     Ok(paths.into_iter().filter(|p| files.is_test(p)).collect())
 }
@@ -218,7 +222,8 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
         *per_module
             .entry(
                 s.module_id
-                    .clone()
+                    .as_deref()
+                    .map(String::from)
                     .unwrap_or_else(|| crate::facts::fallback_module(&s.path)),
             )
             .or_default() += 1;
@@ -350,7 +355,7 @@ mod tests {
         let none = BTreeSet::new();
         let ids: Vec<String> = rank_matches("PARSE", rows.clone(), &none)
             .into_iter()
-            .map(|s| s.stable_id)
+            .map(|s| s.stable_id.to_string())
             .collect();
         assert_eq!(ids, ["3", "4", "5", "6", "7", "9", "8"]);
 
@@ -362,7 +367,7 @@ mod tests {
         let tests = BTreeSet::from(["tests/a.rs".to_string()]);
         let ids: Vec<String> = rank_matches("PARSE", rows, &tests)
             .into_iter()
-            .map(|s| s.stable_id)
+            .map(|s| s.stable_id.to_string())
             .collect();
         assert_eq!(ids, ["4", "5", "6", "7", "3", "9", "8"]);
     }

@@ -155,7 +155,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
     let callee_rows: BTreeMap<String, output_schema::tables::SymbolRow> = lookup
         .symbols_by_id(&callee_ids)?
         .into_iter()
-        .map(|s| (s.stable_id.clone(), s))
+        .map(|s| (s.stable_id.to_string(), s))
         .collect();
     let callees_json: Vec<Value> = callees
         .iter()

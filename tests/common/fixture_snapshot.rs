@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use output_schema::manifest::{FileEntry, Manifest, RepoState, StageReport, StageStatus};
 use output_schema::parquet_io::write_table;
 use output_schema::tables::*;
-use output_schema::{Roles, Table};
+use output_schema::{Roles, SharedStr, Table};
 
 /// The ckb version recorded in fixture manifests (fixed, so goldens survive version bumps).
 pub const FIXTURE_CKB_VERSION: &str = "0.0.0-fixture";
@@ -154,7 +154,7 @@ pub fn file(path: &str, hash: &str, module: Option<&str>) -> FileRow {
 pub fn func(repo: &str, key: &str, name: &str, path: &str, line: i32) -> SymbolRow {
     let signature = format!("pub fn {name}()");
     SymbolRow {
-        stable_id: sid(repo, key),
+        stable_id: sid(repo, key).into(),
         name: name.into(),
         kind: "function".into(),
         container: None,
@@ -245,7 +245,7 @@ pub fn reference(
         end_line: line,
         end_col: 5 + name.len() as i32,
         roles: Roles::REFERENCE | Roles::CALL,
-        enclosing_symbol_id: enclosing.map(String::from),
+        enclosing_symbol_id: enclosing.map(SharedStr::from),
         source: "scip".into(),
     }
 }

@@ -1,17 +1,17 @@
 //! `symbols`: one row per active definition.
-use crate::{table, Stage};
+use crate::{table, SharedStr, Stage};
 
 table! {
     /// One row per symbol defined in the repository and active in this snapshot.
     pub struct SymbolRow in "symbols", produced by [Stage::Syntax, Stage::Scip, Stage::Identity], sorted by [stable_id] {
         /// Stable ID `ckb:<repo>:sym:<fingerprint>`; survives line moves and signature changes.
-        stable_id: String,
+        stable_id: SharedStr,
         /// Unqualified name.
         name: String,
         /// Kind: function, method, class, struct, enum, interface, trait, type_alias, constant, variable, module, field, macro, …
-        kind: String,
+        kind: SharedStr,
         /// Enclosing scopes joined with `::` (e.g. `impl Foo`, `module::Type`); null at top level.
-        container: Option<String>,
+        container: Option<SharedStr>,
         /// Normalized one-line declaration header (no body, no doc comments); null when unknown.
         signature: Option<String>,
         /// Number of parameters where known.
@@ -19,17 +19,17 @@ table! {
         /// Hash of the normalized signature; changes when the signature changes.
         definition_version_id: String,
         /// public, private, internal, protected or unknown.
-        visibility: String,
+        visibility: SharedStr,
         /// Confidence in `visibility`, 0..1.
         visibility_confidence: f64,
         /// How visibility was derived: signature, modifier, naming, reference-analysis or none.
-        visibility_source: String,
+        visibility_source: SharedStr,
         /// Module of the defining file (null until the modules stage runs).
-        module_id: Option<String>,
+        module_id: Option<SharedStr>,
         /// Language of the defining file.
-        language: Option<String>,
+        language: Option<SharedStr>,
         /// Repo-relative path of the definition.
-        path: String,
+        path: SharedStr,
         /// First line of the definition's span (1-based).
         start_line: i32,
         /// First column of the span (1-based, UTF-8 bytes).
@@ -39,7 +39,7 @@ table! {
         /// Column just past the span's end (1-based, UTF-8 bytes).
         end_col: i32,
         /// Backend that stands for this definition: `scip` or `tree-sitter`.
-        source: String,
+        source: SharedStr,
         /// The backend's own ID (the SCIP symbol string); null for tree-sitter definitions.
         backend_id: Option<String>,
         /// Hash of the definition's token stream (whitespace and comments ignored); null when unknown.

@@ -343,8 +343,8 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
                     _ => stats.fuzzy += 1,
                 }
                 aliases.push(AliasRow {
-                    old_id: v.stable_id.clone(),
-                    new_id: target.stable_id.clone(),
+                    old_id: v.stable_id.to_string(),
+                    new_id: target.stable_id.to_string(),
                     reason: reason.to_string(),
                     confidence,
                     created_state_id: stamp.state_id.to_string(),
@@ -354,11 +354,11 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
             None => {
                 stats.tombstoned += 1;
                 tombstones.push(TombstoneRow {
-                    stable_id: v.stable_id.clone(),
+                    stable_id: v.stable_id.to_string(),
                     name: v.name.clone(),
-                    kind: v.kind.clone(),
-                    container: v.container.clone(),
-                    last_path: v.path.clone(),
+                    kind: v.kind.to_string(),
+                    container: v.container.as_deref().map(str::to_string),
+                    last_path: v.path.to_string(),
                     deleted_in_state_id: stamp.state_id.to_string(),
                     deleted_in_commit: stamp.commit.to_string(),
                 });

@@ -126,10 +126,8 @@ pub fn signature_similarity(a: &SymbolRow, b: &SymbolRow) -> f64 {
     }
 }
 
-fn last_scope(container: &Option<String>) -> Option<&str> {
-    container
-        .as_deref()
-        .map(|c| c.rsplit("::").next().unwrap_or(c))
+fn last_scope(container: Option<&str>) -> Option<&str> {
+    container.map(|c| c.rsplit("::").next().unwrap_or(c))
 }
 
 fn dir(path: &str) -> &str {
@@ -192,7 +190,7 @@ pub fn score(a: &SymbolRow, b: &SymbolRow) -> f64 {
     let signature = signature_similarity(a, b);
     let container = if a.container == b.container {
         1.0
-    } else if last_scope(&a.container) == last_scope(&b.container) {
+    } else if last_scope(a.container.as_deref()) == last_scope(b.container.as_deref()) {
         0.5
     } else {
         0.0

@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
 use output_schema::tables::{FileRow, ImportRow, ModuleRow};
+use output_schema::SharedStr;
 use rayon::prelude::*;
 
 use crate::write::TableSet;
@@ -102,11 +103,12 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
 
     // 2. Symbols: module and counts.
     let mut symbol_counts = vec![0i64; ids.len()];
-    let mut symbol_module: HashMap<String, usize> = HashMap::new();
+    let mut symbol_module: HashMap<SharedStr, usize> = HashMap::new();
     if let Some(symbols) = tables.symbols.as_mut() {
+        let shared_ids: Vec<SharedStr> = ids.iter().map(SharedStr::from).collect();
         for s in symbols.iter_mut() {
             let m = module_of(&s.path);
-            s.module_id = m.map(|i| ids[i].clone());
+            s.module_id = m.map(|i| shared_ids[i].clone());
             if let Some(i) = m {
                 symbol_counts[i] += 1;
                 symbol_module.insert(s.stable_id.clone(), i);
@@ -487,7 +489,7 @@ fn entrypoints(
                 || s.kind == "method" && matches!(lang, "java" | "kotlin"));
         if main_fn {
             out.push(Entrypoint {
-                path: s.path.clone(),
+                path: s.path.to_string(),
                 kind: "main-function",
             });
         }

@@ -39,7 +39,7 @@ use output_schema::manifest::{
     Backend, Completeness, RepoState, StageReport, StageStatus, Warning,
 };
 use output_schema::tables::{CallEdgeRow, FileRow, RelationshipRow, SymbolRow};
-use output_schema::Roles;
+use output_schema::{Roles, SharedStr};
 use protobuf::Message;
 use rayon::prelude::*;
 use scip::types::{Document, Metadata, SymbolInformation};
@@ -176,7 +176,7 @@ pub fn run(
     let mut stale = false;
     let mut documents = 0i64;
     // Stable IDs that already have a row: a later index may define a symbol an earlier one did.
-    let mut seen_ids: FastMap<String, ()> = FastMap::default();
+    let mut seen_ids: FastMap<SharedStr, ()> = FastMap::default();
     for index in indexes {
         let one = read_one(input, index, &files, &covered, progress)?;
         documents += one.documents_used;
@@ -893,19 +893,19 @@ fn resolve(
             .and_then(|s| symbols::visibility(s, &d.language, &parsed, kind));
         Definition {
             row: SymbolRow {
-                stable_id,
+                stable_id: stable_id.into(),
                 name: name.clone(),
-                kind: kind.to_string(),
-                container: parsed.container(),
+                kind: kind.into(),
+                container: parsed.container().map(SharedStr::from),
                 signature: sym.signature.clone(),
                 arity: None,
                 definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
-                visibility: vis.map(|v| v.0).unwrap_or("unknown").to_string(),
+                visibility: vis.map(|v| v.0).unwrap_or("unknown").into(),
                 visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
-                visibility_source: if vis.is_some() { "signature" } else { "none" }.to_string(),
+                visibility_source: if vis.is_some() { "signature" } else { "none" }.into(),
                 module_id: None,
-                language: Some(d.language.clone()),
-                path: d.path.clone(),
+                language: Some(d.language.as_str().into()),
+                path: d.path.as_str().into(),
                 start_line: span.line,
                 start_col: span.col,
                 end_line: span.end_line,
@@ -1069,16 +1069,17 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
                 &r.name,
                 r.kind,
                 Some(&disc),
-            );
+            )
+            .into();
         }
     }
     acc.tally.add(quirks::STABLE_ID_COLLISIONS, collisions);
     let kinds: Vec<&'static str> = resolved.iter().map(|r| r.kind).collect();
-    let mut names: Vec<String> = Vec::with_capacity(resolved.len());
-    let mut stable: Vec<Option<String>> = Vec::with_capacity(resolved.len());
+    let mut names: Vec<SharedStr> = Vec::with_capacity(resolved.len());
+    let mut stable: Vec<Option<SharedStr>> = Vec::with_capacity(resolved.len());
     let mut symbol_rows: Vec<SymbolRow> = Vec::new();
     for r in resolved {
-        names.push(r.name);
+        names.push(r.name.into());
         stable.push(r.definition.map(|d| {
             let id = d.row.stable_id.clone();
             symbol_rows.push(d.row);
@@ -1086,11 +1087,13 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         }));
     }
     // The target of an occurrence or edge: the stable ID, or the SCIP symbol of an external symbol.
-    let target = |g: u32| -> &str {
-        stable[g as usize]
-            .as_deref()
-            .unwrap_or(&acc.syms[g as usize].symbol)
-    };
+    let targets: Vec<SharedStr> = stable
+        .iter()
+        .zip(&acc.syms)
+        .map(|(id, sym)| id.clone().unwrap_or_else(|| SharedStr::from(&*sym.symbol)))
+        .collect();
+    let target = |g: u32| -> &SharedStr { &targets[g as usize] };
+    let source = SharedStr::from(SOURCE);
     let mut tables = ScipTables {
         symbols: symbol_rows,
         ..Default::default()
@@ -1122,11 +1125,11 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     tables.call_edges = call_edges
         .into_iter()
         .map(|((caller, callee), count)| CallEdgeRow {
-            caller_id: target(caller).to_string(),
-            callee_id: Some(target(callee).to_string()),
+            caller_id: target(caller).clone(),
+            callee_id: Some(target(callee).clone()),
             callee_name: names[callee as usize].clone(),
             count,
-            source: SOURCE.into(),
+            source: source.clone(),
             confidence: 1.0,
         })
         .collect();
@@ -1160,11 +1163,11 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     // The occurrences: each target's ID and name once, records pointing at them.
     let targets: Vec<Target> = (0..acc.syms.len())
         .map(|g| Target {
-            id: Some(target(g as u32).into()),
-            name: names[g].as_str().into(),
+            id: Some(target(g as u32).clone()),
+            name: names[g].clone(),
         })
         .collect();
-    let paths: Vec<Box<str>> = acc.docs.iter().map(|d| d.path.as_str().into()).collect();
+    let paths: Vec<SharedStr> = acc.docs.iter().map(|d| d.path.as_str().into()).collect();
     records.shrink_to_fit();
     tables.occurrences = ScipOccurrences::from_parts(targets, paths, records);
 

@@ -8,7 +8,7 @@
 //! with tree-sitter), one at a time from the records.
 
 use output_schema::tables::OccurrenceRow;
-use output_schema::Roles;
+use output_schema::{Roles, SharedStr};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -22,9 +22,9 @@ pub const NO_TARGET: u32 = u32::MAX;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Target {
     /// Stable ID of a defined symbol, or the SCIP symbol string of an external one.
-    pub id: Option<Box<str>>,
+    pub id: Option<SharedStr>,
     /// The symbol's name.
-    pub name: Box<str>,
+    pub name: SharedStr,
 }
 
 /// One occurrence: indexes into the target and path tables, and its position.
@@ -46,7 +46,7 @@ pub struct Record {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScipOccurrences {
     targets: Vec<Target>,
-    paths: Vec<Box<str>>,
+    paths: Vec<SharedStr>,
     records: Vec<Record>,
 }
 
@@ -55,7 +55,7 @@ impl ScipOccurrences {
     /// `paths` (enclosing may be [`NO_TARGET`]).
     pub(crate) fn from_parts(
         targets: Vec<Target>,
-        paths: Vec<Box<str>>,
+        paths: Vec<SharedStr>,
         records: Vec<Record>,
     ) -> Self {
         debug_assert!(records.iter().all(|r| (r.target as usize) < targets.len()
@@ -78,38 +78,38 @@ impl ScipOccurrences {
         self.records.is_empty()
     }
 
-    /// The row form of one record.
-    fn row(&self, r: &Record) -> OccurrenceRow {
+    /// The row form of one record (`source` is shared by every row).
+    fn row(&self, r: &Record, source: &SharedStr) -> OccurrenceRow {
         let target = &self.targets[r.target as usize];
         OccurrenceRow {
-            symbol_id: target.id.as_deref().map(str::to_string),
-            name: target.name.to_string(),
-            path: self.paths[r.path as usize].to_string(),
+            symbol_id: target.id.clone(),
+            name: target.name.clone(),
+            path: self.paths[r.path as usize].clone(),
             line: r.span.line,
             col: r.span.col,
             end_line: r.span.end_line,
             end_col: r.span.end_col,
             roles: Roles(r.roles),
             enclosing_symbol_id: (r.enclosing != NO_TARGET)
-                .then(|| {
-                    self.targets[r.enclosing as usize]
-                        .id
-                        .as_deref()
-                        .map(str::to_string)
-                })
+                .then(|| self.targets[r.enclosing as usize].id.clone())
                 .flatten(),
-            source: SOURCE.into(),
+            source: source.clone(),
         }
     }
 
     /// The rows, in order, built one at a time.
     pub fn rows(&self) -> impl Iterator<Item = OccurrenceRow> + '_ {
-        self.records.iter().map(|r| self.row(r))
+        let source = SharedStr::from(SOURCE);
+        self.records.iter().map(move |r| self.row(r, &source))
     }
 
     /// Every row, in order (built in parallel).
     pub fn into_rows(self) -> Vec<OccurrenceRow> {
-        self.records.par_iter().map(|r| self.row(r)).collect()
+        let source = SharedStr::from(SOURCE);
+        self.records
+            .par_iter()
+            .map(|r| self.row(r, &source))
+            .collect()
     }
 
     /// Appends the occurrences of another index after these.
@@ -138,8 +138,8 @@ impl From<Vec<OccurrenceRow>> for ScipOccurrences {
     fn from(rows: Vec<OccurrenceRow>) -> Self {
         let mut targets: Vec<Target> = Vec::new();
         let mut target_ids: HashMap<Target, u32> = HashMap::new();
-        let mut paths: Vec<Box<str>> = Vec::new();
-        let mut path_ids: HashMap<String, u32> = HashMap::new();
+        let mut paths: Vec<SharedStr> = Vec::new();
+        let mut path_ids: HashMap<SharedStr, u32> = HashMap::new();
         let mut intern = |t: Target| {
             *target_ids.entry(t.clone()).or_insert_with(|| {
                 targets.push(t);
@@ -149,18 +149,18 @@ impl From<Vec<OccurrenceRow>> for ScipOccurrences {
         let mut records = Vec::with_capacity(rows.len());
         for row in rows {
             let target = intern(Target {
-                id: row.symbol_id.map(String::into_boxed_str),
-                name: row.name.into_boxed_str(),
+                id: row.symbol_id,
+                name: row.name,
             });
             let enclosing = match row.enclosing_symbol_id {
                 Some(id) => intern(Target {
-                    id: Some(id.into_boxed_str()),
-                    name: Box::from(""),
+                    id: Some(id),
+                    name: SharedStr::default(),
                 }),
                 None => NO_TARGET,
             };
             let path = *path_ids.entry(row.path).or_insert_with_key(|p| {
-                paths.push(p.as_str().into());
+                paths.push(p.clone());
                 (paths.len() - 1) as u32
             });
             records.push(Record {
@@ -187,14 +187,14 @@ mod tests {
     fn row(path: &str, line: i32, id: &str, enclosing: Option<&str>) -> OccurrenceRow {
         OccurrenceRow {
             symbol_id: Some(id.into()),
-            name: format!("n{id}"),
+            name: format!("n{id}").into(),
             path: path.into(),
             line,
             col: 1,
             end_line: line,
             end_col: 4,
             roles: Roles::REFERENCE,
-            enclosing_symbol_id: enclosing.map(str::to_string),
+            enclosing_symbol_id: enclosing.map(SharedStr::from),
             source: SOURCE.into(),
         }
     }

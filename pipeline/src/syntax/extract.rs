@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::ControlFlow;
 
 use output_schema::tables::{ImportRow, OccurrenceRow, SymbolRow};
-use output_schema::Roles;
+use output_schema::{Roles, SharedStr};
 use tree_sitter::{
     Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, StreamingIterator, Tree,
 };
@@ -467,7 +467,7 @@ pub fn extract(
                 },
                 signature: String::new(),
                 body_hash: String::new(),
-                stable_id: String::new(),
+                stable_id: SharedStr::default(),
                 hoisted: raw.hoist,
             });
         }
@@ -500,6 +500,12 @@ pub fn extract(
         occurrences: Vec::with_capacity(defs.len() + refs.len()),
         imports: Vec::with_capacity(raw_imports.len()),
     };
+    // One allocation per file for the values every row of it repeats.
+    let shared = RowStrings {
+        path: file.path.into(),
+        source: SOURCE.into(),
+        language: lang.name().into(),
+    };
     let name_ranges: HashMap<(usize, usize), ()> = defs
         .iter()
         .map(|d| ((d.name_node.start_byte(), d.name_node.end_byte()), ()))
@@ -510,31 +516,31 @@ pub fn extract(
         facts.symbols.push(SymbolRow {
             stable_id: d.stable_id.clone(),
             name: d.name.clone(),
-            kind: d.kind.to_string(),
-            container: d.container.clone(),
+            kind: d.kind.into(),
+            container: d.container.as_deref().map(SharedStr::from),
             signature: (!d.signature.is_empty()).then(|| d.signature.clone()),
             arity: d.arity,
             definition_version_id: fingerprint::definition_version_id(
                 (!d.signature.is_empty()).then_some(d.signature.as_str()),
             ),
-            visibility: d.vis.visibility.to_string(),
+            visibility: d.vis.visibility.into(),
             visibility_confidence: d.vis.confidence,
-            visibility_source: d.vis.source.to_string(),
+            visibility_source: d.vis.source.into(),
             module_id: None,
-            language: Some(lang.name().to_string()),
-            path: file.path.to_string(),
+            language: Some(shared.language.clone()),
+            path: shared.path.clone(),
             start_line: row(start.row),
             start_col: col(start.column),
             end_line: row(end.row),
             end_col: col(end.column),
-            source: SOURCE.to_string(),
+            source: shared.source.clone(),
             backend_id: None,
             body_hash: Some(d.body_hash.clone()),
         });
         facts.occurrences.push(occurrence(
-            file,
+            &shared,
             d.name_node,
-            d.name.clone(),
+            d.name.as_str().into(),
             Roles::DEFINITION | extra_roles,
             Some(d.stable_id.clone()),
             d.parent.map(|p| defs[p].stable_id.clone()),
@@ -570,9 +576,9 @@ pub fn extract(
             })
             .map(|&i| defs[i].stable_id.clone());
         facts.occurrences.push(occurrence(
-            file,
+            &shared,
             *node,
-            lossy(*node, src).into_owned(),
+            lossy(*node, src).as_ref().into(),
             *roles | extra_roles,
             None,
             enclosing,
@@ -586,9 +592,9 @@ pub fn extract(
                 if name != "*" {
                     let enclosing = innermost_def(&defs, site.start_byte());
                     facts.occurrences.push(occurrence(
-                        file,
+                        &shared,
                         *site,
-                        name.clone(),
+                        name.as_str().into(),
                         Roles::IMPORT | Roles::REFERENCE | extra_roles,
                         None,
                         enclosing,
@@ -676,7 +682,7 @@ struct Def<'t> {
     arity: Option<i32>,
     signature: String,
     body_hash: String,
-    stable_id: String,
+    stable_id: SharedStr,
     hoisted: bool,
 }
 
@@ -744,27 +750,34 @@ fn add_picked<'t>(
     }
 }
 
+/// The values every row of one file repeats, shared by its rows.
+struct RowStrings {
+    path: SharedStr,
+    source: SharedStr,
+    language: SharedStr,
+}
+
 fn occurrence(
-    file: &FileInput<'_>,
+    shared: &RowStrings,
     node: Node<'_>,
-    name: String,
+    name: SharedStr,
     roles: Roles,
-    symbol_id: Option<String>,
-    enclosing_symbol_id: Option<String>,
+    symbol_id: Option<SharedStr>,
+    enclosing_symbol_id: Option<SharedStr>,
 ) -> OccurrenceRow {
     let start = node.start_position();
     let end = node.end_position();
     OccurrenceRow {
         symbol_id,
         name,
-        path: file.path.to_string(),
+        path: shared.path.clone(),
         line: row(start.row),
         col: col(start.column),
         end_line: row(end.row),
         end_col: col(end.column),
         roles,
         enclosing_symbol_id,
-        source: SOURCE.to_string(),
+        source: shared.source.clone(),
     }
 }
 
@@ -788,7 +801,7 @@ fn end_point(node: Node<'_>, src: &[u8]) -> tree_sitter::Point {
     }
 }
 
-fn innermost_def(defs: &[Def<'_>], at: usize) -> Option<String> {
+fn innermost_def(defs: &[Def<'_>], at: usize) -> Option<SharedStr> {
     defs.iter()
         .filter(|d| d.start <= at && at < d.end)
         .max_by_key(|d| (d.start, std::cmp::Reverse(d.end)))
@@ -1232,7 +1245,7 @@ fn assign_ids(file: &FileInput<'_>, defs: &mut [Def<'_>]) {
     for ((qualified, name, kind), members) in groups {
         if members.len() == 1 {
             defs[members[0]].stable_id =
-                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, None);
+                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, None).into();
             continue;
         }
         let arities: Vec<Option<i32>> = members.iter().map(|&i| defs[i].arity).collect();
@@ -1266,7 +1279,7 @@ fn assign_ids(file: &FileInput<'_>, defs: &mut [Def<'_>]) {
         });
         for (&i, d) in members.iter().zip(discriminators) {
             defs[i].stable_id =
-                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, Some(&d));
+                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, Some(&d)).into();
         }
     }
 }

@@ -25,7 +25,7 @@
 //! reuses a previous snapshot's rows resolves exactly like a cold run.
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, SymbolRow};
-use output_schema::Roles;
+use output_schema::{Roles, SharedStr};
 use rayon::prelude::*;
 
 use super::extract::SOURCE;
@@ -315,7 +315,7 @@ pub fn resolve_all(
     // Call sites as (caller, callee, callee name), sorted (stable, so each key's first site in
     // occurrence order comes first, as a map filled in that order would keep it) and counted by
     // runs; in parallel, since this runs over every occurrence of the repository.
-    type EdgeKey<'k> = (&'k str, Option<&'k str>, &'k str);
+    type EdgeKey<'k> = (&'k SharedStr, Option<&'k SharedStr>, &'k SharedStr);
     let mut calls: Vec<(EdgeKey<'_>, Option<Method>)> = occurrences
         .par_iter()
         .zip(methods.par_iter())
@@ -323,8 +323,8 @@ pub fn resolve_all(
             if !o.roles.contains(Roles::CALL) {
                 return None;
             }
-            let caller = o.enclosing_symbol_id.as_deref()?;
-            Some(((caller, o.symbol_id.as_deref(), o.name.as_str()), *m))
+            let caller = o.enclosing_symbol_id.as_ref()?;
+            Some(((caller, o.symbol_id.as_ref(), &o.name), *m))
         })
         .collect();
     calls.par_sort_by(|a, b| a.0.cmp(&b.0));
@@ -335,13 +335,14 @@ pub fn resolve_all(
             _ => runs.push((key, 1, m)),
         }
     }
+    let source = SharedStr::from(SOURCE);
     runs.into_par_iter()
         .map(|((caller, callee, name), count, m)| CallEdgeRow {
-            caller_id: caller.to_string(),
-            callee_id: callee.map(str::to_string),
-            callee_name: name.to_string(),
+            caller_id: caller.clone(),
+            callee_id: callee.cloned(),
+            callee_name: name.clone(),
             count,
-            source: SOURCE.to_string(),
+            source: source.clone(),
             confidence: Method::confidence(m),
         })
         .collect()

@@ -109,7 +109,7 @@ pub fn symbol(id: &str, name: &str, kind: &str, path: &str, container: Option<&s
         stable_id: id.into(),
         name: name.into(),
         kind: kind.into(),
-        container: container.map(String::from),
+        container: container.map(Into::into),
         signature: None,
         arity: None,
         definition_version_id: "v".into(),

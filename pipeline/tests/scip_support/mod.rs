@@ -233,14 +233,17 @@ pub fn snapshot_counts(snap: &Snap) -> BTreeMap<String, usize> {
     let back: BTreeMap<String, String> = snap
         .symbols()
         .into_iter()
-        .filter_map(|s| Some((s.stable_id, s.backend_id?)))
+        .filter_map(|s| Some((s.stable_id.to_string(), s.backend_id?)))
         .collect();
     let mut counts = BTreeMap::new();
     for o in snap.occurrences() {
         if o.source != "scip" {
             continue;
         }
-        let id = o.symbol_id.expect("scip occurrences have targets");
+        let id = o
+            .symbol_id
+            .expect("scip occurrences have targets")
+            .to_string();
         let key = back.get(&id).cloned().unwrap_or(id);
         *counts.entry(key).or_insert(0) += 1;
     }

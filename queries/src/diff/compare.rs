@@ -208,16 +208,16 @@ impl Sym {
     /// The diff's view of a symbol row.
     pub fn of(s: &SymbolRow) -> Sym {
         Sym {
-            id: s.stable_id.clone(),
+            id: s.stable_id.to_string(),
             name: s.name.clone(),
-            kind: s.kind.clone(),
-            container: s.container.clone(),
-            path: s.path.clone(),
+            kind: s.kind.to_string(),
+            container: s.container.as_deref().map(String::from),
+            path: s.path.to_string(),
             line: s.start_line,
-            visibility: s.visibility.clone(),
+            visibility: s.visibility.to_string(),
             signature: s.signature.clone(),
             arity: s.arity,
-            module_id: s.module_id.clone(),
+            module_id: s.module_id.as_deref().map(String::from),
         }
     }
 
@@ -406,8 +406,8 @@ pub fn symbols(
             };
             out.visibility_changed.push(VisibilityChange {
                 symbol: Sym::of(hs),
-                before: bs.visibility.clone(),
-                after: hs.visibility.clone(),
+                before: bs.visibility.to_string(),
+                after: hs.visibility.to_string(),
                 direction: direction.into(),
             });
         }
@@ -485,7 +485,7 @@ pub fn symbols(
 
     if aliases.is_none() {
         // No identity stage in the head: pair unique body hashes of the same kind instead.
-        let key = |s: &SymbolRow| s.body_hash.clone().map(|h| (h, s.kind.clone()));
+        let key = |s: &SymbolRow| s.body_hash.clone().map(|h| (h, s.kind.to_string()));
         let mut removed_by: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
         for (i, r) in unresolved.iter().enumerate() {
             if let Some(k) = b.get(r.symbol.id.as_str()).and_then(|s| key(s)) {
@@ -592,9 +592,9 @@ pub struct CallDiff {
 fn sym_ref(id: Option<&str>, name: &str, symbols: &BTreeMap<&str, &SymbolRow>) -> SymRef {
     match id.and_then(|i| symbols.get(i)) {
         Some(s) => SymRef {
-            path: Some(s.path.clone()),
+            path: Some(s.path.to_string()),
             name: s.name.clone(),
-            id: Some(s.stable_id.clone()),
+            id: Some(s.stable_id.to_string()),
         },
         None => SymRef {
             path: None,
@@ -635,7 +635,7 @@ pub fn calls(
         .collect();
     let head_keys: BTreeSet<(String, String)> = head
         .iter()
-        .map(|e| key(e.caller_id.clone(), e, false))
+        .map(|e| key(e.caller_id.to_string(), e, false))
         .collect();
     let bsyms: BTreeMap<&str, &SymbolRow> = base_symbols
         .unwrap_or_default()
@@ -655,7 +655,7 @@ pub fn calls(
     };
     let mut out = CallDiff::default();
     for e in head {
-        if !base_keys.contains(&key(e.caller_id.clone(), e, false)) {
+        if !base_keys.contains(&key(e.caller_id.to_string(), e, false)) {
             out.added.push(CallChange {
                 caller: sym_ref(Some(&e.caller_id), &caller_name(&e.caller_id), &hsyms),
                 callee: sym_ref(e.callee_id.as_deref(), &e.callee_name, &hsyms),

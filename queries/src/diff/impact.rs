@@ -230,7 +230,10 @@ impl<'a> Graph<'a> {
                     .get(caller)
                     .map(|s| s.path.clone())
                     .unwrap_or_default();
-                out.insert(caller.to_string(), (Some(*caller), path, *count));
+                out.insert(
+                    caller.to_string(),
+                    (Some(*caller), path.to_string(), *count),
+                );
             }
         }
         for o in self.refs_of.get(id).map(Vec::as_slice).unwrap_or_default() {
@@ -239,7 +242,7 @@ impl<'a> Graph<'a> {
                 Some(enc) => {
                     let entry =
                         out.entry(enc.to_string())
-                            .or_insert((Some(enc), o.path.clone(), 0));
+                            .or_insert((Some(enc), o.path.to_string(), 0));
                     // Call edges already count call sites; count references only where no edge did.
                     if self.callers_of.get(id).is_none_or(|c| !c.contains_key(enc)) {
                         entry.2 += 1;
@@ -247,7 +250,7 @@ impl<'a> Graph<'a> {
                 }
                 None => {
                     out.entry(format!("file:{}", o.path))
-                        .or_insert((None, o.path.clone(), 0))
+                        .or_insert((None, o.path.to_string(), 0))
                         .2 += 1;
                 }
             }
@@ -387,7 +390,7 @@ pub(crate) fn impact(
         let mut sym_tests: BTreeMap<String, u32> = BTreeMap::new();
         for o in refs {
             if graph.is_test_path(&o.path) {
-                sym_tests.entry(o.path.clone()).or_insert(1);
+                sym_tests.entry(o.path.to_string()).or_insert(1);
             }
         }
         let mut modules: BTreeSet<String> = BTreeSet::new();
@@ -403,7 +406,7 @@ pub(crate) fn impact(
         for (caller, depth) in &reach {
             if let Some(s) = graph.symbol(caller) {
                 if graph.is_test_path(&s.path) {
-                    let d = sym_tests.entry(s.path.clone()).or_insert(*depth);
+                    let d = sym_tests.entry(s.path.to_string()).or_insert(*depth);
                     *d = (*d).min(*depth);
                 }
             }
