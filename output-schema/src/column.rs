@@ -516,6 +516,41 @@ mod tests {
         round_trip(vec![Some("a".to_string()), None]);
         round_trip(vec![vec!["x".to_string()], vec![]]);
         round_trip(vec![Roles::DEFINITION | Roles::WRITE, Roles::default()]);
+        round_trip(vec![SharedStr::from("a"), SharedStr::default()]);
+        round_trip(vec![Some(SharedStr::from("a")), None]);
+    }
+
+    #[test]
+    fn string_columns_read_dictionary_arrays_and_share_each_distinct_value() {
+        use arrow::array::{DictionaryArray, Int32Array};
+        let values = StringArray::from(vec!["src/a.rs", "src/b.rs"]);
+        let keys = Int32Array::from(vec![Some(1), Some(0), None, Some(1)]);
+        let dict = DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).unwrap();
+
+        let shared = <Option<SharedStr>>::from_array(&dict, "path").unwrap();
+        let strings: Vec<Option<&str>> = shared.iter().map(|v| v.as_deref()).collect();
+        assert_eq!(strings, [Some("src/b.rs"), Some("src/a.rs"), None, Some("src/b.rs")]);
+        let (first, last) = (shared[0].as_ref().unwrap(), shared[3].as_ref().unwrap());
+        assert!(std::ptr::eq(first.as_str(), last.as_str()), "one string per dictionary entry");
+        let owned = <Option<String>>::from_array(&dict, "path").unwrap();
+        assert_eq!(owned[0].as_deref(), Some("src/b.rs"));
+        assert_eq!(owned[2], None);
+
+        // A null in a non-null column is an error in either form.
+        assert!(matches!(
+            SharedStr::from_array(&dict, "path"),
+            Err(FormatError::UnexpectedNull { .. })
+        ));
+        assert!(matches!(
+            String::from_array(&dict, "path"),
+            Err(FormatError::UnexpectedNull { .. })
+        ));
+
+        // Plain arrays: runs of equal values share one string.
+        let plain = StringArray::from(vec!["x", "x", "y", "x"]);
+        let shared = SharedStr::from_array(&plain, "path").unwrap();
+        assert_eq!(shared, ["x", "x", "y", "x"].map(SharedStr::from));
+        assert!(std::ptr::eq(shared[0].as_str(), shared[1].as_str()));
     }
 
     #[test]

@@ -423,6 +423,47 @@ mod tests {
     }
 
     #[test]
+    fn files_without_dictionary_pages_read_the_same_rows() {
+        use crate::tables::OccurrenceRow;
+        use crate::Roles;
+        let mut rows: Vec<OccurrenceRow> = (0..3000)
+            .map(|i| OccurrenceRow {
+                symbol_id: (i % 3 != 0).then(|| format!("sym{}", i % 97).into()),
+                name: format!("name{}", i % 13).into(),
+                path: format!("src/f{}.rs", i / 1000).into(),
+                line: i + 1,
+                col: 1,
+                end_line: i + 1,
+                end_col: 9,
+                roles: Roles::REFERENCE,
+                enclosing_symbol_id: None,
+                source: "tree-sitter".into(),
+            })
+            .collect();
+        let batch = crate::table::to_record_batch(&mut rows);
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain.parquet");
+        let props = WriterProperties::builder()
+            .set_dictionary_enabled(false)
+            .build();
+        let mut writer =
+            ArrowWriter::try_new(File::create(&plain).unwrap(), batch.schema(), Some(props))
+                .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        assert_eq!(read_table::<OccurrenceRow>(&plain).unwrap(), rows);
+        assert_eq!(read_table_parallel::<OccurrenceRow>(&plain).unwrap(), rows);
+
+        // ckb's own files are dictionary-encoded: read back, rows share each distinct value.
+        let ours = dir.path().join("occurrences.parquet");
+        std::fs::write(&ours, encode_batch(&OccurrenceRow::INFO, &batch).unwrap()).unwrap();
+        let back = read_table::<OccurrenceRow>(&ours).unwrap();
+        assert_eq!(back, rows);
+        assert!(std::ptr::eq(back[0].source.as_str(), back[2999].source.as_str()));
+        assert!(std::ptr::eq(back[1].name.as_str(), back[14].name.as_str()));
+    }
+
+    #[test]
     fn empty_table_is_a_valid_file() {
         let dir = tempfile::tempdir().unwrap();
         let mut rows: Vec<SymbolRow> = vec![];
