@@ -529,9 +529,15 @@ mod tests {
 
         let shared = <Option<SharedStr>>::from_array(&dict, "path").unwrap();
         let strings: Vec<Option<&str>> = shared.iter().map(|v| v.as_deref()).collect();
-        assert_eq!(strings, [Some("src/b.rs"), Some("src/a.rs"), None, Some("src/b.rs")]);
+        assert_eq!(
+            strings,
+            [Some("src/b.rs"), Some("src/a.rs"), None, Some("src/b.rs")]
+        );
         let (first, last) = (shared[0].as_ref().unwrap(), shared[3].as_ref().unwrap());
-        assert!(std::ptr::eq(first.as_str(), last.as_str()), "one string per dictionary entry");
+        assert!(
+            std::ptr::eq(first.as_str(), last.as_str()),
+            "one string per dictionary entry"
+        );
         let owned = <Option<String>>::from_array(&dict, "path").unwrap();
         assert_eq!(owned[0].as_deref(), Some("src/b.rs"));
         assert_eq!(owned[2], None);

@@ -459,7 +459,10 @@ mod tests {
         std::fs::write(&ours, encode_batch(&OccurrenceRow::INFO, &batch).unwrap()).unwrap();
         let back = read_table::<OccurrenceRow>(&ours).unwrap();
         assert_eq!(back, rows);
-        assert!(std::ptr::eq(back[0].source.as_str(), back[2999].source.as_str()));
+        assert!(std::ptr::eq(
+            back[0].source.as_str(),
+            back[2999].source.as_str()
+        ));
         assert!(std::ptr::eq(back[1].name.as_str(), back[14].name.as_str()));
     }
 

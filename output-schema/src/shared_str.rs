@@ -13,8 +13,34 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 /// An immutable, cheaply cloned string. Compares, hashes and prints as the `str` it holds.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// Two clones of one value compare equal without reading their bytes: sorting rows by path, or
+/// call sites by caller, mostly compares values that share an allocation.
+#[derive(Clone, Hash)]
 pub struct SharedStr(Arc<str>);
+
+impl PartialEq for SharedStr {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || *self.0 == *other.0
+    }
+}
+
+impl Eq for SharedStr {}
+
+impl PartialOrd for SharedStr {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SharedStr {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        if Arc::ptr_eq(&self.0, &other.0) {
+            return std::cmp::Ordering::Equal;
+        }
+        self.0.cmp(&other.0)
+    }
+}
 
 impl SharedStr {
     /// The string.
@@ -138,6 +164,13 @@ mod tests {
         assert_eq!(a, "src/lib.rs");
         assert_eq!(a, "src/lib.rs".to_string());
         assert!(SharedStr::from("a") < SharedStr::from("b"));
+        // Equal text in separate allocations is still equal, and orders as text.
+        let other = SharedStr::from(String::from("src/lib.rs"));
+        assert!(!std::ptr::eq(a.as_str(), other.as_str()));
+        assert_eq!(a, other);
+        assert_eq!(a.cmp(&other), std::cmp::Ordering::Equal);
+        assert_eq!(a.cmp(&b), std::cmp::Ordering::Equal);
+        assert!(SharedStr::from("src/lib.rs") > SharedStr::from("src/a.rs"));
         assert_eq!(format!("{a} {a:?}"), "src/lib.rs \"src/lib.rs\"");
         assert_eq!(String::from(a), "src/lib.rs");
     }

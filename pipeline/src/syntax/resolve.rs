@@ -93,11 +93,31 @@ impl Class {
             Class::Function => kind == "function",
         }
     }
+
+    /// This class's bit in [`Index::classes`].
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    /// The bits of every class that admits `kind`.
+    fn admitting(kind: &str) -> u8 {
+        [
+            Class::Any,
+            Class::Callable,
+            Class::Writable,
+            Class::Function,
+        ]
+        .into_iter()
+        .filter(|c| c.admits(kind))
+        .fold(0, |bits, c| bits | c.bit())
+    }
 }
 
 /// Indexes of the definitions, built once per run.
 pub struct Index<'a> {
     symbols: &'a [SymbolRow],
+    /// Per symbol, the classes its kind fits ([`Class::bit`]): decided once, not per site.
+    classes: Vec<u8>,
     by_id: FastMap<&'a str, usize>,
     /// (family, name) → symbol indexes, sorted by stable ID.
     by_name: FastMap<(u8, &'a str), Vec<usize>>,
@@ -143,6 +163,7 @@ impl<'a> Index<'a> {
         }
         Index {
             symbols,
+            classes: symbols.iter().map(|s| Class::admitting(&s.kind)).collect(),
             by_id,
             by_name,
             family,
@@ -164,7 +185,7 @@ impl<'a> Index<'a> {
             .or_else(|| self.family.get(path).copied())?;
         let class = Class::of(roles);
         let all = self.by_name.get(&(fam, name))?;
-        let fits = |i: usize| class.admits(&self.symbols[i].kind);
+        let fits = |i: usize| self.classes[i] & class.bit() != 0;
         // Counts first: the common cases (no candidate, exactly one) allocate nothing.
         let (mut same_n, mut other_n) = (0usize, 0usize);
         let (mut same_first, mut other_first) = (0usize, 0usize);
