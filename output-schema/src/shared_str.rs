@@ -16,8 +16,15 @@ use std::sync::Arc;
 ///
 /// Two clones of one value compare equal without reading their bytes: sorting rows by path, or
 /// call sites by caller, mostly compares values that share an allocation.
-#[derive(Clone, Hash)]
+#[derive(Clone)]
 pub struct SharedStr(Arc<str>);
+
+// Hashes as the `str` (what `Borrow<str>` lookups need), like the derived impl would.
+impl std::hash::Hash for SharedStr {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (*self.0).hash(state);
+    }
+}
 
 impl PartialEq for SharedStr {
     fn eq(&self, other: &Self) -> bool {
@@ -161,16 +168,24 @@ mod tests {
         let a = SharedStr::from("src/lib.rs");
         let b = a.clone();
         assert!(std::ptr::eq(a.as_str(), b.as_str()));
+        let hash = |v: &dyn Fn(&mut std::hash::DefaultHasher)| {
+            let mut h = std::hash::DefaultHasher::new();
+            v(&mut h);
+            std::hash::Hasher::finish(&h)
+        };
+        use std::hash::Hash;
+        assert_eq!(hash(&|h| a.hash(h)), hash(&|h| "src/lib.rs".hash(h)));
         assert_eq!(a, "src/lib.rs");
         assert_eq!(a, "src/lib.rs".to_string());
-        assert!(SharedStr::from("a") < SharedStr::from("b"));
+        let less = std::cmp::Ordering::Less;
+        assert_eq!(SharedStr::from("a").cmp(&SharedStr::from("b")), less);
         // Equal text in separate allocations is still equal, and orders as text.
         let other = SharedStr::from(String::from("src/lib.rs"));
         assert!(!std::ptr::eq(a.as_str(), other.as_str()));
         assert_eq!(a, other);
         assert_eq!(a.cmp(&other), std::cmp::Ordering::Equal);
         assert_eq!(a.cmp(&b), std::cmp::Ordering::Equal);
-        assert!(SharedStr::from("src/lib.rs") > SharedStr::from("src/a.rs"));
+        assert_eq!(SharedStr::from("src/a.rs").cmp(&a), less);
         assert_eq!(format!("{a} {a:?}"), "src/lib.rs \"src/lib.rs\"");
         assert_eq!(String::from(a), "src/lib.rs");
     }
