@@ -247,15 +247,23 @@ impl Column for Option<String> {
 
 /// Builds [`SharedStr`]s for one column: once per dictionary entry, or once per run of equal
 /// values in a plain array (tables are sorted, so repeated values mostly come in runs).
-#[derive(Default)]
 struct SharedStrs {
+    dictionary: bool,
     by_key: Vec<Option<SharedStr>>,
     last: Option<SharedStr>,
 }
 
 impl SharedStrs {
-    fn get(&mut self, array: &dyn Array, key: usize, value: &str) -> SharedStr {
-        if array.as_any().is::<DictionaryArray<Int32Type>>() {
+    fn for_array(array: &dyn Array) -> Self {
+        SharedStrs {
+            dictionary: array.as_any().is::<DictionaryArray<Int32Type>>(),
+            by_key: Vec::new(),
+            last: None,
+        }
+    }
+
+    fn get(&mut self, key: usize, value: &str) -> SharedStr {
+        if self.dictionary {
             if self.by_key.len() <= key {
                 self.by_key.resize(key + 1, None);
             }
@@ -283,8 +291,8 @@ impl Column for SharedStr {
         serde_json::Value::String(self.as_str().to_owned())
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        let mut shared = SharedStrs::default();
-        read_strings(array, column, |v| v.map(|(k, s)| shared.get(array, k, s)))
+        let mut shared = SharedStrs::for_array(array);
+        read_strings(array, column, |v| v.map(|(k, s)| shared.get(k, s)))
     }
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)
@@ -304,10 +312,8 @@ impl Column for Option<SharedStr> {
         serde_json::json!(self)
     }
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        let mut shared = SharedStrs::default();
-        read_strings(array, column, |v| {
-            Some(v.map(|(k, s)| shared.get(array, k, s)))
-        })
+        let mut shared = SharedStrs::for_array(array);
+        read_strings(array, column, |v| Some(v.map(|(k, s)| shared.get(k, s))))
     }
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)

@@ -195,21 +195,43 @@ fn parse_one(
 
 /// Merges two lists that are each in table order into one in table order (stable: `a` first on
 /// ties). `b` is typically small (the rows of a commit's changed files, `a` every other file's),
-/// so each of its rows finds its place in `a` by binary search and the rows of `a` in between move
-/// over without a comparison each.
-fn merge_sorted<T: output_schema::Table>(a: Vec<T>, b: Vec<T>) -> Vec<T> {
+/// so each of its rows finds its place in `a` by binary search. When `b` goes into `a` in a few
+/// runs (rows of one file sort together, so a one-file commit makes one run per table), the runs
+/// are spliced into `a` in place: no second list as large as `a` is allocated and filled.
+fn merge_sorted<T: output_schema::Table>(mut a: Vec<T>, b: Vec<T>) -> Vec<T> {
+    /// Beyond this many runs, moving `a`'s tail once per run costs more than one merged copy.
+    const MAX_SPLICED_RUNS: usize = 8;
     if a.is_empty() {
         return b;
     }
     if b.is_empty() {
         return a;
     }
+    // Where each row of `b` goes: after the rows of `a` that do not sort after it.
+    let places: Vec<usize> = b
+        .iter()
+        .map(|y| a.partition_point(|x| !y.compare(x).is_lt()))
+        .collect();
+    let runs = 1 + places.windows(2).filter(|w| w[0] != w[1]).count();
+    if runs <= MAX_SPLICED_RUNS {
+        // Last run first, so the places of the earlier ones stay valid.
+        let mut b = b;
+        let mut end = b.len();
+        while end > 0 {
+            let place = places[end - 1];
+            let start = places[..end].partition_point(|&p| p < place);
+            let run: Vec<T> = b.drain(start..end).collect();
+            a.splice(place..place, run);
+            end = start;
+        }
+        return a;
+    }
     let mut out = Vec::with_capacity(a.len() + b.len());
     let mut a = a.into_iter();
-    for y in b {
-        // The leading rows of `a` that do not sort after `y` (`a` is sorted, so they are a prefix).
-        let before = a.as_slice().partition_point(|x| !y.compare(x).is_lt());
-        out.extend(a.by_ref().take(before));
+    let mut taken = 0;
+    for (y, place) in b.into_iter().zip(places) {
+        out.extend(a.by_ref().take(place - taken));
+        taken = place;
         out.push(y);
     }
     out.extend(a);
@@ -637,6 +659,9 @@ mod tests {
             vec![import("a", 1)],
             vec![import("f0", 0), import("f3", 13), import("f9", 99)],
             vec![import("f5", 21), import("f5", 21), import("z", 1)],
+            // More runs than are spliced in place: the merged copy.
+            (0..10).map(|f| import(&format!("f{f}"), 100)).collect(),
+            (0..40).map(|i| import(&format!("f{}", i / 4), i)).collect(),
         ];
         for b in cases {
             let mut want: Vec<ImportRow> = a.iter().chain(&b).cloned().collect();
