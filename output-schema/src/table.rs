@@ -202,7 +202,16 @@ macro_rules! table {
             }
 
             fn to_arrays(rows: &[Self]) -> Vec<::arrow::array::ArrayRef> {
-                vec![ $( <$ty as $crate::Column>::to_array(rows.iter().map(|r| &r.$col)), )+ ]
+                // One column per task: building a table's arrays was serial ahead of its
+                // (parallel) encoding. Collected in schema order, so the arrays are the same.
+                type Build = dyn Fn(&[$row]) -> ::arrow::array::ArrayRef + Sync;
+                let columns: &[&Build] = &[
+                    $( &|rows: &[$row]| <$ty as $crate::Column>::to_array(rows.iter().map(|r| &r.$col)), )+
+                ];
+                ::rayon::iter::ParallelIterator::collect(::rayon::iter::ParallelIterator::map(
+                    ::rayon::iter::IntoParallelRefIterator::par_iter(columns),
+                    |build| build(rows),
+                ))
             }
 
             fn from_batch(

@@ -317,21 +317,32 @@ pub fn resolve_all(
     let index = Index::new(symbols, imports);
     let methods: Vec<Option<Method>> = occurrences
         .par_iter_mut()
-        .map(|o| {
-            if o.roles.contains(Roles::DEFINITION) {
-                return None;
-            }
-            let lang = languages.get(o.path.as_str()).copied();
-            let resolved = index.resolve(
-                &o.path,
-                lang,
-                &o.name,
-                o.roles,
-                o.enclosing_symbol_id.as_deref(),
-            );
-            o.symbol_id = resolved.map(|(i, _)| symbols[i].stable_id.clone());
-            resolved.map(|(_, m)| m)
-        })
+        // Occurrences come by path: the language of the previous one's path is remembered.
+        .map_init(
+            || None::<(SharedStr, Option<Lang>)>,
+            |last, o| {
+                if o.roles.contains(Roles::DEFINITION) {
+                    return None;
+                }
+                let lang = match last {
+                    Some((path, lang)) if *path == o.path => *lang,
+                    _ => {
+                        let lang = languages.get(o.path.as_str()).copied();
+                        *last = Some((o.path.clone(), lang));
+                        lang
+                    }
+                };
+                let resolved = index.resolve(
+                    &o.path,
+                    lang,
+                    &o.name,
+                    o.roles,
+                    o.enclosing_symbol_id.as_deref(),
+                );
+                o.symbol_id = resolved.map(|(i, _)| symbols[i].stable_id.clone());
+                resolved.map(|(_, m)| m)
+            },
+        )
         .collect();
     // Call sites as (caller, callee, callee name), sorted (stable, so each key's first site in
     // occurrence order comes first, as a map filled in that order would keep it) and counted by
