@@ -205,45 +205,60 @@ fn read_strings<T>(
     Ok(out)
 }
 
-impl Column for String {
-    const TYPE_NAME: &'static str = "string";
-    const NULLABLE: bool = false;
-    fn data_type() -> DataType {
-        DataType::Utf8
-    }
-    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
-        Arc::new(StringArray::from_iter_values(values))
-    }
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::String(self.clone())
-    }
-    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        read_strings(array, column, |v| v.map(|(_, s)| s.to_owned()))
-    }
-    fn compare(a: &Self, b: &Self) -> Ordering {
-        a.cmp(b)
-    }
+/// `Column` for a string type and its `Option`: a Parquet string either way. `$reader` makes the
+/// per-column state for a decoded array, `$decode` turns one value (its dictionary index and text)
+/// into the type with it.
+macro_rules! string_column {
+    ($t:ty, $reader:expr, $decode:expr) => {
+        impl Column for $t {
+            const TYPE_NAME: &'static str = "string";
+            const NULLABLE: bool = false;
+            fn data_type() -> DataType {
+                DataType::Utf8
+            }
+            fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+                Arc::new(StringArray::from_iter_values(values))
+            }
+            fn to_json(&self) -> serde_json::Value {
+                serde_json::Value::String(self.to_string())
+            }
+            fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+                let mut state = $reader(array);
+                read_strings(array, column, |v| v.map(|v| $decode(&mut state, v)))
+            }
+            fn compare(a: &Self, b: &Self) -> Ordering {
+                a.cmp(b)
+            }
+        }
+
+        impl Column for Option<$t> {
+            const TYPE_NAME: &'static str = "string?";
+            const NULLABLE: bool = true;
+            fn data_type() -> DataType {
+                DataType::Utf8
+            }
+            fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+                Arc::new(StringArray::from_iter(values.map(|v| v.as_deref())))
+            }
+            fn to_json(&self) -> serde_json::Value {
+                serde_json::json!(self)
+            }
+            fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
+                let mut state = $reader(array);
+                read_strings(array, column, |v| Some(v.map(|v| $decode(&mut state, v))))
+            }
+            fn compare(a: &Self, b: &Self) -> Ordering {
+                a.cmp(b)
+            }
+        }
+    };
 }
 
-impl Column for Option<String> {
-    const TYPE_NAME: &'static str = "string?";
-    const NULLABLE: bool = true;
-    fn data_type() -> DataType {
-        DataType::Utf8
-    }
-    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
-        Arc::new(StringArray::from_iter(values.map(|v| v.as_deref())))
-    }
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::json!(self)
-    }
-    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        read_strings(array, column, |v| Some(v.map(|(_, s)| s.to_owned())))
-    }
-    fn compare(a: &Self, b: &Self) -> Ordering {
-        a.cmp(b)
-    }
-}
+string_column!(
+    String,
+    |_: &dyn Array| (),
+    |_: &mut (), (_, s): (usize, &str)| s.to_owned()
+);
 
 /// Builds [`SharedStr`]s for one column: once per dictionary entry, or once per run of equal
 /// values in a plain array (tables are sorted, so repeated values mostly come in runs).
@@ -278,47 +293,11 @@ impl SharedStrs {
     }
 }
 
-impl Column for SharedStr {
-    const TYPE_NAME: &'static str = "string";
-    const NULLABLE: bool = false;
-    fn data_type() -> DataType {
-        DataType::Utf8
-    }
-    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
-        Arc::new(StringArray::from_iter_values(values))
-    }
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::String(self.as_str().to_owned())
-    }
-    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        let mut shared = SharedStrs::for_array(array);
-        read_strings(array, column, |v| v.map(|(k, s)| shared.get(k, s)))
-    }
-    fn compare(a: &Self, b: &Self) -> Ordering {
-        a.cmp(b)
-    }
-}
-
-impl Column for Option<SharedStr> {
-    const TYPE_NAME: &'static str = "string?";
-    const NULLABLE: bool = true;
-    fn data_type() -> DataType {
-        DataType::Utf8
-    }
-    fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
-        Arc::new(StringArray::from_iter(values.map(|v| v.as_deref())))
-    }
-    fn to_json(&self) -> serde_json::Value {
-        serde_json::json!(self)
-    }
-    fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError> {
-        let mut shared = SharedStrs::for_array(array);
-        read_strings(array, column, |v| Some(v.map(|(k, s)| shared.get(k, s))))
-    }
-    fn compare(a: &Self, b: &Self) -> Ordering {
-        a.cmp(b)
-    }
-}
+string_column!(
+    SharedStr,
+    SharedStrs::for_array,
+    |shared: &mut SharedStrs, (k, s): (usize, &str)| shared.get(k, s)
+);
 
 fn string_list_type() -> DataType {
     DataType::List(Arc::new(Field::new("item", DataType::Utf8, false)))
