@@ -16,17 +16,15 @@
 
 ; ---- references --------------------------------------------------------------------------------
 
-; Callees and written attributes are picked in code from childless patterns (see the README):
-; `@ref.call.callee` names a call's `function` field (an identifier, or the attribute of `a.b`),
-; `@ref.write.assignment` the attribute of an `a.b = …` / `a.b += …` target.
+; Callees, written attributes and the names of decorators, superclasses and types are picked in
+; code from childless patterns (see the README): `@ref.call.callee` names a call's `function` field
+; (an identifier, or the attribute of `a.b`), `@ref.write.assignment` the attribute of an
+; `a.b = …` / `a.b += …` target, `@ref.read.python` the identifiers (or attributes of `a.b`)
+; directly in a decorator, a class's superclass list or a type, and in a type's `generic_type`.
 (call) @ref.call.callee
-(decorator (identifier) @ref.read)
-(decorator (attribute attribute: (identifier) @ref.read))
-(class_definition superclasses: (argument_list (identifier) @ref.type))
-(class_definition superclasses: (argument_list (attribute attribute: (identifier) @ref.type)))
-(type (identifier) @ref.type)
-(type (generic_type (identifier) @ref.type))
-(type (attribute attribute: (identifier) @ref.type))
+(decorator) @ref.read.python
+(class_definition) @ref.read.python
+(type) @ref.read.python
 
 (assignment) @ref.write.assignment
 (augmented_assignment) @ref.write.assignment

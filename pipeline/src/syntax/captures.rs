@@ -67,6 +67,9 @@ pub enum Cap {
     RefWriteAssignment,
     /// `@ref.read.path`: a scoped path whose `path` field, when a plain identifier, is read
     RefReadPath,
+    /// `@ref.read.python`: a Python decorator, class (its superclasses) or type, whose names
+    /// are picked by [`python_refs`]
+    RefReadPython,
     /// `@assignment.python`: a Python assignment whose position decides what it defines (see
     /// [`python_assignment_defs`])
     PythonAssignment,
@@ -110,6 +113,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.call.callee" => Cap::RefCallCallee,
         "ref.write.assignment" => Cap::RefWriteAssignment,
         "ref.read.path" => Cap::RefReadPath,
+        "ref.read.python" => Cap::RefReadPython,
         "assignment.python" => Cap::PythonAssignment,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
@@ -210,6 +214,47 @@ pub fn callee(call: Node<'_>) -> Option<Node<'_>> {
         _ => return None,
     };
     call.child_by_field_name(field).and_then(expression_name)
+}
+
+/// The names a Python `decorator`, `class_definition` or `type` refers to, as the nested patterns
+/// this replaces picked them (`(decorator (identifier))`, `(decorator (attribute attribute:
+/// (identifier)))`, the same two in a class's `superclasses: (argument_list …)`, and in a `type`,
+/// plus `(type (generic_type (identifier)))`): an identifier directly inside, the `attribute` of an
+/// `a.b` directly inside, and in a type the identifiers directly inside a `generic_type` child.
+pub fn python_refs(node: Node<'_>) -> Vec<Node<'_>> {
+    let is_type = node.kind() == "type";
+    let parent = match node.kind() {
+        "decorator" | "type" => Some(node),
+        "class_definition" => node
+            .child_by_field_name("superclasses")
+            .filter(|s| s.kind() == "argument_list"),
+        _ => None,
+    };
+    let Some(parent) = parent else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    let mut cursor = parent.walk();
+    for child in parent.named_children(&mut cursor) {
+        match child.kind() {
+            "identifier" => names.push(child),
+            "attribute" => names.extend(
+                child
+                    .child_by_field_name("attribute")
+                    .filter(|a| a.kind() == "identifier"),
+            ),
+            "generic_type" if is_type => {
+                let mut inner = child.walk();
+                names.extend(
+                    child
+                        .named_children(&mut inner)
+                        .filter(|n| n.kind() == "identifier"),
+                );
+            }
+            _ => {}
+        }
+    }
+    names
 }
 
 /// What a Python assignment statement defines, by where it stands (the rules the query once spelled

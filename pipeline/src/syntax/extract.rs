@@ -34,7 +34,7 @@ use tree_sitter::{
 
 use super::captures::{
     assigned_field, callee, expression_name, first_argument, path_prefix, python_assignment_defs,
-    Cap,
+    python_refs, Cap,
 };
 use super::imports::{self, RawImport};
 use super::lang::Lang;
@@ -274,6 +274,11 @@ pub fn extract(
                         Roles::REFERENCE | Roles::WRITE,
                     ),
                     Cap::RefReadPath => add_picked(&mut refs, path_prefix(node), Roles::REFERENCE),
+                    Cap::RefReadPython => {
+                        for name in python_refs(node) {
+                            add_ref(&mut refs, name, Roles::REFERENCE);
+                        }
+                    }
                     Cap::PythonAssignment => {
                         for (name, kind, hoist) in python_assignment_defs(node, src) {
                             raw_defs.push(RawDef {
