@@ -1,11 +1,12 @@
 //! The SCIP stage's occurrences in compact form: one fixed-size record per occurrence pointing into
 //! tables of targets and paths that hold each string once.
 //!
-//! An index has millions of occurrences but only thousands of distinct targets and files, so the
-//! row form (`OccurrenceRow`: five owned strings per row) would repeat the same stable IDs, names
-//! and paths over and over and dominate the stage's memory. The stage keeps this form instead and
-//! rows are built only where a consumer needs them ([`ScipOccurrences::into_rows`], at the merge
-//! with tree-sitter), one at a time from the records.
+//! An index has millions of occurrences but only thousands of distinct targets and files. The row
+//! form (`OccurrenceRow`: ten fields, five of them strings) costs some 100 bytes a row even with
+//! its strings shared, against 32 here, and would dominate the stage's memory. The stage keeps this
+//! form instead and rows are built only where a consumer needs them
+//! ([`ScipOccurrences::into_rows`], at the merge with tree-sitter); their strings are clones of the
+//! [`SharedStr`]s held here, so building them allocates nothing per row but the row.
 
 use output_schema::tables::OccurrenceRow;
 use output_schema::{Roles, SharedStr};
