@@ -73,6 +73,9 @@ pub enum Cap {
     /// `@assignment.python`: a Python assignment whose position decides what it defines (see
     /// [`python_assignment_defs`])
     PythonAssignment,
+    /// `@definition.cpp_function`: a C++ function definition, whose name, container and kind are
+    /// found by [`cpp_function_definition`]
+    CppFunction,
     /// `@import`
     Import,
     /// `@import.path`
@@ -90,6 +93,9 @@ pub enum Cap {
 /// The meaning of a capture name; `None` for a name the extractor does not know (a query bug,
 /// caught by the tests).
 pub fn classify(name: &str) -> Option<Cap> {
+    if name == "definition.cpp_function" {
+        return Some(Cap::CppFunction);
+    }
     if let Some(kind) = name.strip_prefix("definition.") {
         return KINDS.iter().find(|k| **k == kind).map(|k| Cap::Def(k));
     }
@@ -255,6 +261,48 @@ pub fn python_refs(node: Node<'_>) -> Vec<Node<'_>> {
         }
     }
     names
+}
+
+/// The name, container and kind of a C++ function definition, as the six nested patterns this
+/// replaces found them. The `declarator` field is a `function_declarator`, or a pointer or
+/// reference declarator around one; that one's own `declarator` is:
+/// - a `qualified_identifier` (`Foo::bar`): a `method`, named by its `name` and contained in its
+///   `scope` (both named nodes);
+/// - an `identifier` or `field_identifier`: a `function`;
+/// - a `destructor_name` or `operator_name`, directly under the definition only: a `function`.
+///
+/// Anything else (a template name, a parenthesized declarator, `::f` without a scope) is no
+/// definition, as before.
+pub fn cpp_function_definition(
+    definition: Node<'_>,
+) -> Option<(Node<'_>, Option<Node<'_>>, &'static str)> {
+    let declarator = definition.child_by_field_name("declarator")?;
+    let (function, wrapped) = match declarator.kind() {
+        "function_declarator" => (declarator, false),
+        "pointer_declarator" => (declarator.child_by_field_name("declarator")?, true),
+        "reference_declarator" => {
+            let mut cursor = declarator.walk();
+            let inner = declarator
+                .named_children(&mut cursor)
+                .find(|c| c.kind() == "function_declarator")?;
+            (inner, true)
+        }
+        _ => return None,
+    };
+    if function.kind() != "function_declarator" {
+        return None;
+    }
+    let name = function.child_by_field_name("declarator")?;
+    match name.kind() {
+        "qualified_identifier" => {
+            let scope = name.child_by_field_name("scope").filter(|s| s.is_named())?;
+            let name = name.child_by_field_name("name").filter(|n| n.is_named())?;
+            Some((name, Some(scope), "method"))
+        }
+        "identifier" | "field_identifier" => Some((name, None, "function")),
+        "destructor_name" | "operator_name" if !wrapped => Some((name, None, "function")),
+        _ => None,
+    }
 }
 
 /// What a Python assignment statement defines, by where it stands (the rules the query once spelled

@@ -33,8 +33,8 @@ use tree_sitter::{
 };
 
 use super::captures::{
-    assigned_field, callee, expression_name, first_argument, path_prefix, python_assignment_defs,
-    python_refs, Cap,
+    assigned_field, callee, cpp_function_definition, expression_name, first_argument, path_prefix,
+    python_assignment_defs, python_refs, Cap,
 };
 use super::imports::{self, RawImport};
 use super::lang::Lang;
@@ -277,6 +277,18 @@ pub fn extract(
                     Cap::RefReadPython => {
                         for name in python_refs(node) {
                             add_ref(&mut refs, name, Roles::REFERENCE);
+                        }
+                    }
+                    Cap::CppFunction => {
+                        if let Some((name, container, kind)) = cpp_function_definition(node) {
+                            raw_defs.push(RawDef {
+                                node,
+                                name,
+                                kind,
+                                pattern: m.pattern_index,
+                                explicit: container,
+                                hoist: false,
+                            });
                         }
                     }
                     Cap::PythonAssignment => {
