@@ -48,11 +48,10 @@
 
 ; ---- references --------------------------------------------------------------------------------
 
-(call_expression function: (identifier) @ref.call)
-(call_expression function: (field_expression field: (field_identifier) @ref.call))
-(call_expression function: (qualified_identifier name: (identifier) @ref.call))
-(call_expression function: (template_function name: (identifier) @ref.call))
-(new_expression type: (type_identifier) @ref.call)
+; Callees are picked in code (`captures::cpp_callee`): a call's `function` when an identifier, the
+; field of `a.b`, the name of `a::f` and of `f<T>`; the type of `new T`.
+(call_expression) @ref.call.cpp
+(new_expression) @ref.call.cpp
 (type_identifier) @ref.type
 (namespace_identifier) @ref.read
 (assignment_expression left: (field_expression field: (field_identifier) @ref.write))

@@ -73,6 +73,8 @@ pub enum Cap {
     /// `@assignment.python`: a Python assignment whose position decides what it defines (see
     /// [`python_assignment_defs`])
     PythonAssignment,
+    /// `@ref.call.cpp`: a C++ call or `new`, whose callee is named by [`cpp_callee`]
+    RefCallCpp,
     /// `@definition.cpp_function`: a C++ function definition, whose name, container and kind are
     /// found by [`cpp_function_definition`]
     CppFunction,
@@ -120,6 +122,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.write.assignment" => Cap::RefWriteAssignment,
         "ref.read.path" => Cap::RefReadPath,
         "ref.read.python" => Cap::RefReadPython,
+        "ref.call.cpp" => Cap::RefCallCpp,
         "assignment.python" => Cap::PythonAssignment,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
@@ -261,6 +264,31 @@ pub fn python_refs(node: Node<'_>) -> Vec<Node<'_>> {
         }
     }
     names
+}
+
+/// The callee name of a C++ call or `new`, as the nested patterns this replaces found it: a
+/// call's `function` when an `identifier`, the `field_identifier` field of a `field_expression`,
+/// the `identifier` name of a `qualified_identifier` (`a::f`) or `template_function` (`f<T>`); the
+/// `type_identifier` type of a `new_expression`. Anything else names nothing.
+pub fn cpp_callee(node: Node<'_>) -> Option<Node<'_>> {
+    fn field_of<'t>(n: Node<'t>, field: &str, kind: &str) -> Option<Node<'t>> {
+        n.child_by_field_name(field).filter(|c| c.kind() == kind)
+    }
+    match node.kind() {
+        "call_expression" => {
+            let function = node.child_by_field_name("function")?;
+            match function.kind() {
+                "identifier" => Some(function),
+                "field_expression" => field_of(function, "field", "field_identifier"),
+                "qualified_identifier" | "template_function" => {
+                    field_of(function, "name", "identifier")
+                }
+                _ => None,
+            }
+        }
+        "new_expression" => field_of(node, "type", "type_identifier"),
+        _ => None,
+    }
 }
 
 /// The name, container and kind of a C++ function definition, as the six nested patterns this

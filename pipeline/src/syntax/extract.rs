@@ -33,8 +33,8 @@ use tree_sitter::{
 };
 
 use super::captures::{
-    assigned_field, callee, cpp_function_definition, expression_name, first_argument, path_prefix,
-    python_assignment_defs, python_refs, Cap,
+    assigned_field, callee, cpp_callee, cpp_function_definition, expression_name, first_argument,
+    path_prefix, python_assignment_defs, python_refs, Cap,
 };
 use super::imports::{self, RawImport};
 use super::lang::Lang;
@@ -278,6 +278,9 @@ pub fn extract(
                         for name in python_refs(node) {
                             add_ref(&mut refs, name, Roles::REFERENCE);
                         }
+                    }
+                    Cap::RefCallCpp => {
+                        add_picked(&mut refs, cpp_callee(node), Roles::REFERENCE | Roles::CALL)
                     }
                     Cap::CppFunction => {
                         if let Some((name, container, kind)) = cpp_function_definition(node) {
