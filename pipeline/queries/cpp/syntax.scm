@@ -48,10 +48,10 @@
 
 ; ---- references --------------------------------------------------------------------------------
 
-; Callees are picked in code (`captures::cpp_callee`): a call's `function` when an identifier, the
+; Callees are picked in code (`captures::c_callee`): a call's `function` when an identifier, the
 ; field of `a.b`, the name of `a::f` and of `f<T>`; the type of `new T`.
-(call_expression) @ref.call.cpp
-(new_expression) @ref.call.cpp
+(call_expression) @ref.call.c
+(new_expression) @ref.call.c
 (type_identifier) @ref.type
 (namespace_identifier) @ref.read
 (assignment_expression left: (field_expression field: (field_identifier) @ref.write))

@@ -73,8 +73,10 @@ pub enum Cap {
     /// `@assignment.python`: a Python assignment whose position decides what it defines (see
     /// [`python_assignment_defs`])
     PythonAssignment,
-    /// `@ref.call.cpp`: a C++ call or `new`, whose callee is named by [`cpp_callee`]
-    RefCallCpp,
+    /// `@ref.call.c`: a C or C++ call, or a C++ `new`, whose callee is named by [`c_callee`]
+    RefCallC,
+    /// `@definition.c_function`: a C function definition, named by [`c_function_definition`]
+    CFunction,
     /// `@definition.cpp_function`: a C++ function definition, whose name, container and kind are
     /// found by [`cpp_function_definition`]
     CppFunction,
@@ -97,6 +99,9 @@ pub enum Cap {
 pub fn classify(name: &str) -> Option<Cap> {
     if name == "definition.cpp_function" {
         return Some(Cap::CppFunction);
+    }
+    if name == "definition.c_function" {
+        return Some(Cap::CFunction);
     }
     if let Some(kind) = name.strip_prefix("definition.") {
         return KINDS.iter().find(|k| **k == kind).map(|k| Cap::Def(k));
@@ -122,7 +127,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.write.assignment" => Cap::RefWriteAssignment,
         "ref.read.path" => Cap::RefReadPath,
         "ref.read.python" => Cap::RefReadPython,
-        "ref.call.cpp" => Cap::RefCallCpp,
+        "ref.call.c" => Cap::RefCallC,
         "assignment.python" => Cap::PythonAssignment,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
@@ -266,11 +271,12 @@ pub fn python_refs(node: Node<'_>) -> Vec<Node<'_>> {
     names
 }
 
-/// The callee name of a C++ call or `new`, as the nested patterns this replaces found it: a
-/// call's `function` when an `identifier`, the `field_identifier` field of a `field_expression`,
-/// the `identifier` name of a `qualified_identifier` (`a::f`) or `template_function` (`f<T>`); the
-/// `type_identifier` type of a `new_expression`. Anything else names nothing.
-pub fn cpp_callee(node: Node<'_>) -> Option<Node<'_>> {
+/// The callee name of a C or C++ call or a C++ `new`, as the nested patterns this replaces found
+/// it: a call's `function` when an `identifier`, the `field_identifier` field of a
+/// `field_expression`, the `identifier` name of a `qualified_identifier` (`a::f`) or
+/// `template_function` (`f<T>`, C++ only); the `type_identifier` type of a `new_expression`.
+/// Anything else names nothing.
+pub fn c_callee(node: Node<'_>) -> Option<Node<'_>> {
     fn field_of<'t>(n: Node<'t>, field: &str, kind: &str) -> Option<Node<'t>> {
         n.child_by_field_name(field).filter(|c| c.kind() == kind)
     }
@@ -289,6 +295,25 @@ pub fn cpp_callee(node: Node<'_>) -> Option<Node<'_>> {
         "new_expression" => field_of(node, "type", "type_identifier"),
         _ => None,
     }
+}
+
+/// The name of a C function definition, as the three nested patterns this replaces found it: the
+/// `declarator` field is a `function_declarator`, or one or two `pointer_declarator`s around one
+/// (`int **f(void)`), and that one's own `declarator` is an `identifier`.
+pub fn c_function_definition(definition: Node<'_>) -> Option<Node<'_>> {
+    let mut declarator = definition.child_by_field_name("declarator")?;
+    for _ in 0..2 {
+        if declarator.kind() != "pointer_declarator" {
+            break;
+        }
+        declarator = declarator.child_by_field_name("declarator")?;
+    }
+    if declarator.kind() != "function_declarator" {
+        return None;
+    }
+    declarator
+        .child_by_field_name("declarator")
+        .filter(|n| n.kind() == "identifier")
 }
 
 /// The name, container and kind of a C++ function definition, as the six nested patterns this

@@ -33,8 +33,8 @@ use tree_sitter::{
 };
 
 use super::captures::{
-    assigned_field, callee, cpp_callee, cpp_function_definition, expression_name, first_argument,
-    path_prefix, python_assignment_defs, python_refs, Cap,
+    assigned_field, c_callee, c_function_definition, callee, cpp_function_definition,
+    expression_name, first_argument, path_prefix, python_assignment_defs, python_refs, Cap,
 };
 use super::imports::{self, RawImport};
 use super::lang::Lang;
@@ -279,8 +279,20 @@ pub fn extract(
                             add_ref(&mut refs, name, Roles::REFERENCE);
                         }
                     }
-                    Cap::RefCallCpp => {
-                        add_picked(&mut refs, cpp_callee(node), Roles::REFERENCE | Roles::CALL)
+                    Cap::RefCallC => {
+                        add_picked(&mut refs, c_callee(node), Roles::REFERENCE | Roles::CALL)
+                    }
+                    Cap::CFunction => {
+                        if let Some(name) = c_function_definition(node) {
+                            raw_defs.push(RawDef {
+                                node,
+                                name,
+                                kind: "function",
+                                pattern: m.pattern_index,
+                                explicit: None,
+                                hoist: false,
+                            });
+                        }
                     }
                     Cap::CppFunction => {
                         if let Some((name, container, kind)) = cpp_function_definition(node) {
