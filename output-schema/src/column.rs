@@ -270,18 +270,20 @@ struct SharedStrs {
 
 impl SharedStrs {
     fn for_array(array: &dyn Array) -> Self {
+        let dictionary = array
+            .as_any()
+            .downcast_ref::<DictionaryArray<Int32Type>>()
+            .map(|d| d.values().len());
         SharedStrs {
-            dictionary: array.as_any().is::<DictionaryArray<Int32Type>>(),
-            by_key: Vec::new(),
+            dictionary: dictionary.is_some(),
+            by_key: vec![None; dictionary.unwrap_or(0)],
             last: None,
         }
     }
 
+    /// `key` is a dictionary index [`for_each_str`] checked against the dictionary's length.
     fn get(&mut self, key: usize, value: &str) -> SharedStr {
         if self.dictionary {
-            if self.by_key.len() <= key {
-                self.by_key.resize(key + 1, None);
-            }
             return self.by_key[key]
                 .get_or_insert_with(|| SharedStr::from(value))
                 .clone();

@@ -166,11 +166,11 @@ pub fn write_jsonl<T: Table>(dir: &Path, rows: &[T]) -> Result<FileEntry, Format
 
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
-    let metadata = reader_metadata(&open_table_file(path)?)?;
-    let reader =
-        ParquetRecordBatchReaderBuilder::new_with_metadata(open_table_file(path)?, metadata)
-            .with_batch_size(65_536)
-            .build()?;
+    let file = open_table_file(path)?;
+    let metadata = reader_metadata(&file)?;
+    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+        .with_batch_size(65_536)
+        .build()?;
     let mut rows = Vec::new();
     for batch in reader {
         rows.extend(T::from_batch(&batch?)?);
