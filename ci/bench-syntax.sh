@@ -45,19 +45,9 @@ SNAPSHOT_CMD=${SNAPSHOT_CMD:-$EX/snapshot_stages}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# time_ms CMD... : "WALL CPU" milliseconds of one run (CPU = user + sys of the command's processes,
-# from the subshell's `times`; CPU time is far less sensitive to machine load than wall time).
-# CMD may be a shell function.
-time_ms() {
-  local s e
-  s=$(date +%s%N)
-  ( "$@" >/dev/null 2>&1; times ) > "$WORK/cpu"
-  e=$(date +%s%N)
-  echo "$(( (e - s) / 1000000 )) $(tail -1 "$WORK/cpu" | python3 -c '
-import re, sys
-secs = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", sys.stdin.read())]
-print(int(sum(secs) * 1000))')"
-}
+# time_ms, commit_one_file_change and the benchmark's git identity.
+# shellcheck source=ci/syntax-bench-lib.sh
+. "$HERE/ci/syntax-bench-lib.sh"
 wall() { for x in "$@"; do echo "${x% *}"; done; }
 cpu() { for x in "$@"; do echo "${x#* }"; done; }
 median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x) for x in sys.argv[1:])))' "$@"; }
@@ -91,21 +81,9 @@ done
 if git -C "$REPO" rev-parse HEAD >/dev/null 2>&1; then
   CLONE=$WORK/clone
   git clone -q --no-hardlinks "$REPO" "$CLONE"
-  export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid GIT_COMMITTER_NAME=bench \
-    GIT_COMMITTER_EMAIL=bench@example.invalid GIT_AUTHOR_DATE=2026-01-01T00:00:00Z \
-    GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
   "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
   FIRST=$(ls -d "$WORK"/inc/repo=bench/commit=*/ | head -1)
-  # One-file change: append a function to the median-sized supported source file.
-  FILE=$(cd "$CLONE" && git ls-files '*.rs' '*.py' '*.ts' '*.go' '*.java' '*.js' | xargs ls -S 2>/dev/null \
-    | awk '{ f[NR] = $0 } END { print f[int((NR + 1) / 2)] }')
-  case "$FILE" in
-    *.rs) echo 'fn bench_added(x: u32) -> u32 { x + 1 }' >> "$CLONE/$FILE" ;;
-    *.py) printf '\n\ndef bench_added(x):\n    return x + 1\n' >> "$CLONE/$FILE" ;;
-    *.go) printf '\nfunc benchAdded(x int) int { return x + 1 }\n' >> "$CLONE/$FILE" ;;
-    *) printf '\nfunction benchAdded(x) { return x + 1; }\n' >> "$CLONE/$FILE" ;;
-  esac
-  git -C "$CLONE" commit -qam "bench: one-file change"
+  FILE=$(commit_one_file_change "$CLONE")
   warm() { "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --previous "$FIRST" --repo-id bench --force; }
   ctags_clone() { ctags -R -f "$WORK/tags2" "$CLONE"; }
   w=(); c2=()

@@ -1,0 +1,36 @@
+# Shell helpers shared by ci/bench-syntax.sh and ci/compare-syntax-builds.sh (sourced, not run).
+
+# time_ms CMD... : "WALL CPU" milliseconds of one run (CPU = user + sys of the command's processes,
+# from the subshell's `times`; CPU time is far less sensitive to machine load than wall time).
+# CMD may be a shell function. Needs $WORK, a scratch folder.
+time_ms() {
+  local s e
+  s=$(date +%s%N)
+  ( "$@" >/dev/null 2>&1; times ) > "$WORK/cpu"
+  e=$(date +%s%N)
+  echo "$(( (e - s) / 1000000 )) $(tail -1 "$WORK/cpu" | python3 -c '
+import re, sys
+secs = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", sys.stdin.read())]
+print(int(sum(secs) * 1000))')"
+}
+
+# A fixed identity and clock for the benchmark's commits.
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid GIT_COMMITTER_NAME=bench \
+  GIT_COMMITTER_EMAIL=bench@example.invalid GIT_AUTHOR_DATE=2026-01-01T00:00:00Z \
+  GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
+
+# commit_one_file_change CLONE : appends a function to the median-sized supported source file of
+# the git checkout CLONE, commits it, and prints that file's path.
+commit_one_file_change() {
+  local clone=$1 file
+  file=$(cd "$clone" && git ls-files '*.rs' '*.py' '*.ts' '*.go' '*.java' '*.js' | xargs ls -S 2>/dev/null \
+    | awk '{ f[NR] = $0 } END { print f[int((NR + 1) / 2)] }')
+  case "$file" in
+    *.rs) echo 'fn bench_added(x: u32) -> u32 { x + 1 }' >> "$clone/$file" ;;
+    *.py) printf '\n\ndef bench_added(x):\n    return x + 1\n' >> "$clone/$file" ;;
+    *.go) printf '\nfunc benchAdded(x int) int { return x + 1 }\n' >> "$clone/$file" ;;
+    *) printf '\nfunction benchAdded(x) { return x + 1; }\n' >> "$clone/$file" ;;
+  esac
+  git -C "$clone" commit -qam "bench: one-file change"
+  echo "$file"
+}
