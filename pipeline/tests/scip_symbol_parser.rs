@@ -6,7 +6,11 @@
 //! package and descriptors, or the error's Debug form. The strings are an evenly spaced sample of
 //! the distinct global symbols of two real indexes (rust-analyzer on ripgrep, scip-typescript on
 //! vue), truncated copies of some of them, and hand-written malformed ones, so both the accepted
-//! structure and every rejection (its variant and its message) are compared.
+//! structure and every rejection (its variant and its message) are compared. Lines after the
+//! first 398 were added (by the same unpatched crate) when the parser was changed to walk bytes:
+//! real symbols with non-ASCII characters, doubled backticks and spaces inserted or substituted,
+//! so that character positions and byte offsets differ in the accepted names and in the
+//! error labels that print the parser's position.
 
 use scip::symbol::{parse_symbol, SymbolError};
 use scip::types::Symbol;
@@ -106,4 +110,17 @@ fn descriptor_name_errors_describe_the_parser_where_the_name_began() {
         "{what}"
     );
     assert!(what.ends_with("index: 10 } / 23"), "{what}");
+    // Positions count characters, not bytes: `é` and `日本` are one and two characters here.
+    let err = parse_symbol("a b c é 日本.#").expect_err("rejected");
+    assert_eq!(
+        err,
+        SymbolError::InvalidIdentifier(
+            "descriptor name: SymbolParser { sym: ['a', ' ', 'b', ' ', 'c', ' ', 'é', ' ', '日', \
+             '本', '.', '#'], index: 11 } / 12"
+                .into()
+        )
+    );
+    let parsed = parse_symbol("a b c d `日``本`.(é)").expect("accepted");
+    let names: Vec<&str> = parsed.descriptors.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["日`本", "é"]);
 }

@@ -234,29 +234,52 @@ fn new_descriptor_with_disambiguator(
     }
 }
 
-#[derive(Debug)]
-struct SymbolParser {
-    sym: Vec<char>,
+/// CKB-PATCH: the parser walks the symbol string by byte offset (always on a character boundary)
+/// instead of first copying it into a `Vec<char>`, and returns identifiers as slices of the string
+/// instead of collecting them char by char. It visits the same characters in the same order, so
+/// it accepts, rejects and reports exactly what 0.10.0 does; the `Debug` form (which the
+/// descriptor-name error embeds) is still the one the derived impl gave the `Vec<char>` parser.
+struct SymbolParser<'a> {
+    sym: &'a str,
+    /// Byte offset of the current character.
     index: usize,
 }
 
-impl SymbolParser {
-    fn new(sym: &str) -> Self {
-        Self {
-            sym: sym.chars().collect(),
-            index: 0,
-        }
+impl std::fmt::Debug for SymbolParser<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SymbolParser")
+            .field("sym", &self.sym.chars().collect::<Vec<char>>())
+            .field("index", &self.char_index())
+            .finish()
+    }
+}
+
+impl<'a> SymbolParser<'a> {
+    fn new(sym: &'a str) -> Self {
+        Self { sym, index: 0 }
+    }
+
+    /// The current position counted in characters (what 0.10.0's `index` was).
+    fn char_index(&self) -> usize {
+        self.sym.get(..self.index).map_or(0, |s| s.chars().count())
     }
 
     fn current(&self) -> Result<char, SymbolError> {
-        self.sym
-            .get(self.index)
-            .cloned()
-            .ok_or(SymbolError::InvalidIndex)
+        match self.sym.as_bytes().get(self.index) {
+            Some(&b) if b.is_ascii() => Ok(b as char),
+            Some(_) => self
+                .sym
+                .get(self.index..)
+                .and_then(|rest| rest.chars().next())
+                .ok_or(SymbolError::InvalidIndex),
+            None => Err(SymbolError::InvalidIndex),
+        }
     }
 
     fn peek_next(&self) -> Option<char> {
-        self.sym.get(self.index + 1).cloned()
+        let mut rest = self.sym.get(self.index..)?.chars();
+        rest.next()?;
+        rest.next()
     }
 
     fn accept_space_escaped_identifier(&mut self, what: &str) -> Result<String, SymbolError> {
@@ -267,26 +290,31 @@ impl SymbolParser {
         self.accept_escaped_identifier(what, '`')
     }
 
+    /// Reads up to the next single `escape_char` (which must be ASCII, as ' ' and '`' are); a
+    /// doubled one stands for itself. The escape byte never occurs inside a multi-byte character,
+    /// so scanning bytes visits the same stops as scanning characters.
     fn accept_escaped_identifier(
         &mut self,
         what: &str,
         escape_char: char,
     ) -> Result<String, SymbolError> {
-        let mut chars = vec![];
-        let len = self.sym.len();
-        while self.index < len {
-            let ch = self.current()?;
-            if ch == escape_char {
+        debug_assert!(escape_char.is_ascii());
+        let escape = escape_char as u8;
+        let bytes = self.sym.as_bytes();
+        let mut name = String::new();
+        let mut segment = self.index;
+        while self.index < bytes.len() {
+            if bytes[self.index] == escape {
                 self.index += 1;
                 if self.current()? == escape_char {
-                    chars.push(ch)
+                    // Keep one of the two escape characters.
+                    name.push_str(&self.sym[segment..self.index]);
+                    segment = self.index + 1;
                 } else {
-                    return Ok(chars.into_iter().collect());
+                    name.push_str(&self.sym[segment..self.index - 1]);
+                    return Ok(name);
                 }
-            } else {
-                chars.push(ch)
             }
-
             self.index += 1;
         }
 
@@ -311,13 +339,13 @@ impl SymbolParser {
                     {
                         break;
                     }
-                    self.index += 1;
+                    self.index += c.len_utf8();
                 }
 
                 if start == self.index {
                     Err(SymbolError::InvalidIdentifier(what.to_string()))
                 } else {
-                    Ok(self.sym[start..self.index].iter().collect())
+                    Ok(self.sym[start..self.index].to_string())
                 }
             }
         }
@@ -326,7 +354,7 @@ impl SymbolParser {
     fn accept_character(&mut self, c: char, what: &str) -> Result<char, SymbolError> {
         // if self.peek_next().ok_or(SymbolError::InvalidIndex)? == c {
         if self.current()? == c {
-            self.index += 1;
+            self.index += c.len_utf8();
             Ok(c)
         } else {
             Err(SymbolError::MissingCharacter(format!(
@@ -343,7 +371,7 @@ impl SymbolParser {
     /// `start` (the label only reaches `InvalidIdentifier` and `EndOfSymbol`).
     fn descriptor_name_error(&mut self, err: SymbolError, start: usize) -> SymbolError {
         let reached = std::mem::replace(&mut self.index, start);
-        let what = format!("descriptor name: {:?} / {}", self, self.sym.len());
+        let what = format!("descriptor name: {:?} / {}", self, self.sym.chars().count());
         self.index = reached;
         match err {
             SymbolError::InvalidIdentifier(_) => SymbolError::InvalidIdentifier(what),
@@ -393,7 +421,7 @@ impl SymbolParser {
                 };
 
                 let suffix = self.current()?;
-                self.index += 1;
+                self.index += suffix.len_utf8();
                 match suffix {
                     '(' => {
                         // We are not peeking here because we already advanced
