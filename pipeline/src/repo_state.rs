@@ -78,13 +78,15 @@ pub(crate) fn field_hash_hex(domain: &str, fields: &[&[u8]], len: usize) -> Stri
 fn hex_prefix(hash: &blake3::Hash, len: usize) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let bytes = hash.as_bytes();
-    (0..len.min(2 * bytes.len()))
-        .map(|i| {
-            let byte = bytes[i / 2];
-            let nibble = if i % 2 == 0 { byte >> 4 } else { byte & 0xf };
-            DIGITS[nibble as usize] as char
-        })
-        .collect()
+    // Written as bytes: collecting `char`s encodes each one and grows the string as it goes.
+    let mut hex = [0u8; 64];
+    for (pair, &byte) in hex.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[(byte >> 4) as usize];
+        pair[1] = DIGITS[(byte & 0xf) as usize];
+    }
+    std::str::from_utf8(&hex[..len.min(64)])
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Opens the git repository whose work tree is exactly `root`, if any.
