@@ -186,13 +186,19 @@ pub fn run(
         backends.push(one.backend);
         covered.extend(one.tables.covered_paths.iter().cloned());
         tables.covered_paths.extend(one.tables.covered_paths);
-        tables.symbols.reserve(one.tables.symbols.len());
-        for row in one.tables.symbols {
-            if seen_ids.insert(row.stable_id.clone(), ()).is_none() {
-                tables.symbols.push(row);
-            } else {
-                tally.bump(quirks::SKIP_DUPLICATE_SYMBOL_ROW);
-            }
+        let mut rows = one.tables.symbols;
+        let mut duplicates = 0i64;
+        rows.retain(|row| {
+            let fresh = seen_ids.insert(row.stable_id.clone(), ()).is_none();
+            duplicates += !fresh as i64;
+            fresh
+        });
+        tally.add(quirks::SKIP_DUPLICATE_SYMBOL_ROW, duplicates);
+        // The first index's rows are taken as they are, not moved row by row.
+        if tables.symbols.is_empty() {
+            tables.symbols = rows;
+        } else {
+            tables.symbols.append(&mut rows);
         }
         tables.occurrences.append(one.tables.occurrences);
         tables.call_edges.extend(one.tables.call_edges);
@@ -301,10 +307,29 @@ struct GlobalSym {
     first_doc: u32,
 }
 
-/// A document whose facts were kept.
+/// A document whose facts were kept. Its strings are shared by every row that names them.
 struct UsedDoc {
-    path: String,
-    language: String,
+    path: SharedStr,
+    language: SharedStr,
+}
+
+/// One shared copy of each fixed string the symbol rows repeat (kinds, visibilities, their
+/// sources), so that a row costs no allocation for them.
+struct FixedStrs(FastMap<&'static str, SharedStr>);
+
+impl FixedStrs {
+    fn new() -> FixedStrs {
+        let mut names = symbols::fixed_names();
+        names.extend([SOURCE, "signature", "none"]);
+        FixedStrs(names.into_iter().map(|n| (n, SharedStr::from(n))).collect())
+    }
+
+    fn get(&self, name: &'static str) -> SharedStr {
+        self.0
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| SharedStr::from(name))
+    }
 }
 
 /// Everything one index contributed so far, folded in file order. Occurrences are kept as
@@ -419,8 +444,8 @@ impl Accum {
             });
         }
         self.docs.push(UsedDoc {
-            path: facts.path,
-            language: facts.language,
+            path: facts.path.into(),
+            language: facts.language.into(),
         });
     }
 }
@@ -865,6 +890,7 @@ fn resolve(
     external_kind: Option<&'static str>,
     docs: &[UsedDoc],
     units: &[fingerprint::ScipUnit],
+    fixed: &FixedStrs,
     repo_id: &str,
 ) -> Resolved {
     let parsed = match symbols::parse(&sym.symbol) {
@@ -895,22 +921,22 @@ fn resolve(
             row: SymbolRow {
                 stable_id: stable_id.into(),
                 name: name.clone(),
-                kind: kind.into(),
+                kind: fixed.get(kind),
                 container: parsed.container().map(SharedStr::from),
                 signature: sym.signature.clone(),
                 arity: None,
                 definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
-                visibility: vis.map(|v| v.0).unwrap_or("unknown").into(),
+                visibility: fixed.get(vis.map(|v| v.0).unwrap_or("unknown")),
                 visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
-                visibility_source: if vis.is_some() { "signature" } else { "none" }.into(),
+                visibility_source: fixed.get(if vis.is_some() { "signature" } else { "none" }),
                 module_id: None,
-                language: Some(d.language.as_str().into()),
-                path: d.path.as_str().into(),
+                language: Some(d.language.clone()),
+                path: d.path.clone(),
                 start_line: span.line,
                 start_col: span.col,
                 end_line: span.end_line,
                 end_col: span.end_col,
-                source: SOURCE.into(),
+                source: fixed.get(SOURCE),
                 backend_id: Some(sym.symbol.to_string()),
                 body_hash: None,
             },
@@ -950,12 +976,13 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         .par_iter()
         .map(|d| fingerprint::ScipUnit::new(&d.language, &d.path))
         .collect();
+    let fixed = FixedStrs::new();
     let resolved: Vec<Resolved> = acc
         .syms
         .par_iter()
         .map(|sym| {
             let external = acc.external_kinds.get(&*sym.symbol).copied();
-            resolve(sym, external, &acc.docs, &units, repo_id)
+            resolve(sym, external, &acc.docs, &units, &fixed, repo_id)
         })
         .collect();
     drop(units);
@@ -1093,7 +1120,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         .map(|(id, sym)| id.clone().unwrap_or_else(|| SharedStr::from(&*sym.symbol)))
         .collect();
     let target = |g: u32| -> &SharedStr { &targets[g as usize] };
-    let source = SharedStr::from(SOURCE);
+    let source = fixed.get(SOURCE);
     let mut tables = ScipTables {
         symbols: symbol_rows,
         ..Default::default()
@@ -1159,7 +1186,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             source: SOURCE.into(),
         })
         .collect();
-    tables.covered_paths = acc.docs.iter().map(|d| d.path.clone()).collect();
+    tables.covered_paths = acc.docs.iter().map(|d| d.path.to_string()).collect();
     // The occurrences: each target's ID and name once, records pointing at them.
     let targets: Vec<Target> = (0..acc.syms.len())
         .map(|g| Target {
@@ -1167,7 +1194,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             name: names[g].clone(),
         })
         .collect();
-    let paths: Vec<SharedStr> = acc.docs.iter().map(|d| d.path.as_str().into()).collect();
+    let paths: Vec<SharedStr> = acc.docs.iter().map(|d| d.path.clone()).collect();
     records.shrink_to_fit();
     tables.occurrences = ScipOccurrences::from_parts(targets, paths, records);
 

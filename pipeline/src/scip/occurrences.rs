@@ -115,6 +115,11 @@ impl ScipOccurrences {
 
     /// Appends the occurrences of another index after these.
     pub fn append(&mut self, other: ScipOccurrences) {
+        if self.records.is_empty() && self.targets.is_empty() && self.paths.is_empty() {
+            // The first (often the only) index: taken as it is, not copied record by record.
+            *self = other;
+            return;
+        }
         let t = self.targets.len() as u32;
         let p = self.paths.len() as u32;
         self.targets.extend(other.targets);
@@ -208,7 +213,8 @@ mod tests {
             row("b.rs", 1, "X", Some("Y")),
         ];
         let b = vec![row("c.rs", 3, "Z", Some("X")), row("a.rs", 9, "X", None)];
-        let mut occ = ScipOccurrences::from(a.clone());
+        let mut occ = ScipOccurrences::default();
+        occ.append(ScipOccurrences::from(a.clone()));
         assert_eq!(occ.len(), 3);
         assert_eq!(occ.rows().collect::<Vec<_>>(), a);
         occ.append(ScipOccurrences::from(b.clone()));

@@ -180,6 +180,38 @@ impl ParsedSymbol {
     }
 }
 
+/// Every string [`kind_name`], [`ParsedSymbol::suffix_kind`] and [`visibility`] can return, so
+/// that a table can share one copy of each (anything missing here is only copied, not lost).
+pub fn fixed_names() -> Vec<&'static str> {
+    use protobuf::Enum;
+    let mut names: Vec<&'static str> = Kind::VALUES
+        .iter()
+        .filter_map(|k| kind_name(protobuf::EnumOrUnknown::new(*k)))
+        .collect();
+    names.extend([
+        "module",
+        "type",
+        "constructor",
+        "method",
+        "function",
+        "field",
+        "variable",
+        "type_parameter",
+        "parameter",
+        "macro",
+        "meta",
+        "local",
+        "unknown",
+        "public",
+        "private",
+        "protected",
+        "internal",
+    ]);
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 /// Our kind for a `SymbolInformation.kind`; `None` when unset or unknown to this build.
 pub fn kind_name(kind: protobuf::EnumOrUnknown<Kind>) -> Option<&'static str> {
     let k = kind.enum_value().ok()?;
