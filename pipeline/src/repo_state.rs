@@ -76,13 +76,22 @@ pub(crate) fn field_hash_hex(domain: &str, fields: &[&[u8]], len: usize) -> Stri
 
 /// The first `len` lowercase hex digits of `hash` (at most 64). Only those digits are encoded.
 fn hex_prefix(hash: &blake3::Hash, len: usize) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    /// The two digits of every byte.
+    const PAIRS: [[u8; 2]; 256] = {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut pairs = [[0u8; 2]; 256];
+        let mut b = 0;
+        while b < 256 {
+            pairs[b] = [DIGITS[b >> 4], DIGITS[b & 0xf]];
+            b += 1;
+        }
+        pairs
+    };
     let bytes = hash.as_bytes();
     // Written as bytes: collecting `char`s encodes each one and grows the string as it goes.
     let mut hex = [0u8; 64];
-    for (pair, &byte) in hex.chunks_exact_mut(2).zip(bytes) {
-        pair[0] = DIGITS[(byte >> 4) as usize];
-        pair[1] = DIGITS[(byte & 0xf) as usize];
+    for (i, &byte) in bytes.iter().enumerate() {
+        hex[2 * i..2 * i + 2].copy_from_slice(&PAIRS[byte as usize]);
     }
     std::str::from_utf8(&hex[..len.min(64)])
         .unwrap_or_default()

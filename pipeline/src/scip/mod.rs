@@ -1104,7 +1104,8 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     let kinds: Vec<&'static str> = resolved.iter().map(|r| r.kind).collect();
     let mut names: Vec<SharedStr> = Vec::with_capacity(resolved.len());
     let mut stable: Vec<Option<SharedStr>> = Vec::with_capacity(resolved.len());
-    let mut symbol_rows: Vec<SymbolRow> = Vec::new();
+    let mut symbol_rows: Vec<SymbolRow> =
+        Vec::with_capacity(resolved.iter().filter(|r| r.definition.is_some()).count());
     for r in resolved {
         names.push(r.name.into());
         stable.push(r.definition.map(|d| {
