@@ -187,6 +187,7 @@ pub fn run(
         covered.extend(one.tables.covered_paths.iter().cloned());
         tables.covered_paths.extend(one.tables.covered_paths);
         let mut rows = one.tables.symbols;
+        seen_ids.reserve(rows.len());
         let mut duplicates = 0i64;
         rows.retain(|row| {
             let fresh = seen_ids.insert(row.stable_id.clone(), ()).is_none();
@@ -654,6 +655,12 @@ fn read_one(
         ..limits
     };
     let mut acc = Accum::default();
+    // The symbol table grows with the index (one distinct symbol per 0.7–1 KB of index on
+    // scip-typescript's vue and rust-analyzer's ripgrep); sized up front, it is not rehashed (each
+    // rehash hashes every symbol string again) as it fills.
+    if let Ok(meta) = std::fs::metadata(index) {
+        acc.ids.reserve((meta.len() / 1024).min(1 << 22) as usize);
+    }
     // Metadata must come first (the SCIP schema asks for it, for streaming). Peek at the first
     // known field; when it is not the metadata, a metadata-only pass finds it before the documents
     // are read.
@@ -1033,27 +1040,27 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         acc.tally.bump(quirks::NO_RELATIONSHIPS);
     }
 
-    // Stable IDs of defined symbols; colliding ones get a discriminator.
-    let mut by_id: FastMap<&str, Vec<u32>> = FastMap::default();
+    // Stable IDs of defined symbols; colliding ones get a discriminator. Groups are listed by
+    // their first member, members in symbol order.
+    let defined = resolved.iter().filter(|r| r.definition.is_some()).count();
+    let mut first_with_id: FastMap<&str, u32> =
+        FastMap::with_capacity_and_hasher(defined, Default::default());
+    let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for (g, r) in resolved.iter().enumerate() {
         if let Some(def) = &r.definition {
-            by_id
+            let first = *first_with_id
                 .entry(def.row.stable_id.as_str())
-                .or_default()
-                .push(g as u32);
-        }
-    }
-    let mut colliding: Vec<Vec<u32>> = Vec::new();
-    for (g, r) in resolved.iter().enumerate() {
-        if let Some(def) = &r.definition {
-            let members = &by_id[def.row.stable_id.as_str()];
-            // Each group once, when its first member comes by.
-            if members.len() > 1 && members[0] == g as u32 {
-                colliding.push(members.clone());
+                .or_insert(g as u32);
+            if first != g as u32 {
+                groups
+                    .entry(first)
+                    .or_insert_with(|| vec![first])
+                    .push(g as u32);
             }
         }
     }
-    drop(by_id);
+    drop(first_with_id);
+    let colliding: Vec<Vec<u32>> = groups.into_values().collect();
     let mut resolved = resolved;
     let mut collisions = 0i64;
     let no_span = Span {
@@ -1104,8 +1111,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     let kinds: Vec<&'static str> = resolved.iter().map(|r| r.kind).collect();
     let mut names: Vec<SharedStr> = Vec::with_capacity(resolved.len());
     let mut stable: Vec<Option<SharedStr>> = Vec::with_capacity(resolved.len());
-    let mut symbol_rows: Vec<SymbolRow> =
-        Vec::with_capacity(resolved.iter().filter(|r| r.definition.is_some()).count());
+    let mut symbol_rows: Vec<SymbolRow> = Vec::with_capacity(defined);
     for r in resolved {
         names.push(r.name.into());
         stable.push(r.definition.map(|d| {
