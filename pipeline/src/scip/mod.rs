@@ -880,18 +880,20 @@ struct Resolved {
     /// The version quirk of its package, with the package's key (manager, name, version) so that
     /// each package counts once.
     package_quirk: Option<(&'static str, String)>,
-    /// For a symbol this index defines: its row, with the stable ID it gets unless another symbol
-    /// collides with it, and what resolving a collision needs.
+    /// For a symbol this index defines, what resolving a stable-ID collision needs. Its row is
+    /// returned beside it (see [`resolve`]).
     definition: Option<Definition>,
 }
 
 struct Definition {
-    row: SymbolRow,
     qualified_container: String,
     disambiguator: String,
 }
 
-/// Parses one symbol string (the SCIP crate's parser) and derives what the tables need from it.
+/// Parses one symbol string (the SCIP crate's parser) and derives what the tables need from it: the
+/// facts, and for a symbol this index defines its row, with the stable ID it gets unless another
+/// symbol collides with it. The rows are kept apart from the facts so that they can become the
+/// `symbols` table where they lie, without a second copy of every row.
 fn resolve(
     sym: &GlobalSym,
     external_kind: Option<&'static str>,
@@ -899,13 +901,16 @@ fn resolve(
     units: &[fingerprint::ScipUnit],
     fixed: &FixedStrs,
     repo_id: &str,
-) -> Resolved {
+) -> (Resolved, Option<SymbolRow>) {
     let parsed = match symbols::parse(&sym.symbol) {
         Parsed::Global(p) => p,
         Parsed::Local => {
-            return Resolved::invalid("a local symbol where a global one was expected".into())
+            return (
+                Resolved::invalid("a local symbol where a global one was expected".into()),
+                None,
+            )
         }
-        Parsed::Invalid(why) => return Resolved::invalid(why),
+        Parsed::Invalid(why) => return (Resolved::invalid(why), None),
     };
     let kind = sym
         .info_kind
@@ -916,7 +921,7 @@ fn resolve(
         let key = [&parsed.manager, &parsed.package_name, &parsed.version];
         (q, key.map(|k| k.as_str()).join(" "))
     });
-    let definition = sym.best_def.map(|(doc, span)| {
+    let (definition, row) = sym.best_def.map_or((None, None), |(doc, span)| {
         let d = &docs[doc as usize];
         let qualified_container = qualified_container(&parsed, &units[doc as usize]);
         let stable_id = fingerprint::symbol_id(repo_id, &qualified_container, &name, kind, None);
@@ -924,40 +929,42 @@ fn resolve(
             .signature
             .as_deref()
             .and_then(|s| symbols::visibility(s, &d.language, &parsed, kind));
-        Definition {
-            row: SymbolRow {
-                stable_id: stable_id.into(),
-                name: name.clone(),
-                kind: fixed.get(kind),
-                container: parsed.container().map(SharedStr::from),
-                signature: sym.signature.clone(),
-                arity: None,
-                definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
-                visibility: fixed.get(vis.map(|v| v.0).unwrap_or("unknown")),
-                visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
-                visibility_source: fixed.get(if vis.is_some() { "signature" } else { "none" }),
-                module_id: None,
-                language: Some(d.language.clone()),
-                path: d.path.clone(),
-                start_line: span.line,
-                start_col: span.col,
-                end_line: span.end_line,
-                end_col: span.end_col,
-                source: fixed.get(SOURCE),
-                backend_id: Some(sym.symbol.to_string()),
-                body_hash: None,
-            },
+        let row = SymbolRow {
+            stable_id: stable_id.into(),
+            name: name.clone(),
+            kind: fixed.get(kind),
+            container: parsed.container().map(SharedStr::from),
+            signature: sym.signature.clone(),
+            arity: None,
+            definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
+            visibility: fixed.get(vis.map(|v| v.0).unwrap_or("unknown")),
+            visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
+            visibility_source: fixed.get(if vis.is_some() { "signature" } else { "none" }),
+            module_id: None,
+            language: Some(d.language.clone()),
+            path: d.path.clone(),
+            start_line: span.line,
+            start_col: span.col,
+            end_line: span.end_line,
+            end_col: span.end_col,
+            source: fixed.get(SOURCE),
+            backend_id: Some(sym.symbol.to_string()),
+            body_hash: None,
+        };
+        let definition = Definition {
             qualified_container,
             disambiguator: parsed.disambiguator().to_string(),
-        }
+        };
+        (Some(definition), Some(row))
     });
-    Resolved {
+    let resolved = Resolved {
         valid: Ok(()),
         name,
         kind,
         package_quirk,
         definition,
-    }
+    };
+    (resolved, row)
 }
 
 impl Resolved {
@@ -984,7 +991,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         .map(|d| fingerprint::ScipUnit::new(&d.language, &d.path))
         .collect();
     let fixed = FixedStrs::new();
-    let resolved: Vec<Resolved> = acc
+    let (resolved, mut rows): (Vec<Resolved>, Vec<Option<SymbolRow>>) = acc
         .syms
         .par_iter()
         .map(|sym| {
@@ -1042,14 +1049,14 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
 
     // Stable IDs of defined symbols; colliding ones get a discriminator. Groups are listed by
     // their first member, members in symbol order.
-    let defined = resolved.iter().filter(|r| r.definition.is_some()).count();
+    let defined = rows.iter().filter(|r| r.is_some()).count();
     let mut first_with_id: FastMap<&str, u32> =
         FastMap::with_capacity_and_hasher(defined, Default::default());
     let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    for (g, r) in resolved.iter().enumerate() {
-        if let Some(def) = &r.definition {
+    for (g, row) in rows.iter().enumerate() {
+        if let Some(row) = row {
             let first = *first_with_id
-                .entry(def.row.stable_id.as_str())
+                .entry(row.stable_id.as_str())
                 .or_insert(g as u32);
             if first != g as u32 {
                 groups
@@ -1061,7 +1068,6 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     }
     drop(first_with_id);
     let colliding: Vec<Vec<u32>> = groups.into_values().collect();
-    let mut resolved = resolved;
     let mut collisions = 0i64;
     let no_span = Span {
         line: 0,
@@ -1089,15 +1095,15 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         members.sort_by_key(key);
         let mut used: HashSet<String> = HashSet::new();
         for (k, &g) in members.iter().enumerate().skip(1) {
-            let r = &mut resolved[g as usize];
-            let Some(def) = r.definition.as_mut() else {
+            let r = &resolved[g as usize];
+            let (Some(def), Some(row)) = (r.definition.as_ref(), rows[g as usize].as_mut()) else {
                 continue;
             };
             let disc = disambiguator_discriminator(&def.disambiguator)
                 .filter(|d| !used.contains(d))
                 .unwrap_or_else(|| format!("n{k}"));
             used.insert(disc.clone());
-            def.row.stable_id = fingerprint::symbol_id(
+            row.stable_id = fingerprint::symbol_id(
                 repo_id,
                 &def.qualified_container,
                 &r.name,
@@ -1109,17 +1115,15 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     }
     acc.tally.add(quirks::STABLE_ID_COLLISIONS, collisions);
     let kinds: Vec<&'static str> = resolved.iter().map(|r| r.kind).collect();
-    let mut names: Vec<SharedStr> = Vec::with_capacity(resolved.len());
-    let mut stable: Vec<Option<SharedStr>> = Vec::with_capacity(resolved.len());
-    let mut symbol_rows: Vec<SymbolRow> = Vec::with_capacity(defined);
-    for r in resolved {
-        names.push(r.name.into());
-        stable.push(r.definition.map(|d| {
-            let id = d.row.stable_id.clone();
-            symbol_rows.push(d.row);
-            id
-        }));
-    }
+    let names: Vec<SharedStr> = resolved.into_iter().map(|r| r.name.into()).collect();
+    let stable: Vec<Option<SharedStr>> = rows
+        .iter()
+        .map(|r| r.as_ref().map(|r| r.stable_id.clone()))
+        .collect();
+    // Taken out where they lie: `filter_map` (unlike `flatten`) lets the collect reuse `rows`'
+    // buffer, so the rows are not copied into a second one.
+    #[allow(clippy::filter_map_identity)]
+    let symbol_rows: Vec<SymbolRow> = rows.into_iter().filter_map(|row| row).collect();
     // The target of an occurrence or edge: the stable ID, or the SCIP symbol of an external symbol.
     let targets: Vec<SharedStr> = stable
         .iter()
