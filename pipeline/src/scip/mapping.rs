@@ -567,12 +567,12 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     // Sized for the symbols the document describes and those it only refers to: a document names
     // about one distinct symbol per three occurrences (scip-typescript on vue, rust-analyzer on
     // ripgrep), so the table rarely regrows.
+    let named = doc.symbols.len().max(doc.occurrences.len() / 2);
     let mut table = SymTable {
-        classes: FastMap::with_capacity_and_hasher(
-            doc.symbols.len().max(doc.occurrences.len() / 2),
-            Default::default(),
-        ),
-        ..SymTable::default()
+        classes: FastMap::with_capacity_and_hasher(named, Default::default()),
+        symbols: Vec::with_capacity(named),
+        named: Vec::with_capacity(named),
+        locals: 0,
     };
     let mut occs: Vec<DocOcc> = Vec::with_capacity(doc.occurrences.len());
     let mut last_start: Option<(i32, i32)> = None;

@@ -393,7 +393,7 @@ impl Accum {
         self.tally.absorb(&facts.tally);
         self.warnings.extend(facts.warnings);
         let doc = self.docs.len() as u32;
-        let mut infos = Vec::new();
+        let mut infos = Vec::with_capacity(facts.symbols.len());
         let mut map: Vec<u32> = Vec::with_capacity(facts.symbols.len());
         for s in facts.symbols {
             map.push(self.intern(s.symbol, doc));
