@@ -64,14 +64,29 @@ impl FieldHasher {
 /// hashed in one call (IDs are hashed by the hundred thousand, and each incremental update of
 /// blake3 has a fixed cost larger than hashing a short field).
 pub(crate) fn field_hash_hex(domain: &str, fields: &[&[u8]], len: usize) -> String {
-    let mut buf = Vec::with_capacity(
-        8 * (fields.len() + 1) + domain.len() + fields.iter().map(|f| f.len()).sum::<usize>(),
-    );
-    for field in std::iter::once(domain.as_bytes()).chain(fields.iter().copied()) {
-        buf.extend_from_slice(&(field.len() as u64).to_le_bytes());
-        buf.extend_from_slice(field);
-    }
-    hex_prefix(&blake3::hash(&buf), len)
+    /// Inputs up to this size (nearly every ID) are laid out on the stack, not in a new `Vec`.
+    const STACK_BYTES: usize = 512;
+    let total =
+        8 * (fields.len() + 1) + domain.len() + fields.iter().map(|f| f.len()).sum::<usize>();
+    let parts = std::iter::once(domain.as_bytes()).chain(fields.iter().copied());
+    let hash = if total <= STACK_BYTES {
+        let mut buf = [0u8; STACK_BYTES];
+        let mut at = 0;
+        for field in parts {
+            buf[at..at + 8].copy_from_slice(&(field.len() as u64).to_le_bytes());
+            buf[at + 8..at + 8 + field.len()].copy_from_slice(field);
+            at += 8 + field.len();
+        }
+        blake3::hash(&buf[..at])
+    } else {
+        let mut buf = Vec::with_capacity(total);
+        for field in parts {
+            buf.extend_from_slice(&(field.len() as u64).to_le_bytes());
+            buf.extend_from_slice(field);
+        }
+        blake3::hash(&buf)
+    };
+    hex_prefix(&hash, len)
 }
 
 /// The first `len` lowercase hex digits of `hash` (at most 64). Only those digits are encoded.
@@ -315,5 +330,16 @@ mod tests {
             field_hash_hex("ckb.test", &[b"some", b" bytes"], 20),
             field_hash_hex("ckb.test", &[b"some ", b"bytes"], 20)
         );
+        // Inputs laid out on the stack and in a Vec (past 512 bytes) hash alike.
+        for size in [400, 480, 500, 600] {
+            let long = vec![b'x'; size];
+            let mut h = FieldHasher::new("ckb.test");
+            h.field(&long).field(b"tail");
+            assert_eq!(
+                field_hash_hex("ckb.test", &[&long, b"tail"], 32),
+                h.hex(32),
+                "{size}"
+            );
+        }
     }
 }
