@@ -566,8 +566,13 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
 
     // Sized for the symbols the document describes and those it only refers to: a document names
     // about one distinct symbol per three occurrences (scip-typescript on vue, rust-analyzer on
-    // ripgrep), so the table rarely regrows.
-    let named = doc.symbols.len().max(doc.occurrences.len() / 2);
+    // ripgrep), so the table rarely regrows. Capped, so that a huge document does not reserve
+    // room for millions of symbols it may not name.
+    let named = doc
+        .symbols
+        .len()
+        .max(doc.occurrences.len() / 2)
+        .min(1 << 16);
     let mut table = SymTable {
         classes: FastMap::with_capacity_and_hasher(named, Default::default()),
         symbols: Vec::with_capacity(named),
