@@ -121,21 +121,26 @@ pub fn open_repository(root: &Path) -> Result<Option<gix::Repository>, PipelineE
     if !root.join(".git").exists() {
         return Ok(None);
     }
-    let git_err = |e: &dyn std::fmt::Display| PipelineError::Git {
+    let mut repo = gix::open(root).map_err(|e| PipelineError::Git {
         message: format!("cannot open the repository at {}: {e}", root.display()),
-    };
-    let mut repo = gix::open(root).map_err(|e| git_err(&e))?;
+    })?;
     // Sub-second mtimes decide which entries are racily clean (git's USE_NSEC build flag, off in
     // gix by default). Without them every file written in the same second as the index, which is
     // every file of a fresh clone, is re-read and SHA-1-hashed on each status. With them only
     // files whose mtime is not older than the index's, to the nanosecond, are: a file changed in
     // the same clock tick as the index still compares equal and is re-read, so nothing dirty is
-    // missed. `core.checkStat = minimal` still turns the nanoseconds off.
-    let mut config = repo.config_snapshot_mut();
-    config
-        .set_value(&gix::config::tree::gitoxide::Core::USE_NSEC, "true")
-        .map_err(|e| git_err(&e))?;
-    config.commit().map_err(|e| git_err(&e))?;
+    // missed. `core.checkStat = minimal` still turns the nanoseconds off. This only saves time:
+    // should the setting be refused, the repository keeps the configuration it was opened with
+    // (gix restores it) and the status is as correct, only slower.
+    {
+        let mut config = repo.config_snapshot_mut();
+        if config
+            .set_value(&gix::config::tree::gitoxide::Core::USE_NSEC, "true")
+            .is_ok()
+        {
+            let _ = config.commit();
+        }
+    }
     Ok(Some(repo))
 }
 
