@@ -33,7 +33,6 @@ pub mod symbols;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use output_schema::manifest::{
     Backend, Completeness, RepoState, StageReport, StageStatus, Warning,
@@ -297,7 +296,7 @@ struct OneIndex {
 /// A global symbol of one index. Its string is parsed only after the last document (once per
 /// distinct symbol, see [`materialize`]).
 struct GlobalSym {
-    symbol: Arc<str>,
+    symbol: SharedStr,
     info_kind: Option<&'static str>,
     signature: Option<String>,
     /// The first definition in (path, line, col) order: (document, whole-definition span).
@@ -337,7 +336,7 @@ impl FixedStrs {
 /// fixed-size records whose symbol and path are indexes into `syms` and `docs`.
 #[derive(Default)]
 struct Accum {
-    ids: FastMap<Arc<str>, u32>,
+    ids: FastMap<SharedStr, u32>,
     syms: Vec<GlobalSym>,
     docs: Vec<UsedDoc>,
     records: Vec<Record>,
@@ -358,8 +357,8 @@ impl Accum {
             return g;
         }
         let g = self.syms.len() as u32;
-        let symbol: Arc<str> = Arc::from(symbol);
-        self.ids.insert(Arc::clone(&symbol), g);
+        let symbol = SharedStr::from(symbol);
+        self.ids.insert(symbol.clone(), g);
         self.syms.push(GlobalSym {
             symbol,
             info_kind: None,
@@ -1132,7 +1131,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     let targets: Vec<SharedStr> = stable
         .iter()
         .zip(&acc.syms)
-        .map(|(id, sym)| id.clone().unwrap_or_else(|| SharedStr::from(&*sym.symbol)))
+        .map(|(id, sym)| id.clone().unwrap_or_else(|| sym.symbol.clone()))
         .collect();
     let target = |g: u32| -> &SharedStr { &targets[g as usize] };
     let source = fixed.get(SOURCE);
