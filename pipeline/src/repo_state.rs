@@ -68,25 +68,21 @@ pub(crate) fn field_hash_hex(domain: &str, fields: &[&[u8]], len: usize) -> Stri
     const STACK_BYTES: usize = 512;
     let total =
         8 * (fields.len() + 1) + domain.len() + fields.iter().map(|f| f.len()).sum::<usize>();
-    let parts = std::iter::once(domain.as_bytes()).chain(fields.iter().copied());
-    let hash = if total <= STACK_BYTES {
-        let mut buf = [0u8; STACK_BYTES];
-        let mut at = 0;
-        for field in parts {
-            buf[at..at + 8].copy_from_slice(&(field.len() as u64).to_le_bytes());
-            buf[at + 8..at + 8 + field.len()].copy_from_slice(field);
-            at += 8 + field.len();
-        }
-        blake3::hash(&buf[..at])
+    let mut stack = [0u8; STACK_BYTES];
+    let mut heap = Vec::new();
+    let buf: &mut [u8] = if total <= STACK_BYTES {
+        &mut stack[..total]
     } else {
-        let mut buf = Vec::with_capacity(total);
-        for field in parts {
-            buf.extend_from_slice(&(field.len() as u64).to_le_bytes());
-            buf.extend_from_slice(field);
-        }
-        blake3::hash(&buf)
+        heap.resize(total, 0);
+        &mut heap
     };
-    hex_prefix(&hash, len)
+    let mut at = 0;
+    for field in std::iter::once(domain.as_bytes()).chain(fields.iter().copied()) {
+        buf[at..at + 8].copy_from_slice(&(field.len() as u64).to_le_bytes());
+        buf[at + 8..at + 8 + field.len()].copy_from_slice(field);
+        at += 8 + field.len();
+    }
+    hex_prefix(&blake3::hash(buf), len)
 }
 
 /// The first `len` lowercase hex digits of `hash` (at most 64). Only those digits are encoded.
