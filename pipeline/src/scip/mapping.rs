@@ -6,6 +6,14 @@
 //! may come from another document). A global symbol the parser then rejects counts as a definition
 //! here; its occurrences are dropped afterwards and what it enclosed becomes top level.
 //!
+//! A document is decoded one message at a time, not as a whole `Document`: a first walk over its
+//! top-level fields (protobuf's `CodedInputStream`, as [`super::reader`] walks the index) reads the
+//! path, language, text and position encoding and counts the rest; then each occurrence, and then
+//! each `SymbolInformation`, is decoded with the SCIP crate's own message decoder into one reused
+//! message and converted before the next. Nothing holds all of a document's messages, and no
+//! occurrence costs more than its symbol string (which becomes the table's key when new). A
+//! document that fails to decode at any point is skipped whole.
+//!
 //! Positions: SCIP lines and characters are 0-based, characters counted in the document's
 //! `position_encoding`; ours are 1-based lines and 1-based UTF-8 byte columns. UTF-16 and UTF-32
 //! offsets need the line's text: it is taken from `Document.text` when present, else read from the
@@ -18,13 +26,16 @@
 //! hide a global definition's enclosure, because enclosure is computed over global definitions only.
 
 use std::cmp::Reverse;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use output_schema::manifest::Warning;
 use output_schema::Roles;
+use protobuf::rt::WireType;
+use protobuf::{CodedInputStream, EnumOrUnknown, Message};
 use scip::types::occurrence::{Typed_enclosing_range, Typed_range};
-use scip::types::{Document, Occurrence, PositionEncoding};
+use scip::types::{Occurrence, PositionEncoding, SymbolInformation};
 
 use super::quirks::{self, Tally};
 use super::symbols;
@@ -295,7 +306,9 @@ struct Lines {
 
 impl Lines {
     fn new(text: Vec<u8>) -> Lines {
-        let mut starts = vec![0];
+        // Counted first (a fast pass), so that the vector is allocated once rather than regrown.
+        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', &text).count() + 1);
+        starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', &text).map(|i| i + 1));
         let ascii = text.is_ascii();
         Lines {
@@ -378,78 +391,76 @@ fn to_span(r: [i32; 4], enc: Encoding, lines: Option<&Lines>, tally: &mut Tally)
     })
 }
 
+#[derive(Clone, Copy)]
 enum Class {
     Global(u32),
     Local,
     Invalid,
 }
 
-/// Where a document first names a global symbol, so that the string can be moved out of the
-/// document once the table no longer borrows it, rather than copied.
-#[derive(Clone, Copy)]
-enum Named {
-    Occurrence(usize),
-    Info(usize),
-    Relationship(usize, usize),
-}
-
-/// Document-local symbol table, keyed by strings borrowed from the document. The strings of
-/// `symbols` stay empty until [`take_symbol_strings`].
+/// Document-local symbol table. Its keys are the symbol strings themselves, taken out of the
+/// messages that name them (each message is decoded anew, so taking costs nothing); the strings of
+/// `symbols` stay empty until [`SymTable::finish`] moves the global ones there.
 #[derive(Default)]
-struct SymTable<'d> {
-    classes: FastMap<&'d str, Class>,
+struct SymTable {
+    classes: FastMap<String, Class>,
     symbols: Vec<DocSymbol>,
-    /// Parallel to `symbols`.
-    named: Vec<Named>,
     locals: usize,
 }
 
-impl<'d> SymTable<'d> {
+impl SymTable {
     /// Classifies a symbol string the first time the document names it. `local N` symbols are
     /// recognised (and validated) by the SCIP crate's local-symbol parser and never reach the full
     /// symbol parser; global ones are kept as strings for the stage to parse once per index.
+    /// `symbol` is left empty.
     fn classify(
         &mut self,
-        symbol: &'d str,
-        at: Named,
+        symbol: &mut String,
         tally: &mut Tally,
         warnings: &mut Vec<Warning>,
         path: &str,
-    ) -> &Class {
-        self.classes.entry(symbol).or_insert_with(|| {
-            match scip::symbol::try_parse_local_symbol(symbol) {
-                Ok(Some(_)) => {
-                    self.locals += 1;
-                    Class::Local
-                }
-                Ok(None) => {
-                    self.symbols.push(DocSymbol {
-                        symbol: String::new(),
-                        info: None,
-                    });
-                    self.named.push(at);
-                    Class::Global((self.symbols.len() - 1) as u32)
-                }
-                Err(e) => {
-                    tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
-                    warnings.push(unparsable_symbol_warning(symbol, path, &format!("{e:?}")));
-                    Class::Invalid
-                }
+    ) -> Class {
+        match self.classes.entry(std::mem::take(symbol)) {
+            Entry::Occupied(e) => *e.get(),
+            Entry::Vacant(e) => {
+                let class = match scip::symbol::try_parse_local_symbol(e.key()) {
+                    Ok(Some(_)) => {
+                        self.locals += 1;
+                        Class::Local
+                    }
+                    Ok(None) => {
+                        self.symbols.push(DocSymbol {
+                            symbol: String::new(),
+                            info: None,
+                        });
+                        Class::Global((self.symbols.len() - 1) as u32)
+                    }
+                    Err(err) => {
+                        tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
+                        warnings.push(unparsable_symbol_warning(
+                            e.key(),
+                            path,
+                            &format!("{err:?}"),
+                        ));
+                        Class::Invalid
+                    }
+                };
+                *e.insert(class)
             }
-        })
+        }
     }
-}
 
-/// Moves the strings of a document's global symbols out of the document (see [`Named`]), once the
-/// symbol table that borrowed them is gone.
-fn take_symbol_strings(symbols: &mut [DocSymbol], named: &[Named], doc: &mut Document) {
-    for (s, at) in symbols.iter_mut().zip(named) {
-        let source = match *at {
-            Named::Occurrence(i) => &mut doc.occurrences[i].symbol,
-            Named::Info(i) => &mut doc.symbols[i].symbol,
-            Named::Relationship(i, j) => &mut doc.symbols[i].relationships[j].symbol,
-        };
-        s.symbol = std::mem::take(source);
+    /// The global symbols, each with its string.
+    fn finish(self) -> Vec<DocSymbol> {
+        let mut symbols = self.symbols;
+        // Each string goes to the slot its class names, so the map's order cannot show.
+        #[allow(clippy::iter_over_hash_type)]
+        for (string, class) in self.classes {
+            if let Class::Global(i) = class {
+                symbols[i as usize].symbol = string;
+            }
+        }
+        symbols
     }
 }
 
@@ -473,24 +484,130 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..cut]
 }
 
-/// Converts one document.
-pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
-    let Some(path) = repo_path(env.prefix, &doc.relative_path) else {
-        return skip(
-            quirks::SKIP_PATH_ESCAPES,
-            None,
-            format!(
-                "document path {:?} leaves the repository; rejected",
-                truncate(&doc.relative_path, 200)
+/// `Document` field tags (field number and wire type) as the SCIP crate's decoder matches them; any
+/// other tag is an unknown field and is skipped.
+const TAG_RELATIVE_PATH: u32 = 1 << 3 | 2;
+const TAG_OCCURRENCE: u32 = 2 << 3 | 2;
+const TAG_SYMBOL: u32 = 3 << 3 | 2;
+const TAG_LANGUAGE: u32 = 4 << 3 | 2;
+const TAG_TEXT: u32 = 5 << 3 | 2;
+const TAG_POSITION_ENCODING: u32 = 6 << 3;
+
+/// A document's fields other than its occurrences and symbols, which are only counted. Repeated
+/// singular fields keep the last value, as protobuf's decoder does.
+#[derive(Default)]
+pub struct DocHeader {
+    /// `relative_path`.
+    pub relative_path: String,
+    language: String,
+    text: String,
+    position_encoding: EnumOrUnknown<PositionEncoding>,
+    /// Number of `occurrences`.
+    pub occurrences: usize,
+    symbols: usize,
+}
+
+/// Reads the header of an encoded `Document` (see the module doc).
+pub fn read_header(bytes: &[u8]) -> protobuf::Result<DocHeader> {
+    let mut is = CodedInputStream::from_bytes(bytes);
+    let mut header = DocHeader::default();
+    while let Some(tag) = is.read_raw_tag_or_eof()? {
+        match tag {
+            TAG_RELATIVE_PATH => is.read_string_into(&mut header.relative_path)?,
+            TAG_LANGUAGE => is.read_string_into(&mut header.language)?,
+            TAG_TEXT => is.read_string_into(&mut header.text)?,
+            TAG_POSITION_ENCODING => header.position_encoding = is.read_enum_or_unknown()?,
+            TAG_OCCURRENCE => {
+                header.occurrences += 1;
+                is.skip_field(WireType::LengthDelimited)?;
+            }
+            TAG_SYMBOL => {
+                header.symbols += 1;
+                is.skip_field(WireType::LengthDelimited)?;
+            }
+            tag => protobuf::rt::skip_field_for_tag(tag, &mut is)?,
+        }
+    }
+    Ok(header)
+}
+
+/// Decodes the messages of one repeated field (`tag`) of an encoded `Document` in order, each into
+/// `message` (cleared first, so its buffers are reused) with the SCIP crate's decoder, and hands
+/// each to `each`.
+fn for_each_message<M: Message>(
+    bytes: &[u8],
+    tag: u32,
+    message: &mut M,
+    mut each: impl FnMut(&mut M),
+) -> protobuf::Result<()> {
+    let mut is = CodedInputStream::from_bytes(bytes);
+    while let Some(t) = is.read_raw_tag_or_eof()? {
+        if t == tag {
+            message.clear();
+            is.merge_message(message)?;
+            each(message);
+        } else {
+            protobuf::rt::skip_field_for_tag(t, &mut is)?;
+        }
+    }
+    Ok(())
+}
+
+fn undecodable(e: protobuf::Error) -> DocOutcome {
+    let mut tally = Tally::default();
+    tally.bump(quirks::SKIP_UNDECODABLE);
+    DocOutcome::Skipped(DocSkip {
+        reason: quirks::SKIP_UNDECODABLE,
+        tally,
+        warning: Warning {
+            code: "document-undecodable".into(),
+            path: None,
+            message: format!("a document could not be decoded: {e}"),
+        },
+    })
+}
+
+/// Converts one encoded document. Also returns the number of occurrences it holds (0 when it
+/// cannot be decoded).
+pub fn convert(bytes: &[u8], env: &DocEnv<'_>) -> (i64, DocOutcome) {
+    let header = match read_header(bytes) {
+        Ok(h) => h,
+        Err(e) => return (0, undecodable(e)),
+    };
+    match convert_decoded(bytes, header, env) {
+        Ok((occurrences, outcome)) => (occurrences as i64, outcome),
+        Err(e) => (0, undecodable(e)),
+    }
+}
+
+fn convert_decoded(
+    bytes: &[u8],
+    header: DocHeader,
+    env: &DocEnv<'_>,
+) -> protobuf::Result<(usize, DocOutcome)> {
+    let (occurrence_count, symbol_count) = (header.occurrences, header.symbols);
+    let Some(path) = repo_path(env.prefix, &header.relative_path) else {
+        return Ok((
+            occurrence_count,
+            skip(
+                quirks::SKIP_PATH_ESCAPES,
+                None,
+                format!(
+                    "document path {:?} leaves the repository; rejected",
+                    truncate(&header.relative_path, 200)
+                ),
             ),
-        );
+        ));
     };
     if env.covered_before.contains(&path) {
-        return skip(
-            quirks::SKIP_ALREADY_COVERED,
-            Some(path),
-            "an earlier SCIP index already covers this file".into(),
-        );
+        return Ok((
+            occurrence_count,
+            skip(
+                quirks::SKIP_ALREADY_COVERED,
+                Some(path),
+                "an earlier SCIP index already covers this file".into(),
+            ),
+        ));
     }
     let Some(language) = env.files.get(&path) else {
         let missing = matches!(
@@ -509,29 +626,31 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
         if let (true, DocOutcome::Skipped(s)) = (missing, &mut out) {
             s.tally.bump(quirks::STALE_MISSING_FILE);
         }
-        return out;
+        return Ok((occurrence_count, out));
     };
-    if doc.occurrences.len() > env.max_occurrences {
-        return skip(
-            quirks::SKIP_TOO_MANY_OCCURRENCES,
-            Some(path),
-            format!(
-                "{} occurrences exceed the limit of {}",
-                doc.occurrences.len(),
-                env.max_occurrences
+    if occurrence_count > env.max_occurrences {
+        return Ok((
+            occurrence_count,
+            skip(
+                quirks::SKIP_TOO_MANY_OCCURRENCES,
+                Some(path),
+                format!(
+                    "{occurrence_count} occurrences exceed the limit of {}",
+                    env.max_occurrences
+                ),
             ),
-        );
+        ));
     }
 
     let mut tally = Tally::default();
     let mut warnings = Vec::new();
-    if doc.text.is_empty() {
+    if header.text.is_empty() {
         tally.bump(quirks::DOCUMENT_TEXT_EMPTY);
     }
-    if doc.language.is_empty() {
+    if header.language.is_empty() {
         tally.bump(quirks::LANGUAGE_UNSET);
     }
-    let encoding = match doc.position_encoding.enum_value() {
+    let encoding = match header.position_encoding.enum_value() {
         Ok(PositionEncoding::UTF8CodeUnitOffsetFromLineStart) => Encoding::Utf8,
         Ok(PositionEncoding::UTF16CodeUnitOffsetFromLineStart) => Encoding::Utf16,
         Ok(PositionEncoding::UTF32CodeUnitOffsetFromLineStart) => Encoding::Utf32,
@@ -540,11 +659,11 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             env.default_encoding
         }
     };
-    let lines = if encoding != Encoding::Utf8 && !doc.occurrences.is_empty() {
-        let text = if doc.text.is_empty() {
+    let lines = if encoding != Encoding::Utf8 && occurrence_count > 0 {
+        let text = if header.text.is_empty() {
             std::fs::read(env.root.join(&path)).ok()
         } else {
-            Some(doc.text.as_bytes().to_vec())
+            Some(header.text.into_bytes())
         };
         match text {
             Some(t) => {
@@ -568,44 +687,39 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     // about one distinct symbol per three occurrences (scip-typescript on vue, rust-analyzer on
     // ripgrep), so the table rarely regrows. Capped, so that a huge document does not reserve
     // room for millions of symbols it may not name.
-    let named = doc
-        .symbols
-        .len()
-        .max(doc.occurrences.len() / 2)
-        .min(1 << 16);
+    let named = symbol_count.max(occurrence_count / 2).min(1 << 16);
     let mut table = SymTable {
         classes: FastMap::with_capacity_and_hasher(named, Default::default()),
         symbols: Vec::with_capacity(named),
-        named: Vec::with_capacity(named),
         locals: 0,
     };
-    let mut occs: Vec<DocOcc> = Vec::with_capacity(doc.occurrences.len());
+    let mut occs: Vec<DocOcc> = Vec::with_capacity(occurrence_count);
     let mut last_start: Option<(i32, i32)> = None;
     let mut unsorted = false;
     // Per-occurrence counters, added to the tally once per document.
     let (mut no_symbol, mut local_occs, mut invalid_occs, mut bad_ranges, mut typed_ranges) =
         (0i64, 0i64, 0i64, 0i64, 0i64);
     let mut enclosing_elsewhere = 0i64;
-    for (i, o) in doc.occurrences.iter().enumerate() {
+    let mut message = Occurrence::new();
+    for_each_message(bytes, TAG_OCCURRENCE, &mut message, |o| {
         if o.symbol.is_empty() {
             no_symbol += 1;
-            continue;
+            return;
         }
-        let at = Named::Occurrence(i);
-        let sym = match table.classify(&o.symbol, at, &mut tally, &mut warnings, &path) {
-            Class::Global(i) => *i,
+        let sym = match table.classify(&mut o.symbol, &mut tally, &mut warnings, &path) {
+            Class::Global(i) => i,
             Class::Local => {
                 local_occs += 1;
-                continue;
+                return;
             }
             Class::Invalid => {
                 invalid_occs += 1;
-                continue;
+                return;
             }
         };
         let Some((raw, typed)) = occurrence_range(o) else {
             bad_ranges += 1;
-            continue;
+            return;
         };
         typed_ranges += typed as i64;
         if last_start.is_some_and(|p| (raw[0], raw[1]) < p) {
@@ -614,7 +728,7 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
         last_start = Some((raw[0], raw[1]));
         let Some(span) = to_span(raw, encoding, lines.as_ref(), &mut tally) else {
             bad_ranges += 1;
-            continue;
+            return;
         };
         let r = roles(o.symbol_roles);
         let enclosing = enclosing_range(o)
@@ -636,7 +750,9 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             enclosing: None,
             def_span,
         });
-    }
+    })?;
+    drop(message);
+    drop(lines);
     tally.add(quirks::SKIP_NO_SYMBOL, no_symbol);
     tally.add(quirks::SKIP_LOCAL_OCCURRENCES, local_occs);
     tally.add(quirks::SKIP_UNPARSABLE_OCCURRENCES, invalid_occs);
@@ -651,11 +767,11 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
     }
 
     let mut seen_info: FastMap<u32, ()> = FastMap::default();
-    for (i, info) in doc.symbols.iter().enumerate() {
-        let at = Named::Info(i);
-        let sym = match table.classify(&info.symbol, at, &mut tally, &mut warnings, &path) {
-            Class::Global(i) => *i,
-            Class::Local | Class::Invalid => continue,
+    let mut message = SymbolInformation::new();
+    for_each_message(bytes, TAG_SYMBOL, &mut message, |info| {
+        let sym = match table.classify(&mut info.symbol, &mut tally, &mut warnings, &path) {
+            Class::Global(i) => i,
+            Class::Local | Class::Invalid => return,
         };
         let kind = symbols::kind_name(info.kind);
         if info.kind.value() == 0 {
@@ -666,7 +782,7 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             .as_ref()
             .and_then(|d| symbols::normalize_signature(&d.text));
         let mut rels = Vec::new();
-        for (j, rel) in info.relationships.iter().enumerate() {
+        for rel in info.relationships.iter_mut() {
             let bits = (if rel.is_implementation {
                 REL_IMPLEMENTATION
             } else {
@@ -680,11 +796,10 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             if bits == 0 || rel.symbol.is_empty() {
                 continue;
             }
-            let at = Named::Relationship(i, j);
             if let Class::Global(t) =
-                table.classify(&rel.symbol, at, &mut tally, &mut warnings, &path)
+                table.classify(&mut rel.symbol, &mut tally, &mut warnings, &path)
             {
-                rels.push((*t, bits));
+                rels.push((t, bits));
             }
         }
         let slot = &mut table.symbols[sym as usize].info;
@@ -697,7 +812,8 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
             merged.signature = signature;
         }
         merged.relationships.extend(rels);
-    }
+    })?;
+    drop(message);
     tally.add(quirks::LOCAL_SYMBOLS, table.locals as i64);
 
     let mut defs_per_symbol: FastMap<u32, u32> = FastMap::default();
@@ -709,23 +825,18 @@ pub fn convert(mut doc: Document, env: &DocEnv<'_>) -> DocOutcome {
         defs_per_symbol.values().filter(|n| **n > 1).count() as i64,
     );
     assign_enclosing(&mut occs);
-    let SymTable {
-        classes,
-        mut symbols,
-        named,
-        ..
-    } = table;
-    drop(classes);
-    take_symbol_strings(&mut symbols, &named, &mut doc);
 
-    DocOutcome::Facts(DocFacts {
-        path,
-        language: language.clone(),
-        symbols,
-        occurrences: occs,
-        tally,
-        warnings,
-    })
+    Ok((
+        occurrence_count,
+        DocOutcome::Facts(DocFacts {
+            path,
+            language: language.clone(),
+            symbols: table.finish(),
+            occurrences: occs,
+            tally,
+            warnings,
+        }),
+    ))
 }
 
 /// Sets every occurrence's innermost enclosing global definition: a sweep over occurrences in
@@ -788,6 +899,7 @@ fn assign_enclosing(occs: &mut [DocOcc]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use scip::types::Document;
 
     #[test]
     fn paths_are_joined_and_escapes_rejected() {
@@ -904,7 +1016,8 @@ mod tests {
             default_encoding: Encoding::Utf8,
             max_occurrences: 100,
         };
-        let DocOutcome::Facts(facts) = convert(doc, &env) else {
+        let bytes = doc.write_to_bytes().expect("encode");
+        let (6, DocOutcome::Facts(facts)) = convert(&bytes, &env) else {
             panic!("converted")
         };
         let strings: Vec<&str> = facts.symbols.iter().map(|s| s.symbol.as_str()).collect();
@@ -915,6 +1028,89 @@ mod tests {
         assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_SYMBOL), 1);
         assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_OCCURRENCES), 1);
         assert_eq!(facts.warnings.len(), 1);
+    }
+
+    #[test]
+    fn documents_decode_field_by_field_as_protobuf_merges_them() {
+        // A document whose fields come in any order, split across several runs, with repeated
+        // singular fields and unknown fields, converts exactly as its merged decode: the bytes of
+        // several encoded messages concatenated are one message with their fields merged.
+        let occ = |symbol: &str, range: Vec<i32>, roles: i32| {
+            let mut o = Occurrence::new();
+            o.symbol = symbol.into();
+            o.range = range;
+            o.symbol_roles = roles;
+            o
+        };
+        let f = "scip-typescript npm fx 1 src/`a.ts`/f().";
+        let g = "scip-typescript npm fx 1 src/`a.ts`/g().";
+        let mut info = SymbolInformation::new();
+        info.symbol = f.into();
+        info.kind = scip::types::symbol_information::Kind::Function.into();
+        let mut part1 = Document::new();
+        part1.symbols.push(info);
+        part1.relative_path = "wrong.ts".into();
+        let mut part2 = Document::new();
+        part2.relative_path = "src/a.ts".into();
+        part2.occurrences.push(occ(f, vec![0, 9, 10], 1));
+        part2.occurrences.push(occ("local 0", vec![1, 0, 1], 0));
+        let mut part3 = Document::new();
+        part3.position_encoding = PositionEncoding::UTF8CodeUnitOffsetFromLineStart.into();
+        part3.occurrences.push(occ(g, vec![2, 4, 5], 0));
+        part3.language = "typescript".into();
+        let mut bytes = Vec::new();
+        for part in [&part1, &part2, &part3] {
+            bytes.extend(part.write_to_bytes().expect("encode"));
+        }
+        // Unknown fields: a varint (field 15), and field 2 as a varint, which is not an occurrence.
+        bytes.extend([15 << 3, 7, 2 << 3, 1]);
+        let merged = Document::parse_from_bytes(&bytes).expect("protobuf decodes it");
+        assert_eq!(merged.relative_path, "src/a.ts");
+        assert_eq!(merged.occurrences.len(), 3);
+
+        let files = HashMap::from([("src/a.ts".to_string(), "typescript".to_string())]);
+        let covered = HashSet::new();
+        let env = DocEnv {
+            root: Path::new("/nonexistent"),
+            prefix: "",
+            files: &files,
+            covered_before: &covered,
+            default_encoding: Encoding::Utf16,
+            max_occurrences: 100,
+        };
+        let split = convert(&bytes, &env);
+        let whole = convert(&merged.write_to_bytes().expect("encode"), &env);
+        assert_eq!(format!("{split:?}"), format!("{whole:?}"));
+        let (3, DocOutcome::Facts(facts)) = split else {
+            panic!("converted: {split:?}")
+        };
+        assert_eq!(facts.path, "src/a.ts");
+        let strings: Vec<&str> = facts.symbols.iter().map(|s| s.symbol.as_str()).collect();
+        assert_eq!(strings, [f, g]);
+        assert_eq!(
+            facts.symbols[0].info.as_ref().and_then(|i| i.kind),
+            Some("function")
+        );
+        assert_eq!(facts.occurrences.len(), 2);
+        assert_eq!(facts.occurrences[1].enclosing, None);
+        // UTF-8 was stated, so no source file was needed for the columns.
+        assert_eq!(facts.tally.get(quirks::POSITION_ENCODING_UNSET), 0);
+        assert_eq!(facts.tally.get(quirks::POSITIONS_UNCONVERTED), 0);
+
+        // Cut short (in its header fields), or with an occurrence whose symbol is not UTF-8 (found
+        // only when the occurrences are decoded): the whole document is undecodable, nothing of
+        // it kept.
+        let cut = bytes[..bytes.len() - 8].to_vec();
+        let mut bad_symbol = bytes.clone();
+        let at = bad_symbol.windows(4).position(|w| w == b"g().").expect("g");
+        bad_symbol[at..at + 2].copy_from_slice(&[0xc3, 0x28]);
+        for broken in [cut, bad_symbol] {
+            assert!(Document::parse_from_bytes(&broken).is_err());
+            let (0, DocOutcome::Skipped(skipped)) = convert(&broken, &env) else {
+                panic!("a broken document is skipped")
+            };
+            assert_eq!(skipped.reason, quirks::SKIP_UNDECODABLE);
+        }
     }
 
     #[test]

@@ -4,10 +4,11 @@
 //! ckb never builds an index. It reads the files given with `--scip FILE` (in order), else the
 //! ones it finds under the root ([`discover`]: `index.scip`, `.scip/*.scip`, `.ckb/*.scip`,
 //! sorted). Each index is read as a stream ([`reader`]): documents are collected into batches of
-//! bounded size, each batch is decoded and converted in parallel ([`mapping`]) and folded in file
-//! order into a compact per-index accumulator (each symbol string stored once, fixed-size
-//! occurrence records indexing into it), so neither the whole `Index` nor a document's protobuf form
-//! outlives its conversion. After the last field, every distinct global symbol string of the index
+//! bounded size, each batch is decoded and converted in parallel ([`mapping`]: a document one
+//! occurrence at a time, never as a whole `Document`) and folded in file order into a compact
+//! per-index accumulator (each symbol string stored once, fixed-size occurrence records indexing
+//! into it), so neither the whole `Index` nor a document's protobuf form is ever held. After the
+//! last field, every distinct global symbol string of the index
 //! is parsed once (`scip::symbol::parse_symbol`, in parallel; `local N` symbols never reach it),
 //! symbols are resolved to stable IDs (a symbol's kind, which takes part in its ID, may be stated in
 //! another document) and the tables are built. Occurrences stay compact ([`occurrences`]); their
@@ -41,7 +42,7 @@ use output_schema::tables::{CallEdgeRow, FileRow, RelationshipRow, SymbolRow};
 use output_schema::{Roles, SharedStr};
 use protobuf::Message;
 use rayon::prelude::*;
-use scip::types::{Document, Metadata, SymbolInformation};
+use scip::types::{Metadata, SymbolInformation};
 
 use crate::fast_map::FastMap;
 use crate::{fingerprint, PipelineError, Progress};
@@ -538,23 +539,7 @@ fn scip_error(path: &Path, root: &Path, message: impl Into<String>) -> PipelineE
 fn convert_batch(batch: Vec<Vec<u8>>, env: &DocEnv<'_>) -> Vec<(i64, DocOutcome)> {
     batch
         .into_par_iter()
-        .map(|bytes| match Document::parse_from_bytes(&bytes) {
-            Ok(doc) => (doc.occurrences.len() as i64, mapping::convert(doc, env)),
-            Err(e) => {
-                let mut tally = Tally::default();
-                tally.bump(quirks::SKIP_UNDECODABLE);
-                let skip = mapping::DocSkip {
-                    reason: quirks::SKIP_UNDECODABLE,
-                    tally,
-                    warning: Warning {
-                        code: "document-undecodable".into(),
-                        path: None,
-                        message: format!("a document could not be decoded: {e}"),
-                    },
-                };
-                (0, DocOutcome::Skipped(skip))
-            }
-        })
+        .map(|bytes| mapping::convert(&bytes, env))
         .collect()
 }
 
@@ -607,7 +592,7 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         // documents are files of the repository (the repository root wins ties).
         let paths: Vec<String> = batch
             .par_iter()
-            .filter_map(|b| Document::parse_from_bytes(b).ok().map(|d| d.relative_path))
+            .filter_map(|b| mapping::read_header(b).ok().map(|h| h.relative_path))
             .collect();
         let mut best: Option<(usize, &String)> = None;
         for c in &setup.candidates {
