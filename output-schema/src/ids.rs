@@ -4,6 +4,8 @@
 //! fingerprint is computed belongs to the identity stage; how an ID looks belongs here, so readers
 //! can reject malformed IDs and IDs of another repository without knowing how they were made.
 
+use crate::shared_str::SharedStr;
+
 /// Prefix of every stable ID.
 pub const STABLE_ID_PREFIX: &str = "ckb:";
 
@@ -17,6 +19,39 @@ pub fn stable_id(repo_id: &str, fingerprint: &str) -> String {
     let mut id = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     parts.iter().for_each(|p| id.push_str(p));
     id
+}
+
+/// [`stable_id`] with an optional discriminator (`<fingerprint>~<discriminator>`), as a
+/// [`SharedStr`] made in one allocation: IDs are made by the hundred thousand and every one becomes
+/// a shared string, so assembling it in a `String` first would cost a second allocation and copy.
+pub fn shared_stable_id(
+    repo_id: &str,
+    fingerprint: &str,
+    discriminator: Option<&str>,
+) -> SharedStr {
+    /// IDs up to this size (every ID with a repository ID of sane length) are assembled on the
+    /// stack.
+    const STACK_BYTES: usize = 256;
+    let parts = [
+        STABLE_ID_PREFIX,
+        repo_id,
+        ":sym:",
+        fingerprint,
+        if discriminator.is_some() { "~" } else { "" },
+        discriminator.unwrap_or(""),
+    ];
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    if len > STACK_BYTES {
+        return SharedStr::from(parts.concat());
+    }
+    let mut buf = [0u8; STACK_BYTES];
+    let mut at = 0;
+    for part in parts {
+        buf[at..at + part.len()].copy_from_slice(part.as_bytes());
+        at += part.len();
+    }
+    // The parts are whole strings, so their concatenation is UTF-8.
+    SharedStr::from(std::str::from_utf8(&buf[..len]).unwrap_or_default())
 }
 
 /// A parsed stable ID.
@@ -82,6 +117,22 @@ pub fn sanitize_repo_id(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_stable_ids_are_stable_ids() {
+        let fp = "0123456789abcdef0123";
+        assert_eq!(&*shared_stable_id("ckb", fp, None), stable_id("ckb", fp));
+        assert_eq!(
+            &*shared_stable_id("ckb", fp, Some("a2")),
+            format!("{}~a2", stable_id("ckb", fp))
+        );
+        // Longer than the stack buffer.
+        let repo = "r".repeat(300);
+        assert_eq!(
+            &*shared_stable_id(&repo, fp, Some("n1")),
+            format!("{}~n1", stable_id(&repo, fp))
+        );
+    }
 
     #[test]
     fn stable_ids_round_trip() {

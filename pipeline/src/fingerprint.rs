@@ -57,11 +57,11 @@
 //! descriptors contribute their name (disambiguator dropped), type parameters and parameters none.
 //! SCIP names are unescaped by the parser; `<constructor>` becomes `constructor` ([`scip_name`]).
 
-use output_schema::ids;
+use output_schema::{ids, SharedStr};
 use scip::types::descriptor::Suffix;
 use scip::types::Descriptor;
 
-use crate::repo_state::field_hash_hex;
+use crate::repo_state::{field_hash_digits, field_hash_hex};
 
 /// The family a kind takes part in the fingerprint as (see the module doc).
 pub fn kind_family(kind: &str) -> &str {
@@ -95,18 +95,26 @@ pub fn symbol_id(
     name: &str,
     kind: &str,
     discriminator: Option<&str>,
-) -> String {
-    let fp = fingerprint(qualified_container, name, kind);
-    match discriminator {
-        Some(d) => ids::stable_id(repo_id, &format!("{fp}~{d}")),
-        None => ids::stable_id(repo_id, &fp),
-    }
+) -> SharedStr {
+    let fields = [
+        qualified_container.as_bytes(),
+        name.as_bytes(),
+        kind_family(kind).as_bytes(),
+    ];
+    // The digits of `fingerprint`, never put in a string of their own.
+    let digits = field_hash_digits("ckb.symbol.v1", &fields);
+    let fp = std::str::from_utf8(&digits[..ids::FINGERPRINT_HEX_LEN]).unwrap_or_default();
+    ids::shared_stable_id(repo_id, fp, discriminator)
 }
 
 /// `definition_version_id`: hash of the signature with runs of whitespace collapsed (empty when
 /// unknown). Changes when the signature changes; the stable ID does not.
 pub fn definition_version_id(signature: Option<&str>) -> String {
     let signature = signature.unwrap_or("");
+    // Signatures are normalized when extracted, so they are nearly always hashed as they are.
+    if is_collapsed(signature) {
+        return field_hash_hex("ckb.defversion.v1", &[signature.as_bytes()], 16);
+    }
     let mut normalized = String::with_capacity(signature.len());
     for word in signature.split_whitespace() {
         if !normalized.is_empty() {
@@ -115,6 +123,19 @@ pub fn definition_version_id(signature: Option<&str>) -> String {
         normalized.push_str(word);
     }
     field_hash_hex("ckb.defversion.v1", &[normalized.as_bytes()], 16)
+}
+
+/// Whether collapsing `s`'s whitespace (`split_whitespace` joined by single spaces) leaves it
+/// unchanged. Decided for ASCII text only; other text is collapsed to be sure.
+fn is_collapsed(s: &str) -> bool {
+    let b = s.as_bytes();
+    s.is_ascii()
+        && b.first() != Some(&b' ')
+        && b.last() != Some(&b' ')
+        && !b
+            .iter()
+            .any(|&c| matches!(c, b'\t' | b'\n' | 0x0b | 0x0c | b'\r'))
+        && !b.windows(2).any(|w| w == b"  ")
 }
 
 /// Discriminators for one group of colliding definitions, given in source order as
@@ -638,6 +659,31 @@ mod tests {
             definition_version_id(Some("fn a(x: u32)")),
             definition_version_id(Some("fn a(x: u32, y: u32)"))
         );
+        // Whatever path the text takes (already collapsed, ASCII to collapse, non-ASCII), equal
+        // collapsed forms hash alike, and the hash is the collapsed form's.
+        let collapsed = field_hash_hex("ckb.defversion.v1", &[b"fn a(x: u32)"], 16);
+        for variant in [
+            "fn a(x: u32)",
+            " fn a(x: u32)",
+            "fn a(x: u32) ",
+            "fn\ta(x: u32)",
+            "fn a(x:\x0bu32)",
+            "fn a(x:\r\nu32)",
+            "fn\u{a0}a(x: u32)",
+            "fn\u{2003}a(x:\u{3000}u32)",
+        ] {
+            assert!(!variant.contains('\u{a0}') || !is_collapsed(variant));
+            assert_eq!(
+                definition_version_id(Some(variant)),
+                collapsed,
+                "{variant:?}"
+            );
+        }
+        let unicode = field_hash_hex("ckb.defversion.v1", &["fn é(x: u32)".as_bytes()], 16);
+        assert_eq!(definition_version_id(Some("fn é(x: u32)")), unicode);
+        assert_eq!(definition_version_id(Some("fn  é(x: u32)")), unicode);
+        assert!(is_collapsed("fn a(x: u32)") && is_collapsed(""));
+        assert!(!is_collapsed("fn  a") && !is_collapsed("fn\ta") && !is_collapsed("fn é"));
     }
 
     #[test]

@@ -64,6 +64,15 @@ impl FieldHasher {
 /// hashed in one call (IDs are hashed by the hundred thousand, and each incremental update of
 /// blake3 has a fixed cost larger than hashing a short field).
 pub(crate) fn field_hash_hex(domain: &str, fields: &[&[u8]], len: usize) -> String {
+    let digits = field_hash_digits(domain, fields);
+    std::str::from_utf8(&digits[..len.min(64)])
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// All 64 hex digits of [`field_hash_hex`], on the stack, for callers that place them into a
+/// string of their own.
+pub(crate) fn field_hash_digits(domain: &str, fields: &[&[u8]]) -> [u8; 64] {
     /// Inputs up to this size (nearly every ID) are laid out on the stack, not in a new `Vec`.
     const STACK_BYTES: usize = 512;
     let total =
@@ -82,11 +91,18 @@ pub(crate) fn field_hash_hex(domain: &str, fields: &[&[u8]], len: usize) -> Stri
         buf[at + 8..at + 8 + field.len()].copy_from_slice(field);
         at += 8 + field.len();
     }
-    hex_prefix(&blake3::hash(buf), len)
+    hex_digits(&blake3::hash(buf))
 }
 
-/// The first `len` lowercase hex digits of `hash` (at most 64). Only those digits are encoded.
+/// The first `len` lowercase hex digits of `hash` (at most 64).
 fn hex_prefix(hash: &blake3::Hash, len: usize) -> String {
+    std::str::from_utf8(&hex_digits(hash)[..len.min(64)])
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The 64 lowercase hex digits of `hash`.
+fn hex_digits(hash: &blake3::Hash) -> [u8; 64] {
     /// The two digits of every byte.
     const PAIRS: [[u8; 2]; 256] = {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
@@ -98,15 +114,12 @@ fn hex_prefix(hash: &blake3::Hash, len: usize) -> String {
         }
         pairs
     };
-    let bytes = hash.as_bytes();
     // Written as bytes: collecting `char`s encodes each one and grows the string as it goes.
     let mut hex = [0u8; 64];
-    for (i, &byte) in bytes.iter().enumerate() {
+    for (i, &byte) in hash.as_bytes().iter().enumerate() {
         hex[2 * i..2 * i + 2].copy_from_slice(&PAIRS[byte as usize]);
     }
-    std::str::from_utf8(&hex[..len.min(64)])
-        .unwrap_or_default()
-        .to_string()
+    hex
 }
 
 /// Opens the git repository whose work tree is exactly `root`, if any.

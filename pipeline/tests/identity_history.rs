@@ -76,7 +76,7 @@ fn table(defs: &[Def]) -> Vec<SymbolRow> {
     defs.iter()
         .enumerate()
         .map(|(i, d)| SymbolRow {
-            stable_id: symbol_id(REPO, &qualified[i], d.name, d.kind, disc[i].as_deref()).into(),
+            stable_id: symbol_id(REPO, &qualified[i], d.name, d.kind, disc[i].as_deref()),
             name: d.name.into(),
             kind: d.kind.into(),
             container: d.container.map(Into::into),
@@ -99,7 +99,7 @@ fn table(defs: &[Def]) -> Vec<SymbolRow> {
                 "tree-sitter"
             }
             .into(),
-            backend_id: d.scip.map(String::from),
+            backend_id: d.scip.map(output_schema::SharedStr::from),
             body_hash: Some(format!("body-{}", d.body)),
         })
         .collect()

@@ -104,8 +104,7 @@ fn row(e: &Entity, header_in_body: bool) -> SymbolRow {
             &name,
             "function",
             None,
-        )
-        .into(),
+        ),
         name,
         kind: "function".into(),
         container: None,

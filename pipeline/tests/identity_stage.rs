@@ -21,8 +21,7 @@ fn sym(path: &str, name: &str, body: &str) -> SymbolRow {
             name,
             "function",
             None,
-        )
-        .into(),
+        ),
         name: name.into(),
         kind: "function".into(),
         container: None,

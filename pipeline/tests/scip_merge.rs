@@ -38,7 +38,8 @@ fn sym(s: Sym<'_>) -> SymbolRow {
         end_line: s.lines.1,
         end_col: 2,
         source: s.source.into(),
-        backend_id: (s.source == "scip").then(|| format!("scip-typescript npm fx 1 {}.", s.name)),
+        backend_id: (s.source == "scip")
+            .then(|| format!("scip-typescript npm fx 1 {}.", s.name).into()),
         body_hash: None,
     }
 }

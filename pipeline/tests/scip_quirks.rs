@@ -411,7 +411,13 @@ fn package_version_never_changes_stable_ids() {
         let syms: Vec<(String, String, Option<String>)> = snap
             .symbols()
             .into_iter()
-            .map(|s| (s.stable_id.to_string(), s.name, s.backend_id))
+            .map(|s| {
+                (
+                    s.stable_id.to_string(),
+                    s.name,
+                    s.backend_id.map(String::from),
+                )
+            })
             .collect();
         let occs: Vec<Option<String>> = snap
             .occurrences()
@@ -455,7 +461,12 @@ fn colliding_symbols_get_disambiguator_discriminators() {
     let mut ids: Vec<(String, String)> = snap
         .symbols()
         .into_iter()
-        .map(|s| (s.backend_id.expect("backend"), s.stable_id.to_string()))
+        .map(|s| {
+            (
+                s.backend_id.expect("backend").to_string(),
+                s.stable_id.to_string(),
+            )
+        })
         .collect();
     ids.sort();
     assert_eq!(ids.len(), 3);

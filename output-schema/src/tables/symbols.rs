@@ -41,7 +41,7 @@ table! {
         /// Backend that stands for this definition: `scip` or `tree-sitter`.
         source: SharedStr,
         /// The backend's own ID (the SCIP symbol string); null for tree-sitter definitions.
-        backend_id: Option<String>,
+        backend_id: Option<SharedStr>,
         /// Hash of the definition's token stream (whitespace and comments ignored); null when unknown.
         body_hash: Option<String>,
     }

@@ -860,22 +860,51 @@ fn read_one(
 }
 
 /// What one global symbol of an index resolves to, computed from its parse (which is then dropped).
+/// Kept small (one per distinct symbol, all alive until the tables are built): what few symbols
+/// need is boxed.
 struct Resolved {
-    /// An error when the SCIP symbol parser rejects the string (with its reason).
-    valid: Result<(), String>,
-    name: String,
+    name: SharedStr,
     kind: &'static str,
+    /// Why the SCIP symbol parser rejects the string, and the version quirk of the symbol's
+    /// package: rare, so boxed.
+    unusual: Option<Box<Unusual>>,
+}
+
+#[derive(Default)]
+struct Unusual {
+    /// An error when the SCIP symbol parser rejects the string (with its reason).
+    invalid: Option<String>,
     /// The version quirk of its package, with the package's key (manager, name, version) so that
     /// each package counts once.
     package_quirk: Option<(&'static str, String)>,
-    /// For a symbol this index defines, what resolving a stable-ID collision needs. Its row is
-    /// returned beside it (see [`resolve`]).
-    definition: Option<Definition>,
 }
 
-struct Definition {
-    qualified_container: String,
-    disambiguator: String,
+impl Resolved {
+    fn is_valid(&self) -> bool {
+        self.unusual.as_ref().is_none_or(|u| u.invalid.is_none())
+    }
+}
+
+/// One shared copy of each fixed string a symbol row names.
+struct RowStrs {
+    fixed: FixedStrs,
+    source: SharedStr,
+    from_signature: SharedStr,
+    from_nothing: SharedStr,
+    unknown: SharedStr,
+}
+
+impl RowStrs {
+    fn new() -> RowStrs {
+        let fixed = FixedStrs::new();
+        RowStrs {
+            source: fixed.get(SOURCE),
+            from_signature: fixed.get("signature"),
+            from_nothing: fixed.get("none"),
+            unknown: fixed.get("unknown"),
+            fixed,
+        }
+    }
 }
 
 /// Parses one symbol string (the SCIP crate's parser) and derives what the tables need from it: the
@@ -887,47 +916,60 @@ fn resolve(
     external_kind: Option<&'static str>,
     docs: &[UsedDoc],
     units: &[fingerprint::ScipUnit],
-    fixed: &FixedStrs,
+    strs: &RowStrs,
     repo_id: &str,
 ) -> (Resolved, Option<SymbolRow>) {
+    let invalid = |why: String| {
+        let unusual = Unusual {
+            invalid: Some(why),
+            package_quirk: None,
+        };
+        let resolved = Resolved {
+            name: SharedStr::default(),
+            kind: "unknown",
+            unusual: Some(Box::new(unusual)),
+        };
+        (resolved, None)
+    };
     let parsed = match symbols::parse(&sym.symbol) {
         Parsed::Global(p) => p,
-        Parsed::Local => {
-            return (
-                Resolved::invalid("a local symbol where a global one was expected".into()),
-                None,
-            )
-        }
-        Parsed::Invalid(why) => return (Resolved::invalid(why), None),
+        Parsed::Local => return invalid("a local symbol where a global one was expected".into()),
+        Parsed::Invalid(why) => return invalid(why),
     };
     let kind = sym
         .info_kind
         .or(external_kind)
         .unwrap_or_else(|| parsed.suffix_kind());
-    let name = parsed.name();
-    let package_quirk = symbols::version_quirk(&parsed.version).map(|q| {
+    let name = SharedStr::from(parsed.name());
+    let unusual = symbols::version_quirk(&parsed.version).map(|q| {
         let key = [&parsed.manager, &parsed.package_name, &parsed.version];
-        (q, key.map(|k| k.as_str()).join(" "))
+        Box::new(Unusual {
+            invalid: None,
+            package_quirk: Some((q, key.map(|k| k.as_str()).join(" "))),
+        })
     });
-    let (definition, row) = sym.best_def.map_or((None, None), |(doc, span)| {
+    let row = sym.best_def.map(|(doc, span)| {
         let d = &docs[doc as usize];
         let qualified_container = qualified_container(&parsed, &units[doc as usize]);
-        let stable_id = fingerprint::symbol_id(repo_id, &qualified_container, &name, kind, None);
         let vis = sym
             .signature
             .as_deref()
             .and_then(|s| symbols::visibility(s, &d.language, &parsed, kind));
-        let row = SymbolRow {
-            stable_id: stable_id.into(),
-            name: name.clone(),
-            kind: fixed.get(kind),
+        SymbolRow {
+            stable_id: fingerprint::symbol_id(repo_id, &qualified_container, &name, kind, None),
+            name: name.to_string(),
+            kind: strs.fixed.get(kind),
             container: parsed.container().map(SharedStr::from),
             signature: sym.signature.clone(),
             arity: None,
             definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
-            visibility: fixed.get(vis.map(|v| v.0).unwrap_or("unknown")),
+            visibility: vis.map_or_else(|| strs.unknown.clone(), |v| strs.fixed.get(v.0)),
             visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
-            visibility_source: fixed.get(if vis.is_some() { "signature" } else { "none" }),
+            visibility_source: if vis.is_some() {
+                strs.from_signature.clone()
+            } else {
+                strs.from_nothing.clone()
+            },
             module_id: None,
             language: Some(d.language.clone()),
             path: d.path.clone(),
@@ -935,35 +977,36 @@ fn resolve(
             start_col: span.col,
             end_line: span.end_line,
             end_col: span.end_col,
-            source: fixed.get(SOURCE),
-            backend_id: Some(sym.symbol.to_string()),
+            source: strs.source.clone(),
+            backend_id: Some(sym.symbol.clone()),
             body_hash: None,
-        };
-        let definition = Definition {
-            qualified_container,
-            disambiguator: parsed.disambiguator().to_string(),
-        };
-        (Some(definition), Some(row))
+        }
     });
     let resolved = Resolved {
-        valid: Ok(()),
         name,
         kind,
-        package_quirk,
-        definition,
+        unusual,
     };
     (resolved, row)
 }
 
-impl Resolved {
-    fn invalid(why: String) -> Resolved {
-        Resolved {
-            valid: Err(why),
-            name: String::new(),
-            kind: "unknown",
-            package_quirk: None,
-            definition: None,
-        }
+/// What resolving a stable-ID collision needs of one colliding definition: derived again from its
+/// symbol string (collisions are rare, so this is not kept for every symbol).
+struct Colliding {
+    qualified_container: String,
+    disambiguator: String,
+}
+
+impl Colliding {
+    fn new(sym: &GlobalSym, units: &[fingerprint::ScipUnit]) -> Option<Colliding> {
+        let Parsed::Global(parsed) = symbols::parse(&sym.symbol) else {
+            return None;
+        };
+        let (doc, _) = sym.best_def?;
+        Some(Colliding {
+            qualified_container: qualified_container(&parsed, &units[doc as usize]),
+            disambiguator: parsed.disambiguator().to_string(),
+        })
     }
 }
 
@@ -978,22 +1021,21 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         .par_iter()
         .map(|d| fingerprint::ScipUnit::new(&d.language, &d.path))
         .collect();
-    let fixed = FixedStrs::new();
+    let strs = RowStrs::new();
     let (resolved, mut rows): (Vec<Resolved>, Vec<Option<SymbolRow>>) = acc
         .syms
         .par_iter()
         .map(|sym| {
             let external = acc.external_kinds.get(&*sym.symbol).copied();
-            resolve(sym, external, &acc.docs, &units, &fixed, repo_id)
+            resolve(sym, external, &acc.docs, &units, &strs, repo_id)
         })
         .collect();
-    drop(units);
-    let ok: Vec<bool> = resolved.iter().map(|r| r.valid.is_ok()).collect();
+    let ok: Vec<bool> = resolved.iter().map(Resolved::is_valid).collect();
     let valid = |g: usize| ok[g];
     let mut records = std::mem::take(&mut acc.records);
-    if resolved.iter().any(|r| r.valid.is_err()) {
+    if ok.iter().any(|ok| !ok) {
         for (g, r) in resolved.iter().enumerate() {
-            if let Err(why) = &r.valid {
+            if let Some(why) = r.unusual.as_ref().and_then(|u| u.invalid.as_ref()) {
                 let sym = &acc.syms[g];
                 acc.tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
                 acc.warnings.push(mapping::unparsable_symbol_warning(
@@ -1026,7 +1068,10 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             .count() as i64,
     );
     let mut packages: FastMap<&str, ()> = FastMap::default();
-    for (quirk, package) in resolved.iter().filter_map(|r| r.package_quirk.as_ref()) {
+    for (quirk, package) in resolved
+        .iter()
+        .filter_map(|r| r.unusual.as_ref()?.package_quirk.as_ref())
+    {
         if packages.insert(package.as_str(), ()).is_none() {
             acc.tally.bump(quirk);
         }
@@ -1063,47 +1108,50 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         end_line: 0,
         end_col: 0,
     };
-    for mut members in colliding {
+    for members in colliding {
         collisions += members.len() as i64 - 1;
-        let key = |g: &u32| {
+        let mut members: Vec<(u32, Option<Colliding>)> = members
+            .into_iter()
+            .map(|g| (g, Colliding::new(&acc.syms[g as usize], &units)))
+            .collect();
+        let key = |(g, colliding): &(u32, Option<Colliding>)| {
             let s = &acc.syms[*g as usize];
             let (doc, span) = s.best_def.unwrap_or((0, no_span));
-            let disambiguated = resolved[*g as usize]
-                .definition
+            let disambiguated = colliding
                 .as_ref()
-                .is_some_and(|d| !d.disambiguator.is_empty());
+                .is_some_and(|c| !c.disambiguator.is_empty());
             (
                 disambiguated,
                 acc.docs[doc as usize].path.clone(),
                 span.line,
                 span.col,
-                s.symbol.to_string(),
+                s.symbol.clone(),
             )
         };
         members.sort_by_key(key);
         let mut used: HashSet<String> = HashSet::new();
-        for (k, &g) in members.iter().enumerate().skip(1) {
-            let r = &resolved[g as usize];
-            let (Some(def), Some(row)) = (r.definition.as_ref(), rows[g as usize].as_mut()) else {
+        for (k, (g, colliding)) in members.iter().enumerate().skip(1) {
+            let r = &resolved[*g as usize];
+            let (Some(c), Some(row)) = (colliding.as_ref(), rows[*g as usize].as_mut()) else {
                 continue;
             };
-            let disc = disambiguator_discriminator(&def.disambiguator)
+            let disc = disambiguator_discriminator(&c.disambiguator)
                 .filter(|d| !used.contains(d))
                 .unwrap_or_else(|| format!("n{k}"));
             used.insert(disc.clone());
             row.stable_id = fingerprint::symbol_id(
                 repo_id,
-                &def.qualified_container,
+                &c.qualified_container,
                 &r.name,
                 r.kind,
                 Some(&disc),
-            )
-            .into();
+            );
         }
     }
+    drop(units);
     acc.tally.add(quirks::STABLE_ID_COLLISIONS, collisions);
     let kinds: Vec<&'static str> = resolved.iter().map(|r| r.kind).collect();
-    let names: Vec<SharedStr> = resolved.into_iter().map(|r| r.name.into()).collect();
+    let names: Vec<SharedStr> = resolved.into_iter().map(|r| r.name).collect();
     let stable: Vec<Option<SharedStr>> = rows
         .iter()
         .map(|r| r.as_ref().map(|r| r.stable_id.clone()))
@@ -1119,7 +1167,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         .map(|(id, sym)| id.clone().unwrap_or_else(|| sym.symbol.clone()))
         .collect();
     let target = |g: u32| -> &SharedStr { &targets[g as usize] };
-    let source = fixed.get(SOURCE);
+    let source = strs.source.clone();
     let mut tables = ScipTables {
         symbols: symbol_rows,
         ..Default::default()

@@ -1277,7 +1277,7 @@ fn assign_ids(file: &FileInput<'_>, defs: &mut [Def<'_>]) {
     for ((qualified, name, kind), members) in groups {
         if members.len() == 1 {
             defs[members[0]].stable_id =
-                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, None).into();
+                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, None);
             continue;
         }
         let arities: Vec<Option<i32>> = members.iter().map(|&i| defs[i].arity).collect();
@@ -1311,7 +1311,7 @@ fn assign_ids(file: &FileInput<'_>, defs: &mut [Def<'_>]) {
         });
         for (&i, d) in members.iter().zip(discriminators) {
             defs[i].stable_id =
-                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, Some(&d)).into();
+                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, Some(&d));
         }
     }
 }

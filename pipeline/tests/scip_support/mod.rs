@@ -233,7 +233,7 @@ pub fn snapshot_counts(snap: &Snap) -> BTreeMap<String, usize> {
     let back: BTreeMap<String, String> = snap
         .symbols()
         .into_iter()
-        .filter_map(|s| Some((s.stable_id.to_string(), s.backend_id?)))
+        .filter_map(|s| Some((s.stable_id.to_string(), s.backend_id?.to_string())))
         .collect();
     let mut counts = BTreeMap::new();
     for o in snap.occurrences() {
