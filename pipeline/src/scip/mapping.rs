@@ -28,6 +28,7 @@
 use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+use std::ops::Range;
 use std::path::Path;
 
 use output_schema::manifest::Warning;
@@ -505,12 +506,27 @@ pub struct DocHeader {
     /// Number of `occurrences`.
     pub occurrences: usize,
     symbols: usize,
+    /// The bytes from the first occurrence field to the end of the last (other fields may lie
+    /// between), so the walk over occurrences skips nothing before or after them; the same for
+    /// symbols.
+    occurrence_bytes: Range<usize>,
+    symbol_bytes: Range<usize>,
+}
+
+/// Widens `range` (empty when nothing was found yet) to cover `field`.
+fn cover(range: &mut Range<usize>, field: Range<usize>) {
+    if range.start == range.end {
+        *range = field;
+    } else {
+        range.end = field.end;
+    }
 }
 
 /// Reads the header of an encoded `Document` (see the module doc).
 pub fn read_header(bytes: &[u8]) -> protobuf::Result<DocHeader> {
     let mut is = CodedInputStream::from_bytes(bytes);
     let mut header = DocHeader::default();
+    let mut at = is.pos() as usize;
     while let Some(tag) = is.read_raw_tag_or_eof()? {
         match tag {
             TAG_RELATIVE_PATH => is.read_string_into(&mut header.relative_path)?,
@@ -520,20 +536,23 @@ pub fn read_header(bytes: &[u8]) -> protobuf::Result<DocHeader> {
             TAG_OCCURRENCE => {
                 header.occurrences += 1;
                 is.skip_field(WireType::LengthDelimited)?;
+                cover(&mut header.occurrence_bytes, at..is.pos() as usize);
             }
             TAG_SYMBOL => {
                 header.symbols += 1;
                 is.skip_field(WireType::LengthDelimited)?;
+                cover(&mut header.symbol_bytes, at..is.pos() as usize);
             }
             tag => protobuf::rt::skip_field_for_tag(tag, &mut is)?,
         }
+        at = is.pos() as usize;
     }
     Ok(header)
 }
 
 /// Decodes the messages of one repeated field (`tag`) of an encoded `Document` in order, each into
 /// `message` (cleared first, so its buffers are reused) with the SCIP crate's decoder, and hands
-/// each to `each`.
+/// each to `each`. `bytes` is a whole number of fields (see [`DocHeader`]).
 fn for_each_message<M: Message>(
     bytes: &[u8],
     tag: u32,
@@ -701,7 +720,9 @@ fn convert_decoded(
         (0i64, 0i64, 0i64, 0i64, 0i64);
     let mut enclosing_elsewhere = 0i64;
     let mut message = Occurrence::new();
-    for_each_message(bytes, TAG_OCCURRENCE, &mut message, |o| {
+    let occurrence_bytes = &bytes[header.occurrence_bytes.clone()];
+    let symbol_bytes = &bytes[header.symbol_bytes.clone()];
+    for_each_message(occurrence_bytes, TAG_OCCURRENCE, &mut message, |o| {
         if o.symbol.is_empty() {
             no_symbol += 1;
             return;
@@ -768,7 +789,7 @@ fn convert_decoded(
 
     let mut seen_info: FastMap<u32, ()> = FastMap::default();
     let mut message = SymbolInformation::new();
-    for_each_message(bytes, TAG_SYMBOL, &mut message, |info| {
+    for_each_message(symbol_bytes, TAG_SYMBOL, &mut message, |info| {
         let sym = match table.classify(&mut info.symbol, &mut tally, &mut warnings, &path) {
             Class::Global(i) => i,
             Class::Local | Class::Invalid => return,

@@ -957,7 +957,7 @@ fn resolve(
             .and_then(|s| symbols::visibility(s, &d.language, &parsed, kind));
         SymbolRow {
             stable_id: fingerprint::symbol_id(repo_id, &qualified_container, &name, kind, None),
-            name: name.to_string(),
+            name: name.as_str().to_owned(),
             kind: strs.fixed.get(kind),
             container: parsed.container().map(SharedStr::from),
             signature: sym.signature.clone(),

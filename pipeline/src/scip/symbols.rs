@@ -80,16 +80,16 @@ impl ParsedSymbol {
 
     /// The name stored in `symbols.name` / `occurrences.name`. scip-python names a module
     /// `pkg/__init__:`; the module's name is then its namespace.
-    pub fn name(&self) -> String {
+    pub fn name(&self) -> &str {
         let own = self.own();
         if suffix(own) == Some(Suffix::Meta) && own.name == "__init__" {
             if let Some(parent) = self.container_descriptors().last() {
-                return parent.name.clone();
+                return &parent.name;
             }
         }
         match own.name.as_str() {
-            "<constructor>" => "constructor".to_string(),
-            n => n.to_string(),
+            "<constructor>" => "constructor",
+            n => n,
         }
     }
 
@@ -390,16 +390,13 @@ mod tests {
     #[test]
     fn names_kinds_and_containers_come_from_descriptors() {
         let m = global("scip-typescript npm pkg 1.0.0 src/`shapes.ts`/Circle#area().");
-        assert_eq!((m.name(), m.suffix_kind()), ("area".to_string(), "method"));
+        assert_eq!((m.name(), m.suffix_kind()), ("area", "method"));
         assert_eq!(m.container().as_deref(), Some("Circle"));
         assert_eq!(m.package_name, "pkg");
         let f = global("scip-typescript npm pkg 1.0.0 src/`shapes.ts`/square().");
         assert_eq!((f.suffix_kind(), f.container()), ("function", None));
         let c = global("scip-typescript npm pkg 1.0.0 src/`a.ts`/Circle#`<constructor>`().");
-        assert_eq!(
-            (c.name().as_str(), c.suffix_kind()),
-            ("constructor", "constructor")
-        );
+        assert_eq!((c.name(), c.suffix_kind()), ("constructor", "constructor"));
         let p = global("scip-typescript npm pkg 1.0.0 src/`a.ts`/square().(x)");
         assert_eq!(
             (p.suffix_kind(), p.container().as_deref()),
@@ -412,10 +409,7 @@ mod tests {
         assert_eq!(i.container().as_deref(), Some("impl Circle"));
         assert!(!i.in_trait_impl());
         let py = global("scip-python python fx 0.1 `shapes.geometry`/__init__:");
-        assert_eq!(
-            (py.name().as_str(), py.suffix_kind()),
-            ("shapes.geometry", "module")
-        );
+        assert_eq!((py.name(), py.suffix_kind()), ("shapes.geometry", "module"));
         assert_eq!(global("a b c d m!").suffix_kind(), "macro");
         assert_eq!(global("a b c d T#[U]").suffix_kind(), "type_parameter");
         assert_eq!(global("a b c d x/y/").suffix_kind(), "module");
