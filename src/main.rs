@@ -72,7 +72,10 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Snapshot(args) => cmd::snapshot::run(args),
+        Command::Snapshot(args) => {
+            pipeline::allocator::keep_freed_memory();
+            cmd::snapshot::run(args)
+        }
         Command::Query(args) => cmd::query::run(args),
         Command::Diff(args) => cmd::diff::run(args),
         Command::Schema(args) => cmd::schema::run(args),

@@ -10,6 +10,8 @@ use output_schema::Stage;
 use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions};
 
 fn main() {
+    // As `ckb snapshot` does.
+    pipeline::allocator::keep_freed_memory();
     let mut opts = SnapshotOptions::default();
     let mut args = std::env::args().skip(1);
     let mut root = None;

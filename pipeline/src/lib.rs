@@ -8,6 +8,7 @@
 //! Architecture invariant: this crate knows the snapshot format only through `output-schema`, never
 //! prints (progress goes through [`Progress`]), and knows nothing about queries or the CLI.
 
+pub mod allocator;
 pub mod error;
 pub mod fast_map;
 pub mod fingerprint;
