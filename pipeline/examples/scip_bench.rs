@@ -172,23 +172,16 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = args.first().map(String::as_str).unwrap_or_else(|| usage());
     match mode {
-        "decode" => {
+        "decode" | "messages" => {
             let index = PathBuf::from(args.get(1).unwrap_or_else(|| usage()));
             let (t, cpu, faults) = (Instant::now(), cpu_millis(), minor_faults());
-            let (docs, occs) = decode(&index);
+            let (docs, occs) = if mode == "decode" {
+                decode(&index)
+            } else {
+                decode_messages(&index)
+            };
             println!(
-                "mode=decode documents={docs} occurrences={occs} faults={} cpu_millis={} millis={}",
-                minor_faults() - faults,
-                cpu_millis() - cpu,
-                t.elapsed().as_millis()
-            );
-        }
-        "messages" => {
-            let index = PathBuf::from(args.get(1).unwrap_or_else(|| usage()));
-            let (t, cpu, faults) = (Instant::now(), cpu_millis(), minor_faults());
-            let (docs, occs) = decode_messages(&index);
-            println!(
-                "mode=messages documents={docs} occurrences={occs} faults={} cpu_millis={} millis={}",
+                "mode={mode} documents={docs} occurrences={occs} faults={} cpu_millis={} millis={}",
                 minor_faults() - faults,
                 cpu_millis() - cpu,
                 t.elapsed().as_millis()

@@ -988,6 +988,22 @@ mod tests {
         assert_eq!(lines.line(3), None);
     }
 
+    /// A conversion environment with no files on disk (the root does not exist).
+    fn test_env<'a>(
+        files: &'a HashMap<String, String>,
+        covered: &'a HashSet<String>,
+        default_encoding: Encoding,
+    ) -> DocEnv<'a> {
+        DocEnv {
+            root: Path::new("/nonexistent"),
+            prefix: "",
+            files,
+            covered_before: covered,
+            default_encoding,
+            max_occurrences: 100,
+        }
+    }
+
     fn occ(sym: u32, span: (i32, i32, i32, i32), def: Option<(i32, i32, i32, i32)>) -> DocOcc {
         let s = |t: (i32, i32, i32, i32)| Span {
             line: t.0,
@@ -1029,14 +1045,7 @@ mod tests {
         }
         let files = HashMap::from([("src/a.rs".to_string(), "rust".to_string())]);
         let covered = HashSet::new();
-        let env = DocEnv {
-            root: Path::new("/nonexistent"),
-            prefix: "",
-            files: &files,
-            covered_before: &covered,
-            default_encoding: Encoding::Utf8,
-            max_occurrences: 100,
-        };
+        let env = test_env(&files, &covered, Encoding::Utf8);
         let bytes = doc.write_to_bytes().expect("encode");
         let (6, DocOutcome::Facts(facts)) = convert(&bytes, &env) else {
             panic!("converted")
@@ -1091,14 +1100,7 @@ mod tests {
 
         let files = HashMap::from([("src/a.ts".to_string(), "typescript".to_string())]);
         let covered = HashSet::new();
-        let env = DocEnv {
-            root: Path::new("/nonexistent"),
-            prefix: "",
-            files: &files,
-            covered_before: &covered,
-            default_encoding: Encoding::Utf16,
-            max_occurrences: 100,
-        };
+        let env = test_env(&files, &covered, Encoding::Utf16);
         let split = convert(&bytes, &env);
         let whole = convert(&merged.write_to_bytes().expect("encode"), &env);
         assert_eq!(format!("{split:?}"), format!("{whole:?}"));
