@@ -539,10 +539,13 @@ fn unit_descriptor_count(fam: &str, module_segments: usize, descriptors: &[Descr
 
 /// The name of a SCIP descriptor as the fingerprint uses it (`<constructor>` → `constructor`).
 pub fn scip_name(descriptor: &Descriptor) -> String {
-    let name = descriptor.name.trim_matches('`');
-    match name {
-        "<constructor>" => "constructor".to_string(),
-        _ => name.to_string(),
+    scip_name_str(descriptor).to_string()
+}
+
+fn scip_name_str(descriptor: &Descriptor) -> &str {
+    match descriptor.name.trim_matches('`') {
+        "<constructor>" => "constructor",
+        name => name,
     }
 }
 
@@ -580,7 +583,19 @@ impl ScipUnit {
         let fam = self.family.as_str();
         let skip = unit_descriptor_count(fam, self.modules.len(), container_descriptors);
         let rest = &container_descriptors[skip..];
-        let mut scopes = Vec::new();
+        // Assembled in place (what `assemble` does): this runs once per defined symbol, so the
+        // unit and module segments are not cloned for it.
+        let mut out = String::with_capacity(self.unit.len() + 64);
+        out.push_str(&self.unit);
+        let mut push = |scope: &str| {
+            if !scope.is_empty() {
+                out.push_str("::");
+                out.push_str(scope);
+            }
+        };
+        for module in &self.modules {
+            push(module);
+        }
         let mut i = 0;
         while i < rest.len() {
             let d = &rest[i];
@@ -591,7 +606,7 @@ impl ScipUnit {
                     .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
                     .collect();
                 if let Some(self_ty) = params.first() {
-                    scopes.push(impl_scope(
+                    push(&impl_scope(
                         &self_ty.name,
                         params.get(1).map(|t| t.name.as_str()),
                     ));
@@ -601,14 +616,11 @@ impl ScipUnit {
             }
             match suffix(d) {
                 Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
-                _ => scopes.push(scip_name(d)),
+                _ => push(scip_name_str(d)),
             }
             i += 1;
         }
-        assemble(
-            self.unit.clone(),
-            self.modules.iter().cloned().chain(scopes),
-        )
+        out
     }
 }
 
