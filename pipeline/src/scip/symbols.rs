@@ -133,7 +133,15 @@ impl ParsedSymbol {
             .take_while(|d| matches!(suffix(d), Some(Suffix::Namespace) | Some(Suffix::Package)))
             .count();
         let rest = &descs[start..];
-        let mut scopes: Vec<String> = Vec::new();
+        // Joined as it goes (once per defined symbol): no String per scope.
+        let mut joined: Option<String> = None;
+        let mut push = |scope: &str| match joined.as_mut() {
+            Some(j) => {
+                j.push_str("::");
+                j.push_str(scope);
+            }
+            None => joined = Some(scope.to_string()),
+        };
         let mut i = 0;
         while i < rest.len() {
             let d = &rest[i];
@@ -144,7 +152,7 @@ impl ParsedSymbol {
                     .map(|p| p.name.as_str())
                     .collect();
                 if let Some(self_ty) = params.first() {
-                    scopes.push(match params.get(1) {
+                    push(&match params.get(1) {
                         Some(tr) => format!("impl {tr} for {self_ty}"),
                         None => format!("impl {self_ty}"),
                     });
@@ -154,14 +162,14 @@ impl ParsedSymbol {
             }
             match suffix(d) {
                 Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
-                _ => scopes.push(match d.name.as_str() {
-                    "<constructor>" => "constructor".to_string(),
-                    n => n.to_string(),
+                _ => push(match d.name.as_str() {
+                    "<constructor>" => "constructor",
+                    n => n,
                 }),
             }
             i += 1;
         }
-        (!scopes.is_empty()).then(|| scopes.join("::"))
+        joined
     }
 
     /// Whether the symbol sits inside a Rust trait implementation (`impl#[Self][Trait]`), whose
