@@ -80,12 +80,18 @@ pub fn kind_family(kind: &str) -> &str {
 
 /// The fingerprint of (qualified container, name, kind family).
 pub fn fingerprint(qualified_container: &str, name: &str, kind: &str) -> String {
+    let digits = fingerprint_digits(qualified_container, name, kind);
+    String::from_utf8_lossy(&digits[..ids::FINGERPRINT_HEX_LEN]).into_owned()
+}
+
+/// The hex digits [`fingerprint`] keeps the first [`ids::FINGERPRINT_HEX_LEN`] of, on the stack.
+fn fingerprint_digits(qualified_container: &str, name: &str, kind: &str) -> [u8; 64] {
     let fields = [
         qualified_container.as_bytes(),
         name.as_bytes(),
         kind_family(kind).as_bytes(),
     ];
-    field_hash_hex("ckb.symbol.v1", &fields, ids::FINGERPRINT_HEX_LEN)
+    field_hash_digits("ckb.symbol.v1", &fields)
 }
 
 /// The stable ID of a symbol, with an optional overload discriminator (see [`discriminators`]).
@@ -96,13 +102,8 @@ pub fn symbol_id(
     kind: &str,
     discriminator: Option<&str>,
 ) -> SharedStr {
-    let fields = [
-        qualified_container.as_bytes(),
-        name.as_bytes(),
-        kind_family(kind).as_bytes(),
-    ];
     // The digits of `fingerprint`, never put in a string of their own.
-    let digits = field_hash_digits("ckb.symbol.v1", &fields);
+    let digits = fingerprint_digits(qualified_container, name, kind);
     let fp = std::str::from_utf8(&digits[..ids::FINGERPRINT_HEX_LEN]).unwrap_or_default();
     ids::shared_stable_id(repo_id, fp, discriminator)
 }
@@ -290,15 +291,22 @@ fn unit(language: &str, path: &str) -> (String, Vec<String>) {
     }
 }
 
-fn assemble(unit: String, scopes: impl IntoIterator<Item = String>) -> String {
-    let mut out = unit;
-    for s in scopes {
-        if !s.is_empty() {
-            out.push_str("::");
-            out.push_str(&s);
+/// A qualified container being assembled: the unit, then each non-empty scope after `::`.
+struct Qualified(String);
+
+impl Qualified {
+    fn new(unit: &str) -> Qualified {
+        let mut out = String::with_capacity(unit.len() + 64);
+        out.push_str(unit);
+        Qualified(out)
+    }
+
+    fn push(&mut self, scope: &str) {
+        if !scope.is_empty() {
+            self.0.push_str("::");
+            self.0.push_str(scope);
         }
     }
-    out
 }
 
 /// Splits on `sep` outside `<>`, `()`, `[]`, `{}` and backticks.
@@ -500,7 +508,11 @@ pub fn qualify_source(language: &str, path: &str, container: Option<&str>) -> St
         Some(c) if !c.trim().is_empty() => source_scopes(fam, c),
         _ => Vec::new(),
     };
-    assemble(unit, modules.into_iter().chain(scopes))
+    let mut out = Qualified::new(&unit);
+    for scope in modules.iter().chain(&scopes) {
+        out.push(scope);
+    }
+    out.0
 }
 
 fn suffix(d: &Descriptor) -> Option<Suffix> {
@@ -583,18 +595,11 @@ impl ScipUnit {
         let fam = self.family.as_str();
         let skip = unit_descriptor_count(fam, self.modules.len(), container_descriptors);
         let rest = &container_descriptors[skip..];
-        // Assembled in place (what `assemble` does): this runs once per defined symbol, so the
-        // unit and module segments are not cloned for it.
-        let mut out = String::with_capacity(self.unit.len() + 64);
-        out.push_str(&self.unit);
-        let mut push = |scope: &str| {
-            if !scope.is_empty() {
-                out.push_str("::");
-                out.push_str(scope);
-            }
-        };
+        // This runs once per defined symbol: the unit and module segments are borrowed, not
+        // cloned, and no scope gets a String of its own.
+        let mut out = Qualified::new(&self.unit);
         for module in &self.modules {
-            push(module);
+            out.push(module);
         }
         let mut i = 0;
         while i < rest.len() {
@@ -606,7 +611,7 @@ impl ScipUnit {
                     .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
                     .collect();
                 if let Some(self_ty) = params.first() {
-                    push(&impl_scope(
+                    out.push(&impl_scope(
                         &self_ty.name,
                         params.get(1).map(|t| t.name.as_str()),
                     ));
@@ -616,11 +621,11 @@ impl ScipUnit {
             }
             match suffix(d) {
                 Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
-                _ => push(scip_name_str(d)),
+                _ => out.push(scip_name_str(d)),
             }
             i += 1;
         }
-        out
+        out.0
     }
 }
 

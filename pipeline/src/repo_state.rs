@@ -64,15 +64,18 @@ impl FieldHasher {
 /// hashed in one call (IDs are hashed by the hundred thousand, and each incremental update of
 /// blake3 has a fixed cost larger than hashing a short field).
 pub(crate) fn field_hash_hex(domain: &str, fields: &[&[u8]], len: usize) -> String {
-    let digits = field_hash_digits(domain, fields);
-    std::str::from_utf8(&digits[..len.min(64)])
-        .unwrap_or_default()
-        .to_string()
+    hex_prefix(&field_hash(domain, fields), len)
 }
 
 /// All 64 hex digits of [`field_hash_hex`], on the stack, for callers that place them into a
 /// string of their own.
 pub(crate) fn field_hash_digits(domain: &str, fields: &[&[u8]]) -> [u8; 64] {
+    hex_digits(&field_hash(domain, fields))
+}
+
+/// The hash behind [`field_hash_hex`]: each field (the domain first) as its length, 8 bytes little
+/// endian, then its bytes, exactly as [`FieldHasher`] feeds them.
+fn field_hash(domain: &str, fields: &[&[u8]]) -> blake3::Hash {
     /// Inputs up to this size (nearly every ID) are laid out on the stack, not in a new `Vec`.
     const STACK_BYTES: usize = 512;
     let total =
@@ -91,7 +94,7 @@ pub(crate) fn field_hash_digits(domain: &str, fields: &[&[u8]]) -> [u8; 64] {
         buf[at + 8..at + 8 + field.len()].copy_from_slice(field);
         at += 8 + field.len();
     }
-    hex_digits(&blake3::hash(buf))
+    blake3::hash(buf)
 }
 
 /// The first `len` lowercase hex digits of `hash` (at most 64).
