@@ -503,8 +503,7 @@ pub struct DocHeader {
     language: String,
     text: String,
     position_encoding: EnumOrUnknown<PositionEncoding>,
-    /// Number of `occurrences`.
-    pub occurrences: usize,
+    occurrences: usize,
     symbols: usize,
     /// The bytes from the first occurrence field to the end of the last (other fields may lie
     /// between), so the walk over occurrences skips nothing before or after them; the same for

@@ -315,18 +315,38 @@ struct UsedDoc {
 }
 
 /// One shared copy of each fixed string the symbol rows repeat (kinds, visibilities, their
-/// sources), so that a row costs no allocation for them.
-struct FixedStrs(FastMap<&'static str, SharedStr>);
+/// sources), so that a row costs no allocation for them. The few every row names are kept apart,
+/// so that they are not looked up per row.
+struct FixedStrs {
+    by_name: FastMap<&'static str, SharedStr>,
+    source: SharedStr,
+    from_signature: SharedStr,
+    from_nothing: SharedStr,
+    unknown: SharedStr,
+}
 
 impl FixedStrs {
     fn new() -> FixedStrs {
         let mut names = symbols::fixed_names();
         names.extend([SOURCE, "signature", "none"]);
-        FixedStrs(names.into_iter().map(|n| (n, SharedStr::from(n))).collect())
+        let by_name: FastMap<&'static str, SharedStr> =
+            names.into_iter().map(|n| (n, SharedStr::from(n))).collect();
+        FixedStrs {
+            source: Self::lookup(&by_name, SOURCE),
+            from_signature: Self::lookup(&by_name, "signature"),
+            from_nothing: Self::lookup(&by_name, "none"),
+            unknown: Self::lookup(&by_name, "unknown"),
+            by_name,
+        }
     }
 
     fn get(&self, name: &'static str) -> SharedStr {
-        self.0
+        Self::lookup(&self.by_name, name)
+    }
+
+    /// The shared copy of `name`, or a new one for a name missing from the list.
+    fn lookup(by_name: &FastMap<&'static str, SharedStr>, name: &'static str) -> SharedStr {
+        by_name
             .get(name)
             .cloned()
             .unwrap_or_else(|| SharedStr::from(name))
@@ -870,7 +890,6 @@ struct Resolved {
     unusual: Option<Box<Unusual>>,
 }
 
-#[derive(Default)]
 struct Unusual {
     /// An error when the SCIP symbol parser rejects the string (with its reason).
     invalid: Option<String>,
@@ -885,28 +904,6 @@ impl Resolved {
     }
 }
 
-/// One shared copy of each fixed string a symbol row names.
-struct RowStrs {
-    fixed: FixedStrs,
-    source: SharedStr,
-    from_signature: SharedStr,
-    from_nothing: SharedStr,
-    unknown: SharedStr,
-}
-
-impl RowStrs {
-    fn new() -> RowStrs {
-        let fixed = FixedStrs::new();
-        RowStrs {
-            source: fixed.get(SOURCE),
-            from_signature: fixed.get("signature"),
-            from_nothing: fixed.get("none"),
-            unknown: fixed.get("unknown"),
-            fixed,
-        }
-    }
-}
-
 /// Parses one symbol string (the SCIP crate's parser) and derives what the tables need from it: the
 /// facts, and for a symbol this index defines its row, with the stable ID it gets unless another
 /// symbol collides with it. The rows are kept apart from the facts so that they can become the
@@ -916,7 +913,7 @@ fn resolve(
     external_kind: Option<&'static str>,
     docs: &[UsedDoc],
     units: &[fingerprint::ScipUnit],
-    strs: &RowStrs,
+    strs: &FixedStrs,
     repo_id: &str,
 ) -> (Resolved, Option<SymbolRow>) {
     let invalid = |why: String| {
@@ -958,12 +955,12 @@ fn resolve(
         SymbolRow {
             stable_id: fingerprint::symbol_id(repo_id, &qualified_container, &name, kind, None),
             name: name.as_str().to_owned(),
-            kind: strs.fixed.get(kind),
+            kind: strs.get(kind),
             container: parsed.container().map(SharedStr::from),
             signature: sym.signature.clone(),
             arity: None,
             definition_version_id: fingerprint::definition_version_id(sym.signature.as_deref()),
-            visibility: vis.map_or_else(|| strs.unknown.clone(), |v| strs.fixed.get(v.0)),
+            visibility: vis.map_or_else(|| strs.unknown.clone(), |v| strs.get(v.0)),
             visibility_confidence: vis.map(|v| v.1).unwrap_or(0.0),
             visibility_source: if vis.is_some() {
                 strs.from_signature.clone()
@@ -1021,7 +1018,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
         .par_iter()
         .map(|d| fingerprint::ScipUnit::new(&d.language, &d.path))
         .collect();
-    let strs = RowStrs::new();
+    let strs = FixedStrs::new();
     let (resolved, mut rows): (Vec<Resolved>, Vec<Option<SymbolRow>>) = acc
         .syms
         .par_iter()
