@@ -58,8 +58,8 @@
 //! SCIP names are unescaped by the parser; `<constructor>` becomes `constructor` ([`scip_name`]).
 
 use output_schema::{ids, SharedStr};
+use scip::symbol::DescriptorRef;
 use scip::types::descriptor::Suffix;
-use scip::types::Descriptor;
 
 use crate::repo_state::{field_hash_digits, field_hash_hex};
 
@@ -515,11 +515,11 @@ pub fn qualify_source(language: &str, path: &str, container: Option<&str>) -> St
     out.0
 }
 
-fn suffix(d: &Descriptor) -> Option<Suffix> {
-    d.suffix.enum_value().ok()
+fn suffix(d: &DescriptorRef<'_>) -> Option<Suffix> {
+    Some(d.suffix)
 }
 
-fn is_namespace(d: &Descriptor) -> bool {
+fn is_namespace(d: &DescriptorRef<'_>) -> bool {
     matches!(suffix(d), Some(Suffix::Namespace) | Some(Suffix::Package))
 }
 
@@ -528,7 +528,11 @@ const SOURCE_EXTENSIONS: &[&str] = &[
 ];
 
 /// How many leading descriptors name the unit itself (see the module doc's table).
-fn unit_descriptor_count(fam: &str, module_segments: usize, descriptors: &[Descriptor]) -> usize {
+fn unit_descriptor_count(
+    fam: &str,
+    module_segments: usize,
+    descriptors: &[DescriptorRef<'_>],
+) -> usize {
     let leading = descriptors.iter().take_while(|d| is_namespace(d)).count();
     match fam {
         "rust" => {
@@ -550,11 +554,11 @@ fn unit_descriptor_count(fam: &str, module_segments: usize, descriptors: &[Descr
 }
 
 /// The name of a SCIP descriptor as the fingerprint uses it (`<constructor>` → `constructor`).
-pub fn scip_name(descriptor: &Descriptor) -> String {
+pub fn scip_name(descriptor: &DescriptorRef<'_>) -> String {
     scip_name_str(descriptor).to_string()
 }
 
-fn scip_name_str(descriptor: &Descriptor) -> &str {
+fn scip_name_str<'a>(descriptor: &'a DescriptorRef<'_>) -> &'a str {
     match descriptor.name.trim_matches('`') {
         "<constructor>" => "constructor",
         name => name,
@@ -565,7 +569,11 @@ fn scip_name_str(descriptor: &Descriptor) -> &str {
 /// `files.language` `language`), from its parsed descriptors without the last one (the symbol's
 /// own). Normalized to the same form as [`qualify_source`]; the package (manager, name and version)
 /// never takes part. [`ScipUnit`] does the same for many symbols of one file.
-pub fn qualify_scip(language: &str, path: &str, container_descriptors: &[Descriptor]) -> String {
+pub fn qualify_scip(
+    language: &str,
+    path: &str,
+    container_descriptors: &[DescriptorRef<'_>],
+) -> String {
     ScipUnit::new(language, path).qualify(container_descriptors)
 }
 
@@ -591,7 +599,7 @@ impl ScipUnit {
     }
 
     /// [`qualify_scip`] for a symbol defined in this file.
-    pub fn qualify(&self, container_descriptors: &[Descriptor]) -> String {
+    pub fn qualify(&self, container_descriptors: &[DescriptorRef<'_>]) -> String {
         let fam = self.family.as_str();
         let skip = unit_descriptor_count(fam, self.modules.len(), container_descriptors);
         let rest = &container_descriptors[skip..];
@@ -606,14 +614,14 @@ impl ScipUnit {
             let d = &rest[i];
             let is_impl = fam == "rust" && d.name == "impl" && suffix(d) == Some(Suffix::Type);
             if is_impl {
-                let params: Vec<&Descriptor> = rest[i + 1..]
+                let params: Vec<&DescriptorRef<'_>> = rest[i + 1..]
                     .iter()
                     .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
                     .collect();
                 if let Some(self_ty) = params.first() {
                     out.push(&impl_scope(
                         &self_ty.name,
-                        params.get(1).map(|t| t.name.as_str()),
+                        params.get(1).map(|t| t.name.as_ref()),
                     ));
                     i += 1 + params.len();
                     continue;
@@ -633,15 +641,16 @@ impl ScipUnit {
 mod tests {
     use super::*;
 
-    fn desc(name: &str, suffix: Suffix) -> Descriptor {
-        let mut d = Descriptor::new();
-        d.name = name.to_string();
-        d.suffix = suffix.into();
-        d
+    fn desc(name: &str, suffix: Suffix) -> DescriptorRef<'_> {
+        DescriptorRef {
+            name: name.into(),
+            disambiguator: "".into(),
+            suffix,
+        }
     }
 
-    fn container_of(symbol: &str) -> Vec<Descriptor> {
-        let mut s = scip::symbol::parse_symbol(symbol).expect("test symbol parses");
+    fn container_of(symbol: &str) -> Vec<DescriptorRef<'_>> {
+        let mut s = scip::symbol::parse_symbol_ref(symbol).expect("test symbol parses");
         s.descriptors.pop();
         s.descriptors
     }

@@ -51,7 +51,7 @@ fn table(defs: &[Def]) -> Vec<SymbolRow> {
         .iter()
         .map(|d| match d.scip {
             Some(symbol) => {
-                let mut s = scip::symbol::parse_symbol(symbol).expect("fixture symbol parses");
+                let mut s = scip::symbol::parse_symbol_ref(symbol).expect("fixture symbol parses");
                 s.descriptors.pop();
                 qualify_scip(d.lang, d.path, &s.descriptors)
             }

@@ -141,7 +141,7 @@ fn rust_analyzer_definitions_get_the_tree_sitter_container() {
             if !is_def || scip::symbol::is_local_symbol(&occ.symbol) {
                 continue;
             }
-            let Ok(mut sym) = scip::symbol::parse_symbol(&occ.symbol) else {
+            let Ok(mut sym) = scip::symbol::parse_symbol_ref(&occ.symbol) else {
                 continue;
             };
             let Some(last) = sym.descriptors.pop() else {

@@ -124,3 +124,34 @@ fn descriptor_name_errors_describe_the_parser_where_the_name_began() {
     let names: Vec<&str> = parsed.descriptors.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["日`本", "é"]);
 }
+
+#[test]
+fn the_borrowing_parse_copies_only_names_whose_escapes_it_undoes() {
+    use std::borrow::Cow;
+    let symbol = "scip-python python fx 58a4c3e2f1d0 `a``b`/`c d`#m(+1).";
+    let parsed = scip::symbol::parse_symbol_ref(symbol).expect("accepted");
+    assert_eq!(
+        parsed.clone().into_owned(),
+        parse_symbol(symbol).expect("accepted")
+    );
+    let package = parsed.package.as_ref().expect("package");
+    for field in [
+        &parsed.scheme,
+        &package.manager,
+        &package.name,
+        &package.version,
+    ] {
+        assert!(matches!(field, Cow::Borrowed(_)), "{field:?}");
+    }
+    let names: Vec<(&str, bool)> = parsed
+        .descriptors
+        .iter()
+        .map(|d| (d.name.as_ref(), matches!(d.name, Cow::Borrowed(_))))
+        .collect();
+    // Only the doubled backtick had to be undone; a backticked name without one is a slice.
+    assert_eq!(names, [("a`b", false), ("c d", true), ("m", true)]);
+    assert!(matches!(
+        parsed.descriptors[2].disambiguator,
+        Cow::Borrowed("+1")
+    ));
+}

@@ -474,7 +474,7 @@ impl Accum {
 /// The qualified container of a defined SCIP symbol: the identity stage's normalization
 /// ([`fingerprint::qualify_scip`]), so that tree-sitter and SCIP agree, with the unit of the
 /// defining file. The package version is deliberately not passed.
-fn qualified_container(parsed: &ParsedSymbol, unit: &fingerprint::ScipUnit) -> String {
+fn qualified_container(parsed: &ParsedSymbol<'_>, unit: &fingerprint::ScipUnit) -> String {
     unit.qualify(parsed.container_descriptors())
 }
 
@@ -942,7 +942,7 @@ fn resolve(
         let key = [&parsed.manager, &parsed.package_name, &parsed.version];
         Box::new(Unusual {
             invalid: None,
-            package_quirk: Some((q, key.map(|k| k.as_str()).join(" "))),
+            package_quirk: Some((q, key.map(|k| k.as_ref()).join(" "))),
         })
     });
     let row = sym.best_def.map(|(doc, span)| {

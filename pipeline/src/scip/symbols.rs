@@ -2,44 +2,49 @@
 //! visibility, read from the descriptors that `scip::symbol::parse_symbol` returns (never by
 //! splitting the string) and from `SymbolInformation`.
 
+use std::borrow::Cow;
+
+use scip::symbol::{DescriptorRef, SymbolRef};
 use scip::types::descriptor::Suffix;
 use scip::types::symbol_information::Kind;
-use scip::types::{Descriptor, Symbol};
 
-/// A parsed global symbol.
+/// A parsed global symbol. Its names borrow from the symbol string (the parser copies a name only
+/// where it undoes an escape): a stage parses every distinct symbol of an index once, and copying
+/// each name out was a quarter of the parse.
 #[derive(Clone, Debug)]
-pub struct ParsedSymbol {
+pub struct ParsedSymbol<'a> {
     /// Package manager (`npm`, `cargo`, `python`, …; empty when `.`).
-    pub manager: String,
+    pub manager: Cow<'a, str>,
     /// Package name (empty when `.`).
-    pub package_name: String,
+    pub package_name: Cow<'a, str>,
     /// Package version (never part of an ID).
-    pub version: String,
+    pub version: Cow<'a, str>,
     /// Every descriptor, the symbol's own last.
-    pub descriptors: Vec<Descriptor>,
+    pub descriptors: Vec<DescriptorRef<'a>>,
 }
 
 /// How a symbol string parses.
 #[derive(Debug)]
-pub enum Parsed {
+pub enum Parsed<'a> {
     /// A global symbol.
-    Global(ParsedSymbol),
+    Global(ParsedSymbol<'a>),
     /// `local N`: unique only within its document.
     Local,
     /// Rejected by the parser (or a global symbol without descriptors).
     Invalid(String),
 }
 
-/// Parses a symbol string with the SCIP crate's parser.
-pub fn parse(symbol: &str) -> Parsed {
+/// Parses a symbol string with the SCIP crate's parser (`parse_symbol_ref`, the form of
+/// `parse_symbol` that borrows its names).
+pub fn parse(symbol: &str) -> Parsed<'_> {
     if scip::symbol::is_local_symbol(symbol) {
-        return match scip::symbol::parse_symbol(symbol) {
+        return match scip::symbol::parse_symbol_ref(symbol) {
             Ok(_) => Parsed::Local,
             Err(e) => Parsed::Invalid(format!("{e:?}")),
         };
     }
-    match scip::symbol::parse_symbol(symbol) {
-        Ok(Symbol {
+    match scip::symbol::parse_symbol_ref(symbol) {
+        Ok(SymbolRef {
             package,
             descriptors,
             ..
@@ -47,7 +52,7 @@ pub fn parse(symbol: &str) -> Parsed {
             if descriptors.is_empty() {
                 return Parsed::Invalid("no descriptors".into());
             }
-            let (manager, package_name, version) = match package.into_option() {
+            let (manager, package_name, version) = match package {
                 Some(p) => (p.manager, p.name, p.version),
                 None => Default::default(),
             };
@@ -62,19 +67,19 @@ pub fn parse(symbol: &str) -> Parsed {
     }
 }
 
-fn suffix(d: &Descriptor) -> Option<Suffix> {
-    d.suffix.enum_value().ok()
+fn suffix(d: &DescriptorRef<'_>) -> Option<Suffix> {
+    Some(d.suffix)
 }
 
-impl ParsedSymbol {
+impl<'a> ParsedSymbol<'a> {
     /// The symbol's own descriptor.
-    pub fn own(&self) -> &Descriptor {
+    pub fn own(&self) -> &DescriptorRef<'a> {
         // `parse` only builds symbols with at least one descriptor.
         &self.descriptors[self.descriptors.len() - 1]
     }
 
     /// The descriptors of the enclosing scopes (all but the last).
-    pub fn container_descriptors(&self) -> &[Descriptor] {
+    pub fn container_descriptors(&self) -> &[DescriptorRef<'a>] {
         &self.descriptors[..self.descriptors.len() - 1]
     }
 
@@ -87,7 +92,7 @@ impl ParsedSymbol {
                 return &parent.name;
             }
         }
-        match own.name.as_str() {
+        match own.name.as_ref() {
             "<constructor>" => "constructor",
             n => n,
         }
@@ -149,7 +154,7 @@ impl ParsedSymbol {
                 let params: Vec<&str> = rest[i + 1..]
                     .iter()
                     .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
-                    .map(|p| p.name.as_str())
+                    .map(|p| p.name.as_ref())
                     .collect();
                 if let Some(self_ty) = params.first() {
                     push(&match params.get(1) {
@@ -162,7 +167,7 @@ impl ParsedSymbol {
             }
             match suffix(d) {
                 Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
-                _ => push(match d.name.as_str() {
+                _ => push(match d.name.as_ref() {
                     "<constructor>" => "constructor",
                     n => n,
                 }),
@@ -311,7 +316,7 @@ pub const MAX_SIGNATURE_BYTES: usize = 512;
 pub fn visibility(
     signature: &str,
     language: &str,
-    symbol: &ParsedSymbol,
+    symbol: &ParsedSymbol<'_>,
     kind: &str,
 ) -> Option<(&'static str, f64)> {
     let words: Vec<&str> = signature
@@ -388,7 +393,7 @@ pub fn version_quirk(version: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    fn global(s: &str) -> ParsedSymbol {
+    fn global(s: &str) -> ParsedSymbol<'_> {
         match parse(s) {
             Parsed::Global(p) => p,
             other => panic!("{s}: {other:?}"),

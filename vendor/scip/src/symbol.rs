@@ -3,6 +3,7 @@
 use crate::types::{descriptor, Descriptor};
 use crate::types::{Package, Symbol};
 use protobuf::{MessageField, SpecialFields};
+use std::borrow::Cow;
 
 #[non_exhaustive]
 #[derive(Debug, PartialEq)]
@@ -169,16 +170,94 @@ impl Symbol {
 }
 
 pub fn parse_symbol(symbol: &str) -> Result<Symbol, SymbolError> {
-    fn dot(s: String) -> String {
-        if s.as_str() == "." {
-            "".to_string()
+    // CKB-PATCH: the parse itself is `parse_symbol_ref`; this owned form copies its names out.
+    parse_symbol_ref(symbol).map(SymbolRef::into_owned)
+}
+
+/// CKB-PATCH: a parsed symbol whose names borrow from the symbol string (a name is owned only
+/// where an escape had to be undone). [`parse_symbol`] is this, copied into a [`Symbol`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SymbolRef<'a> {
+    pub scheme: Cow<'a, str>,
+    /// `None` when the manager, name and version are all empty (`.`), as in [`Symbol`].
+    pub package: Option<PackageRef<'a>>,
+    pub descriptors: Vec<DescriptorRef<'a>>,
+}
+
+/// CKB-PATCH: the borrowed form of [`Package`]; `.` reads as the empty string, as there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackageRef<'a> {
+    pub manager: Cow<'a, str>,
+    pub name: Cow<'a, str>,
+    pub version: Cow<'a, str>,
+}
+
+/// CKB-PATCH: the borrowed form of [`Descriptor`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DescriptorRef<'a> {
+    pub name: Cow<'a, str>,
+    pub disambiguator: Cow<'a, str>,
+    pub suffix: descriptor::Suffix,
+}
+
+impl DescriptorRef<'_> {
+    pub fn into_owned(self) -> Descriptor {
+        Descriptor {
+            name: self.name.into_owned(),
+            disambiguator: self.disambiguator.into_owned(),
+            suffix: self.suffix.into(),
+            special_fields: SpecialFields::default(),
+        }
+    }
+}
+
+impl SymbolRef<'_> {
+    /// The [`Symbol`] that 0.10.0's `parse_symbol` returned for the same string.
+    pub fn into_owned(self) -> Symbol {
+        Symbol {
+            scheme: self.scheme.into_owned(),
+            package: match self.package {
+                Some(p) => MessageField::some(Package {
+                    manager: p.manager.into_owned(),
+                    name: p.name.into_owned(),
+                    version: p.version.into_owned(),
+                    special_fields: SpecialFields::default(),
+                }),
+                None => MessageField::none(),
+            },
+            descriptors: self
+                .descriptors
+                .into_iter()
+                .map(DescriptorRef::into_owned)
+                .collect(),
+            special_fields: SpecialFields::default(),
+        }
+    }
+}
+
+/// CKB-PATCH: [`parse_symbol`] without copying the names out of `symbol`: it accepts and rejects
+/// exactly the same strings, with the same errors, and `into_owned` gives the same [`Symbol`].
+pub fn parse_symbol_ref(symbol: &str) -> Result<SymbolRef<'_>, SymbolError> {
+    fn dot(s: Cow<'_, str>) -> Cow<'_, str> {
+        if s == "." {
+            Cow::Borrowed("")
         } else {
             s
         }
     }
 
     match try_parse_local_symbol(symbol) {
-        Ok(Some(s)) => return Ok(internal_local_symbol(s)),
+        Ok(Some(s)) => {
+            return Ok(SymbolRef {
+                scheme: Cow::Borrowed("local"),
+                package: None,
+                descriptors: vec![DescriptorRef {
+                    name: Cow::Borrowed(s),
+                    disambiguator: Cow::Borrowed(""),
+                    suffix: descriptor::Suffix::Local,
+                }],
+            })
+        }
         Err(err) => return Err(err),
         Ok(None) => {},
     }
@@ -187,50 +266,46 @@ pub fn parse_symbol(symbol: &str) -> Result<Symbol, SymbolError> {
 
     let scheme = parser.accept_space_escaped_identifier("scheme")?;
 
-    let package = crate::types::Package {
+    let package = PackageRef {
         manager: dot(parser.accept_space_escaped_identifier("package.manager")?),
         name: dot(parser.accept_space_escaped_identifier("package.name")?),
         version: dot(parser.accept_space_escaped_identifier("package.version")?),
-        special_fields: SpecialFields::default(),
     };
 
     // If all the package fields are empty, we can just say that package is None
     let package = match (
-        package.manager.as_str(),
-        package.name.as_str(),
-        package.version.as_str(),
+        package.manager.as_ref(),
+        package.name.as_ref(),
+        package.version.as_ref(),
     ) {
-        ("", "", "") => protobuf::MessageField::none(),
-        _ => protobuf::MessageField::some(package),
+        ("", "", "") => None,
+        _ => Some(package),
     };
 
-    Ok(Symbol {
+    Ok(SymbolRef {
         scheme,
         package,
         descriptors: parser.accept_descriptors()?,
-        special_fields: SpecialFields::default(),
     })
 }
 
-fn new_descriptor(name: String, suffix: descriptor::Suffix) -> Descriptor {
-    Descriptor {
+fn new_descriptor(name: Cow<'_, str>, suffix: descriptor::Suffix) -> DescriptorRef<'_> {
+    DescriptorRef {
         name,
-        disambiguator: "".to_string(),
-        suffix: suffix.into(),
-        special_fields: SpecialFields::default(),
+        disambiguator: Cow::Borrowed(""),
+        suffix,
     }
 }
 
-fn new_descriptor_with_disambiguator(
-    name: String,
+fn new_descriptor_with_disambiguator<'a>(
+    name: Cow<'a, str>,
     suffix: descriptor::Suffix,
-    disambiguator: String,
-) -> Descriptor {
-    Descriptor {
+    disambiguator: Cow<'a, str>,
+) -> DescriptorRef<'a> {
+    DescriptorRef {
         name,
         disambiguator,
-        suffix: suffix.into(),
-        special_fields: SpecialFields::default(),
+        suffix,
     }
 }
 
@@ -282,54 +357,73 @@ impl<'a> SymbolParser<'a> {
         rest.next()
     }
 
-    fn accept_space_escaped_identifier(&mut self, what: &str) -> Result<String, SymbolError> {
+    fn accept_space_escaped_identifier(&mut self, what: &str) -> Result<Cow<'a, str>, SymbolError> {
         self.accept_escaped_identifier(what, ' ')
     }
 
-    fn accept_backtick_escpaed_identifier(&mut self, what: &str) -> Result<String, SymbolError> {
+    fn accept_backtick_escpaed_identifier(&mut self, what: &str) -> Result<Cow<'a, str>, SymbolError> {
         self.accept_escaped_identifier(what, '`')
     }
 
     /// Reads up to the next single `escape_char` (which must be ASCII, as ' ' and '`' are); a
     /// doubled one stands for itself. The escape byte never occurs inside a multi-byte character,
-    /// so scanning bytes visits the same stops as scanning characters.
+    /// so scanning bytes visits the same stops as scanning characters. The name is a slice of the
+    /// symbol unless a doubled escape had to be undone.
     fn accept_escaped_identifier(
         &mut self,
         what: &str,
         escape_char: char,
-    ) -> Result<String, SymbolError> {
+    ) -> Result<Cow<'a, str>, SymbolError> {
         debug_assert!(escape_char.is_ascii());
         let escape = escape_char as u8;
-        let bytes = self.sym.as_bytes();
-        let mut name = String::new();
+        let sym: &'a str = self.sym;
+        let bytes = sym.as_bytes();
+        let mut name: Option<String> = None;
         let mut segment = self.index;
-        while self.index < bytes.len() {
-            if bytes[self.index] == escape {
+        while let Some(at) = bytes[self.index..].iter().position(|&b| b == escape) {
+            self.index += at + 1;
+            if self.current()? == escape_char {
+                // Keep one of the two escape characters.
+                name.get_or_insert_with(String::new)
+                    .push_str(&sym[segment..self.index]);
                 self.index += 1;
-                if self.current()? == escape_char {
-                    // Keep one of the two escape characters.
-                    name.push_str(&self.sym[segment..self.index]);
-                    segment = self.index + 1;
-                } else {
-                    name.push_str(&self.sym[segment..self.index - 1]);
-                    return Ok(name);
-                }
+                segment = self.index;
+            } else {
+                let last = &sym[segment..self.index - 1];
+                return Ok(match name {
+                    Some(mut name) => {
+                        name.push_str(last);
+                        Cow::Owned(name)
+                    }
+                    None => Cow::Borrowed(last),
+                });
             }
-            self.index += 1;
         }
+        self.index = bytes.len();
 
         Err(SymbolError::EndOfSymbol(format!("Parsing {}", what)))
     }
 
-    fn accept_identifier(&mut self, what: &str) -> Result<String, SymbolError> {
+    fn accept_identifier(&mut self, what: &str) -> Result<Cow<'a, str>, SymbolError> {
         match self.current()? {
             '`' => {
                 self.index += 1;
                 Ok(self.accept_escaped_identifier(what, '`')?)
             }
             _ => {
+                let sym: &'a str = self.sym;
+                let bytes = sym.as_bytes();
                 let start = self.index;
-                while let Ok(c) = self.current() {
+                while let Some(&b) = bytes.get(self.index) {
+                    // ASCII: the same test as below, without decoding a char.
+                    if b.is_ascii() {
+                        if !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'$' | b'_')) {
+                            break;
+                        }
+                        self.index += 1;
+                        continue;
+                    }
+                    let Ok(c) = self.current() else { break };
                     if !(c.is_alphabetic()
                         || c.is_digit(10)
                         || c == '-'
@@ -345,7 +439,7 @@ impl<'a> SymbolParser<'a> {
                 if start == self.index {
                     Err(SymbolError::InvalidIdentifier(what.to_string()))
                 } else {
-                    Ok(self.sym[start..self.index].to_string())
+                    Ok(Cow::Borrowed(&sym[start..self.index]))
                 }
             }
         }
@@ -380,7 +474,7 @@ impl<'a> SymbolParser<'a> {
         }
     }
 
-    fn accept_descriptors(&mut self) -> Result<Vec<Descriptor>, SymbolError> {
+    fn accept_descriptors(&mut self) -> Result<Vec<DescriptorRef<'a>>, SymbolError> {
         let mut v = Vec::new();
         let len = self.sym.len();
         while self.index < len {
@@ -390,7 +484,7 @@ impl<'a> SymbolParser<'a> {
         Ok(v)
     }
 
-    fn accept_one_descriptor(&mut self) -> Result<Descriptor, SymbolError> {
+    fn accept_one_descriptor(&mut self) -> Result<DescriptorRef<'a>, SymbolError> {
         match self.current()? {
             '(' => {
                 self.accept_character('(', "Opening Parameter")?;
@@ -427,7 +521,7 @@ impl<'a> SymbolParser<'a> {
                         // We are not peeking here because we already advanced
                         // past suffix.
                         let disambiguator = match self.current()? {
-                            ')' => "".to_string(),
+                            ')' => Cow::Borrowed(""),
                             _ => self.accept_identifier("method disambiguator")?,
                         };
 
@@ -485,6 +579,24 @@ mod test {
 
     use super::*;
     use pretty_assertions::assert_eq;
+
+    // CKB-PATCH: the parser builds borrowed descriptors; the tests compare owned ones.
+    fn new_descriptor(name: String, suffix: descriptor::Suffix) -> Descriptor {
+        super::new_descriptor(Cow::Owned(name), suffix).into_owned()
+    }
+
+    fn new_descriptor_with_disambiguator(
+        name: String,
+        suffix: descriptor::Suffix,
+        disambiguator: String,
+    ) -> Descriptor {
+        super::new_descriptor_with_disambiguator(
+            Cow::Owned(name),
+            suffix,
+            Cow::Owned(disambiguator),
+        )
+        .into_owned()
+    }
 
     #[test]
     fn parses_local() {
