@@ -588,7 +588,16 @@ fn undecodable(e: protobuf::Error) -> DocOutcome {
 /// Converts one encoded document. Also returns the number of occurrences it holds (0 when it
 /// cannot be decoded).
 pub fn convert(bytes: &[u8], env: &DocEnv<'_>) -> (i64, DocOutcome) {
-    let header = match read_header(bytes) {
+    convert_with_header(bytes, read_header(bytes), env)
+}
+
+/// [`convert`] of a document whose header was already read ([`read_header`] of `bytes`).
+pub fn convert_with_header(
+    bytes: &[u8],
+    header: protobuf::Result<DocHeader>,
+    env: &DocEnv<'_>,
+) -> (i64, DocOutcome) {
+    let header = match header {
         Ok(h) => h,
         Err(e) => return (0, undecodable(e)),
     };

@@ -555,12 +555,24 @@ fn scip_error(path: &Path, root: &Path, message: impl Into<String>) -> PipelineE
 }
 
 /// Decodes and converts one batch of encoded documents in parallel, keeping input order. Each
-/// outcome comes with the document's occurrence count (0 when undecodable).
-fn convert_batch(batch: Vec<Vec<u8>>, env: &DocEnv<'_>) -> Vec<(i64, DocOutcome)> {
-    batch
-        .into_par_iter()
-        .map(|bytes| mapping::convert(&bytes, env))
-        .collect()
+/// outcome comes with the document's occurrence count (0 when undecodable). `headers`, when given,
+/// are the documents' headers, already read.
+fn convert_batch(
+    batch: Vec<Vec<u8>>,
+    headers: Option<Vec<protobuf::Result<mapping::DocHeader>>>,
+    env: &DocEnv<'_>,
+) -> Vec<(i64, DocOutcome)> {
+    match headers {
+        Some(headers) => batch
+            .into_par_iter()
+            .zip(headers)
+            .map(|(bytes, header)| mapping::convert_with_header(&bytes, header, env))
+            .collect(),
+        None => batch
+            .into_par_iter()
+            .map(|bytes| mapping::convert(&bytes, env))
+            .collect(),
+    }
 }
 
 /// How the documents of one index are placed, decided from its metadata.
@@ -607,12 +619,16 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         return;
     }
     let n = batch.len() as u64;
+    let mut headers = None;
     if setup.prefix.is_none() {
         // Built elsewhere: choose the project-root prefix under which most of this batch's
-        // documents are files of the repository (the repository root wins ties).
-        let paths: Vec<String> = batch
-            .par_iter()
-            .filter_map(|b| mapping::read_header(b).ok().map(|h| h.relative_path))
+        // documents are files of the repository (the repository root wins ties). The headers
+        // read for it are kept for the conversion.
+        let read: Vec<protobuf::Result<mapping::DocHeader>> =
+            batch.par_iter().map(|b| mapping::read_header(b)).collect();
+        let paths: Vec<&str> = read
+            .iter()
+            .filter_map(|h| h.as_ref().ok().map(|h| h.relative_path.as_str()))
             .collect();
         let mut best: Option<(usize, &String)> = None;
         for c in &setup.candidates {
@@ -625,6 +641,7 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
             }
         }
         setup.prefix = Some(best.map(|(_, c)| c.clone()).unwrap_or_default());
+        headers = Some(read);
     }
     let prefix = setup.prefix.clone().unwrap_or_default();
     let env = DocEnv {
@@ -635,7 +652,7 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         default_encoding: setup.encoding,
         max_occurrences: ctx.max_occurrences,
     };
-    for (occurrences, outcome) in convert_batch(batch, &env) {
+    for (occurrences, outcome) in convert_batch(batch, headers, &env) {
         acc.occurrences_total += occurrences;
         acc.absorb(outcome);
     }
