@@ -441,6 +441,39 @@ fn package_version_never_changes_stable_ids() {
 }
 
 #[test]
+fn each_quirky_package_counts_once_however_its_symbols_interleave() {
+    // Two packages versioned by commit hash and one by URL, their symbols interleaved and one
+    // package coming back after the others: each package counts once.
+    let repo = repo_with(&[("src/lib.rs", "fn a() {}\n")]);
+    let mut idx = index("scip-python", "0.6", "");
+    let mut a = doc("src/lib.rs");
+    let p1 = "scip-python python fx 58a4c3e2f1d0 m/a().";
+    a.occurrences.push(def(p1, &[0, 3, 4], &[0, 0, 9]));
+    for (i, symbol) in [
+        "scip-python python dep 9b8a7c6d5e4f d/x().",
+        "scip-python python fx 58a4c3e2f1d0 m/b().",
+        "scip-python python web https://example.com/web.git w/y().",
+        "scip-python python dep 9b8a7c6d5e4f d/z().",
+        "scip-python python fx 58a4c3e2f1d0 m/c().",
+        // The same name and version under another manager is another package.
+        "scip-python pip fx 58a4c3e2f1d0 m/d().",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        a.occurrences
+            .push(occ(symbol, &[0, 5 + i as i32, 6 + i as i32], 0));
+    }
+    idx.documents.push(a);
+    write_index(&repo.path().join("index.scip"), &idx);
+    let store = tempfile::tempdir().expect("store");
+    let snap = snapshot(&options(repo.path(), store.path()));
+    let c = &snap.scip().counts;
+    assert_eq!(c.get("quirk.package-version-hash"), Some(&3), "{c:?}");
+    assert_eq!(c.get("quirk.package-version-url"), Some(&1), "{c:?}");
+}
+
+#[test]
 fn colliding_symbols_get_disambiguator_discriminators() {
     let repo = repo_with(&[("src/lib.rs", "fn m() {}\nfn m(a) {}\nfn m(a, b) {}\n")]);
     let mut idx = index("scip-java", "1.0", "");

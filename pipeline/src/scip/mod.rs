@@ -34,6 +34,7 @@ pub mod symbols;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use output_schema::manifest::{
     Backend, Completeness, RepoState, StageReport, StageStatus, Warning,
@@ -898,26 +899,55 @@ fn read_one(
 
 /// What one global symbol of an index resolves to, computed from its parse (which is then dropped).
 /// Kept small (one per distinct symbol, all alive until the tables are built): what few symbols
-/// need is boxed.
+/// need is boxed, and a package's quirk is shared by its symbols.
 struct Resolved {
     name: SharedStr,
     kind: &'static str,
-    /// Why the SCIP symbol parser rejects the string, and the version quirk of the symbol's
-    /// package: rare, so boxed.
-    unusual: Option<Box<Unusual>>,
+    /// Why the SCIP symbol parser rejects the string: rare, so boxed.
+    invalid: Option<Box<str>>,
+    /// The version quirk of the symbol's package, when it has one.
+    package_quirk: Option<Arc<PackageQuirk>>,
 }
 
-struct Unusual {
-    /// An error when the SCIP symbol parser rejects the string (with its reason).
-    invalid: Option<String>,
-    /// The version quirk of its package, with the package's key (manager, name, version) so that
-    /// each package counts once.
-    package_quirk: Option<(&'static str, String)>,
+/// A package version quirk, with the package's key (manager, name, version) so that each package
+/// counts once.
+struct PackageQuirk {
+    quirk: &'static str,
+    key: String,
+}
+
+/// The last package [`resolve`] looked at and its quirk. Consecutive symbols mostly share their
+/// package (an index lists a file's symbols together), and some indexers give every symbol a
+/// quirky version (scip-python: the commit hash), so the quirk is derived once per run of a
+/// package rather than once per symbol.
+#[derive(Default)]
+struct PackageMemo {
+    package: [String; 3],
+    quirk: Option<Arc<PackageQuirk>>,
+}
+
+impl PackageMemo {
+    fn quirk(&mut self, parsed: &ParsedSymbol<'_>) -> Option<Arc<PackageQuirk>> {
+        let package = [&parsed.manager, &parsed.package_name, &parsed.version];
+        if self.package.iter().zip(package).any(|(a, b)| a != b) {
+            self.quirk = symbols::version_quirk(&parsed.version).map(|quirk| {
+                Arc::new(PackageQuirk {
+                    quirk,
+                    key: package.map(|k| k.as_ref()).join(" "),
+                })
+            });
+            for (a, b) in self.package.iter_mut().zip(package) {
+                a.clear();
+                a.push_str(b);
+            }
+        }
+        self.quirk.clone()
+    }
 }
 
 impl Resolved {
     fn is_valid(&self) -> bool {
-        self.unusual.as_ref().is_none_or(|u| u.invalid.is_none())
+        self.invalid.is_none()
     }
 }
 
@@ -926,6 +956,7 @@ impl Resolved {
 /// symbol collides with it. The rows are kept apart from the facts so that they can become the
 /// `symbols` table where they lie, without a second copy of every row.
 fn resolve(
+    memo: &mut PackageMemo,
     sym: &GlobalSym,
     external_kind: Option<&'static str>,
     docs: &[UsedDoc],
@@ -934,14 +965,11 @@ fn resolve(
     repo_id: &str,
 ) -> (Resolved, Option<SymbolRow>) {
     let invalid = |why: String| {
-        let unusual = Unusual {
-            invalid: Some(why),
-            package_quirk: None,
-        };
         let resolved = Resolved {
             name: SharedStr::default(),
             kind: "unknown",
-            unusual: Some(Box::new(unusual)),
+            invalid: Some(why.into_boxed_str()),
+            package_quirk: None,
         };
         (resolved, None)
     };
@@ -955,13 +983,7 @@ fn resolve(
         .or(external_kind)
         .unwrap_or_else(|| parsed.suffix_kind());
     let name = SharedStr::from(parsed.name());
-    let unusual = symbols::version_quirk(&parsed.version).map(|q| {
-        let key = [&parsed.manager, &parsed.package_name, &parsed.version];
-        Box::new(Unusual {
-            invalid: None,
-            package_quirk: Some((q, key.map(|k| k.as_ref()).join(" "))),
-        })
-    });
+    let package_quirk = memo.quirk(&parsed);
     let row = sym.best_def.map(|(doc, span)| {
         let d = &docs[doc as usize];
         let qualified_container = qualified_container(&parsed, &units[doc as usize]);
@@ -999,7 +1021,8 @@ fn resolve(
     let resolved = Resolved {
         name,
         kind,
-        unusual,
+        invalid: None,
+        package_quirk,
     };
     (resolved, row)
 }
@@ -1039,9 +1062,9 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     let (resolved, mut rows): (Vec<Resolved>, Vec<Option<SymbolRow>>) = acc
         .syms
         .par_iter()
-        .map(|sym| {
+        .map_init(PackageMemo::default, |memo, sym| {
             let external = acc.external_kinds.get(&*sym.symbol).copied();
-            resolve(sym, external, &acc.docs, &units, &strs, repo_id)
+            resolve(memo, sym, external, &acc.docs, &units, &strs, repo_id)
         })
         .collect();
     let ok: Vec<bool> = resolved.iter().map(Resolved::is_valid).collect();
@@ -1049,7 +1072,7 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
     let mut records = std::mem::take(&mut acc.records);
     if ok.iter().any(|ok| !ok) {
         for (g, r) in resolved.iter().enumerate() {
-            if let Some(why) = r.unusual.as_ref().and_then(|u| u.invalid.as_ref()) {
+            if let Some(why) = r.invalid.as_deref() {
                 let sym = &acc.syms[g];
                 acc.tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
                 acc.warnings.push(mapping::unparsable_symbol_warning(
@@ -1082,12 +1105,9 @@ fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeMap<String, 
             .count() as i64,
     );
     let mut packages: FastMap<&str, ()> = FastMap::default();
-    for (quirk, package) in resolved
-        .iter()
-        .filter_map(|r| r.unusual.as_ref()?.package_quirk.as_ref())
-    {
-        if packages.insert(package.as_str(), ()).is_none() {
-            acc.tally.bump(quirk);
+    for package in resolved.iter().filter_map(|r| r.package_quirk.as_deref()) {
+        if packages.insert(package.key.as_str(), ()).is_none() {
+            acc.tally.bump(package.quirk);
         }
     }
     if acc.relationship_entries == 0 && !acc.docs.is_empty() {
