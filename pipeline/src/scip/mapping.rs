@@ -795,7 +795,9 @@ fn convert_decoded(
         tally.bump(quirks::UNSORTED_OCCURRENCES);
     }
 
-    let mut seen_info: FastMap<u32, ()> = FastMap::default();
+    // Indexed by document symbol; `classify` may add symbols as it goes.
+    let mut seen_info: Vec<bool> = Vec::new();
+    let mut kind_unset = 0i64;
     let mut message = SymbolInformation::new();
     for_each_message(symbol_bytes, TAG_SYMBOL, &mut message, |info| {
         let sym = match table.classify(&mut info.symbol, &mut tally, &mut warnings, &path) {
@@ -803,9 +805,7 @@ fn convert_decoded(
             Class::Local | Class::Invalid => return,
         };
         let kind = symbols::kind_name(info.kind);
-        if info.kind.value() == 0 {
-            tally.bump(quirks::KIND_UNSET);
-        }
+        kind_unset += i64::from(info.kind.value() == 0);
         let signature = info
             .signature_documentation
             .as_ref()
@@ -831,10 +831,13 @@ fn convert_decoded(
                 rels.push((t, bits));
             }
         }
-        let slot = &mut table.symbols[sym as usize].info;
-        if seen_info.insert(sym, ()).is_some() {
+        if seen_info.len() <= sym as usize {
+            seen_info.resize(table.symbols.len(), false);
+        }
+        if std::mem::replace(&mut seen_info[sym as usize], true) {
             tally.bump(quirks::LISTED_TWICE_IN_DOCUMENT);
         }
+        let slot = &mut table.symbols[sym as usize].info;
         let merged = slot.get_or_insert_with(DocInfo::default);
         merged.kind = merged.kind.or(kind);
         if merged.signature.is_none() {
@@ -843,15 +846,16 @@ fn convert_decoded(
         merged.relationships.extend(rels);
     })?;
     drop(message);
+    tally.add(quirks::KIND_UNSET, kind_unset);
     tally.add(quirks::LOCAL_SYMBOLS, table.locals as i64);
 
-    let mut defs_per_symbol: FastMap<u32, u32> = FastMap::default();
+    let mut defs_per_symbol: Vec<u32> = vec![0; table.symbols.len()];
     for o in occs.iter().filter(|o| o.def_span.is_some()) {
-        *defs_per_symbol.entry(o.sym).or_insert(0) += 1;
+        defs_per_symbol[o.sym as usize] += 1;
     }
     tally.add(
         quirks::DEFINED_TWICE_IN_DOCUMENT,
-        defs_per_symbol.values().filter(|n| **n > 1).count() as i64,
+        defs_per_symbol.iter().filter(|n| **n > 1).count() as i64,
     );
     assign_enclosing(&mut occs);
 
@@ -890,16 +894,18 @@ fn assign_enclosing(occs: &mut [DocOcc]) {
     if defs.is_empty() {
         return;
     }
-    // Position order, outer spans first; the index breaks ties, so the result is unique. Most
-    // indexers already list occurrences in this order (then nothing is sorted).
+    // Position order, outer spans first; the index breaks ties, so the result is unique (and a
+    // stable sort gives what any sort would). Most indexers already list occurrences in this order
+    // (then nothing is sorted); scip-python lists them in sorted runs, which a merge sort takes
+    // as they are (a quicksort spent twice as much on them).
     let def_key = |d: &Def| (d.span.start(), Reverse(d.span.end()), d.occ);
     if !defs.is_sorted_by_key(def_key) {
-        defs.sort_unstable_by_key(def_key);
+        defs.sort_by_key(def_key);
     }
     let occ_key = |&i: &usize| (occs[i].span.start(), Reverse(occs[i].span.end()), i);
     let mut order: Vec<usize> = (0..occs.len()).collect();
     if !order.is_sorted_by_key(occ_key) {
-        order.sort_unstable_by_key(occ_key);
+        order.sort_by_key(occ_key);
     }
     let mut stack: Vec<usize> = Vec::new();
     let mut next = 0;
