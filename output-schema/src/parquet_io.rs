@@ -226,6 +226,16 @@ const DECODE_SLICE_ROWS: usize = 4096;
 /// one-file commit reads back from the previous snapshot, where decoding on one core was the
 /// longest step.
 pub fn read_table_parallel<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
+    read_table_parallel_with_room(path, 0)
+}
+
+/// [`read_table_parallel`] into a `Vec` with room for `room` more rows: a caller that will insert
+/// rows into what it read does so without the `Vec` being copied to a larger buffer. Room that is
+/// never used is only address space (the pages are not touched).
+pub fn read_table_parallel_with_room<T: Table>(
+    path: &Path,
+    room: usize,
+) -> Result<Vec<T>, FormatError> {
     let open = || open_table_file(path);
     let metadata = reader_metadata(&open()?)?;
     let schema = metadata.schema().clone();
@@ -267,7 +277,7 @@ pub fn read_table_parallel<T: Table>(path: &Path) -> Result<Vec<T>, FormatError>
         .par_iter()
         .map(T::from_batch)
         .collect::<Result<Vec<_>, _>>()?;
-    let mut rows = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    let mut rows = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>() + room);
     for part in parts {
         rows.extend(part);
     }
@@ -415,6 +425,10 @@ mod tests {
         let serial: Vec<OccurrenceRow> = read_table(&path).unwrap();
         assert_eq!(serial, rows);
         assert_eq!(read_table_parallel::<OccurrenceRow>(&path).unwrap(), serial);
+        // Room asked for is there, and the rows are the same.
+        let roomy = read_table_parallel_with_room::<OccurrenceRow>(&path, 1000).unwrap();
+        assert!(roomy.capacity() >= serial.len() + 1000);
+        assert_eq!(roomy, serial);
 
         let mut none: Vec<SymbolRow> = vec![];
         write_table(dir.path(), &mut none).unwrap();
