@@ -515,12 +515,8 @@ pub fn qualify_source(language: &str, path: &str, container: Option<&str>) -> St
     out.0
 }
 
-fn suffix(d: &DescriptorRef<'_>) -> Option<Suffix> {
-    Some(d.suffix)
-}
-
 fn is_namespace(d: &DescriptorRef<'_>) -> bool {
-    matches!(suffix(d), Some(Suffix::Namespace) | Some(Suffix::Package))
+    matches!(d.suffix, Suffix::Namespace | Suffix::Package)
 }
 
 const SOURCE_EXTENSIONS: &[&str] = &[
@@ -612,11 +608,11 @@ impl ScipUnit {
         let mut i = 0;
         while i < rest.len() {
             let d = &rest[i];
-            let is_impl = fam == "rust" && d.name == "impl" && suffix(d) == Some(Suffix::Type);
+            let is_impl = fam == "rust" && d.name == "impl" && d.suffix == Suffix::Type;
             if is_impl {
                 let params: Vec<&DescriptorRef<'_>> = rest[i + 1..]
                     .iter()
-                    .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
+                    .take_while(|p| p.suffix == Suffix::TypeParameter)
                     .collect();
                 if let Some(self_ty) = params.first() {
                     out.push(&impl_scope(
@@ -627,8 +623,8 @@ impl ScipUnit {
                     continue;
                 }
             }
-            match suffix(d) {
-                Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
+            match d.suffix {
+                Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta => {}
                 _ => out.push(scip_name_str(d)),
             }
             i += 1;

@@ -67,10 +67,6 @@ pub fn parse(symbol: &str) -> Parsed<'_> {
     }
 }
 
-fn suffix(d: &DescriptorRef<'_>) -> Option<Suffix> {
-    Some(d.suffix)
-}
-
 impl<'a> ParsedSymbol<'a> {
     /// The symbol's own descriptor.
     pub fn own(&self) -> &DescriptorRef<'a> {
@@ -87,7 +83,7 @@ impl<'a> ParsedSymbol<'a> {
     /// `pkg/__init__:`; the module's name is then its namespace.
     pub fn name(&self) -> &str {
         let own = self.own();
-        if suffix(own) == Some(Suffix::Meta) && own.name == "__init__" {
+        if own.suffix == Suffix::Meta && own.name == "__init__" {
             if let Some(parent) = self.container_descriptors().last() {
                 return &parent.name;
             }
@@ -108,22 +104,22 @@ impl<'a> ParsedSymbol<'a> {
         let parent_is_type = self
             .container_descriptors()
             .last()
-            .is_some_and(|d| suffix(d) == Some(Suffix::Type));
-        match suffix(self.own()) {
-            Some(Suffix::Namespace) | Some(Suffix::Package) => "module",
-            Some(Suffix::Type) => "type",
-            Some(Suffix::Method) if self.own().name == "<constructor>" => "constructor",
-            Some(Suffix::Method) if parent_is_type => "method",
-            Some(Suffix::Method) => "function",
-            Some(Suffix::Term) if parent_is_type => "field",
-            Some(Suffix::Term) => "variable",
-            Some(Suffix::TypeParameter) => "type_parameter",
-            Some(Suffix::Parameter) => "parameter",
-            Some(Suffix::Macro) => "macro",
-            Some(Suffix::Meta) if self.own().name == "__init__" => "module",
-            Some(Suffix::Meta) => "meta",
-            Some(Suffix::Local) => "local",
-            Some(Suffix::UnspecifiedSuffix) | None => "unknown",
+            .is_some_and(|d| d.suffix == Suffix::Type);
+        match self.own().suffix {
+            Suffix::Namespace | Suffix::Package => "module",
+            Suffix::Type => "type",
+            Suffix::Method if self.own().name == "<constructor>" => "constructor",
+            Suffix::Method if parent_is_type => "method",
+            Suffix::Method => "function",
+            Suffix::Term if parent_is_type => "field",
+            Suffix::Term => "variable",
+            Suffix::TypeParameter => "type_parameter",
+            Suffix::Parameter => "parameter",
+            Suffix::Macro => "macro",
+            Suffix::Meta if self.own().name == "__init__" => "module",
+            Suffix::Meta => "meta",
+            Suffix::Local => "local",
+            Suffix::UnspecifiedSuffix => "unknown",
         }
     }
 
@@ -135,7 +131,7 @@ impl<'a> ParsedSymbol<'a> {
         let descs = self.container_descriptors();
         let start = descs
             .iter()
-            .take_while(|d| matches!(suffix(d), Some(Suffix::Namespace) | Some(Suffix::Package)))
+            .take_while(|d| matches!(d.suffix, Suffix::Namespace | Suffix::Package))
             .count();
         let rest = &descs[start..];
         // Joined as it goes (once per defined symbol): no String per scope.
@@ -150,10 +146,10 @@ impl<'a> ParsedSymbol<'a> {
         let mut i = 0;
         while i < rest.len() {
             let d = &rest[i];
-            if d.name == "impl" && suffix(d) == Some(Suffix::Type) {
+            if d.name == "impl" && d.suffix == Suffix::Type {
                 let params: Vec<&str> = rest[i + 1..]
                     .iter()
-                    .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
+                    .take_while(|p| p.suffix == Suffix::TypeParameter)
                     .map(|p| p.name.as_ref())
                     .collect();
                 if let Some(self_ty) = params.first() {
@@ -165,8 +161,8 @@ impl<'a> ParsedSymbol<'a> {
                     continue;
                 }
             }
-            match suffix(d) {
-                Some(Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta) => {}
+            match d.suffix {
+                Suffix::TypeParameter | Suffix::Parameter | Suffix::Local | Suffix::Meta => {}
                 _ => push(match d.name.as_ref() {
                     "<constructor>" => "constructor",
                     n => n,
@@ -183,10 +179,10 @@ impl<'a> ParsedSymbol<'a> {
         let descs = self.container_descriptors();
         descs.iter().enumerate().any(|(i, d)| {
             d.name == "impl"
-                && suffix(d) == Some(Suffix::Type)
+                && d.suffix == Suffix::Type
                 && descs[i + 1..]
                     .iter()
-                    .take_while(|p| suffix(p) == Some(Suffix::TypeParameter))
+                    .take_while(|p| p.suffix == Suffix::TypeParameter)
                     .count()
                     >= 2
         })
