@@ -1,6 +1,6 @@
 //! What a SCIP symbol string says about a definition: its name, kind, container, signature and
-//! visibility, read from the descriptors that `scip::symbol::parse_symbol` returns (never by
-//! splitting the string) and from `SymbolInformation`.
+//! visibility, read from the descriptors that the SCIP crate's parser returns
+//! (`scip::symbol::parse_symbol_ref`; never by splitting the string) and from `SymbolInformation`.
 
 use std::borrow::Cow;
 
