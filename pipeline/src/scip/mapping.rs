@@ -399,9 +399,10 @@ enum Class {
     Invalid,
 }
 
-/// Document-local symbol table. Its keys are the symbol strings themselves, taken out of the
-/// messages that name them (each message is decoded anew, so taking costs nothing); the strings of
-/// `symbols` stay empty until [`SymTable::finish`] moves the global ones there.
+/// Document-local symbol table. Its keys are the symbol strings themselves, copied from the
+/// messages that name them the first time (the messages are decoded into reused buffers, so a
+/// symbol named again costs no allocation); the strings of `symbols` stay empty until
+/// [`SymTable::finish`] moves the global ones there.
 #[derive(Default)]
 struct SymTable {
     classes: FastMap<String, Class>,
@@ -413,15 +414,17 @@ impl SymTable {
     /// Classifies a symbol string the first time the document names it. `local N` symbols are
     /// recognised (and validated) by the SCIP crate's local-symbol parser and never reach the full
     /// symbol parser; global ones are kept as strings for the stage to parse once per index.
-    /// `symbol` is left empty.
     fn classify(
         &mut self,
-        symbol: &mut String,
+        symbol: &str,
         tally: &mut Tally,
         warnings: &mut Vec<Warning>,
         path: &str,
     ) -> Class {
-        match self.classes.entry(std::mem::take(symbol)) {
+        if let Some(&class) = self.classes.get(symbol) {
+            return class;
+        }
+        match self.classes.entry(symbol.to_owned()) {
             Entry::Occupied(e) => *e.get(),
             Entry::Vacant(e) => {
                 let class = match scip::symbol::try_parse_local_symbol(e.key()) {
@@ -735,7 +738,7 @@ fn convert_decoded(
             no_symbol += 1;
             return;
         }
-        let sym = match table.classify(&mut o.symbol, &mut tally, &mut warnings, &path) {
+        let sym = match table.classify(&o.symbol, &mut tally, &mut warnings, &path) {
             Class::Global(i) => i,
             Class::Local => {
                 local_occs += 1;
@@ -800,7 +803,7 @@ fn convert_decoded(
     let mut kind_unset = 0i64;
     let mut message = SymbolInformation::new();
     for_each_message(symbol_bytes, TAG_SYMBOL, &mut message, |info| {
-        let sym = match table.classify(&mut info.symbol, &mut tally, &mut warnings, &path) {
+        let sym = match table.classify(&info.symbol, &mut tally, &mut warnings, &path) {
             Class::Global(i) => i,
             Class::Local | Class::Invalid => return,
         };
@@ -825,8 +828,7 @@ fn convert_decoded(
             if bits == 0 || rel.symbol.is_empty() {
                 continue;
             }
-            if let Class::Global(t) =
-                table.classify(&mut rel.symbol, &mut tally, &mut warnings, &path)
+            if let Class::Global(t) = table.classify(&rel.symbol, &mut tally, &mut warnings, &path)
             {
                 rels.push((t, bits));
             }

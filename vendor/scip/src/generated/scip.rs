@@ -1755,7 +1755,8 @@ impl ::protobuf::Message for SymbolInformation {
         while let Some(tag) = is.read_raw_tag_or_eof()? {
             match tag {
                 10 => {
-                    self.symbol = is.read_string()?;
+                    // CKB-PATCH: decoded into the existing buffer, so a reused message does not allocate.
+                    is.read_string_into(&mut self.symbol)?;
                 },
                 26 => {
                     self.documentation.push(is.read_string()?);
@@ -3432,7 +3433,8 @@ impl ::protobuf::Message for Occurrence {
                     self.typed_range = ::std::option::Option::Some(occurrence::Typed_range::MultiLineRange(is.read_message()?));
                 },
                 18 => {
-                    self.symbol = is.read_string()?;
+                    // CKB-PATCH: decoded into the existing buffer, so a reused message does not allocate.
+                    is.read_string_into(&mut self.symbol)?;
                 },
                 24 => {
                     self.symbol_roles = is.read_int32()?;
