@@ -62,16 +62,16 @@ run() {
     local log line
     log="$(mktemp)"
     line="$(/usr/bin/time -v "$bin" "$@" 2>"$log")"
-    echo "$(sed -n 's/.* millis=\([0-9]*\).*/\1/p' <<<"$line") \
-$(sed -n 's/.*cpu_millis=\([0-9]*\).*/\1/p' <<<"$line") \
+    echo "$(sed -n 's/.* millis=\([0-9.]*\).*/\1/p' <<<"$line") \
+$(sed -n 's/.*cpu_millis=\([0-9.]*\).*/\1/p' <<<"$line") \
 $(awk -F': ' '/Maximum resident set size/ {print $2}' "$log") \
-$(sed -n 's/.*rows_millis=\([0-9-]*\).*/\1/p' <<<"$line")" >>"$results/$name"
+$(sed -n 's/.*rows_millis=\([0-9.-]*\).*/\1/p' <<<"$line")" >>"$results/$name"
     echo "$line" >"$results/$name.line"
     rm -f "$log"
 }
 # col NAME N: median of column N of NAME's runs ("-" when not numeric).
 col() {
-    if awk -v n="$2" '$n !~ /^[0-9]+$/ {bad=1} END {exit !bad}' "$results/$1"; then echo "-"; return; fi
+    if awk -v n="$2" '$n !~ /^[0-9]+(\.[0-9]+)?$/ {bad=1} END {exit !bad}' "$results/$1"; then echo "-"; return; fi
     awk -v n="$2" '{print $n}' "$results/$1" | median
 }
 
@@ -93,7 +93,7 @@ printf '%-24s %10s %10s %10s %10s\n' "mode" "own ms" "own cpu ms" "peak MiB" "ro
 for m in decode:"decode (streaming)" messages:"decode (by message)" whole:"whole-file decode" stage:"scip stage" \
     stage1:"scip stage, 1 thread" stage1rows:"stage 1t + row form" parse:"parse_symbol (1 thread)"; do
     name="${m%%:*}"
-    rss="$(col "$name" 3)"
+    rss="$(col "$name" 3)"; rss="${rss%.*}"
     printf '%-24s %10s %10s %10s %10s\n' "${m#*:}" "$(col "$name" 1)" "$(col "$name" 2)" \
         "$((rss / 1024))" "$(col "$name" 4)"
 done
@@ -102,8 +102,8 @@ echo "stage:  $(cat "$results/stage.line")"
 echo "parse:  $(cat "$results/parse.line")"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (wall times stretch under load; cpu ms much less)"
 
-d_wall="$(col decode 1)"; d_cpu="$(col decode 2)"; w_rss="$(col whole 3)"
-s1_wall="$(col stage1 1)"; s1_cpu="$(col stage1 2)"; s_rss="$(col stage 3)"; m_cpu="$(col messages 2)"
+d_wall="$(col decode 1)"; d_cpu="$(col decode 2)"; w_rss="$(col whole 3)"; w_rss="${w_rss%.*}"
+s1_wall="$(col stage1 1)"; s1_cpu="$(col stage1 2)"; s_rss="$(col stage 3)"; s_rss="${s_rss%.*}"; m_cpu="$(col messages 2)"
 rm -rf "$results"
 status=0
 check() { # check LABEL STAGE DECODE

@@ -19,8 +19,8 @@
 //! - `parse INDEX`: `scip::symbol::parse_symbol` once per distinct global symbol (its share).
 //!
 //! Each prints one line: `mode=… documents=… occurrences=… cpu_millis=… millis=…`: wall and CPU
-//! (user + system, all threads, from `/proc/self/stat`) milliseconds of the measured part only, so
-//! the stage's figures leave out the scan that precedes it.
+//! (user + system, all threads, from `/proc/self/task/*/sched`) milliseconds, to the hundredth, of
+//! the measured part only, so the stage's figures leave out the scan that precedes it.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -35,12 +35,17 @@ fn usage() -> ! {
     std::process::exit(2)
 }
 
-/// CPU time (user + system, every thread) of this process so far, in milliseconds: the sum over
+/// CPU time (user + system, every thread) of this process so far, in milliseconds (fractional: a
+/// small index decodes in about 10 ms, where whole milliseconds would move a ratio by 10%): the sum over
 /// its threads of `se.sum_exec_runtime` in `/proc/self/task/*/sched` (nanosecond precision), else
 /// `/proc/self/stat` (10 ms ticks, taken as Linux's USER_HZ of 100); 0 where neither is available.
 /// Threads that have ended are not counted: rayon's pool outlives the measured part.
-fn cpu_millis() -> u64 {
-    let from_sched = || -> Option<u64> {
+fn cpu_millis() -> f64 {
+    // A running thread's `sum_exec_runtime` is brought up to date only when the scheduler looks at
+    // it (a tick, a switch): without this yield, the calling thread's own time would be read as of
+    // its last tick, up to 4 ms old, which is a third of a small index's decode.
+    std::thread::yield_now();
+    let from_sched = || -> Option<f64> {
         let mut millis = 0f64;
         for task in std::fs::read_dir("/proc/self/task").ok()? {
             let sched = std::fs::read_to_string(task.ok()?.path().join("sched")).ok()?;
@@ -49,13 +54,13 @@ fn cpu_millis() -> u64 {
                 .find(|l| l.starts_with("se.sum_exec_runtime"))?;
             millis += line.rsplit(':').next()?.trim().parse::<f64>().ok()?;
         }
-        Some(millis.round() as u64)
+        Some(millis)
     };
     if let Some(millis) = from_sched() {
         return millis;
     }
     let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0;
+        return 0.0;
     };
     // Fields after the command name (which may contain spaces) start at field 3: utime is 14 and
     // stime 15.
@@ -64,7 +69,12 @@ fn cpu_millis() -> u64 {
         .split_whitespace()
         .map(|f| f.parse().unwrap_or(0))
         .collect();
-    (fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)) * 10
+    ((fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0)) * 10) as f64
+}
+
+/// Milliseconds, to the hundredth, as the bench script reads them.
+fn ms(millis: f64) -> String {
+    format!("{millis:.2}")
 }
 
 /// Minor page faults of this process so far (field 10 of `/proc/self/stat`: first touches of fresh
@@ -183,8 +193,8 @@ fn main() {
             println!(
                 "mode={mode} documents={docs} occurrences={occs} faults={} cpu_millis={} millis={}",
                 minor_faults() - faults,
-                cpu_millis() - cpu,
-                t.elapsed().as_millis()
+                ms(cpu_millis() - cpu),
+                ms(t.elapsed().as_secs_f64() * 1e3)
             );
         }
         "whole" => {
@@ -196,8 +206,8 @@ fn main() {
             println!(
                 "mode=whole documents={} occurrences={occs} cpu_millis={} millis={}",
                 idx.documents.len(),
-                cpu_millis() - cpu,
-                t.elapsed().as_millis()
+                ms(cpu_millis() - cpu),
+                ms(t.elapsed().as_secs_f64() * 1e3)
             );
         }
         "stage" => {
@@ -232,8 +242,8 @@ fn main() {
                 let (t, cpu, faults) = (Instant::now(), cpu_millis(), minor_faults());
                 let out = pipeline::scip::run(&input, &[index], &pipeline::NoProgress)
                     .expect("scip stage");
-                let millis = t.elapsed().as_millis();
-                let cpu = cpu_millis() - cpu;
+                let millis = ms(t.elapsed().as_secs_f64() * 1e3);
+                let cpu = ms(cpu_millis() - cpu);
                 let faults = minor_faults() - faults;
                 let (occurrences, symbols, call_edges) = (
                     out.tables.occurrences.len(),
@@ -245,7 +255,7 @@ fn main() {
                     let t = Instant::now();
                     let rows = out.tables.occurrences.into_rows();
                     assert_eq!(rows.len(), occurrences);
-                    let millis = t.elapsed().as_millis().to_string();
+                    let millis = ms(t.elapsed().as_secs_f64() * 1e3);
                     let tables = (
                         &out.tables.symbols[..],
                         &rows[..],
@@ -283,8 +293,8 @@ fn main() {
             println!(
                 "mode=parse symbols={} parsed={ok} cpu_millis={} millis={}",
                 distinct.len(),
-                cpu_millis() - cpu,
-                t.elapsed().as_millis()
+                ms(cpu_millis() - cpu),
+                ms(t.elapsed().as_secs_f64() * 1e3)
             );
         }
         _ => usage(),
