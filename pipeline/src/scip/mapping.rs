@@ -26,7 +26,6 @@
 //! hide a global definition's enclosure, because enclosure is computed over global definitions only.
 
 use std::cmp::Reverse;
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
@@ -424,34 +423,26 @@ impl SymTable {
         if let Some(&class) = self.classes.get(symbol) {
             return class;
         }
-        match self.classes.entry(symbol.to_owned()) {
-            Entry::Occupied(e) => *e.get(),
-            Entry::Vacant(e) => {
-                let class = match scip::symbol::try_parse_local_symbol(e.key()) {
-                    Ok(Some(_)) => {
-                        self.locals += 1;
-                        Class::Local
-                    }
-                    Ok(None) => {
-                        self.symbols.push(DocSymbol {
-                            symbol: String::new(),
-                            info: None,
-                        });
-                        Class::Global((self.symbols.len() - 1) as u32)
-                    }
-                    Err(err) => {
-                        tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
-                        warnings.push(unparsable_symbol_warning(
-                            e.key(),
-                            path,
-                            &format!("{err:?}"),
-                        ));
-                        Class::Invalid
-                    }
-                };
-                *e.insert(class)
+        let class = match scip::symbol::try_parse_local_symbol(symbol) {
+            Ok(Some(_)) => {
+                self.locals += 1;
+                Class::Local
             }
-        }
+            Ok(None) => {
+                self.symbols.push(DocSymbol {
+                    symbol: String::new(),
+                    info: None,
+                });
+                Class::Global((self.symbols.len() - 1) as u32)
+            }
+            Err(err) => {
+                tally.bump(quirks::SKIP_UNPARSABLE_SYMBOL);
+                warnings.push(unparsable_symbol_warning(symbol, path, &format!("{err:?}")));
+                Class::Invalid
+            }
+        };
+        self.classes.insert(symbol.to_owned(), class);
+        class
     }
 
     /// The global symbols, each with its string.
