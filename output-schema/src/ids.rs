@@ -12,13 +12,27 @@ pub const STABLE_ID_PREFIX: &str = "ckb:";
 /// Length in hex digits of a symbol fingerprint (80 bits; a discriminator may follow after `~`).
 pub const FINGERPRINT_HEX_LEN: usize = 20;
 
+/// The pieces of a stable ID, in order: `ckb:<repo>:sym:<fingerprint>[~<discriminator>]`. The
+/// one place that says how an ID is laid out.
+fn id_parts<'a>(
+    repo_id: &'a str,
+    fingerprint: &'a str,
+    discriminator: Option<&'a str>,
+) -> [&'a str; 6] {
+    [
+        STABLE_ID_PREFIX,
+        repo_id,
+        ":sym:",
+        fingerprint,
+        if discriminator.is_some() { "~" } else { "" },
+        discriminator.unwrap_or(""),
+    ]
+}
+
 /// Builds a stable ID from its parts.
 pub fn stable_id(repo_id: &str, fingerprint: &str) -> String {
     // Built by hand rather than with `format!`: IDs are made by the hundred thousand.
-    let parts = [STABLE_ID_PREFIX, repo_id, ":sym:", fingerprint];
-    let mut id = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    parts.iter().for_each(|p| id.push_str(p));
-    id
+    id_parts(repo_id, fingerprint, None).concat()
 }
 
 /// [`stable_id`] with an optional discriminator (`<fingerprint>~<discriminator>`), as a
@@ -32,14 +46,7 @@ pub fn shared_stable_id(
     /// IDs up to this size (every ID with a repository ID of sane length) are assembled on the
     /// stack.
     const STACK_BYTES: usize = 256;
-    let parts = [
-        STABLE_ID_PREFIX,
-        repo_id,
-        ":sym:",
-        fingerprint,
-        if discriminator.is_some() { "~" } else { "" },
-        discriminator.unwrap_or(""),
-    ];
+    let parts = id_parts(repo_id, fingerprint, discriminator);
     let len: usize = parts.iter().map(|p| p.len()).sum();
     if len > STACK_BYTES {
         return SharedStr::from(parts.concat());
