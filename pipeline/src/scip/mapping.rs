@@ -10,9 +10,9 @@
 //! top-level fields (protobuf's `CodedInputStream`, as [`super::reader`] walks the index) reads the
 //! path, language, text and position encoding and counts the rest; then each occurrence, and then
 //! each `SymbolInformation`, is decoded with the SCIP crate's own message decoder into one reused
-//! message and converted before the next. Nothing holds all of a document's messages, and no
-//! occurrence costs more than its symbol string (which becomes the table's key when new). A
-//! document that fails to decode at any point is skipped whole.
+//! message and converted before the next. Nothing holds all of a document's messages, and an
+//! occurrence allocates nothing unless it names a symbol the document had not named yet (its string
+//! then becomes the table's key). A document that fails to decode at any point is skipped whole.
 //!
 //! Positions: SCIP lines and characters are 0-based, characters counted in the document's
 //! `position_encoding`; ours are 1-based lines and 1-based UTF-8 byte columns. UTF-16 and UTF-32
@@ -805,7 +805,7 @@ fn convert_decoded(
             .as_ref()
             .and_then(|d| symbols::normalize_signature(&d.text));
         let mut rels = Vec::new();
-        for rel in info.relationships.iter_mut() {
+        for rel in &info.relationships {
             let bits = (if rel.is_implementation {
                 REL_IMPLEMENTATION
             } else {

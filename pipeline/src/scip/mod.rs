@@ -8,9 +8,9 @@
 //! occurrence at a time, never as a whole `Document`) and folded in file order into a compact
 //! per-index accumulator (each symbol string stored once, fixed-size occurrence records indexing
 //! into it), so neither the whole `Index` nor a document's protobuf form is ever held. After the
-//! last field, every distinct global symbol string of the index
-//! is parsed once (`scip::symbol::parse_symbol_ref`, in parallel; `local N` symbols never reach it),
-//! symbols are resolved to stable IDs (a symbol's kind, which takes part in its ID, may be stated in
+//! last field, every distinct global symbol string of the index is parsed once
+//! (`scip::symbol::parse_symbol_ref`, in parallel; `local N` symbols never reach it), symbols are
+//! resolved to stable IDs (a symbol's kind, which takes part in its ID, may be stated in
 //! another document) and the tables are built. Occurrences stay compact ([`occurrences`]); their
 //! row form is built by the merge.
 //!
