@@ -11,7 +11,7 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch};
@@ -116,9 +116,21 @@ pub fn encode_batch(table: &TableInfo, batch: &RecordBatch) -> Result<Vec<u8>, F
 /// The caller is responsible for `dir` being a private temporary folder (the store makes the
 /// snapshot visible atomically); the file is fsynced before returning.
 pub fn write_table<T: Table>(dir: &Path, rows: &mut [T]) -> Result<FileEntry, FormatError> {
+    let syncs = Syncs::default();
+    let entry = write_table_to(&syncs, dir, rows)?;
+    syncs.wait()?;
+    Ok(entry)
+}
+
+/// [`write_table`], with the file's flush to disk left to `syncs`.
+pub fn write_table_to<T: Table>(
+    syncs: &Syncs,
+    dir: &Path,
+    rows: &mut [T],
+) -> Result<FileEntry, FormatError> {
     let bytes = encode_table(rows)?;
     let file = T::INFO.file_name();
-    write_file_synced(&dir.join(&file), &bytes)?;
+    syncs.write(&dir.join(&file), &bytes)?;
     Ok(FileEntry {
         name: T::INFO.name.to_string(),
         file,
@@ -130,13 +142,90 @@ pub fn write_table<T: Table>(dir: &Path, rows: &mut [T]) -> Result<FileEntry, Fo
 
 /// Writes bytes to a new file and fsyncs it.
 pub fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
-    let io = |source| FormatError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let mut f = File::create(path).map_err(io)?;
-    f.write_all(bytes).map_err(io)?;
-    f.sync_all().map_err(io)
+    let syncs = Syncs::default();
+    syncs.write(path, bytes)?;
+    syncs.wait()
+}
+
+/// New files whose flush to disk is under way.
+///
+/// A snapshot is a handful of files that must all be on disk before the folder is published.
+/// Flushing each one right after writing it held a worker for about a millisecond per file (the
+/// wait for the filesystem's journal commit) while tables were still to be encoded. Here each
+/// written file is flushed on a thread of its own: the flushes overlap the remaining encoding and
+/// one another (concurrent fsyncs share journal commits), and [`Syncs::wait`] returns when every
+/// file is durable, or with the first error. Nothing is lost by waiting later: the folder is
+/// private until the caller publishes it, which it does only after `wait` succeeded.
+#[derive(Default)]
+pub struct Syncs {
+    pending: std::sync::Mutex<Vec<Pending>>,
+}
+
+/// A file being flushed: its path (for the error) and the flushing thread.
+type Pending = (PathBuf, std::thread::JoinHandle<std::io::Result<()>>);
+
+impl Syncs {
+    /// Creates `path` with `bytes` and starts flushing it. Write errors are returned at once;
+    /// flush errors by [`Syncs::wait`].
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
+        let io = |source| FormatError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        let mut f = File::create(path).map_err(io)?;
+        f.write_all(bytes).map_err(io)?;
+        self.flush(path, f)
+    }
+
+    /// Starts flushing an open file (or folder: its entries) to disk.
+    pub fn flush(&self, path: &Path, file: File) -> Result<(), FormatError> {
+        let io = |source| FormatError::Io {
+            path: path.display().to_string(),
+            source,
+        };
+        // Without a thread (the process is at its limit), flush here: slower, as durable.
+        let file = std::sync::Arc::new(file);
+        let handle = {
+            let file = std::sync::Arc::clone(&file);
+            std::thread::Builder::new()
+                .name("ckb-fsync".into())
+                .spawn(move || file.sync_all())
+        };
+        match handle {
+            Ok(handle) => {
+                self.pending
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((path.to_path_buf(), handle));
+                Ok(())
+            }
+            Err(_) => file.sync_all().map_err(io),
+        }
+    }
+
+    /// Waits until every file is on disk; the first failure (in the order the files were
+    /// written) is the error.
+    pub fn wait(self) -> Result<(), FormatError> {
+        let pending = self
+            .pending
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut first = Ok(());
+        for (path, handle) in pending {
+            let result = handle.join().unwrap_or_else(|_| {
+                Err(std::io::Error::other(
+                    "the thread flushing the file panicked",
+                ))
+            });
+            if let (Ok(()), Err(source)) = (&first, result) {
+                first = Err(FormatError::Io {
+                    path: path.display().to_string(),
+                    source,
+                });
+            }
+        }
+        first
+    }
 }
 
 /// File name of a table's JSON Lines export.
@@ -147,6 +236,18 @@ pub fn jsonl_file_name(table: &TableInfo) -> String {
 /// Writes rows (already in canonical order, e.g. after [`write_table`]) as zstd-compressed JSON
 /// Lines: one canonical JSON object per row, nulls omitted. For consumers without Parquet.
 pub fn write_jsonl<T: Table>(dir: &Path, rows: &[T]) -> Result<FileEntry, FormatError> {
+    let syncs = Syncs::default();
+    let entry = write_jsonl_to(&syncs, dir, rows)?;
+    syncs.wait()?;
+    Ok(entry)
+}
+
+/// [`write_jsonl`], with the file's flush to disk left to `syncs`.
+pub fn write_jsonl_to<T: Table>(
+    syncs: &Syncs,
+    dir: &Path,
+    rows: &[T],
+) -> Result<FileEntry, FormatError> {
     let mut text = String::new();
     for row in rows {
         text.push_str(&crate::json::value_to_string(&row.to_json(), false));
@@ -154,7 +255,7 @@ pub fn write_jsonl<T: Table>(dir: &Path, rows: &[T]) -> Result<FileEntry, Format
     }
     let bytes = crate::manifest::compress_json(&text)?;
     let file = jsonl_file_name(T::INFO);
-    write_file_synced(&dir.join(&file), &bytes)?;
+    syncs.write(&dir.join(&file), &bytes)?;
     Ok(FileEntry {
         name: T::INFO.name.to_string(),
         file,
@@ -321,6 +422,34 @@ mod tests {
         assert_eq!(entry.hash, file_hash(&bytes));
         let back: Vec<CommitRow> = read_table(&dir.path().join("commits.parquet")).unwrap();
         assert_eq!(back, rows);
+    }
+
+    #[test]
+    fn syncs_flush_every_file_and_name_the_one_that_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let syncs = Syncs::default();
+        for i in 0..5 {
+            syncs
+                .write(
+                    &dir.path().join(format!("f{i}")),
+                    format!("bytes {i}").as_bytes(),
+                )
+                .unwrap();
+        }
+        syncs
+            .flush(dir.path(), File::open(dir.path()).unwrap())
+            .unwrap();
+        syncs.wait().unwrap();
+        for i in 0..5 {
+            let text = std::fs::read_to_string(dir.path().join(format!("f{i}"))).unwrap();
+            assert_eq!(text, format!("bytes {i}"));
+        }
+        let missing = dir.path().join("no-such-folder").join("f");
+        match Syncs::default().write(&missing, b"x") {
+            Err(FormatError::Io { path, .. }) => assert!(path.ends_with("f"), "{path}"),
+            other => panic!("{other:?}"),
+        }
+        Syncs::default().wait().unwrap();
     }
 
     #[test]

@@ -500,9 +500,10 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     let clock = Instant::now();
     let tmp = store.temp_dir(&repo_id, &partition)?;
     let written = (|| -> Result<Manifest, PipelineError> {
+        let syncs = output_schema::parquet_io::Syncs::default();
         let (table_entries, json_entries) =
-            write::write_tables(&tmp, &mut tables, opts.json_tables)?;
-        let view_entries = write::write_views(&tmp, &views)?;
+            write::write_tables(&syncs, &tmp, &mut tables, opts.json_tables)?;
+        let view_entries = write::write_views(&syncs, &tmp, &views)?;
         let manifest = Manifest {
             schema_version: SCHEMA_VERSION,
             ckb_version: CKB_VERSION.to_string(),
@@ -523,10 +524,14 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             views: view_entries,
             json_tables: json_entries,
         };
-        output_schema::parquet_io::write_file_synced(
-            &tmp.join(layout::MANIFEST_FILE),
-            &manifest.encode()?,
-        )?;
+        syncs.write(&tmp.join(layout::MANIFEST_FILE), &manifest.encode()?)?;
+        // The folders' entries, flushed with the files: the store publishes only durable folders.
+        for dir in [tmp.clone(), tmp.join(layout::VIEWS_DIR)] {
+            if let Some(folder) = store::open_dir(&dir) {
+                syncs.flush(&dir, folder)?;
+            }
+        }
+        syncs.wait()?;
         Ok(manifest)
     })();
     drop_in_background(tables);

@@ -124,12 +124,11 @@ impl Store {
         Ok(tmp)
     }
 
-    /// Makes a built snapshot visible under its final name. An existing snapshot of the same state
-    /// (only with `--force`) is moved aside first and removed after the new one is in place.
+    /// Makes a built snapshot visible under its final name. `tmp` must be on disk already (its
+    /// files and folders flushed). An existing snapshot of the same state (only with `--force`) is
+    /// moved aside first and removed after the new one is in place.
     pub fn publish(&self, tmp: &Path, dest: &Path) -> Result<(), PipelineError> {
         let parent = dest.parent().unwrap_or(self.root.as_path());
-        sync_dir(tmp)?;
-        sync_dir(&tmp.join(output_schema::layout::VIEWS_DIR))?;
         let mut old = None;
         if dest.exists() {
             let aside = tmp.with_extension(format!("old{}", std::process::id()));
@@ -173,12 +172,16 @@ impl Store {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), PipelineError> {
-    // Directory fsync makes the renames and new entries durable; not all platforms allow opening a
-    // directory, so failure to open is not an error.
-    if let Ok(f) = File::open(dir) {
+    if let Some(f) = open_dir(dir) {
         f.sync_all().map_err(|e| PipelineError::io(dir, e))?;
     }
     Ok(())
+}
+
+/// A folder opened for an fsync, which makes its new entries and renames durable. Not every
+/// platform lets a folder be opened, so `None` there is not an error.
+pub(crate) fn open_dir(dir: &Path) -> Option<File> {
+    File::open(dir).ok()
 }
 
 /// Finds the newest snapshot in `snapshots` whose head commit is HEAD or an ancestor of it,

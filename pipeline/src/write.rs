@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use output_schema::manifest::{compress_json, file_hash, FileEntry};
-use output_schema::parquet_io::{write_file_synced, write_jsonl, write_table};
+use output_schema::parquet_io::{write_jsonl_to, write_table_to, Syncs};
 use output_schema::tables::*;
 use output_schema::{json, layout, FormatError, ALL_TABLES};
 use rayon::prelude::*;
@@ -53,6 +53,7 @@ type Written = (FileEntry, Option<FileEntry>);
 type Job<'a> = Box<dyn FnOnce() -> Result<Written, FormatError> + Send + 'a>;
 
 fn job<'a, T: output_schema::Table>(
+    syncs: &'a Syncs,
     dir: &'a Path,
     rows: &'a mut Option<Vec<T>>,
     json_lines: bool,
@@ -60,9 +61,9 @@ fn job<'a, T: output_schema::Table>(
     rows.as_mut().map(|rows| {
         Box::new(move || {
             // write_table sorts the rows in place, so the JSON Lines follow the same order.
-            let parquet = write_table(dir, rows)?;
+            let parquet = write_table_to(syncs, dir, rows)?;
             let jsonl = if json_lines {
-                Some(write_jsonl(dir, rows)?)
+                Some(write_jsonl_to(syncs, dir, rows)?)
             } else {
                 None
             };
@@ -73,28 +74,30 @@ fn job<'a, T: output_schema::Table>(
 
 /// Writes every present table into `dir` (rows get sorted in place) and returns the manifest entries
 /// of the Parquet files and of the JSON Lines exports (when `json_lines`), in `ALL_TABLES` order.
+/// The files are on disk once `syncs` has been waited for.
 pub fn write_tables(
+    syncs: &Syncs,
     dir: &Path,
     tables: &mut TableSet,
     json_lines: bool,
 ) -> Result<(Vec<FileEntry>, Vec<FileEntry>), PipelineError> {
     let j = json_lines;
     let jobs: Vec<Job<'_>> = [
-        job(dir, &mut tables.files, j),
-        job(dir, &mut tables.symbols, j),
-        job(dir, &mut tables.occurrences, j),
-        job(dir, &mut tables.call_edges, j),
-        job(dir, &mut tables.relationships, j),
-        job(dir, &mut tables.imports, j),
-        job(dir, &mut tables.modules, j),
-        job(dir, &mut tables.module_edges, j),
-        job(dir, &mut tables.aliases, j),
-        job(dir, &mut tables.tombstones, j),
-        job(dir, &mut tables.commits, j),
-        job(dir, &mut tables.file_changes, j),
-        job(dir, &mut tables.churn, j),
-        job(dir, &mut tables.cochange, j),
-        job(dir, &mut tables.ownership, j),
+        job(syncs, dir, &mut tables.files, j),
+        job(syncs, dir, &mut tables.symbols, j),
+        job(syncs, dir, &mut tables.occurrences, j),
+        job(syncs, dir, &mut tables.call_edges, j),
+        job(syncs, dir, &mut tables.relationships, j),
+        job(syncs, dir, &mut tables.imports, j),
+        job(syncs, dir, &mut tables.modules, j),
+        job(syncs, dir, &mut tables.module_edges, j),
+        job(syncs, dir, &mut tables.aliases, j),
+        job(syncs, dir, &mut tables.tombstones, j),
+        job(syncs, dir, &mut tables.commits, j),
+        job(syncs, dir, &mut tables.file_changes, j),
+        job(syncs, dir, &mut tables.churn, j),
+        job(syncs, dir, &mut tables.cochange, j),
+        job(syncs, dir, &mut tables.ownership, j),
     ]
     .into_iter()
     .flatten()
@@ -112,8 +115,10 @@ pub fn write_tables(
     Ok((parquet, jsonl))
 }
 
-/// Writes each view as canonical, zstd-compressed JSON under `views/`, sorted by name.
+/// Writes each view as canonical, zstd-compressed JSON under `views/`, sorted by name. The files
+/// are on disk once `syncs` has been waited for.
 pub fn write_views(
+    syncs: &Syncs,
     dir: &Path,
     views: &BTreeMap<String, serde_json::Value>,
 ) -> Result<Vec<FileEntry>, PipelineError> {
@@ -121,7 +126,7 @@ pub fn write_views(
     for (name, value) in views {
         let bytes = compress_json(&json::value_to_string(value, false))?;
         let file = layout::view_file(name);
-        write_file_synced(&dir.join(&file), &bytes)?;
+        syncs.write(&dir.join(&file), &bytes)?;
         entries.push(FileEntry {
             name: name.clone(),
             file,
