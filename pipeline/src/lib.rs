@@ -280,7 +280,10 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         folders: store_rel.iter().cloned().collect(),
         files: scip_files,
     };
-    let git_state = repo_state::read_git_state(&root, &exclusions)?;
+    let git_state = repo
+        .as_ref()
+        .map(|repo| repo_state::read_state_of(repo, &root, &exclusions))
+        .transpose()?;
     timings.push(("repo-state".into(), clock.elapsed()));
 
     // A clean or dirty git state is known before scanning: an existing snapshot is found without

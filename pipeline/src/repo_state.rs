@@ -161,9 +161,18 @@ pub fn read_git_state(
     root: &Path,
     exclusions: &StateExclusions,
 ) -> Result<Option<RepoState>, PipelineError> {
-    let Some(repo) = open_repository(root)? else {
-        return Ok(None);
-    };
+    match open_repository(root)? {
+        Some(repo) => read_state_of(&repo, root, exclusions).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Reads the state of the repository [`open_repository`] opened at `root`.
+pub fn read_state_of(
+    repo: &gix::Repository,
+    root: &Path,
+    exclusions: &StateExclusions,
+) -> Result<RepoState, PipelineError> {
     let git_err = |what: &str, e: &dyn std::fmt::Display| PipelineError::Git {
         message: format!("{what}: {e}"),
     };
@@ -275,7 +284,7 @@ pub fn read_git_state(
         .field(staged_hash.as_bytes())
         .field(worktree_hash.as_bytes())
         .field(untracked_hash.as_bytes());
-    Ok(Some(RepoState {
+    Ok(RepoState {
         is_git: true,
         head_commit,
         head_ref: if detached { None } else { head_ref },
@@ -287,7 +296,7 @@ pub fn read_git_state(
         untracked_hash: Some(untracked_hash),
         dirty,
         repo_state_id: id.hex(32),
-    }))
+    })
 }
 
 /// State of a folder outside git: identified by the content of what the scan kept.
