@@ -328,13 +328,18 @@ pub fn run_with(
     // The order is total, so the parallel sort is as deterministic as the write's own.
     symbols.par_sort_unstable_by(SymbolRow::compare);
     let symbols = merge_sorted(reused_symbols, symbols);
-    let mut occurrences = merge_sorted(reused_occurrences, occurrences);
     let imports = merge_sorted(reused_imports, imports);
+    // The definitions' index needs only symbols and imports: built while occurrences merge.
+    let (mut occurrences, index) = rayon::join(
+        || merge_sorted(reused_occurrences, occurrences),
+        || resolve::Index::new(&symbols, &imports),
+    );
     let languages: crate::fast_map::FastMap<&str, Lang> = supported
         .iter()
         .map(|(f, l)| (f.path.as_str(), *l))
         .collect();
-    let call_edges = resolve::resolve_all(&symbols, &imports, &mut occurrences, &languages);
+    let call_edges = resolve::resolve_all(&index, &mut occurrences, &languages);
+    drop(index);
 
     let (report, view) = report(
         files,
