@@ -11,6 +11,7 @@
 
 use std::fs::File;
 use std::io::Write;
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -24,6 +25,7 @@ use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use rayon::prelude::*;
 
 use crate::manifest::{file_hash, FileEntry};
@@ -363,27 +365,272 @@ pub fn read_table_parallel_with_room<T: Table>(
         ))
         .into());
     }
-    let mut slices = Vec::new();
+    let mut decoded = Vec::with_capacity(batches);
+    let mut starts = Vec::with_capacity(batches);
+    let mut total = 0;
     for b in 0..batches {
         let arrays: Vec<ArrayRef> = columns.iter().map(|c| c[b].clone()).collect();
         let batch = RecordBatch::try_new(schema.clone(), arrays)?;
-        let mut start = 0;
-        while start < batch.num_rows() {
-            let len = DECODE_SLICE_ROWS.min(batch.num_rows() - start);
-            slices.push(batch.slice(start, len));
-            start += len;
-        }
+        starts.push(total);
+        total += batch.num_rows();
+        decoded.push(batch);
     }
-    let parts = slices
-        .par_iter()
-        .map(T::from_batch)
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut rows = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>() + room);
-    for part in parts {
-        rows.extend(part);
+    drop(columns);
+    // Rows are built on the workers, a slice at a time, and rayon's collect moves each one
+    // straight to its place in the vector that is returned. (Collecting each slice's rows first
+    // and appending them after was a serial copy of the whole table into fresh pages, on the
+    // longest path of a one-file commit.) A row is an `Option` so that a slice that fails to
+    // decode still fills its places; the error is then returned instead of the rows.
+    let failure = std::sync::Mutex::new(None);
+    let source = DecodedBatches {
+        batches: &decoded,
+        starts: &starts,
+        failure: &failure,
+    };
+    let mut cells: Vec<Option<T>> = Vec::with_capacity(total + room);
+    DecodedRows::<T> {
+        source: &source,
+        total,
+        row: PhantomData,
+    }
+    .collect_into_vec(&mut cells);
+    if let Some(error) = failure
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        return Err(error);
+    }
+    // In place: an `Option` of a row is the size of the row, so the buffer (and the room in it)
+    // is kept as it is.
+    let rows: Vec<T> = cells.into_iter().map_while(|row| row).collect();
+    if rows.len() != total {
+        return Err(parquet::errors::ParquetError::General(format!(
+            "{}: {} of {total} rows decoded",
+            path.display(),
+            rows.len()
+        ))
+        .into());
     }
     Ok(rows)
 }
+
+/// A table's decoded batches, turned into rows by [`DecodedRows`].
+struct DecodedBatches<'a> {
+    batches: &'a [RecordBatch],
+    /// The table row each batch starts at.
+    starts: &'a [usize],
+    /// The first slice that failed to turn into rows.
+    failure: &'a std::sync::Mutex<Option<FormatError>>,
+}
+
+impl DecodedBatches<'_> {
+    /// The slice of [`DECODE_SLICE_ROWS`] rows (cut per batch) holding table row `row`: its
+    /// batch, and the slice's first and end rows in the table.
+    fn slice_of(&self, row: usize) -> (usize, usize, usize) {
+        let b = self.starts.partition_point(|&s| s <= row) - 1;
+        let (start, rows) = (self.starts[b], self.batches[b].num_rows());
+        let first = (row - start) / DECODE_SLICE_ROWS * DECODE_SLICE_ROWS;
+        (
+            b,
+            start + first,
+            start + rows.min(first + DECODE_SLICE_ROWS),
+        )
+    }
+
+    /// Table rows `from..to` (within one batch) as rows; `None` after recording the failure.
+    fn rows<T: Table>(&self, b: usize, from: usize, to: usize) -> Option<Vec<T>> {
+        let offset = from - self.starts[b];
+        let decoded = T::from_batch(&self.batches[b].slice(offset, to - from)).and_then(|rows| {
+            if rows.len() == to - from {
+                Ok(rows)
+            } else {
+                Err(FormatError::ShortColumn {
+                    column: format!("rows {from}..{to}"),
+                })
+            }
+        });
+        match decoded {
+            Ok(rows) => Some(rows),
+            Err(error) => {
+                let mut failure = self
+                    .failure
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                failure.get_or_insert(error);
+                None
+            }
+        }
+    }
+}
+
+/// Every row of [`DecodedBatches`] as an indexed parallel iterator.
+struct DecodedRows<'a, T> {
+    source: &'a DecodedBatches<'a>,
+    total: usize,
+    row: PhantomData<fn() -> T>,
+}
+
+impl<T: Table + Send> ParallelIterator for DecodedRows<'_, T> {
+    type Item = Option<T>;
+
+    fn drive_unindexed<C: UnindexedConsumer<Self::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.total)
+    }
+}
+
+impl<T: Table + Send> IndexedParallelIterator for DecodedRows<'_, T> {
+    fn len(&self) -> usize {
+        self.total
+    }
+
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        callback.callback(RowRange::<T> {
+            source: self.source,
+            front: 0,
+            back: self.total,
+            row: PhantomData,
+        })
+    }
+}
+
+/// Table rows `front..back`, for rayon to split among workers.
+struct RowRange<'a, T> {
+    source: &'a DecodedBatches<'a>,
+    front: usize,
+    back: usize,
+    row: PhantomData<fn() -> T>,
+}
+
+impl<'a, T: Table + Send> Producer for RowRange<'a, T> {
+    type Item = Option<T>;
+    type IntoIter = RowIter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        RowIter {
+            source: self.source,
+            front: self.front,
+            back: self.back,
+            front_rows: Rows::default(),
+            back_rows: Rows::default(),
+        }
+    }
+
+    fn min_len(&self) -> usize {
+        // A split inside a slice decodes that slice in two pieces: not for a few rows.
+        DECODE_SLICE_ROWS / 4
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let mid = self.front + index;
+        (
+            RowRange { back: mid, ..self },
+            RowRange { front: mid, ..self },
+        )
+    }
+}
+
+/// Rows decoded ahead of iteration, or the number of places left by a slice that failed.
+enum Rows<T> {
+    Decoded(std::vec::IntoIter<T>),
+    Failed(usize),
+}
+
+impl<T> Default for Rows<T> {
+    fn default() -> Self {
+        Rows::Failed(0)
+    }
+}
+
+impl<T> Rows<T> {
+    fn len(&self) -> usize {
+        match self {
+            Rows::Decoded(rows) => rows.len(),
+            Rows::Failed(n) => *n,
+        }
+    }
+
+    fn take(&mut self, back: bool) -> Option<Option<T>> {
+        match self {
+            Rows::Decoded(rows) if back => rows.next_back().map(Some),
+            Rows::Decoded(rows) => rows.next().map(Some),
+            Rows::Failed(0) => None,
+            Rows::Failed(n) => {
+                *n -= 1;
+                Some(None)
+            }
+        }
+    }
+}
+
+/// Iterates [`RowRange`], decoding a slice (at most up to the range's ends) when the rows
+/// decoded so far run out: from the front for `next`, from the back for `next_back`.
+struct RowIter<'a, T> {
+    source: &'a DecodedBatches<'a>,
+    /// Rows `front..back` are not decoded yet.
+    front: usize,
+    back: usize,
+    /// Decoded rows just before `front`, and just after `back`.
+    front_rows: Rows<T>,
+    back_rows: Rows<T>,
+}
+
+impl<T: Table> RowIter<'_, T> {
+    fn decoded(&self, b: usize, from: usize, to: usize) -> Rows<T> {
+        match self.source.rows(b, from, to) {
+            Some(rows) => Rows::Decoded(rows.into_iter()),
+            None => Rows::Failed(to - from),
+        }
+    }
+}
+
+impl<T: Table> Iterator for RowIter<'_, T> {
+    type Item = Option<T>;
+
+    fn next(&mut self) -> Option<Option<T>> {
+        if let Some(row) = self.front_rows.take(false) {
+            return Some(row);
+        }
+        if self.front < self.back {
+            let (b, _, end) = self.source.slice_of(self.front);
+            let to = end.min(self.back);
+            self.front_rows = self.decoded(b, self.front, to);
+            self.front = to;
+            return self.front_rows.take(false);
+        }
+        self.back_rows.take(false)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.front_rows.len() + (self.back - self.front) + self.back_rows.len();
+        (n, Some(n))
+    }
+}
+
+impl<T: Table> DoubleEndedIterator for RowIter<'_, T> {
+    fn next_back(&mut self) -> Option<Option<T>> {
+        if let Some(row) = self.back_rows.take(true) {
+            return Some(row);
+        }
+        if self.front < self.back {
+            let (b, start, _) = self.source.slice_of(self.back - 1);
+            let from = start.max(self.front);
+            self.back_rows = self.decoded(b, from, self.back);
+            self.back = from;
+            return self.back_rows.take(true);
+        }
+        self.front_rows.take(true)
+    }
+}
+
+impl<T: Table> ExactSizeIterator for RowIter<'_, T> {}
 
 #[cfg(test)]
 mod tests {
@@ -563,6 +810,105 @@ mod tests {
         write_table(dir.path(), &mut none).unwrap();
         let empty = read_table_parallel::<SymbolRow>(&dir.path().join("symbols.parquet"));
         assert!(empty.unwrap().is_empty());
+    }
+
+    /// Commits with distinct SHAs, in table order.
+    fn commits(n: usize) -> Vec<CommitRow> {
+        (0..n)
+            .map(|i| commit(&format!("{i:08}"), i as i64))
+            .collect()
+    }
+
+    #[test]
+    fn rows_are_decoded_the_same_however_rayon_splits_them() {
+        let mut rows = commits(3 * DECODE_SLICE_ROWS + 1234);
+        let batch = crate::table::to_record_batch(&mut rows);
+        // Batches of uneven length, as readers cut them at row groups and batch sizes.
+        let batches = vec![
+            batch.slice(0, 5000),
+            batch.slice(5000, 1),
+            batch.slice(5001, batch.num_rows() - 5001),
+        ];
+        let starts = vec![0, 5000, 5001];
+        let failure = std::sync::Mutex::new(None);
+        let source = DecodedBatches {
+            batches: &batches,
+            starts: &starts,
+            failure: &failure,
+        };
+        let all = || DecodedRows::<CommitRow> {
+            source: &source,
+            total: rows.len(),
+            row: PhantomData,
+        };
+        let expected: Vec<Option<CommitRow>> = rows.iter().cloned().map(Some).collect();
+        let mut collected = Vec::new();
+        all().collect_into_vec(&mut collected);
+        assert_eq!(collected, expected);
+        // Tiny splits, and iteration from the back (`next_back`), meet in the middle of slices.
+        let small: Vec<_> = all().with_max_len(7).collect();
+        assert_eq!(small, expected);
+        let mut reversed: Vec<_> = all().rev().with_max_len(333).collect();
+        reversed.reverse();
+        assert_eq!(reversed, expected);
+        let mut iter = RowRange::<CommitRow> {
+            source: &source,
+            front: 4000,
+            back: 9000,
+            row: PhantomData,
+        }
+        .into_iter();
+        let mut front = Vec::new();
+        let mut back = Vec::new();
+        while iter.len() > 0 {
+            front.extend(iter.next());
+            back.extend(iter.next_back());
+            assert_eq!(iter.len() + front.len() + back.len(), 5000);
+        }
+        back.reverse();
+        front.extend(back);
+        assert_eq!(front, expected[4000..9000]);
+        assert!(failure.lock().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_slice_that_fails_to_decode_fails_the_parallel_read() {
+        use arrow::array::StringArray;
+        use arrow::datatypes::Field;
+        // A `commits` file whose `sha` (not nullable) is null in one row of the third slice.
+        let mut rows = commits(3 * DECODE_SLICE_ROWS);
+        let batch = crate::table::to_record_batch(&mut rows);
+        let bad_row = 2 * DECODE_SLICE_ROWS + 17;
+        let sha = StringArray::from_iter(
+            rows.iter()
+                .enumerate()
+                .map(|(i, r)| (i != bad_row).then_some(r.sha.as_str())),
+        );
+        let fields: Vec<Field> = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_nullable(true))
+            .collect();
+        let mut columns = batch.columns().to_vec();
+        columns[0] = Arc::new(sha);
+        let nullable = RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("commits.parquet");
+        let mut writer =
+            ArrowWriter::try_new(File::create(&path).unwrap(), nullable.schema(), None).unwrap();
+        writer.write(&nullable).unwrap();
+        writer.close().unwrap();
+        let serial = read_table::<CommitRow>(&path);
+        let parallel = read_table_parallel::<CommitRow>(&path);
+        assert!(
+            matches!(&serial, Err(FormatError::UnexpectedNull { column }) if column == "sha"),
+            "{serial:?}"
+        );
+        assert!(
+            matches!(&parallel, Err(FormatError::UnexpectedNull { column }) if column == "sha"),
+            "{parallel:?}"
+        );
     }
 
     #[test]

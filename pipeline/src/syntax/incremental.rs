@@ -23,6 +23,7 @@ use output_schema::manifest::{decompress, StageStatus, Warning};
 use output_schema::parquet_io::{read_table, read_table_parallel_with_room};
 use output_schema::tables::{FileRow, ImportRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
+use rayon::prelude::*;
 
 use super::extract::SOURCE;
 use super::{FileStatus, FILES_VIEW};
@@ -193,30 +194,33 @@ fn read(prev: &StoredSnapshot, reused: &mut HashMap<String, FileStatus>) -> Resu
     let (mut occurrences, mut symbols, mut imports) = (occurrences?, symbols?, imports?);
 
     // A file with rows from another backend was merged by a later stage: parse it again.
-    for s in &symbols {
-        if s.source != SOURCE {
-            reused.remove(s.path.as_str());
-        }
-    }
-    for o in &occurrences {
-        if o.source != SOURCE {
-            reused.remove(o.path.as_str());
-        }
+    let merged: Vec<String> = symbols
+        .par_iter()
+        .filter(|s| s.source != SOURCE)
+        .map(|s| s.path.to_string())
+        .chain(
+            occurrences
+                .par_iter()
+                .filter(|o| o.source != SOURCE)
+                .map(|o| o.path.to_string()),
+        )
+        .collect();
+    for path in merged {
+        reused.remove(&path);
     }
 
-    let mut keep = KeepPaths::new(reused);
-    symbols.retain_mut(|s| {
-        let k = keep.keeps(&s.path);
-        s.module_id = None;
-        k
-    });
-    let mut keep = KeepPaths::new(reused);
-    occurrences.retain_mut(|o| {
+    // Columns are reset on every row in parallel (most rows are kept); the rows of files that
+    // are parsed again are dropped after, in one pass.
+    symbols.par_iter_mut().for_each(|s| s.module_id = None);
+    occurrences.par_iter_mut().for_each(|o| {
         if !o.roles.contains(Roles::DEFINITION) {
             o.symbol_id = None;
         }
-        keep.keeps(&o.path)
     });
+    let mut keep = KeepPaths::new(reused);
+    symbols.retain(|s| keep.keeps(&s.path));
+    let mut keep = KeepPaths::new(reused);
+    occurrences.retain(|o| keep.keeps(&o.path));
     let mut keep = KeepPaths::new(reused);
     imports.retain_mut(|i| {
         i.target = None;
