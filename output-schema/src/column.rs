@@ -6,11 +6,13 @@
 //! Trino, pandas) reads the files without unsigned-type surprises.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array,
-    ListArray, ListBuilder, StringArray, StringBuilder,
+    Array, ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int32Builder,
+    Int64Array, ListArray, ListBuilder, StringArray, StringBuilder,
 };
 use arrow::datatypes::{DataType, Field, Int32Type};
 
@@ -28,6 +30,15 @@ pub trait Column: Sized + Clone + PartialEq + std::fmt::Debug + Send + Sync {
     fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef
     where
         Self: 'a;
+    /// Encodes values for the Parquet writer only: an array the column's Parquet encoder takes in
+    /// place of [`Column::to_array`]'s (same values, so the same bytes are written), which may be
+    /// cheaper to build. The default is [`Column::to_array`].
+    fn to_write_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef
+    where
+        Self: 'a,
+    {
+        Self::to_array(values)
+    }
     /// Decodes an Arrow array produced by [`Column::to_array`] (or any compatible writer).
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError>;
     /// Total order used when sorting rows.
@@ -210,6 +221,9 @@ fn read_strings<T>(
 /// into the type with it.
 macro_rules! string_column {
     ($t:ty, $reader:expr, $decode:expr) => {
+        string_column!($t, $reader, $decode, Self::to_array, Self::to_array);
+    };
+    ($t:ty, $reader:expr, $decode:expr, $write:path, $write_opt:path) => {
         impl Column for $t {
             const TYPE_NAME: &'static str = "string";
             const NULLABLE: bool = false;
@@ -218,6 +232,9 @@ macro_rules! string_column {
             }
             fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
                 Arc::new(StringArray::from_iter_values(values))
+            }
+            fn to_write_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+                $write(values)
             }
             fn to_json(&self) -> serde_json::Value {
                 serde_json::Value::String(self.to_string())
@@ -239,6 +256,9 @@ macro_rules! string_column {
             }
             fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
                 Arc::new(StringArray::from_iter(values.map(|v| v.as_deref())))
+            }
+            fn to_write_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+                $write_opt(values)
             }
             fn to_json(&self) -> serde_json::Value {
                 serde_json::json!(self)
@@ -298,8 +318,82 @@ impl SharedStrs {
 string_column!(
     SharedStr,
     SharedStrs::for_array,
-    |shared: &mut SharedStrs, (k, s): (usize, &str)| shared.get(k, s)
+    |shared: &mut SharedStrs, (k, s): (usize, &str)| shared.get(k, s),
+    shared_dictionary,
+    optional_shared_dictionary
 );
+
+fn optional_shared_dictionary<'a>(
+    values: impl ExactSizeIterator<Item = &'a Option<SharedStr>>,
+) -> ArrayRef {
+    shared_values_dictionary(values.map(Option::as_ref))
+}
+
+fn shared_dictionary<'a>(values: impl ExactSizeIterator<Item = &'a SharedStr>) -> ArrayRef {
+    shared_values_dictionary(values.map(Some))
+}
+
+/// A [`SharedStr`] column for the Parquet writer: a dictionary array with one entry per shared
+/// allocation, the rows pointing at theirs. A plain string array copied every row's bytes (most
+/// of an `occurrences` table's memory at write time); the Parquet encoder looks each row's value
+/// up either way and interns it by content, so the bytes written are the same. Entries are
+/// found by allocation, not content: two allocations of one string become two entries, which the
+/// encoder merges.
+fn shared_values_dictionary<'a>(
+    values: impl ExactSizeIterator<Item = Option<&'a SharedStr>>,
+) -> ArrayRef {
+    let mut keys = Int32Builder::with_capacity(values.len());
+    let mut entries = StringBuilder::new();
+    let mut by_allocation: HashMap<usize, i32, BuildHasherDefault<AddressHasher>> =
+        HashMap::default();
+    // Rows come sorted, so a value mostly repeats the previous row's.
+    let mut last: Option<(usize, i32)> = None;
+    for value in values {
+        let Some(value) = value else {
+            keys.append_null();
+            continue;
+        };
+        let address = value.as_str().as_ptr() as usize;
+        let key = match last {
+            Some((a, key)) if a == address => key,
+            _ => {
+                let next = i32::try_from(by_allocation.len()).unwrap_or(i32::MAX);
+                let key = *by_allocation.entry(address).or_insert_with(|| {
+                    entries.append_value(value.as_str());
+                    next
+                });
+                last = Some((address, key));
+                key
+            }
+        };
+        keys.append_value(key);
+    }
+    Arc::new(DictionaryArray::new(
+        keys.finish(),
+        Arc::new(entries.finish()),
+    ))
+}
+
+/// Hashes the address of an allocation (a multiply: addresses are distinct, only their low bits
+/// are alike).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, address: usize) {
+        self.0 = (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
 
 fn string_list_type() -> DataType {
     DataType::List(Arc::new(Field::new("item", DataType::Utf8, false)))

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{ArrayRef, RecordBatch};
-use arrow::datatypes::{DataType, Schema};
+use arrow::datatypes::{DataType, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
@@ -29,7 +29,6 @@ use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, Uninde
 use rayon::prelude::*;
 
 use crate::manifest::{file_hash, FileEntry};
-use crate::table::to_record_batch;
 use crate::{FormatError, Table, TableInfo, CKB_VERSION, SCHEMA_VERSION};
 
 /// Rows per row group: small enough for readers to skip by statistics, large enough to compress.
@@ -59,29 +58,42 @@ pub fn writer_properties(table: &TableInfo) -> WriterProperties {
         .build()
 }
 
-/// Sorts rows and encodes them as a Parquet file in memory.
+/// Sorts rows and encodes them as a Parquet file in memory: the bytes of [`encode_batch`] of
+/// [`crate::table::to_record_batch`], from the cheaper arrays of [`Table::to_write_arrays`].
 pub fn encode_table<T: Table>(rows: &mut [T]) -> Result<Vec<u8>, FormatError> {
-    let batch = to_record_batch(rows);
-    encode_batch(T::INFO, &batch)
+    crate::table::sort_rows(rows);
+    let schema = (T::INFO.schema)();
+    encode_columns(T::INFO, &schema, &T::to_write_arrays(rows), rows.len())
 }
 
 /// Encodes an already sorted record batch of a table.
+pub fn encode_batch(table: &TableInfo, batch: &RecordBatch) -> Result<Vec<u8>, FormatError> {
+    encode_columns(table, &batch.schema(), batch.columns(), batch.num_rows())
+}
+
+/// Encodes a table's columns (`rows` long) as the file of `schema`.
 ///
 /// Row groups of [`ROW_GROUP_ROWS`] rows, as `ArrowWriter::write` cuts them; within a row group
 /// every column is encoded in parallel into its own chunk, and the chunks are appended in schema
-/// order, which is what `ArrowWriter` does one column after the other.
-pub fn encode_batch(table: &TableInfo, batch: &RecordBatch) -> Result<Vec<u8>, FormatError> {
+/// order, which is what `ArrowWriter` does one column after the other. The writer takes its
+/// column types from `schema`; a column's array may be any form its encoder reads the same
+/// values from (a dictionary array for a string column).
+fn encode_columns(
+    table: &TableInfo,
+    schema: &SchemaRef,
+    columns: &[ArrayRef],
+    rows: usize,
+) -> Result<Vec<u8>, FormatError> {
     let mut buffer = Vec::new();
-    let writer = ArrowWriter::try_new(&mut buffer, batch.schema(), Some(writer_properties(table)))?;
+    let writer = ArrowWriter::try_new(&mut buffer, schema.clone(), Some(writer_properties(table)))?;
     let (mut file, factory) = writer.into_serialized_writer()?;
-    let schema = batch.schema();
     let mut start = 0;
     let mut group = 0;
-    while start < batch.num_rows() {
-        let rows = batch.slice(start, ROW_GROUP_ROWS.min(batch.num_rows() - start));
+    while start < rows {
+        let len = ROW_GROUP_ROWS.min(rows - start);
         let mut leaves = Vec::new();
-        for (field, column) in schema.fields().iter().zip(rows.columns()) {
-            leaves.extend(compute_leaves(field.as_ref(), column)?);
+        for (field, column) in schema.fields().iter().zip(columns) {
+            leaves.extend(compute_leaves(field.as_ref(), &column.slice(start, len))?);
         }
         let writers = factory.create_column_writers(group)?;
         if writers.len() != leaves.len() {
@@ -106,7 +118,7 @@ pub fn encode_batch(table: &TableInfo, batch: &RecordBatch) -> Result<Vec<u8>, F
             chunk.append_to_row_group(&mut row_group)?;
         }
         row_group.close()?;
-        start += rows.num_rows();
+        start += len;
         group += 1;
     }
     file.close()?;
@@ -636,6 +648,7 @@ impl<T: Table> ExactSizeIterator for RowIter<'_, T> {}
 mod tests {
     use super::*;
     use crate::tables::{CommitRow, SymbolRow};
+    use crate::SharedStr;
 
     fn commit(sha: &str, t: i64) -> CommitRow {
         CommitRow {
@@ -755,6 +768,27 @@ mod tests {
         let batch = crate::table::to_record_batch(&mut rows);
         let parallel = encode_batch(&OccurrenceRow::INFO, &batch).unwrap();
         assert_eq!(parallel, encode_serially(&OccurrenceRow::INFO, &batch));
+        // From rows, shared strings go to the writer as dictionary arrays: same bytes, whether
+        // rows share one allocation of a value or hold copies of it.
+        assert_eq!(encode_table(&mut rows.clone()).unwrap(), parallel);
+        let shared: Vec<SharedStr> = (0..50).map(|i| format!("src/s{i}.rs").into()).collect();
+        let mut mixed = rows.clone();
+        for (i, row) in mixed.iter_mut().enumerate() {
+            row.path = match i % 3 {
+                0 => shared[i % 50].clone(),
+                1 => shared[i % 50].as_str().into(),
+                _ => shared[(i * 7) % 50].clone(),
+            };
+            if i % 11 == 0 {
+                row.enclosing_symbol_id = row.symbol_id.clone();
+            }
+        }
+        let mixed_batch = crate::table::to_record_batch(&mut mixed);
+        assert!(mixed_batch.num_rows() > ROW_GROUP_ROWS);
+        assert_eq!(
+            encode_table(&mut mixed).unwrap(),
+            encode_serially(&OccurrenceRow::INFO, &mixed_batch)
+        );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("occurrences.parquet");
         std::fs::write(&path, &parallel).unwrap();

@@ -104,6 +104,9 @@ pub trait Table: Sized + Clone + Send + Sync + 'static {
     fn compare(&self, other: &Self) -> Ordering;
     /// Encodes rows (already in order) into one array per column.
     fn to_arrays(rows: &[Self]) -> Vec<ArrayRef>;
+    /// Encodes rows (already in order) into one array per column for the Parquet writer
+    /// ([`crate::Column::to_write_array`]): the values of [`Table::to_arrays`], not always its types.
+    fn to_write_arrays(rows: &[Self]) -> Vec<ArrayRef>;
     /// Decodes a record batch of this table's schema.
     fn from_batch(batch: &RecordBatch) -> Result<Vec<Self>, FormatError>;
     /// The row as a JSON object keyed by column name.
@@ -207,6 +210,17 @@ macro_rules! table {
                 type Build = dyn Fn(&[$row]) -> ::arrow::array::ArrayRef + Sync;
                 let columns: &[&Build] = &[
                     $( &|rows: &[$row]| <$ty as $crate::Column>::to_array(rows.iter().map(|r| &r.$col)), )+
+                ];
+                ::rayon::iter::ParallelIterator::collect(::rayon::iter::ParallelIterator::map(
+                    ::rayon::iter::IntoParallelRefIterator::par_iter(columns),
+                    |build| build(rows),
+                ))
+            }
+
+            fn to_write_arrays(rows: &[Self]) -> Vec<::arrow::array::ArrayRef> {
+                type Build = dyn Fn(&[$row]) -> ::arrow::array::ArrayRef + Sync;
+                let columns: &[&Build] = &[
+                    $( &|rows: &[$row]| <$ty as $crate::Column>::to_write_array(rows.iter().map(|r| &r.$col)), )+
                 ];
                 ::rayon::iter::ParallelIterator::collect(::rayon::iter::ParallelIterator::map(
                     ::rayon::iter::IntoParallelRefIterator::par_iter(columns),
