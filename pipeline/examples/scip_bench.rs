@@ -226,6 +226,7 @@ fn main() {
                     max_file_bytes: 1 << 20,
                     ignore_globs: Vec::new(),
                     excluded_folders: Vec::new(),
+                    cache_file: None,
                 };
                 let scanned =
                     pipeline::scan::scan(&root, &scan_config, &pipeline::NoProgress).expect("scan");

@@ -20,6 +20,7 @@ pub mod privacy;
 pub mod progress;
 pub mod repo_state;
 pub mod scan;
+pub mod scan_cache;
 pub mod scip;
 pub mod store;
 pub mod syntax;
@@ -299,13 +300,19 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         max_file_bytes: config.max_file_bytes,
         ignore_globs: config.ignore.clone(),
         excluded_folders: vec![store_root.clone()],
+        // Real paths beside an anonymized store would undo the anonymization: no cache there.
+        cache_file: anonymizer
+            .is_none()
+            .then(|| store.repo_dir(&repo_id).join(scan_cache::CACHE_FILE)),
     };
     let needs_scan = selected(Stage::Scan) || git_state.is_none();
-    let scanned = if needs_scan {
+    let mut scanned = if needs_scan {
         Some(scan::scan(&root, &scan_config, progress)?)
     } else {
         None
     };
+    // Written only once the snapshot is published: a failed run leaves the store as it was.
+    let scan_cache_update = scanned.as_mut().and_then(|s| s.cache_update.take());
     timings.push(("scan".into(), clock.elapsed()));
 
     let repo_state = match git_state {
@@ -556,6 +563,9 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     if let Err(e) = store.publish(&tmp, &dest) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
+    }
+    if let Some(update) = scan_cache_update {
+        update.save();
     }
     Ok(SnapshotOutcome::Written {
         snapshot: StoredSnapshot {

@@ -18,6 +18,7 @@ use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
 use output_schema::tables::FileRow;
 use rayon::prelude::*;
 
+use crate::scan_cache::{CacheUpdate, ScanCache, Stat};
 use crate::{PipelineError, Progress};
 
 /// Folder names never descended into.
@@ -49,6 +50,9 @@ pub struct ScanConfig {
     pub ignore_globs: Vec<String>,
     /// Absolute folders to leave out (the snapshot store when it lies inside the tree).
     pub excluded_folders: Vec<PathBuf>,
+    /// Where the facts of this scan are kept for the next one ([`crate::scan_cache`]); `None`
+    /// reads every file.
+    pub cache_file: Option<PathBuf>,
 }
 
 /// What the scan produced.
@@ -58,10 +62,16 @@ pub struct ScanOutput {
     pub files: Vec<FileRow>,
     /// Counts, skips and warnings for the manifest.
     pub report: StageReport,
+    /// How many kept files were described from the cache, without being read (not in the
+    /// manifest: a snapshot is the same either way).
+    pub from_cache: usize,
+    /// The cache for the next scan, to be saved once the snapshot is published.
+    pub cache_update: Option<CacheUpdate>,
 }
 
 enum Outcome {
-    Kept(FileRow),
+    Kept(FileRow, Option<Stat>),
+    Cached(FileRow, Option<Stat>),
     Skipped {
         reason: &'static str,
         path: String,
@@ -217,11 +227,15 @@ fn finish_scan(
     nested: Vec<String>,
     progress: &dyn Progress,
 ) -> Result<ScanOutput, PipelineError> {
+    let cache = config
+        .cache_file
+        .as_deref()
+        .map(|f| ScanCache::open(f, crate::scan_cache::SETTLE));
     let outcomes: Vec<Outcome> = candidates
         .files
         .par_iter()
         .map(|(abs, rel)| {
-            let out = describe(abs, rel, config.max_file_bytes);
+            let out = describe(abs, rel, config.max_file_bytes, cache.as_ref());
             progress.advance(1);
             out
         })
@@ -247,9 +261,19 @@ fn finish_scan(
             message: "a nested git repository or worktree is not descended into".into(),
         });
     }
+    let mut stats = Vec::with_capacity(outcomes.len());
+    let mut from_cache = 0;
     for o in outcomes {
         match o {
-            Outcome::Kept(row) => files.push(row),
+            Outcome::Kept(row, stat) => {
+                stats.push(stat);
+                files.push(row);
+            }
+            Outcome::Cached(row, stat) => {
+                from_cache += 1;
+                stats.push(stat);
+                files.push(row);
+            }
             Outcome::Skipped {
                 reason,
                 path,
@@ -264,6 +288,11 @@ fn finish_scan(
             }
         }
     }
+    let cache_update = cache.as_ref().map(|cache| {
+        let described: Vec<(FileRow, Option<Stat>)> =
+            files.iter().cloned().zip(stats.iter().copied()).collect();
+        cache.update(&described)
+    });
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut breakdown: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
     for f in &files {
@@ -317,10 +346,15 @@ fn finish_scan(
     });
     report.set_warnings(warnings);
     progress.stage_finished("scan", &format!("{} files", files.len()));
-    Ok(ScanOutput { files, report })
+    Ok(ScanOutput {
+        files,
+        report,
+        from_cache,
+        cache_update,
+    })
 }
 
-fn describe(abs: &Path, rel: &str, max_bytes: u64) -> Outcome {
+fn describe(abs: &Path, rel: &str, max_bytes: u64, cache: Option<&ScanCache>) -> Outcome {
     let skip = |reason: &'static str, message: String| Outcome::Skipped {
         reason,
         path: rel.to_string(),
@@ -342,6 +376,10 @@ fn describe(abs: &Path, rel: &str, max_bytes: u64) -> Outcome {
             format!("{} bytes exceeds the limit of {max_bytes}", meta.len()),
         );
     }
+    let stat = Stat::of(&meta);
+    if let Some(row) = cache.and_then(|c| c.lookup(rel, stat)) {
+        return Outcome::Cached(row, stat);
+    }
     let bytes = match std::fs::read(abs) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -361,16 +399,19 @@ fn describe(abs: &Path, rel: &str, max_bytes: u64) -> Outcome {
     if is_binary(&bytes) {
         return skip("binary", "binary content".into());
     }
-    Outcome::Kept(FileRow {
-        path: rel.to_string(),
-        language: detect_language(rel, &bytes).map(str::to_string),
-        size_bytes: bytes.len() as i64,
-        line_count: count_lines(&bytes),
-        content_hash: content_hash(&bytes),
-        module_id: None,
-        is_test: is_test_path(rel),
-        is_generated: is_generated(rel, &bytes),
-    })
+    Outcome::Kept(
+        FileRow {
+            path: rel.to_string(),
+            language: detect_language(rel, &bytes).map(str::to_string),
+            size_bytes: bytes.len() as i64,
+            line_count: count_lines(&bytes),
+            content_hash: content_hash(&bytes),
+            module_id: None,
+            is_test: is_test_path(rel),
+            is_generated: is_generated(rel, &bytes),
+        },
+        stat,
+    )
 }
 
 /// The content hash recorded for a file: BLAKE3, first 32 hex digits.

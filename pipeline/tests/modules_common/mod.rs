@@ -38,6 +38,7 @@ impl Fixture {
             max_file_bytes: 1 << 20,
             ignore_globs: Vec::new(),
             excluded_folders: Vec::new(),
+            cache_file: None,
         };
         pipeline::scan::scan(self.root(), &cfg, &NoProgress)
             .unwrap()

@@ -1,0 +1,331 @@
+//! What the scan learned of each file last time, found again by the file's status (`stat`), so
+//! that unchanged files are not read and hashed again.
+//!
+//! A snapshot of an unchanged tree, or of one commit after another, reads every file only to
+//! find most of them as they were. Like git's index, the scan keeps, per path, the file's size,
+//! modification and change times and inode with the facts it derived from the bytes (content
+//! hash, lines, language, generated flag). When all four are the same the facts are reused.
+//!
+//! Soundness rests on the change time, which only the kernel sets (to the current time, on every
+//! write, rename, chmod or `touch`): an entry is recorded only for a file whose times are older
+//! than the scan's start by a margin ([`SETTLE`]). Any change made after the file was read then
+//! gets a later change time, so it never matches. A file changed within the margin is simply
+//! read again next time. The margin covers the coarse clock that stamps files and file systems
+//! with coarse timestamps (FAT's two seconds); it assumes the file system's clock is the
+//! machine's, give or take the margin.
+//!
+//! The cache lives beside the snapshots (`<store>/repo=<id>/scan-cache.json.zst`), is not part of
+//! any snapshot, and is written only once a snapshot is published: a failed run leaves the store
+//! as it was. It is advisory: unreadable, from another build, or missing, it is ignored and
+//! rebuilt; failing to write it costs the next run its speed, nothing else. It holds
+//! repo-relative paths and file-system numbers, never content.
+
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use output_schema::tables::FileRow;
+use serde::{Deserialize, Serialize};
+
+/// File name of the cache in a repository's folder of the store.
+pub const CACHE_FILE: &str = "scan-cache.json.zst";
+
+/// How much older than the scan a file's times must be for its facts to be kept.
+pub const SETTLE: Duration = Duration::from_secs(2);
+
+/// Format version: a file of another version is ignored.
+const VERSION: u32 = 1;
+
+/// A file's status as the cache compares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stat {
+    size: u64,
+    /// Modification and change times, nanoseconds since the epoch.
+    mtime: i128,
+    ctime: i128,
+    inode: u64,
+}
+
+impl Stat {
+    /// The status of `meta`; `None` where the platform does not give change times and inodes.
+    pub fn of(meta: &Metadata) -> Option<Stat> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let nanos = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
+            Some(Stat {
+                size: meta.len(),
+                mtime: nanos(meta.mtime(), meta.mtime_nsec()),
+                ctime: nanos(meta.ctime(), meta.ctime_nsec()),
+                inode: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
+/// The facts of one file, as the `files` table holds them, minus the path.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Facts {
+    language: Option<String>,
+    size_bytes: i64,
+    line_count: i64,
+    content_hash: String,
+    is_test: bool,
+    is_generated: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct CacheFile {
+    version: u32,
+    /// The program that wrote it ([`program`]): facts derived by other rules are not reused.
+    program: String,
+    /// (path, status, facts), sorted by path.
+    entries: Vec<(String, Stat, Facts)>,
+}
+
+/// The previous scan's entries, and the time before which files count as settled in this one.
+pub struct ScanCache {
+    file: PathBuf,
+    previous: HashMap<String, (Stat, Facts)>,
+    /// Nanoseconds since the epoch; `None` when the marker could not be made (nothing is kept).
+    settled_before: Option<i128>,
+}
+
+impl ScanCache {
+    /// Loads the cache at `file`; this scan starts now, and files changed less than `settle`
+    /// before it will not be kept (the scan uses [`SETTLE`]).
+    pub fn open(file: &Path, settle: Duration) -> ScanCache {
+        let previous = std::fs::read(file)
+            .ok()
+            .and_then(|bytes| output_schema::manifest::decompress(&bytes).ok())
+            .and_then(|text| serde_json::from_slice::<CacheFile>(&text).ok())
+            .filter(|c| c.version == VERSION && Some(&c.program) == program().as_ref())
+            .map(|c| {
+                c.entries
+                    .into_iter()
+                    .map(|(path, stat, facts)| (path, (stat, facts)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ScanCache {
+            file: file.to_path_buf(),
+            previous,
+            settled_before: SystemTime::now()
+                .checked_sub(settle)
+                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos() as i128),
+        }
+    }
+
+    /// The facts recorded for `path` when its status is still `stat`.
+    pub fn lookup(&self, path: &str, stat: Option<Stat>) -> Option<FileRow> {
+        let (known, facts) = self.previous.get(path)?;
+        (Some(*known) == stat).then(|| FileRow {
+            path: path.to_string(),
+            language: facts.language.clone(),
+            size_bytes: facts.size_bytes,
+            line_count: facts.line_count,
+            content_hash: facts.content_hash.clone(),
+            module_id: None,
+            is_test: facts.is_test,
+            is_generated: facts.is_generated,
+        })
+    }
+
+    /// The update for this scan's kept files: the entries of those whose status is settled
+    /// (see the module doc), to be written once the snapshot is published.
+    pub fn update(&self, files: &[(FileRow, Option<Stat>)]) -> CacheUpdate {
+        let Some(settled_before) = self.settled_before else {
+            return CacheUpdate {
+                file: self.file.clone(),
+                entries: None,
+            };
+        };
+        let entries: Vec<(String, Stat, Facts)> = files
+            .iter()
+            .filter_map(|(row, stat)| {
+                let stat = (*stat)?;
+                (stat.mtime < settled_before && stat.ctime < settled_before).then(|| {
+                    (
+                        row.path.clone(),
+                        stat,
+                        Facts {
+                            language: row.language.clone(),
+                            size_bytes: row.size_bytes,
+                            line_count: row.line_count,
+                            content_hash: row.content_hash.clone(),
+                            is_test: row.is_test,
+                            is_generated: row.is_generated,
+                        },
+                    )
+                })
+            })
+            .collect();
+        CacheUpdate {
+            file: self.file.clone(),
+            entries: Some(entries),
+        }
+    }
+
+    /// Writes [`ScanCache::update`] at once (tests).
+    pub fn save(&self, files: &[(FileRow, Option<Stat>)]) {
+        self.update(files).save();
+    }
+}
+
+/// The entries a scan leaves for the next one.
+#[derive(Debug)]
+pub struct CacheUpdate {
+    file: PathBuf,
+    /// `None` when the start time was unknown: nothing is written.
+    entries: Option<Vec<(String, Stat, Facts)>>,
+}
+
+impl CacheUpdate {
+    /// Writes the cache (atomically: a temporary file renamed). Errors are ignored: the cache is
+    /// advisory.
+    pub fn save(self) {
+        let (Some(entries), Some(program)) = (self.entries, program()) else {
+            return;
+        };
+        let cache = CacheFile {
+            version: VERSION,
+            program,
+            entries,
+        };
+        let Ok(text) = serde_json::to_string(&cache) else {
+            return;
+        };
+        let Ok(bytes) = output_schema::manifest::compress_json(&text) else {
+            return;
+        };
+        if let Some(dir) = self.file.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let tmp = self
+            .file
+            .with_extension(format!("tmp{}", std::process::id()));
+        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &self.file).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+/// The running program: ckb's version and its executable's size and modification time, so that
+/// a rebuilt binary (whose language or generated-file rules may differ) starts afresh.
+fn program() -> Option<String> {
+    let exe = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+    let stat = Stat::of(&exe)?;
+    Some(format!(
+        "{} {} {}",
+        output_schema::CKB_VERSION,
+        stat.size,
+        stat.mtime
+    ))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn row(path: &str, hash: &str) -> FileRow {
+        FileRow {
+            path: path.into(),
+            language: Some("rust".into()),
+            size_bytes: 3,
+            line_count: 1,
+            content_hash: hash.into(),
+            module_id: None,
+            is_test: false,
+            is_generated: true,
+        }
+    }
+
+    fn stat_of(path: &Path) -> Option<Stat> {
+        Stat::of(&std::fs::metadata(path).unwrap())
+    }
+
+    #[test]
+    fn settled_files_are_found_again_by_their_status_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.rs"), dir.path().join("b.rs"));
+        std::fs::write(&a, "one").unwrap();
+        std::fs::write(&b, "two").unwrap();
+        // Older than the next scan's start, whatever the clock's granularity.
+        std::thread::sleep(Duration::from_millis(30));
+        let cache_file = dir.path().join("store").join(CACHE_FILE);
+        let first = ScanCache::open(&cache_file, Duration::ZERO);
+        assert!(
+            first.lookup("a.rs", stat_of(&a)).is_none(),
+            "empty at first"
+        );
+        first.save(&[
+            (row("a.rs", "h1"), stat_of(&a)),
+            (row("b.rs", "h2"), stat_of(&b)),
+        ]);
+
+        let second = ScanCache::open(&cache_file, Duration::ZERO);
+        assert_eq!(second.lookup("a.rs", stat_of(&a)), Some(row("a.rs", "h1")));
+        assert_eq!(second.lookup("b.rs", stat_of(&b)), Some(row("b.rs", "h2")));
+        assert!(second.lookup("c.rs", stat_of(&a)).is_none());
+        // Same size, modification time put back: the change time still tells.
+        let mtime = std::fs::metadata(&b).unwrap().modified().unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        std::fs::write(&b, "TWO").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&b)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        assert_eq!(stat_of(&b).unwrap().mtime, second.previous["b.rs"].0.mtime);
+        assert!(second.lookup("b.rs", stat_of(&b)).is_none());
+        assert!(second.lookup("b.rs", None).is_none());
+    }
+
+    #[test]
+    fn files_changed_since_the_scan_started_are_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.rs");
+        std::fs::write(&a, "one").unwrap();
+        let cache_file = dir.path().join(CACHE_FILE);
+        // With the scan's margin, a file written just now is not settled.
+        ScanCache::open(&cache_file, SETTLE).save(&[(row("a.rs", "h1"), stat_of(&a))]);
+        let next = ScanCache::open(&cache_file, SETTLE);
+        assert!(next.previous.is_empty());
+        assert!(next.lookup("a.rs", stat_of(&a)).is_none());
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_cache_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.rs");
+        std::fs::write(&a, "one").unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        let cache_file = dir.path().join(CACHE_FILE);
+        std::fs::write(&cache_file, b"not zstd").unwrap();
+        let damaged = ScanCache::open(&cache_file, Duration::ZERO);
+        assert!(damaged.previous.is_empty());
+        damaged.save(&[(row("a.rs", "h1"), stat_of(&a))]);
+        assert!(!ScanCache::open(&cache_file, Duration::ZERO)
+            .previous
+            .is_empty());
+        // Written by another build: its rules may differ.
+        let text =
+            output_schema::manifest::decompress(&std::fs::read(&cache_file).unwrap()).unwrap();
+        let mut cache: CacheFile = serde_json::from_slice(&text).unwrap();
+        cache.program.push_str(" (another build)");
+        let other = serde_json::to_string(&cache).unwrap();
+        let bytes = output_schema::manifest::compress_json(&other).unwrap();
+        std::fs::write(&cache_file, bytes).unwrap();
+        assert!(ScanCache::open(&cache_file, Duration::ZERO)
+            .previous
+            .is_empty());
+    }
+}
