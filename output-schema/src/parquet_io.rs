@@ -130,10 +130,7 @@ fn encode_columns(
 /// The caller is responsible for `dir` being a private temporary folder (the store makes the
 /// snapshot visible atomically); the file is fsynced before returning.
 pub fn write_table<T: Table>(dir: &Path, rows: &mut [T]) -> Result<FileEntry, FormatError> {
-    let syncs = Syncs::default();
-    let entry = write_table_to(&syncs, dir, rows)?;
-    syncs.wait()?;
-    Ok(entry)
+    Syncs::around(|syncs| write_table_to(syncs, dir, rows))
 }
 
 /// [`write_table`], with the file's flush to disk left to `syncs`.
@@ -156,9 +153,7 @@ pub fn write_table_to<T: Table>(
 
 /// Writes bytes to a new file and fsyncs it.
 pub fn write_file_synced(path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
-    let syncs = Syncs::default();
-    syncs.write(path, bytes)?;
-    syncs.wait()
+    Syncs::around(|syncs| syncs.write(path, bytes))
 }
 
 /// New files whose flush to disk is under way.
@@ -179,6 +174,17 @@ pub struct Syncs {
 type Pending = (PathBuf, std::thread::JoinHandle<std::io::Result<()>>);
 
 impl Syncs {
+    /// Runs `write` with fresh `Syncs` and returns its result once every file it wrote is on
+    /// disk.
+    pub fn around<R>(
+        write: impl FnOnce(&Syncs) -> Result<R, FormatError>,
+    ) -> Result<R, FormatError> {
+        let syncs = Syncs::default();
+        let result = write(&syncs)?;
+        syncs.wait()?;
+        Ok(result)
+    }
+
     /// Creates `path` with `bytes` and starts flushing it. Write errors are returned at once;
     /// flush errors by [`Syncs::wait`].
     pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), FormatError> {
@@ -250,10 +256,7 @@ pub fn jsonl_file_name(table: &TableInfo) -> String {
 /// Writes rows (already in canonical order, e.g. after [`write_table`]) as zstd-compressed JSON
 /// Lines: one canonical JSON object per row, nulls omitted. For consumers without Parquet.
 pub fn write_jsonl<T: Table>(dir: &Path, rows: &[T]) -> Result<FileEntry, FormatError> {
-    let syncs = Syncs::default();
-    let entry = write_jsonl_to(&syncs, dir, rows)?;
-    syncs.wait()?;
-    Ok(entry)
+    Syncs::around(|syncs| write_jsonl_to(syncs, dir, rows))
 }
 
 /// [`write_jsonl`], with the file's flush to disk left to `syncs`.

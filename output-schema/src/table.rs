@@ -119,6 +119,18 @@ pub fn sort_rows<T: Table>(rows: &mut [T]) {
     rows.sort_unstable_by(T::compare);
 }
 
+/// Builds one column's array from a table's rows.
+#[doc(hidden)]
+pub type ColumnBuilder<R> = dyn Fn(&[R]) -> ArrayRef + Sync;
+
+/// Builds a table's arrays, one column per task: building them was serial ahead of the (parallel)
+/// encoding. Collected in schema order, so the arrays are the same as one after the other.
+#[doc(hidden)]
+pub fn build_columns<R: Sync>(rows: &[R], columns: &[&ColumnBuilder<R>]) -> Vec<ArrayRef> {
+    use rayon::prelude::*;
+    columns.par_iter().map(|build| build(rows)).collect()
+}
+
 /// Sorts rows and encodes them as one record batch.
 pub fn to_record_batch<T: Table>(rows: &mut [T]) -> RecordBatch {
     sort_rows(rows);
@@ -205,27 +217,15 @@ macro_rules! table {
             }
 
             fn to_arrays(rows: &[Self]) -> Vec<::arrow::array::ArrayRef> {
-                // One column per task: building a table's arrays was serial ahead of its
-                // (parallel) encoding. Collected in schema order, so the arrays are the same.
-                type Build = dyn Fn(&[$row]) -> ::arrow::array::ArrayRef + Sync;
-                let columns: &[&Build] = &[
+                $crate::table::build_columns(rows, &[
                     $( &|rows: &[$row]| <$ty as $crate::Column>::to_array(rows.iter().map(|r| &r.$col)), )+
-                ];
-                ::rayon::iter::ParallelIterator::collect(::rayon::iter::ParallelIterator::map(
-                    ::rayon::iter::IntoParallelRefIterator::par_iter(columns),
-                    |build| build(rows),
-                ))
+                ])
             }
 
             fn to_write_arrays(rows: &[Self]) -> Vec<::arrow::array::ArrayRef> {
-                type Build = dyn Fn(&[$row]) -> ::arrow::array::ArrayRef + Sync;
-                let columns: &[&Build] = &[
+                $crate::table::build_columns(rows, &[
                     $( &|rows: &[$row]| <$ty as $crate::Column>::to_write_array(rows.iter().map(|r| &r.$col)), )+
-                ];
-                ::rayon::iter::ParallelIterator::collect(::rayon::iter::ParallelIterator::map(
-                    ::rayon::iter::IntoParallelRefIterator::par_iter(columns),
-                    |build| build(rows),
-                ))
+                ])
             }
 
             fn from_batch(
