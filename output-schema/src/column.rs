@@ -7,7 +7,6 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use arrow::array::{
@@ -344,8 +343,7 @@ fn shared_values_dictionary<'a>(
 ) -> ArrayRef {
     let mut keys = Int32Builder::with_capacity(values.len());
     let mut entries = StringBuilder::new();
-    let mut by_allocation: HashMap<usize, i32, BuildHasherDefault<AddressHasher>> =
-        HashMap::default();
+    let mut by_allocation: HashMap<usize, i32, foldhash::fast::FixedState> = HashMap::default();
     // Rows come sorted, so a value mostly repeats the previous row's.
     let mut last: Option<(usize, i32)> = None;
     for value in values {
@@ -372,27 +370,6 @@ fn shared_values_dictionary<'a>(
         keys.finish(),
         Arc::new(entries.finish()),
     ))
-}
-
-/// Hashes the address of an allocation (a multiply: addresses are distinct, only their low bits
-/// are alike).
-#[derive(Default)]
-struct AddressHasher(u64);
-
-impl Hasher for AddressHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_usize(&mut self, address: usize) {
-        self.0 = (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
 }
 
 fn string_list_type() -> DataType {

@@ -288,11 +288,9 @@ fn finish_scan(
             }
         }
     }
-    let cache_update = cache.as_ref().map(|cache| {
-        let described: Vec<(FileRow, Option<Stat>)> =
-            files.iter().cloned().zip(stats.iter().copied()).collect();
-        cache.update(&described)
-    });
+    let cache_update = cache
+        .as_ref()
+        .map(|cache| cache.update(files.iter().zip(stats.iter().copied())));
     files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut breakdown: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
     for f in &files {

@@ -80,20 +80,22 @@ struct Facts {
     is_generated: bool,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 struct CacheFile {
     version: u32,
     /// The program that wrote it ([`program`]): facts derived by other rules are not reused.
     program: String,
-    /// (path, status, facts), sorted by path.
+    /// (path, status, facts), in scan order.
     entries: Vec<(String, Stat, Facts)>,
 }
 
 /// The previous scan's entries, and the time before which files count as settled in this one.
 pub struct ScanCache {
     file: PathBuf,
+    /// The running program ([`program`]); `None` when unknown (nothing is read or kept).
+    program: Option<String>,
     previous: HashMap<String, (Stat, Facts)>,
-    /// Nanoseconds since the epoch; `None` when the marker could not be made (nothing is kept).
+    /// Nanoseconds since the epoch; `None` when the clock is unusable (nothing is kept).
     settled_before: Option<i128>,
 }
 
@@ -101,11 +103,12 @@ impl ScanCache {
     /// Loads the cache at `file`; this scan starts now, and files changed less than `settle`
     /// before it will not be kept (the scan uses [`SETTLE`]).
     pub fn open(file: &Path, settle: Duration) -> ScanCache {
+        let program = program();
         let previous = std::fs::read(file)
             .ok()
             .and_then(|bytes| output_schema::manifest::decompress(&bytes).ok())
             .and_then(|text| serde_json::from_slice::<CacheFile>(&text).ok())
-            .filter(|c| c.version == VERSION && Some(&c.program) == program().as_ref())
+            .filter(|c| c.version == VERSION && Some(&c.program) == program.as_ref())
             .map(|c| {
                 c.entries
                     .into_iter()
@@ -115,6 +118,7 @@ impl ScanCache {
             .unwrap_or_default();
         ScanCache {
             file: file.to_path_buf(),
+            program,
             previous,
             settled_before: SystemTime::now()
                 .checked_sub(settle)
@@ -140,17 +144,19 @@ impl ScanCache {
 
     /// The update for this scan's kept files: the entries of those whose status is settled
     /// (see the module doc), to be written once the snapshot is published.
-    pub fn update(&self, files: &[(FileRow, Option<Stat>)]) -> CacheUpdate {
-        let Some(settled_before) = self.settled_before else {
+    pub fn update<'a>(
+        &self,
+        files: impl Iterator<Item = (&'a FileRow, Option<Stat>)>,
+    ) -> CacheUpdate {
+        let (Some(settled_before), Some(program)) = (self.settled_before, &self.program) else {
             return CacheUpdate {
                 file: self.file.clone(),
-                entries: None,
+                cache: None,
             };
         };
         let entries: Vec<(String, Stat, Facts)> = files
-            .iter()
             .filter_map(|(row, stat)| {
-                let stat = (*stat)?;
+                let stat = stat?;
                 (stat.mtime < settled_before && stat.ctime < settled_before).then(|| {
                     (
                         row.path.clone(),
@@ -169,13 +175,19 @@ impl ScanCache {
             .collect();
         CacheUpdate {
             file: self.file.clone(),
-            entries: Some(entries),
+            cache: Some(CacheFile {
+                version: VERSION,
+                program: program.clone(),
+                entries,
+            }),
         }
     }
 
-    /// Writes [`ScanCache::update`] at once (tests).
-    pub fn save(&self, files: &[(FileRow, Option<Stat>)]) {
-        self.update(files).save();
+    /// Writes [`ScanCache::update`] at once.
+    #[cfg(test)]
+    fn save(&self, files: &[(FileRow, Option<Stat>)]) {
+        self.update(files.iter().map(|(row, stat)| (row, *stat)))
+            .save();
     }
 }
 
@@ -183,21 +195,16 @@ impl ScanCache {
 #[derive(Debug)]
 pub struct CacheUpdate {
     file: PathBuf,
-    /// `None` when the start time was unknown: nothing is written.
-    entries: Option<Vec<(String, Stat, Facts)>>,
+    /// `None` when the program or the start time was unknown: nothing is written.
+    cache: Option<CacheFile>,
 }
 
 impl CacheUpdate {
     /// Writes the cache (atomically: a temporary file renamed). Errors are ignored: the cache is
     /// advisory.
     pub fn save(self) {
-        let (Some(entries), Some(program)) = (self.entries, program()) else {
+        let Some(cache) = self.cache else {
             return;
-        };
-        let cache = CacheFile {
-            version: VERSION,
-            program,
-            entries,
         };
         let Ok(text) = serde_json::to_string(&cache) else {
             return;
@@ -211,7 +218,10 @@ impl CacheUpdate {
         let tmp = self
             .file
             .with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, &self.file).is_err() {
+        if std::fs::write(&tmp, bytes)
+            .and_then(|()| std::fs::rename(&tmp, &self.file))
+            .is_err()
+        {
             let _ = std::fs::remove_file(&tmp);
         }
     }
