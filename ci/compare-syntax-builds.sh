@@ -23,13 +23,14 @@ WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
 
 # t CMD... : "WALL,CPU" milliseconds of one run.
 t() { time_ms "$@" | tr ' ' ,; }
-cold() { rm -rf "$WORK/c$1"; "$2/snapshot_stages" "$REPO" --out "$WORK/c$1" --stages scan,syntax --no-previous --repo-id bench; }
+# A fresh store per run, none removed while timing (as in ci/bench-syntax.sh).
+cold() { "$2/snapshot_stages" "$REPO" --out "$WORK/c$1" --stages scan,syntax --no-previous --repo-id bench; }
 declare -A R
 add() { R[$1]="${R[$1]:-} $2"; }
 
 echo "repository $REPO, $RUNS rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
-for _ in $(seq "$RUNS"); do
-  add cold_before "$(t cold b "$B")"; add cold_after "$(t cold a "$A")"
+for run in $(seq "$RUNS"); do
+  add cold_before "$(t cold "b$run" "$B")"; add cold_after "$(t cold "a$run" "$A")"
   add bare_before "$(t "$B/bare_parse" "$REPO")"; add bare_after "$(t "$A/bare_parse" "$REPO")"
   add ctags "$(t ctags -R -f "$WORK/tags" "$REPO")"
 done
