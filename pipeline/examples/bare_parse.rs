@@ -1,7 +1,9 @@
 //! Benchmark floor for the syntax stage: walk a tree, read every file, and parse every file of a
 //! supported language (detected like the scan does, shebang lines included) with the stage's own
 //! grammars and queries, in parallel, doing nothing with the matches. `ci/bench-syntax.sh`
-//! compares `--stages scan,syntax` against this program.
+//! compares `--stages scan,syntax` against this program. Files are scheduled as the stage
+//! schedules them (largest first, one per task, a parser per thread), so the floor is as well
+//! balanced across threads as the stage is.
 //!
 //! Usage: `bare_parse <dir> [--threads N]`. Prints one line of totals.
 
@@ -27,7 +29,8 @@ fn main() {
         std::process::exit(2);
     };
     let start = Instant::now();
-    let files = list(&root);
+    let mut files = list(&root);
+    files.sort_by_key(|(_, _, size)| std::cmp::Reverse(*size));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -35,10 +38,13 @@ fn main() {
     let (parsed, bytes, captures) = pool.install(|| {
         files
             .par_iter()
-            .map_init(
-                || (Vec::<Option<Parser>>::new(), QueryCursor::new()),
-                |(parsers, cursor), (path, rel)| parse(parsers, cursor, path, rel),
-            )
+            .with_max_len(1)
+            .map(|(path, rel, _)| {
+                WORKER.with(|w| {
+                    let (parsers, cursor) = &mut *w.borrow_mut();
+                    parse(parsers, cursor, path, rel)
+                })
+            })
             .reduce(|| (0, 0, 0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
     });
     println!(
@@ -47,9 +53,15 @@ fn main() {
     );
 }
 
+thread_local! {
+    /// A thread's parsers (one per language) and query cursor.
+    static WORKER: std::cell::RefCell<(Vec<Option<Parser>>, QueryCursor)> =
+        std::cell::RefCell::new((Vec::new(), QueryCursor::new()));
+}
+
 /// Every file the scan would walk (same ignore rules and excluded folders), with its
-/// repo-relative path; the language is decided after reading, as the scan does.
-fn list(root: &Path) -> Vec<(PathBuf, String)> {
+/// repo-relative path and size; the language is decided after reading, as the scan does.
+fn list(root: &Path) -> Vec<(PathBuf, String, u64)> {
     let mut walker = ignore::WalkBuilder::new(root);
     walker
         .hidden(false)
@@ -70,7 +82,8 @@ fn list(root: &Path) -> Vec<(PathBuf, String)> {
         }
         let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
         let rel = rel.to_string_lossy().replace('\\', "/");
-        out.push((entry.into_path(), rel));
+        let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        out.push((entry.into_path(), rel, size));
     }
     out
 }

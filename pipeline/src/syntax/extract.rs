@@ -185,10 +185,12 @@ pub fn extract(
     budget: &Budget,
 ) -> Result<FileFacts, Failure> {
     let lang = file.lang;
-    let lq = lang.query().map_err(Failure::BrokenQuery)?;
     let Some(tree) = worker.parse(lang, src, budget)? else {
         return Err(Failure::TimedOut("parse"));
     };
+    // Asked for after the parse: while one thread compiles a language's query, the others parse
+    // their first files instead of waiting for it.
+    let lq = lang.query().map_err(Failure::BrokenQuery)?;
     let root = tree.root_node();
 
     // ---- run the query ----

@@ -164,17 +164,41 @@ fn parse_where(
     config: &SyntaxConfig,
     which: impl Fn(usize) -> bool + Sync,
 ) -> Vec<Option<FileResult>> {
-    supported
-        .par_iter()
-        .enumerate()
-        .map_init(Worker::new, |worker, (i, (file, lang))| {
-            which(i).then(|| {
-                let r = parse_one(worker, ctx, file, *lang, config);
-                ctx.progress.advance(1);
-                r
-            })
+    // Largest files first, one file per task. Parse time follows size, and rayon otherwise hands
+    // each thread runs of neighbouring files: the last run, a dozen files on one thread, was
+    // still being parsed long after the other threads had run out of work. In this order the
+    // last files to start are the smallest, so the threads finish together.
+    let mut order: Vec<usize> = (0..supported.len()).filter(|&i| which(i)).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(supported[i].0.size_bytes), i));
+    let parsed: Vec<(usize, FileResult)> = order
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|i| {
+            let (file, lang) = supported[i];
+            let r = with_worker(|worker| parse_one(worker, ctx, file, lang, config));
+            ctx.progress.advance(1);
+            (i, r)
         })
-        .collect()
+        .collect();
+    let mut results: Vec<Option<FileResult>> = (0..supported.len()).map(|_| None).collect();
+    for (i, r) in parsed {
+        results[i] = Some(r);
+    }
+    results
+}
+
+/// Runs `f` with this thread's [`Worker`]: its parsers and query cursor are reused by every file
+/// the thread parses, in this run and the next.
+fn with_worker<R>(f: impl FnOnce(&mut Worker) -> R) -> R {
+    thread_local! {
+        static WORKER: std::cell::RefCell<Worker> = std::cell::RefCell::new(Worker::new());
+    }
+    WORKER.with(|w| match w.try_borrow_mut() {
+        Ok(mut worker) => f(&mut worker),
+        // Not reachable (parsing a file never parses another on the same thread); a fresh worker
+        // is as correct, only slower.
+        Err(_) => f(&mut Worker::new()),
+    })
 }
 
 /// Parses one file, its rows in table order: done on the worker threads, and since `supported`
@@ -308,7 +332,7 @@ pub fn run_with(
                 }
                 // Not reachable (a candidate is either reused or parsed late); parse it rather
                 // than lose it.
-                None => parse_one(&mut Worker::new(), ctx, file, *lang, config),
+                None => with_worker(|worker| parse_one(worker, ctx, file, *lang, config)),
             },
         };
         results.push(r);
