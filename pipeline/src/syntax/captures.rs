@@ -358,6 +358,24 @@ pub fn cpp_function_definition(
     }
 }
 
+/// The `N` nearest ancestors of `node` in the tree whose root is `root`, innermost first (`None`
+/// past the root). `Node::parent` walks down from the root on every call, and each step of that
+/// walk scans the children of a node; a chain of `parent()` calls repeats the walk per step,
+/// which for statements of a long module was most of the cost of looking at their context.
+pub fn ancestors<'t, const N: usize>(root: Node<'t>, node: Node<'t>) -> [Option<Node<'t>>; N] {
+    let mut out = [None; N];
+    let mut current = root;
+    while N > 0 && current.id() != node.id() {
+        out.rotate_right(1);
+        out[0] = Some(current);
+        match current.child_with_descendant(node) {
+            Some(next) if next.id() != current.id() => current = next,
+            _ => break,
+        }
+    }
+    out
+}
+
 /// What a Python assignment statement defines, by where it stands (the rules the query once spelled
 /// as nested patterns, which made up over half of the Python query's compile time):
 ///
@@ -370,20 +388,19 @@ pub fn cpp_function_definition(
 /// Returns (name node, kind, hoist) for each defined name; an assignment anywhere else defines
 /// nothing.
 pub fn python_assignment_defs<'t>(
+    root: Node<'t>,
     assignment: Node<'t>,
     src: &[u8],
 ) -> Vec<(Node<'t>, &'static str, bool)> {
     let mut out = Vec::new();
-    let Some(statement) = assignment
-        .parent()
-        .filter(|p| p.kind() == "expression_statement")
-    else {
+    let [statement, parent, owner, owner_parent] = ancestors(root, assignment);
+    if statement.is_none_or(|p| p.kind() != "expression_statement") {
         return out;
-    };
+    }
     let Some(left) = assignment.child_by_field_name("left") else {
         return out;
     };
-    let Some(parent) = statement.parent() else {
+    let Some(parent) = parent else {
         return out;
     };
     let is_field_of =
@@ -402,10 +419,10 @@ pub fn python_assignment_defs<'t>(
             _ => {}
         },
         "block" => {
-            let Some(owner) = parent.parent() else {
+            let Some(owner) = owner else {
                 return out;
             };
-            let at_module = || owner.parent().is_some_and(|g| g.kind() == "module");
+            let at_module = || owner_parent.is_some_and(|g| g.kind() == "module");
             let identifier = left.kind() == "identifier";
             match owner.kind() {
                 "if_statement"
@@ -443,4 +460,36 @@ pub fn python_assignment_defs<'t>(
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::lang::Lang;
+
+    #[test]
+    fn ancestors_are_the_chain_of_parents() {
+        let src = b"import os\n\nclass A:\n    x = 1\n\n    def __init__(self):\n        self.y = [f(a) for a in b]\n\nif True:\n    z = 2\n";
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&Lang::Python.grammar()).unwrap();
+        let tree = parser.parse(src, None).unwrap();
+        let root = tree.root_node();
+        let mut nodes = vec![root];
+        let mut checked = 0;
+        while let Some(node) = nodes.pop() {
+            let mut expected = [None; 4];
+            let mut current = node.parent();
+            for slot in &mut expected {
+                *slot = current;
+                current = current.and_then(|p| p.parent());
+            }
+            assert_eq!(ancestors::<4>(root, node), expected, "{node:?}");
+            assert_eq!(ancestors::<1>(root, node), [node.parent()]);
+            assert_eq!(ancestors::<0>(root, node), []);
+            checked += 1;
+            let mut cursor = node.walk();
+            nodes.extend(node.children(&mut cursor));
+        }
+        assert!(checked > 50, "only {checked} nodes");
+    }
 }

@@ -309,7 +309,7 @@ pub fn extract(
                         }
                     }
                     Cap::PythonAssignment => {
-                        for (name, kind, hoist) in python_assignment_defs(node, src) {
+                        for (name, kind, hoist) in python_assignment_defs(root, node, src) {
                             raw_defs.push(RawDef {
                                 node,
                                 name,
