@@ -52,14 +52,16 @@ pub struct TableSet {
 type Written = (FileEntry, Option<FileEntry>);
 type Job<'a> = Box<dyn FnOnce() -> Result<Written, FormatError> + Send + 'a>;
 
+/// A table's write job and a guess at its cost (cells to encode), to start the largest first.
 fn job<'a, T: output_schema::Table>(
     syncs: &'a Syncs,
     dir: &'a Path,
     rows: &'a mut Option<Vec<T>>,
     json_lines: bool,
-) -> Option<Job<'a>> {
+) -> Option<(usize, Job<'a>)> {
     rows.as_mut().map(|rows| {
-        Box::new(move || {
+        let cells = rows.len() * T::INFO.columns.len();
+        let job = Box::new(move || {
             // write_table sorts the rows in place, so the JSON Lines follow the same order.
             let parquet = write_table_to(syncs, dir, rows)?;
             let jsonl = if json_lines {
@@ -68,7 +70,8 @@ fn job<'a, T: output_schema::Table>(
                 None
             };
             Ok((parquet, jsonl))
-        }) as Job<'a>
+        }) as Job<'a>;
+        (cells, job)
     })
 }
 
@@ -82,7 +85,7 @@ pub fn write_tables(
     json_lines: bool,
 ) -> Result<(Vec<FileEntry>, Vec<FileEntry>), PipelineError> {
     let j = json_lines;
-    let jobs: Vec<Job<'_>> = [
+    let mut jobs: Vec<(usize, Job<'_>)> = [
         job(syncs, dir, &mut tables.files, j),
         job(syncs, dir, &mut tables.symbols, j),
         job(syncs, dir, &mut tables.occurrences, j),
@@ -102,9 +105,14 @@ pub fn write_tables(
     .into_iter()
     .flatten()
     .collect();
+    // Largest first, one table per task (otherwise rayon may hand one thread two large tables in
+    // a row while the other finishes the small ones and waits): the threads finish together.
+    // Each table's columns are encoded in parallel too, so the order only evens out the tail.
+    jobs.sort_by_key(|(cells, _)| std::cmp::Reverse(*cells));
     let written = jobs
         .into_par_iter()
-        .map(|j| j())
+        .with_max_len(1)
+        .map(|(_, j)| j())
         .collect::<Result<Vec<_>, _>>()?;
     let order = |name: &str| ALL_TABLES.iter().position(|t| t.name == name);
     let (mut parquet, jsonl): (Vec<FileEntry>, Vec<Option<FileEntry>>) =
