@@ -575,7 +575,7 @@ pub fn is_generated(path: &str, bytes: &[u8]) -> bool {
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(haystack, needle).is_some()
 }
 
 #[cfg(test)]
