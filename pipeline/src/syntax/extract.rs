@@ -1155,17 +1155,34 @@ fn tokens(
             gap = true;
             continue;
         }
-        let b = src[i];
-        if b.is_ascii_whitespace() {
-            gap = true;
-        } else {
-            if gap && buf.last().is_some_and(|&l| is_word(l)) && is_word(b) {
+        // Up to the next comment or name, the bytes are copied a run of non-space bytes at a
+        // time (this loop runs over every byte of every definition).
+        let mut stop = comments.get(ci).map_or(to, |&(cs, _)| cs.min(to));
+        for &(ns, _) in names {
+            if ns > i && ns < stop {
+                stop = ns;
+            }
+        }
+        let segment = &src[i..stop];
+        let mut j = 0;
+        while j < segment.len() {
+            if segment[j].is_ascii_whitespace() {
+                gap = true;
+                j += 1;
+                continue;
+            }
+            let run_end = segment[j..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(segment.len(), |p| j + p);
+            if gap && buf.last().is_some_and(|&l| is_word(l)) && is_word(segment[j]) {
                 buf.push(b' ');
             }
-            buf.push(b);
+            buf.extend_from_slice(&segment[j..run_end]);
             gap = false;
+            j = run_end;
         }
-        i += 1;
+        i = stop;
     }
 }
 
