@@ -133,7 +133,6 @@ pub type ColumnBuilder<R> = dyn Fn(&[R]) -> ArrayRef + Sync;
 /// encoding. Collected in schema order, so the arrays are the same as one after the other.
 #[doc(hidden)]
 pub fn build_columns<R: Sync>(rows: &[R], columns: &[&ColumnBuilder<R>]) -> Vec<ArrayRef> {
-    use rayon::prelude::*;
     columns.par_iter().map(|build| build(rows)).collect()
 }
 

@@ -40,7 +40,6 @@ use std::path::Path;
 
 use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
-use output_schema::Table;
 use rayon::prelude::*;
 
 use crate::store::StoredSnapshot;
@@ -349,8 +348,8 @@ pub fn run_with(
         occurrences.append(&mut r.facts.occurrences);
         imports.append(&mut r.facts.imports);
     }
-    // The order is total, so the parallel sort is as deterministic as the write's own.
-    symbols.par_sort_unstable_by(SymbolRow::compare);
+    // Symbols sort by stable ID, which file order does not give; the merge needs table order.
+    output_schema::table::sort_rows(&mut symbols);
     let symbols = merge_sorted(reused_symbols, symbols);
     let imports = merge_sorted(reused_imports, imports);
     // The definitions' index needs only symbols and imports: built while occurrences merge.
