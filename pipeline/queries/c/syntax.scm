@@ -10,13 +10,11 @@
 ; half of this query's compile time.
 (function_definition) @definition.c_function
 
-(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
-(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
-(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+; Structs, unions and enums with a body and a plain name (`captures::c_type_definition`).
+[(struct_specifier) (union_specifier) (enum_specifier)] @definition.c_type
 (enumerator name: (identifier) @name) @definition.enum_member
-(field_declaration declarator: (field_identifier) @name) @definition.field
-(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
-(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
+; Fields `x`, `*p` and `a[4]` of a struct or union (`captures::c_fields`).
+(field_declaration) @definition.c_fields
 
 (type_definition declarator: (type_identifier) @name) @definition.type_alias
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type_alias
@@ -27,17 +25,15 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-(translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)
-(translation_unit (declaration declarator: (identifier) @name) @definition.variable)
-(translation_unit
-  (declaration declarator: (init_declarator declarator: (pointer_declarator declarator: (identifier) @name))) @definition.variable)
-(translation_unit
-  (declaration declarator: (init_declarator declarator: (array_declarator declarator: (identifier) @name))) @definition.variable)
+; Variables declared at file level: `x`, `x = 1`, `*x = …` and `x[] = …` declarators of the
+; declarations directly in the translation unit (`captures::c_variables`); cheaper to compile than
+; the four nested patterns they replace.
+(translation_unit) @definition.c_variables
 
 ; ---- forward declarations (prototypes) ---------------------------------------------------------
 
-(declaration declarator: (function_declarator declarator: (identifier) @forward))
-(declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @forward)))
+; Prototypes: `f(…)` and `*f(…)` declarators of a declaration (`captures::c_declaration`).
+(declaration) @declaration.c
 
 ; ---- references --------------------------------------------------------------------------------
 
@@ -45,7 +41,7 @@
 ; field of `a.b`.
 (call_expression) @ref.call.c
 (type_identifier) @ref.type
-(assignment_expression left: (field_expression field: (field_identifier) @ref.write))
+(assignment_expression) @ref.write.assignment
 
 ; ---- imports -----------------------------------------------------------------------------------
 

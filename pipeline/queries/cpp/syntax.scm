@@ -10,22 +10,17 @@
 ; nested patterns they took over half of this query's compile time.
 (function_definition) @definition.cpp_function
 
-(field_declaration
-  declarator: (function_declarator
-    declarator: [(field_identifier) (destructor_name) (operator_name)] @name)) @definition.method
-(declaration
-  declarator: (function_declarator declarator: [(destructor_name) (operator_name)] @name)) @definition.method
+; Member functions (`void f();`, `~Foo();`, `bool operator==(…)`) and fields (`x`, `*p`, `a[4]`,
+; `&r`) declared in a class body: found in code by walking each declarator (`captures::c_fields`).
+(field_declaration) @definition.cpp_fields
+; Destructors and operators declared in a declaration (`~Foo();` at namespace level), and
+; prototypes below: found in code by walking each declarator (`captures::c_declaration`).
+(declaration) @declaration.c
 
-(class_specifier name: (type_identifier) @name body: (_)) @definition.class
-(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
-(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
-(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+; Classes, structs, unions and enums with a body and a plain name (`captures::c_type_definition`).
+[(class_specifier) (struct_specifier) (union_specifier) (enum_specifier)] @definition.c_type
 (enumerator name: (identifier) @name) @definition.enum_member
 (namespace_definition name: (_) @name) @definition.module
-(field_declaration declarator: (field_identifier) @name) @definition.field
-(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @name)) @definition.field
-(field_declaration declarator: (array_declarator declarator: (field_identifier) @name)) @definition.field
-(field_declaration declarator: (reference_declarator (field_identifier) @name)) @definition.field
 
 (type_definition declarator: (type_identifier) @name) @definition.type_alias
 (type_definition declarator: (pointer_declarator declarator: (type_identifier) @name)) @definition.type_alias
@@ -35,16 +30,16 @@
 (preproc_def name: (identifier) @name) @definition.macro
 (preproc_function_def name: (identifier) @name) @definition.macro
 
-(translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable)
-(translation_unit (declaration declarator: (identifier) @name) @definition.variable)
-(namespace_definition
-  body: (declaration_list
-    (declaration declarator: (init_declarator declarator: (identifier) @name)) @definition.variable))
+; Variables declared at file or namespace level: `x` (file level only) and `x = 1` declarators of
+; the declarations directly in the translation unit or a namespace body (`captures::c_variables`). As three nested
+; patterns rooted at `declaration`, which stands in many parse states, they were a third of this
+; query's compile time.
+(translation_unit) @definition.cpp_variables
+(namespace_definition) @definition.cpp_variables
 
 ; ---- forward declarations (prototypes) ---------------------------------------------------------
 
-(declaration declarator: (function_declarator declarator: (identifier) @forward))
-(declaration declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @forward)))
+; `f(…)` and `*f(…)` declarators of a declaration: `@declaration.c` above.
 
 ; ---- references --------------------------------------------------------------------------------
 
@@ -54,7 +49,7 @@
 (new_expression) @ref.call.c
 (type_identifier) @ref.type
 (namespace_identifier) @ref.read
-(assignment_expression left: (field_expression field: (field_identifier) @ref.write))
+(assignment_expression) @ref.write.assignment
 
 ; ---- imports -----------------------------------------------------------------------------------
 

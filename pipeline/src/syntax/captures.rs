@@ -46,8 +46,6 @@ pub enum Cap {
     ScopeType,
     /// `@scope.trait`
     ScopeTrait,
-    /// `@forward`
-    Forward,
     /// `@ref.call`
     RefCall,
     /// `@ref.type`
@@ -80,6 +78,23 @@ pub enum Cap {
     /// `@definition.cpp_function`: a C++ function definition, whose name, container and kind are
     /// found by [`cpp_function_definition`]
     CppFunction,
+    /// `@definition.c_variables`: a C translation unit, whose top-level declarations define the
+    /// variables named by [`c_variables`] (C rules)
+    CVariables,
+    /// `@definition.cpp_variables`: a C++ translation unit or namespace, whose declarations
+    /// define the variables named by [`c_variables`] (C++ rules)
+    CppVariables,
+    /// `@definition.c_type`: a C or C++ struct, union, enum or class specifier, a type definition
+    /// when [`c_type_definition`] finds its name
+    CType,
+    /// `@definition.c_fields`: a C field declaration, whose fields are found by [`c_fields`]
+    CFields,
+    /// `@definition.cpp_fields`: a C++ field declaration, whose fields and member functions are
+    /// found by [`c_fields`]
+    CppFields,
+    /// `@declaration.c`: a C or C++ declaration, whose prototypes and C++ destructor and operator
+    /// declarations are found by [`c_declaration`]
+    CDeclaration,
     /// `@import`
     Import,
     /// `@import.path`
@@ -103,6 +118,21 @@ pub fn classify(name: &str) -> Option<Cap> {
     if name == "definition.c_function" {
         return Some(Cap::CFunction);
     }
+    if name == "definition.c_type" {
+        return Some(Cap::CType);
+    }
+    if name == "definition.c_fields" {
+        return Some(Cap::CFields);
+    }
+    if name == "definition.cpp_fields" {
+        return Some(Cap::CppFields);
+    }
+    if name == "definition.c_variables" {
+        return Some(Cap::CVariables);
+    }
+    if name == "definition.cpp_variables" {
+        return Some(Cap::CppVariables);
+    }
     if let Some(kind) = name.strip_prefix("definition.") {
         return KINDS.iter().find(|k| **k == kind).map(|k| Cap::Def(k));
     }
@@ -116,7 +146,6 @@ pub fn classify(name: &str) -> Option<Cap> {
         "scope.impl" => Cap::ScopeImpl,
         "scope.type" => Cap::ScopeType,
         "scope.trait" => Cap::ScopeTrait,
-        "forward" => Cap::Forward,
         "ref.call" => Cap::RefCall,
         "ref.type" => Cap::RefType,
         "ref.read" => Cap::RefRead,
@@ -128,6 +157,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.read.path" => Cap::RefReadPath,
         "ref.read.python" => Cap::RefReadPython,
         "ref.call.c" => Cap::RefCallC,
+        "declaration.c" => Cap::CDeclaration,
         "assignment.python" => Cap::PythonAssignment,
         "import" => Cap::Import,
         "import.path" => Cap::ImportPath,
@@ -196,8 +226,8 @@ pub fn first_argument(call: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// The written field of an assignment (`a.b = …`, `a.b += …`): its `left` field when that is a
-/// field access (Rust `field_expression`, Python `attribute`, TypeScript `member_expression`),
-/// named by [`expression_name`].
+/// field access (Rust, C and C++ `field_expression`, Python `attribute`, TypeScript
+/// `member_expression`), named by [`expression_name`].
 pub fn assigned_field(assignment: Node<'_>) -> Option<Node<'_>> {
     assignment
         .child_by_field_name("left")
@@ -356,6 +386,157 @@ pub fn cpp_function_definition(
         "destructor_name" | "operator_name" if !wrapped => Some((name, None, "function")),
         _ => None,
     }
+}
+
+/// The name and kind of a C or C++ type a specifier defines, as the nested patterns this replaces
+/// found them: a `struct_specifier`, `union_specifier` (kind `struct`), `enum_specifier` (`enum`)
+/// or `class_specifier` (`class`) with a `body` and a `type_identifier` as its `name`. A specifier
+/// without a body (`struct node *next`) only refers to its type.
+pub fn c_type_definition(specifier: Node<'_>) -> Option<(Node<'_>, &'static str)> {
+    let kind = match specifier.kind() {
+        "class_specifier" => "class",
+        "struct_specifier" | "union_specifier" => "struct",
+        "enum_specifier" => "enum",
+        _ => return None,
+    };
+    specifier
+        .child_by_field_name("body")
+        .filter(|b| b.is_named())?;
+    let name = specifier
+        .child_by_field_name("name")
+        .filter(|n| n.kind() == "type_identifier")?;
+    Some((name, kind))
+}
+
+/// The fields (and, C++, member functions) a `field_declaration` declares, as the nested patterns
+/// this replaces found them. Each `declarator` field is looked at on its own (`int x, *y;` has
+/// two), and is one of:
+/// - a `field_identifier`, or a `pointer_declarator` or `array_declarator` whose own `declarator`
+///   is one, or (C++) a `reference_declarator` around one: a `field` of that name;
+/// - (C++) a `function_declarator` whose own `declarator` is a `field_identifier`,
+///   `destructor_name` or `operator_name`: a `method` of that name.
+pub fn c_fields(declaration: Node<'_>, cpp: bool) -> Vec<(Node<'_>, &'static str)> {
+    let mut out = Vec::new();
+    let mut cursor = declaration.walk();
+    let mut inner_cursor = declaration.walk();
+    for declarator in declaration.children_by_field_name("declarator", &mut cursor) {
+        match declarator.kind() {
+            "field_identifier" => out.push((declarator, "field")),
+            "pointer_declarator" | "array_declarator" => {
+                if let Some(name) = declarator
+                    .child_by_field_name("declarator")
+                    .filter(|n| n.kind() == "field_identifier")
+                {
+                    out.push((name, "field"));
+                }
+            }
+            "reference_declarator" if cpp => {
+                for name in declarator.named_children(&mut inner_cursor) {
+                    if name.kind() == "field_identifier" {
+                        out.push((name, "field"));
+                    }
+                }
+            }
+            "function_declarator" if cpp => {
+                if let Some(name) = declarator.child_by_field_name("declarator").filter(|n| {
+                    matches!(
+                        n.kind(),
+                        "field_identifier" | "destructor_name" | "operator_name"
+                    )
+                }) {
+                    out.push((name, "method"));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What one C or C++ `declaration` declares besides variables, as the nested patterns this
+/// replaces found it. Each `declarator` field is looked at on its own (`int f(void), *g(void);`
+/// has two), and is one of:
+/// - a `function_declarator` whose own `declarator` is an `identifier`, directly or inside one
+///   `pointer_declarator`: a prototype of that name;
+/// - a `function_declarator` (directly) whose own `declarator` is a `destructor_name` or an
+///   `operator_name` (C++ only): the declaration of a `method` of that name.
+pub fn c_declaration(declaration: Node<'_>) -> Vec<Declared<'_>> {
+    let mut out = Vec::new();
+    let mut cursor = declaration.walk();
+    for declarator in declaration.children_by_field_name("declarator", &mut cursor) {
+        let (function, wrapped) = match declarator.kind() {
+            "function_declarator" => (declarator, false),
+            "pointer_declarator" => match declarator.child_by_field_name("declarator") {
+                Some(inner) if inner.kind() == "function_declarator" => (inner, true),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        let Some(name) = function.child_by_field_name("declarator") else {
+            continue;
+        };
+        match name.kind() {
+            "identifier" => out.push(Declared::Prototype(name)),
+            "destructor_name" | "operator_name" if !wrapped => out.push(Declared::Method(name)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A name [`c_declaration`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Declared<'t> {
+    /// A function prototype's name (a forward-definition occurrence).
+    Prototype(Node<'t>),
+    /// A C++ destructor or operator declared in a declaration (a `method` definition).
+    Method(Node<'t>),
+}
+
+/// The variables defined by the declarations directly in `scope` — a translation unit, or (C++)
+/// the body of a namespace — as (declaration, name) pairs, as the nested patterns this replaces
+/// found them. Each `declarator` field of each declaration is looked at on its own, and names a
+/// variable when it is an `init_declarator` whose own `declarator` is an `identifier` or (C rules,
+/// `c_rules`) a pointer or array declarator directly around one; in a translation unit, also when
+/// it is an `identifier` itself (`int x;`).
+pub fn c_variables(scope: Node<'_>, c_rules: bool) -> Vec<(Node<'_>, Node<'_>)> {
+    let (list, bare) = if scope.kind() == "namespace_definition" {
+        match scope.child_by_field_name("body") {
+            Some(body) if body.kind() == "declaration_list" => (body, false),
+            _ => return Vec::new(),
+        }
+    } else {
+        (scope, true)
+    };
+    let mut out = Vec::new();
+    let mut cursor = list.walk();
+    let mut declarators = list.walk();
+    for declaration in list.named_children(&mut cursor) {
+        if declaration.kind() != "declaration" {
+            continue;
+        }
+        for declarator in declaration.children_by_field_name("declarator", &mut declarators) {
+            let name = match declarator.kind() {
+                "identifier" if bare => Some(declarator),
+                "init_declarator" => {
+                    declarator
+                        .child_by_field_name("declarator")
+                        .and_then(|inner| match inner.kind() {
+                            "identifier" => Some(inner),
+                            "pointer_declarator" | "array_declarator" if c_rules => inner
+                                .child_by_field_name("declarator")
+                                .filter(|n| n.kind() == "identifier"),
+                            _ => None,
+                        })
+                }
+                _ => None,
+            };
+            if let Some(name) = name {
+                out.push((declaration, name));
+            }
+        }
+    }
+    out
 }
 
 /// The `N` nearest ancestors of `node` in the tree whose root is `root`, innermost first (`None`

@@ -33,8 +33,9 @@ use tree_sitter::{
 };
 
 use super::captures::{
-    assigned_field, c_callee, c_function_definition, callee, cpp_function_definition,
-    expression_name, first_argument, path_prefix, python_assignment_defs, python_refs, Cap,
+    assigned_field, c_callee, c_declaration, c_fields, c_function_definition, c_type_definition,
+    c_variables, callee, cpp_function_definition, expression_name, first_argument, path_prefix,
+    python_assignment_defs, python_refs, Cap, Declared,
 };
 use super::imports::{self, RawImport};
 use super::lang::Lang;
@@ -251,7 +252,6 @@ pub fn extract(
                     Cap::ScopeImpl => scope_impl = Some(node),
                     Cap::ScopeType => scope_type = Some(node),
                     Cap::ScopeTrait => scope_trait = Some(node),
-                    Cap::Forward => add_ref(&mut refs, node, Roles::FORWARD_DEFINITION),
                     Cap::RefCall => add_ref(&mut refs, node, Roles::REFERENCE | Roles::CALL),
                     Cap::RefType | Cap::RefRead => add_ref(&mut refs, node, Roles::REFERENCE),
                     Cap::RefWrite => add_ref(&mut refs, node, Roles::REFERENCE | Roles::WRITE),
@@ -306,6 +306,59 @@ pub fn extract(
                                 explicit: container,
                                 hoist: false,
                             });
+                        }
+                    }
+                    Cap::CType => {
+                        if let Some((name, kind)) = c_type_definition(node) {
+                            raw_defs.push(RawDef {
+                                node,
+                                name,
+                                kind,
+                                pattern: m.pattern_index,
+                                explicit: None,
+                                hoist: false,
+                            });
+                        }
+                    }
+                    cap @ (Cap::CFields | Cap::CppFields) => {
+                        for (name, kind) in c_fields(node, cap == Cap::CppFields) {
+                            raw_defs.push(RawDef {
+                                node,
+                                name,
+                                kind,
+                                pattern: m.pattern_index,
+                                explicit: None,
+                                hoist: false,
+                            });
+                        }
+                    }
+                    cap @ (Cap::CVariables | Cap::CppVariables) => {
+                        for (declaration, name) in c_variables(node, cap == Cap::CVariables) {
+                            raw_defs.push(RawDef {
+                                node: declaration,
+                                name,
+                                kind: "variable",
+                                pattern: m.pattern_index,
+                                explicit: None,
+                                hoist: false,
+                            });
+                        }
+                    }
+                    Cap::CDeclaration => {
+                        for declared in c_declaration(node) {
+                            match declared {
+                                Declared::Prototype(name) => {
+                                    add_ref(&mut refs, name, Roles::FORWARD_DEFINITION)
+                                }
+                                Declared::Method(name) => raw_defs.push(RawDef {
+                                    node,
+                                    name,
+                                    kind: "method",
+                                    pattern: m.pattern_index,
+                                    explicit: None,
+                                    hoist: false,
+                                }),
+                            }
                         }
                     }
                     Cap::PythonAssignment => {
