@@ -84,6 +84,9 @@ pub enum Cap {
     /// `@definition.cpp_variables`: a C++ translation unit or namespace, whose declarations
     /// define the variables named by [`c_variables`] (C++ rules)
     CppVariables,
+    /// `@definition.js_assigned_function`: a JavaScript or TypeScript assignment, a `function`
+    /// definition when [`assigned_function`] finds its name
+    AssignedFunction,
     /// `@definition.c_type`: a C or C++ struct, union, enum or class specifier, a type definition
     /// when [`c_type_definition`] finds its name
     CType,
@@ -117,6 +120,9 @@ pub fn classify(name: &str) -> Option<Cap> {
     }
     if name == "definition.c_function" {
         return Some(Cap::CFunction);
+    }
+    if name == "definition.js_assigned_function" {
+        return Some(Cap::AssignedFunction);
     }
     if name == "definition.c_type" {
         return Some(Cap::CType);
@@ -238,6 +244,25 @@ pub fn assigned_field(assignment: Node<'_>) -> Option<Node<'_>> {
             )
         })
         .and_then(expression_name)
+}
+
+/// The name a JavaScript or TypeScript assignment of a function defines (`f = () => …`,
+/// `a.b = function () {…}`), as the nested pattern this replaces found it: the `right` field is an
+/// `arrow_function` or a `function_expression`, and the `left` field an `identifier` (the name) or
+/// a `member_expression` whose `property` is a `property_identifier` (the name).
+pub fn assigned_function(assignment: Node<'_>) -> Option<Node<'_>> {
+    let right = assignment.child_by_field_name("right")?;
+    if !matches!(right.kind(), "arrow_function" | "function_expression") {
+        return None;
+    }
+    let left = assignment.child_by_field_name("left")?;
+    match left.kind() {
+        "identifier" => Some(left),
+        "member_expression" => left
+            .child_by_field_name("property")
+            .filter(|p| p.kind() == "property_identifier"),
+        _ => None,
+    }
 }
 
 /// The leading segment of a scoped path (`a` in `a::b`, `a::B`) when it is a plain identifier.

@@ -33,9 +33,9 @@ use tree_sitter::{
 };
 
 use super::captures::{
-    assigned_field, c_callee, c_declaration, c_fields, c_function_definition, c_type_definition,
-    c_variables, callee, cpp_function_definition, expression_name, first_argument, path_prefix,
-    python_assignment_defs, python_refs, Cap, Declared,
+    assigned_field, assigned_function, c_callee, c_declaration, c_fields, c_function_definition,
+    c_type_definition, c_variables, callee, cpp_function_definition, expression_name,
+    first_argument, path_prefix, python_assignment_defs, python_refs, Cap, Declared,
 };
 use super::imports::{self, RawImport};
 use super::lang::Lang;
@@ -304,6 +304,18 @@ pub fn extract(
                                 kind,
                                 pattern: m.pattern_index,
                                 explicit: container,
+                                hoist: false,
+                            });
+                        }
+                    }
+                    Cap::AssignedFunction => {
+                        if let Some(name) = assigned_function(node) {
+                            raw_defs.push(RawDef {
+                                node,
+                                name,
+                                kind: "function",
+                                pattern: m.pattern_index,
+                                explicit: None,
                                 hoist: false,
                             });
                         }
