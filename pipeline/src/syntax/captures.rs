@@ -27,6 +27,10 @@ pub const KINDS: &[&str] = &[
 pub enum Cap {
     /// `@definition.<kind>`
     Def(&'static str),
+    /// `@named_definition.<kind>`: a definition named by its `name` field (when that is a named
+    /// node), as a nested `(node name: (…) @name) @definition.<kind>` pattern found it where the
+    /// grammar allows only the pattern's node types in that field
+    NamedDef(&'static str),
     /// `@name`
     Name,
     /// `@name.first_argument`: on a macro call, its first argument when that is an identifier
@@ -141,6 +145,9 @@ pub fn classify(name: &str) -> Option<Cap> {
     }
     if let Some(kind) = name.strip_prefix("definition.") {
         return KINDS.iter().find(|k| **k == kind).map(|k| Cap::Def(k));
+    }
+    if let Some(kind) = name.strip_prefix("named_definition.") {
+        return KINDS.iter().find(|k| **k == kind).map(|k| Cap::NamedDef(k));
     }
     Some(match name {
         "name" => Cap::Name,

@@ -244,6 +244,10 @@ pub fn extract(
                     .unwrap_or(Cap::Ignore)
                 {
                     Cap::Def(kind) => def = Some((node, kind)),
+                    Cap::NamedDef(kind) => {
+                        def = Some((node, kind));
+                        name = node.child_by_field_name("name").filter(|n| n.is_named());
+                    }
                     Cap::Name => name = Some(node),
                     Cap::NameFirstArgument => name = first_argument(node),
                     Cap::Receiver | Cap::Container => explicit = Some(node),
