@@ -1,15 +1,12 @@
-//! Enforces the dependency rules of ARCHITECTURE.md by reading the crates' manifests, and that every
-//! Rust source file opens with a `//!` doc saying what it is for.
+//! Enforces the dependency rules of ARCHITECTURE.md by reading the crates' manifests, that every
+//! Rust source file opens with a `//!` doc saying what it is for, and that tests look up their
+//! files at run time (see `tests_find_their_files_at_run_time`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn deps(crate_dir: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join(crate_dir)
-            .join("Cargo.toml"),
-    )
-    .unwrap();
+    let text =
+        std::fs::read_to_string(workspace_root().join(crate_dir).join("Cargo.toml")).unwrap();
     let mut out = Vec::new();
     let mut in_deps = false;
     for line in text.lines() {
@@ -64,10 +61,10 @@ fn crate_dependency_rules_hold() {
     }
 }
 
-#[test]
-fn every_rust_file_opens_with_a_module_doc() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut missing = Vec::new();
+/// Every Rust file of the workspace's crates, as paths relative to `root` (fixtures and build
+/// output left out), sorted.
+fn rust_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
     let mut stack = vec![
         root.join("src"),
         root.join("output-schema"),
@@ -86,13 +83,54 @@ fn every_rust_file_opens_with_a_module_doc() {
                     stack.push(p);
                 }
             } else if p.extension().is_some_and(|x| x == "rs") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                if !text.trim_start().starts_with("//!") {
-                    missing.push(p.strip_prefix(root).unwrap().display().to_string());
-                }
+                files.push(p.strip_prefix(root).unwrap().to_path_buf());
             }
         }
     }
-    missing.sort();
+    files.sort();
+    files
+}
+
+fn workspace_root() -> PathBuf {
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn every_rust_file_opens_with_a_module_doc() {
+    let root = workspace_root();
+    let missing: Vec<String> = rust_files(&root)
+        .into_iter()
+        .filter(|p| {
+            !std::fs::read_to_string(root.join(p))
+                .unwrap()
+                .trim_start()
+                .starts_with("//!")
+        })
+        .map(|p| p.display().to_string())
+        .collect();
     assert!(missing.is_empty(), "files without a //! doc: {missing:?}");
+}
+
+/// Tests find their files through the manifest folder cargo gives them when it runs them. The
+/// compile-time `env!` form bakes in the folder the binary was built in, and cargo does not rebuild
+/// a test when only that folder changed: with a target folder shared between clones (`.ci/run`
+/// keeps one under `$HOME/.cache`), a test built in another clone reads that clone's files, or
+/// fails on a folder that is gone.
+#[test]
+fn tests_find_their_files_at_run_time() {
+    let root = workspace_root();
+    let baked = ["env!(\"CARGO_", "MANIFEST_DIR\")"].concat();
+    let offenders: Vec<String> = rust_files(&root)
+        .into_iter()
+        .filter(|p| {
+            std::fs::read_to_string(root.join(p))
+                .unwrap()
+                .contains(&baked)
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "use std::env::var(\"CARGO_MANIFEST_DIR\") at run time instead: {offenders:?}"
+    );
 }

@@ -216,7 +216,8 @@ fn head() -> SnapshotBuilder {
 }
 
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/diff")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
+        .join("tests/golden/diff")
 }
 
 /// Compares with (or, with CKB_UPDATE_GOLDEN=1, rewrites) a golden file.

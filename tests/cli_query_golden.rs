@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use fixture::sid;
 
 fn golden_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/query")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
+        .join("tests/golden/query")
 }
 
 struct Case {

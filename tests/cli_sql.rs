@@ -24,7 +24,7 @@ fn json(text: &str) -> Value {
 }
 
 fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
 }
 
 fn canned_names() -> Vec<String> {

@@ -27,7 +27,7 @@ const ACTIONS: &[&str] = &[
 ];
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
 }
 
 #[derive(Debug)]

@@ -13,7 +13,8 @@ use pipeline::syntax::extract::{extract, Budget, FileInput, Worker};
 use pipeline::syntax::lang::Lang;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/syntax")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/syntax")
 }
 
 fn render(name: &str, lang: Lang, src: &[u8]) -> serde_json::Value {

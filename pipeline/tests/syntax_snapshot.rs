@@ -33,7 +33,8 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/syntax")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/syntax")
 }
 
 /// A git repository holding every syntax fixture (under `src/`), plus a file that calls into

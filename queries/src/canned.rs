@@ -207,7 +207,10 @@ mod tests {
             assert!(c.sql.trim_end().ends_with(';'), "{}", c.name);
         }
         // Every file on disk is listed (the crate is built from its own folder).
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/sql");
+        let dir = format!(
+            "{}/sql",
+            std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR")
+        );
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if let Some(stem) = name.strip_suffix(".sql") {

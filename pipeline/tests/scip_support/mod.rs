@@ -61,9 +61,11 @@ pub fn repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 /// Copies `tests/fixtures/scip/<name>` into a fresh git repository.
 pub fn fixture_repo(name: &str) -> tempfile::TempDir {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/scip")
-        .join(name);
+    let src = Path::new(
+        &std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../tests/fixtures/scip")
+    .join(name);
     let mut files = Vec::new();
     collect(&src, &src, &mut files);
     let owned: Vec<(String, String)> = files;
