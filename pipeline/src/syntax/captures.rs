@@ -216,6 +216,7 @@ pub fn expression_name(node: Node<'_>) -> Option<Node<'_>> {
         "field_expression" => named("field", &["field_identifier"]),
         "attribute" => named("attribute", &["identifier"]),
         "member_expression" => named("property", &["property_identifier"]),
+        "field_access" => named("field", &["identifier"]),
         "scoped_identifier" => named("name", &["identifier"]),
         "scoped_type_identifier" => named("name", &["type_identifier"]),
         "generic_function" => node
@@ -240,14 +241,14 @@ pub fn first_argument(call: Node<'_>) -> Option<Node<'_>> {
 
 /// The written field of an assignment (`a.b = …`, `a.b += …`): its `left` field when that is a
 /// field access (Rust, C and C++ `field_expression`, Python `attribute`, TypeScript
-/// `member_expression`), named by [`expression_name`].
+/// `member_expression`, Java `field_access`), named by [`expression_name`].
 pub fn assigned_field(assignment: Node<'_>) -> Option<Node<'_>> {
     assignment
         .child_by_field_name("left")
         .filter(|l| {
             matches!(
                 l.kind(),
-                "field_expression" | "attribute" | "member_expression"
+                "field_expression" | "attribute" | "member_expression" | "field_access"
             )
         })
         .and_then(expression_name)
@@ -287,9 +288,36 @@ pub fn callee(call: Node<'_>) -> Option<Node<'_>> {
         "new_expression" => "constructor",
         "macro_invocation" => "macro",
         "struct_expression" => "name",
+        "method_invocation" => "name",
+        "object_creation_expression" => {
+            return call.child_by_field_name("type").and_then(created_type);
+        }
         _ => return None,
     };
     call.child_by_field_name(field).and_then(expression_name)
+}
+
+/// The class a Java `new` creates, as the three nested patterns this replaces named it: the type
+/// itself when a `type_identifier`, the `type_identifier` directly in a `generic_type`
+/// (`new Box<T>()`), the last named child of a `scoped_type_identifier` when a `type_identifier`
+/// (`new a.b.C()`); a primitive or other type names nothing.
+fn created_type(ty: Node<'_>) -> Option<Node<'_>> {
+    match ty.kind() {
+        "type_identifier" => Some(ty),
+        "generic_type" => {
+            let mut cursor = ty.walk();
+            let base = ty
+                .named_children(&mut cursor)
+                .find(|c| c.kind() == "type_identifier");
+            base
+        }
+        "scoped_type_identifier" => {
+            let last = u32::try_from(ty.named_child_count().checked_sub(1)?).ok()?;
+            ty.named_child(last)
+                .filter(|c| c.kind() == "type_identifier")
+        }
+        _ => None,
+    }
 }
 
 /// The names a Python `decorator`, `class_definition` or `type` refers to, as the nested patterns
