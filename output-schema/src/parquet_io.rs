@@ -40,6 +40,12 @@ pub const ROW_GROUP_ROWS: usize = 131_072;
 /// rewrites its tables, so the encoding cost is paid on every commit.
 pub const ZSTD_LEVEL: i32 = 1;
 
+/// Statistics level: min, max and null count per column chunk, which `queries`' reader and
+/// DuckDB use to skip row groups. Not per page: no reader of ckb's tables uses the page index
+/// (DuckDB does not read it), and keeping a min and max per page cost 14% of the write's CPU time
+/// on a one-file commit of ripgrep (46 -> 39 ms).
+pub const STATISTICS: EnabledStatistics = EnabledStatistics::Chunk;
+
 /// The pinned writer settings for a table.
 pub fn writer_properties(table: &TableInfo) -> WriterProperties {
     WriterProperties::builder()
@@ -49,7 +55,7 @@ pub fn writer_properties(table: &TableInfo) -> WriterProperties {
         ))
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_dictionary_enabled(true)
-        .set_statistics_enabled(EnabledStatistics::Page)
+        .set_statistics_enabled(STATISTICS)
         .set_created_by(format!("ckb {CKB_VERSION}"))
         .set_key_value_metadata(Some(vec![
             KeyValue::new("ckb.table".to_string(), table.name.to_string()),
@@ -685,6 +691,32 @@ mod tests {
         assert_eq!(entry.hash, file_hash(&bytes));
         let back: Vec<CommitRow> = read_table(&dir.path().join("commits.parquet")).unwrap();
         assert_eq!(back, rows);
+    }
+
+    /// Readers skip row groups by each column chunk's min and max (`queries`' reader, DuckDB),
+    /// so every chunk must carry them; pages carry none (see [`STATISTICS`]).
+    #[test]
+    fn every_column_chunk_has_min_and_max_and_pages_have_no_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rows = vec![commit("b", 2), commit("a", 1), commit("c", 3)];
+        write_table(dir.path(), &mut rows).unwrap();
+        let file = File::open(dir.path().join("commits.parquet")).unwrap();
+        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).unwrap();
+        let group = metadata.metadata().row_group(0);
+        for column in group.columns() {
+            let path = column.column_path();
+            let stats = column
+                .statistics()
+                .unwrap_or_else(|| panic!("{path}: no statistics"));
+            assert!(
+                stats.min_bytes_opt().is_some() && stats.max_bytes_opt().is_some(),
+                "{path}: no min or max"
+            );
+            assert!(
+                column.column_index_offset().is_none(),
+                "{path}: pages carry statistics"
+            );
+        }
     }
 
     #[test]
