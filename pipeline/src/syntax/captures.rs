@@ -119,29 +119,20 @@ pub enum Cap {
 /// The meaning of a capture name; `None` for a name the extractor does not know (a query bug,
 /// caught by the tests).
 pub fn classify(name: &str) -> Option<Cap> {
-    if name == "definition.cpp_function" {
-        return Some(Cap::CppFunction);
-    }
-    if name == "definition.c_function" {
-        return Some(Cap::CFunction);
-    }
-    if name == "definition.js_assigned_function" {
-        return Some(Cap::AssignedFunction);
-    }
-    if name == "definition.c_type" {
-        return Some(Cap::CType);
-    }
-    if name == "definition.c_fields" {
-        return Some(Cap::CFields);
-    }
-    if name == "definition.cpp_fields" {
-        return Some(Cap::CppFields);
-    }
-    if name == "definition.c_variables" {
-        return Some(Cap::CVariables);
-    }
-    if name == "definition.cpp_variables" {
-        return Some(Cap::CppVariables);
+    // Definitions found in code come before the generic `definition.<kind>`.
+    let found_in_code = match name {
+        "definition.cpp_function" => Some(Cap::CppFunction),
+        "definition.c_function" => Some(Cap::CFunction),
+        "definition.js_assigned_function" => Some(Cap::AssignedFunction),
+        "definition.c_type" => Some(Cap::CType),
+        "definition.c_fields" => Some(Cap::CFields),
+        "definition.cpp_fields" => Some(Cap::CppFields),
+        "definition.c_variables" => Some(Cap::CVariables),
+        "definition.cpp_variables" => Some(Cap::CppVariables),
+        _ => None,
+    };
+    if found_in_code.is_some() {
+        return found_in_code;
     }
     if let Some(kind) = name.strip_prefix("definition.") {
         return KINDS.iter().find(|k| **k == kind).map(|k| Cap::Def(k));

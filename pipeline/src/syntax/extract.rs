@@ -290,14 +290,7 @@ pub fn extract(
                     }
                     Cap::CFunction => {
                         if let Some(name) = c_function_definition(node) {
-                            raw_defs.push(RawDef {
-                                node,
-                                name,
-                                kind: "function",
-                                pattern: m.pattern_index,
-                                explicit: None,
-                                hoist: false,
-                            });
+                            raw_defs.push(RawDef::found(node, name, "function", m.pattern_index));
                         }
                     }
                     Cap::CppFunction => {
@@ -314,50 +307,27 @@ pub fn extract(
                     }
                     Cap::AssignedFunction => {
                         if let Some(name) = assigned_function(node) {
-                            raw_defs.push(RawDef {
-                                node,
-                                name,
-                                kind: "function",
-                                pattern: m.pattern_index,
-                                explicit: None,
-                                hoist: false,
-                            });
+                            raw_defs.push(RawDef::found(node, name, "function", m.pattern_index));
                         }
                     }
                     Cap::CType => {
                         if let Some((name, kind)) = c_type_definition(node) {
-                            raw_defs.push(RawDef {
-                                node,
-                                name,
-                                kind,
-                                pattern: m.pattern_index,
-                                explicit: None,
-                                hoist: false,
-                            });
+                            raw_defs.push(RawDef::found(node, name, kind, m.pattern_index));
                         }
                     }
                     cap @ (Cap::CFields | Cap::CppFields) => {
                         for (name, kind) in c_fields(node, cap == Cap::CppFields) {
-                            raw_defs.push(RawDef {
-                                node,
-                                name,
-                                kind,
-                                pattern: m.pattern_index,
-                                explicit: None,
-                                hoist: false,
-                            });
+                            raw_defs.push(RawDef::found(node, name, kind, m.pattern_index));
                         }
                     }
                     cap @ (Cap::CVariables | Cap::CppVariables) => {
                         for (declaration, name) in c_variables(node, cap == Cap::CVariables) {
-                            raw_defs.push(RawDef {
-                                node: declaration,
+                            raw_defs.push(RawDef::found(
+                                declaration,
                                 name,
-                                kind: "variable",
-                                pattern: m.pattern_index,
-                                explicit: None,
-                                hoist: false,
-                            });
+                                "variable",
+                                m.pattern_index,
+                            ));
                         }
                     }
                     Cap::CDeclaration => {
@@ -366,14 +336,12 @@ pub fn extract(
                                 Declared::Prototype(name) => {
                                     add_ref(&mut refs, name, Roles::FORWARD_DEFINITION)
                                 }
-                                Declared::Method(name) => raw_defs.push(RawDef {
+                                Declared::Method(name) => raw_defs.push(RawDef::found(
                                     node,
                                     name,
-                                    kind: "method",
-                                    pattern: m.pattern_index,
-                                    explicit: None,
-                                    hoist: false,
-                                }),
+                                    "method",
+                                    m.pattern_index,
+                                )),
                             }
                         }
                     }
@@ -735,6 +703,20 @@ struct RawDef<'t> {
     pattern: usize,
     explicit: Option<Node<'t>>,
     hoist: bool,
+}
+
+impl<'t> RawDef<'t> {
+    /// A definition a capture found in code: no explicit container, not hoisted.
+    fn found(node: Node<'t>, name: Node<'t>, kind: &'static str, pattern: usize) -> Self {
+        RawDef {
+            node,
+            name,
+            kind,
+            pattern,
+            explicit: None,
+            hoist: false,
+        }
+    }
 }
 
 enum What<'t> {
