@@ -23,12 +23,14 @@ export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid GIT_COMMITTE
 # the git checkout CLONE, commits it, and prints that file's path.
 commit_one_file_change() {
   local clone=$1 file
-  file=$(cd "$clone" && git ls-files '*.rs' '*.py' '*.ts' '*.go' '*.java' '*.js' | xargs ls -S 2>/dev/null \
+  file=$(cd "$clone" && git ls-files '*.rs' '*.py' '*.ts' '*.go' '*.java' '*.js' '*.c' '*.cc' '*.cpp' \
+    | xargs ls -S 2>/dev/null \
     | awk '{ f[NR] = $0 } END { print f[int((NR + 1) / 2)] }')
   case "$file" in
     *.rs) echo 'fn bench_added(x: u32) -> u32 { x + 1 }' >> "$clone/$file" ;;
     *.py) printf '\n\ndef bench_added(x):\n    return x + 1\n' >> "$clone/$file" ;;
     *.go) printf '\nfunc benchAdded(x int) int { return x + 1 }\n' >> "$clone/$file" ;;
+    *.c | *.cc | *.cpp) printf '\nint bench_added(int x) { return x + 1; }\n' >> "$clone/$file" ;;
     *) printf '\nfunction benchAdded(x) { return x + 1; }\n' >> "$clone/$file" ;;
   esac
   git -C "$clone" commit -qam "bench: one-file change"
