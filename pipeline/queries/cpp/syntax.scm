@@ -31,9 +31,9 @@
 (preproc_function_def name: (identifier) @name) @definition.macro
 
 ; Variables declared at file or namespace level: `x` (file level only) and `x = 1` declarators of
-; the declarations directly in the translation unit or a namespace body (`captures::c_variables`). As three nested
-; patterns rooted at `declaration`, which stands in many parse states, they were a third of this
-; query's compile time.
+; the declarations directly in the translation unit or a namespace body (`captures::c_variables`).
+; As three nested patterns rooted at `declaration`, which stands in many parse states, they were a
+; third of this query's compile time.
 (translation_unit) @definition.cpp_variables
 (namespace_definition) @definition.cpp_variables
 

@@ -36,8 +36,9 @@
 (variable_declarator
   name: (identifier) @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-; `f = () => …` and `a.f = function () {…}`: the name is found in code (`captures::assigned_function`);
-; as one nested pattern with two alternations it was the most expensive pattern of this query.
+; `f = () => …` and `a.f = function () {…}`: the name is found in code
+; (`captures::assigned_function`); as one nested pattern with two alternations it was the most
+; expensive pattern of this query.
 (assignment_expression) @definition.js_assigned_function
 (pair
   key: (property_identifier) @name
