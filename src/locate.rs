@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use output_schema::config::Config;
+use output_schema::verify::read_manifest;
 use output_schema::ErrorCode;
 use pipeline::repo_state::{open_repository, read_git_state, StateExclusions};
 use pipeline::store::{head_relation, newest_ancestor_snapshot, HeadRelation, Store};
@@ -89,8 +90,8 @@ pub fn locate(
         .repo_id
         .clone()
         .unwrap_or_else(|| pipeline::default_repo_id(&root, git.as_ref()));
-    let (mut snaps, _) = store.list(&repo_id);
-    if snaps.is_empty() {
+    let mut folders = store.folders(&repo_id);
+    if folders.is_empty() {
         // A store holding exactly one repository answers for it.
         let repos: Vec<String> = std::fs::read_dir(&store_dir)
             .map(|it| {
@@ -106,38 +107,46 @@ pub fn locate(
             .unwrap_or_default();
         if let [only] = repos.as_slice() {
             repo_id = only.clone();
-            snaps = store.list(&repo_id).0;
+            folders = store.folders(&repo_id);
         }
     }
-    if snaps.is_empty() {
-        return Err(not_found(
+    let no_snapshot = || {
+        not_found(
             format!("no snapshot of {repo_id} in {}", store_dir.display()),
             &root,
-        ));
+        )
+    };
+    if folders.is_empty() {
+        return Err(no_snapshot());
     }
+    // Snapshots are found by folder name, and only the manifests of the candidates are read: a
+    // store that CI fills with a snapshot per commit is not read whole on every query.
     let chosen = match &git {
         Some(r) => {
             let state = read_git_state(&root, &exclusions).ok().flatten();
             let exact = state.as_ref().and_then(|s| {
-                snaps
-                    .iter()
-                    .find(|x| x.manifest.repo_state.repo_state_id == s.repo_state_id)
+                let dir = store.snapshot_dir(&repo_id, &pipeline::snapshot_partition(s));
+                let manifest = read_manifest(&dir).ok()?;
+                (manifest.repo_state.repo_state_id == s.repo_state_id).then_some(dir)
             });
-            exact
-                .or_else(|| newest_ancestor_snapshot(r, &snaps, "", 100_000))
-                .cloned()
+            exact.or_else(|| {
+                newest_ancestor_snapshot(r, &folders, "", 100_000, &mut |_, _| ()).map(|s| s.dir)
+            })
         }
         None => None,
     };
     let chosen = match chosen {
-        Some(c) => c,
-        // Outside git (or no ancestor snapshot): the last snapshot by name, deterministically.
-        None => snaps
-            .last()
+        Some(dir) => dir,
+        // Outside git (or no ancestor snapshot): the last readable snapshot by name.
+        None => folders
+            .all()
+            .iter()
+            .rev()
+            .find(|dir| read_manifest(dir).is_ok())
             .cloned()
-            .ok_or_else(|| not_found("no snapshot".into(), &root))?,
+            .ok_or_else(no_snapshot)?,
     };
-    let snap = Snapshot::open(&chosen.dir)?;
+    let snap = Snapshot::open(&chosen)?;
     let fresh = match &git {
         Some(r) => freshness(&root, r, &snap, &exclusions),
         None => Freshness::unknown(),

@@ -714,16 +714,20 @@ fn choose_previous(
         },
         PreviousChoice::Auto => {
             let repo = repo?;
-            let (snapshots, bad) = store.list(repo_id);
-            for (dir, e) in bad {
+            let mut unreadable = |dir: &Path, e: String| {
                 warnings.push(format!(
                     "{}: unreadable snapshot ({e}); ignored",
                     dir.display()
-                ));
-            }
-            store::newest_ancestor_snapshot(repo, &snapshots, &state.repo_state_id, 10_000)
-                .cloned()
-                .map(|s| (s, "ancestor"))
+                ))
+            };
+            store::newest_ancestor_snapshot(
+                repo,
+                &store.folders(repo_id),
+                &state.repo_state_id,
+                10_000,
+                &mut unreadable,
+            )
+            .map(|s| (s, "ancestor"))
         }
     }
 }

@@ -143,32 +143,77 @@ impl Store {
         Ok(())
     }
 
-    /// Every readable snapshot of a repository, sorted by folder name. Unreadable ones are
-    /// returned separately so callers can warn about them.
-    pub fn list(&self, repo_id: &str) -> (Vec<StoredSnapshot>, Vec<(PathBuf, String)>) {
-        let mut good = Vec::new();
-        let mut bad = Vec::new();
-        let Ok(entries) = std::fs::read_dir(self.repo_dir(repo_id)) else {
-            return (good, bad);
-        };
-        let mut dirs: Vec<PathBuf> = entries
-            .flatten()
-            .filter(|e| {
-                e.file_name()
-                    .to_string_lossy()
-                    .starts_with(COMMIT_PARTITION)
+    /// The snapshot folders of a repository, known by name: nothing is read but the listing.
+    pub fn folders(&self, repo_id: &str) -> SnapshotFolders {
+        let names = std::fs::read_dir(self.repo_dir(repo_id))
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter(|name| name.starts_with(COMMIT_PARTITION))
+                    .collect()
             })
-            .map(|e| e.path())
-            .collect();
-        dirs.sort();
-        for dir in dirs {
-            match read_manifest(&dir) {
-                Ok(manifest) => good.push(StoredSnapshot { dir, manifest }),
-                Err(e) => bad.push((dir, e.to_string())),
+            .unwrap_or_default();
+        SnapshotFolders::from_names(&self.repo_dir(repo_id), names)
+    }
+}
+
+/// The snapshot folders of one repository, by the head commit each folder's name carries.
+///
+/// A snapshot's folder is named after its state (`commit=<sha>`, `commit=<sha>-dirty-<id>`, see
+/// [`output_schema::layout::commit_partition_value`]), so the snapshots of a commit are found
+/// without opening any. Choosing one reads the manifests of the commit it settles on, not the
+/// whole store's: CI adds a snapshot per commit, and reading 1 000 manifests took 150 ms, more
+/// than the rest of a one-file snapshot.
+#[derive(Clone, Debug, Default)]
+pub struct SnapshotFolders {
+    /// Every snapshot folder, sorted by name.
+    all: Vec<PathBuf>,
+    /// The folders of each head commit: clean first, then by name.
+    by_head: std::collections::HashMap<String, Vec<PathBuf>>,
+}
+
+impl SnapshotFolders {
+    fn from_names(repo_dir: &Path, mut names: Vec<String>) -> SnapshotFolders {
+        names.sort();
+        let mut by_head: std::collections::HashMap<String, Vec<PathBuf>> = Default::default();
+        let mut clean_first: Vec<(bool, &String)> =
+            names.iter().map(|n| (n.contains("-dirty-"), n)).collect();
+        clean_first.sort();
+        for (_, name) in clean_first {
+            if let Some(head) = head_of(name) {
+                by_head
+                    .entry(head.to_string())
+                    .or_default()
+                    .push(repo_dir.join(name));
             }
         }
-        (good, bad)
+        let all = names.iter().map(|n| repo_dir.join(n)).collect();
+        SnapshotFolders { all, by_head }
     }
+
+    /// Whether the repository has no snapshot folder at all.
+    pub fn is_empty(&self) -> bool {
+        self.all.is_empty()
+    }
+
+    /// Every snapshot folder, sorted by name.
+    pub fn all(&self) -> &[PathBuf] {
+        &self.all
+    }
+
+    /// The folders whose name says their head commit is `sha`: clean first, then by name.
+    pub fn at_commit(&self, sha: &str) -> &[PathBuf] {
+        self.by_head.get(sha).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The head commit in a snapshot folder's name, if it has one (not `unborn-…` or `nogit-…`).
+fn head_of(folder: &str) -> Option<&str> {
+    let value = folder.strip_prefix(COMMIT_PARTITION)?;
+    let head = value.split_once("-dirty-").map_or(value, |(head, _)| head);
+    let is_object_id = matches!(head.len(), 40 | 64) && head.bytes().all(|b| b.is_ascii_hexdigit());
+    is_object_id.then_some(head)
 }
 
 fn sync_dir(dir: &Path) -> Result<(), PipelineError> {
@@ -184,16 +229,22 @@ pub(crate) fn open_dir(dir: &Path) -> Option<File> {
     File::open(dir).ok()
 }
 
-/// Finds the newest snapshot in `snapshots` whose head commit is HEAD or an ancestor of it,
-/// preferring clean snapshots and the closest ancestor. Walks at most `max_walk` commits.
-pub fn newest_ancestor_snapshot<'a>(
+/// Finds the newest snapshot whose head commit is HEAD or an ancestor of it, preferring the
+/// closest ancestor and, at one commit, a clean snapshot. Walks at most `max_walk` commits, and
+/// reads only the manifests of the commit it stops at. A snapshot whose state is
+/// `exclude_state_id`, whose manifest does not name the commit its folder does, or that cannot be
+/// read (reported to `unreadable`, then skipped) is passed over.
+pub fn newest_ancestor_snapshot(
     repo: &gix::Repository,
-    snapshots: &'a [StoredSnapshot],
+    folders: &SnapshotFolders,
     exclude_state_id: &str,
     max_walk: usize,
-) -> Option<&'a StoredSnapshot> {
+    unreadable: &mut dyn FnMut(&Path, String),
+) -> Option<StoredSnapshot> {
+    if folders.by_head.is_empty() {
+        return None;
+    }
     let head = repo.head_id().ok()?;
-    let usable = |s: &&StoredSnapshot| s.manifest.repo_state.repo_state_id != exclude_state_id;
     let walk = repo
         .rev_walk([head.detach()])
         .sorting(gix::revision::walk::Sorting::ByCommitTime(
@@ -204,15 +255,21 @@ pub fn newest_ancestor_snapshot<'a>(
     for info in walk.take(max_walk) {
         let Ok(info) = info else { break };
         let sha = info.id.to_string();
-        let mut at_commit: Vec<&StoredSnapshot> = snapshots
-            .iter()
-            .filter(|s| s.manifest.repo_state.head_commit.as_deref() == Some(sha.as_str()))
-            .filter(usable)
-            .collect();
-        // Clean first; among dirty ones, a deterministic choice by folder name.
-        at_commit.sort_by_key(|s| (s.manifest.repo_state.dirty, s.dir.clone()));
-        if let Some(s) = at_commit.first() {
-            return Some(s);
+        for dir in folders.at_commit(&sha) {
+            match read_manifest(dir) {
+                Ok(manifest) => {
+                    let state = &manifest.repo_state;
+                    if state.head_commit.as_deref() == Some(sha.as_str())
+                        && state.repo_state_id != exclude_state_id
+                    {
+                        return Some(StoredSnapshot {
+                            dir: dir.clone(),
+                            manifest,
+                        });
+                    }
+                }
+                Err(e) => unreadable(dir, e.to_string()),
+            }
         }
     }
     None

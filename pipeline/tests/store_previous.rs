@@ -1,0 +1,137 @@
+//! Choosing the previous snapshot in a store that holds many (CI adds one per commit): the
+//! snapshots of a commit are found by folder name, and only the manifests of the commit the
+//! choice settles on are read.
+//!
+//! The store is seeded with damaged snapshots: a manifest that is read shows up as an
+//! "unreadable snapshot" warning, so the warnings say exactly which manifests were opened.
+
+use std::path::Path;
+use std::process::Command;
+
+use output_schema::manifest::Warning;
+use output_schema::Stage;
+use pipeline::store::StoredSnapshot;
+use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Fixture")
+        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Fixture")
+        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn commit_file(root: &Path, path: &str, text: &str) -> String {
+    std::fs::write(root.join(path), text).unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", path]);
+    git(root, &["rev-parse", "HEAD"])
+}
+
+fn snap(root: &Path, store: &Path) -> StoredSnapshot {
+    let opts = SnapshotOptions {
+        root: root.to_path_buf(),
+        out: Some(store.to_path_buf()),
+        repo_id: Some("fx".into()),
+        stages: Some(vec![Stage::Scan, Stage::Syntax, Stage::Identity]),
+        threads: Some(1),
+        previous: PreviousChoice::Auto,
+        ..SnapshotOptions::default()
+    };
+    snapshot(&opts, &NoProgress)
+        .expect("snapshot")
+        .snapshot()
+        .clone()
+}
+
+/// A snapshot folder whose manifest cannot be read.
+fn damaged(store: &Path, partition: &str) {
+    let dir = store.join("repo=fx").join(format!("commit={partition}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("manifest.json.zst"), b"not a manifest").unwrap();
+}
+
+fn previous_warnings(s: &StoredSnapshot) -> Vec<&Warning> {
+    s.manifest.stages["identity"]
+        .warnings
+        .iter()
+        .filter(|w| w.code == "previous-snapshot")
+        .collect()
+}
+
+#[test]
+fn the_newest_ancestor_is_found_by_folder_name_reading_only_its_commits_manifests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let store = tmp.path().join("store");
+    std::fs::create_dir_all(&root).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+
+    let a = commit_file(&root, "a.py", "def a():\n    return 1\n");
+    let first = snap(&root, &store);
+    assert_eq!(first.manifest.previous, None, "nothing to build on yet");
+
+    let b = commit_file(&root, "b.py", "def b():\n    return a()\n");
+    // The commit just before HEAD has only a damaged snapshot: it is read, reported and passed
+    // over for an older ancestor.
+    damaged(&store, &b);
+    // A dirty snapshot of the ancestor that is chosen: the clean one is preferred, so the dirty
+    // one's manifest is never opened.
+    damaged(&store, &format!("{a}-dirty-0123456789ab"));
+    // Many snapshots of commits that are not ancestors, and folders without a head commit: none
+    // of them is opened.
+    for i in 0..300 {
+        damaged(&store, &format!("{i:040x}"));
+    }
+    damaged(&store, "unborn-0123456789ab");
+    damaged(&store, "nogit-0123456789ab");
+
+    let c = commit_file(&root, "c.py", "def c():\n    return b()\n");
+    let third = snap(&root, &store);
+    let previous = third
+        .manifest
+        .previous
+        .as_ref()
+        .expect("a previous snapshot");
+    assert_eq!(previous.chosen_by, "ancestor");
+    assert_eq!(previous.head_commit.as_deref(), Some(a.as_str()));
+    assert_eq!(previous.snapshot_id, a);
+    assert_eq!(
+        third.manifest.repo_state.head_commit.as_deref(),
+        Some(c.as_str())
+    );
+
+    let warnings = previous_warnings(&third);
+    assert_eq!(
+        warnings.len(),
+        1,
+        "only B's manifest was opened: {warnings:?}"
+    );
+    assert!(
+        warnings[0].message.contains(&format!("commit={b}"))
+            && warnings[0].message.contains("unreadable"),
+        "{warnings:?}"
+    );
+
+    // The syntax stage built on it: only the files added since A were parsed.
+    let syntax = &third.manifest.stages["syntax"];
+    assert_eq!(
+        syntax.counts.get("files.reused").copied(),
+        Some(1),
+        "{syntax:?}"
+    );
+}
