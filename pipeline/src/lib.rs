@@ -311,8 +311,12 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     } else {
         None
     };
-    // Written only once the snapshot is published: a failed run leaves the store as it was.
-    let scan_cache_update = scanned.as_mut().and_then(|s| s.cache_update.take());
+    // Encoded meanwhile, written only once the snapshot is published: a failed run leaves the
+    // store as it was.
+    let scan_cache = scanned
+        .as_mut()
+        .and_then(|s| s.cache_update.take())
+        .map(scan_cache::CacheUpdate::encode_in_background);
     timings.push(("scan".into(), clock.elapsed()));
 
     let repo_state = match git_state {
@@ -564,8 +568,8 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
-    if let Some(update) = scan_cache_update {
-        update.save();
+    if let Some(cache) = scan_cache {
+        cache.save();
     }
     Ok(SnapshotOutcome::Written {
         snapshot: StoredSnapshot {
