@@ -119,6 +119,11 @@ pub struct Index<'a> {
     /// Per symbol, the classes its kind fits ([`Class::bit`]): decided once, not per site.
     classes: Vec<u8>,
     by_id: FastMap<&'a str, usize>,
+    /// A number per path that defines something, and each symbol's path number: the same-file
+    /// test of every candidate of every site compares numbers, not paths (a site named `new`
+    /// has 89 candidates in ripgrep).
+    path_ids: FastMap<&'a str, u32>,
+    symbol_paths: Vec<u32>,
     /// (family, name) → symbol indexes, sorted by stable ID.
     by_name: FastMap<(u8, &'a str), Vec<usize>>,
     /// path → family.
@@ -134,8 +139,12 @@ impl<'a> Index<'a> {
         by_id.reserve(symbols.len());
         let mut by_name: FastMap<(u8, &'a str), Vec<usize>> = FastMap::default();
         let mut family = FastMap::default();
+        let mut path_ids: FastMap<&'a str, u32> = FastMap::default();
+        let mut symbol_paths = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
             by_id.insert(s.stable_id.as_str(), i);
+            let next = path_ids.len() as u32;
+            symbol_paths.push(*path_ids.entry(s.path.as_str()).or_insert(next));
             let fam = s
                 .language
                 .as_deref()
@@ -165,21 +174,34 @@ impl<'a> Index<'a> {
             symbols,
             classes: symbols.iter().map(|s| Class::admitting(&s.kind)).collect(),
             by_id,
+            path_ids,
+            symbol_paths,
             by_name,
             family,
             imported,
         }
     }
 
-    /// Resolves one site: (path, language, name, roles, enclosing definition).
+    /// The file a site is in, as [`Index::resolve`] takes it.
+    pub fn site_file<'p>(&self, path: &'p str) -> SiteFile<'p> {
+        SiteFile {
+            path,
+            // A path no definition has: no candidate is in the same file.
+            id: self.path_ids.get(path).copied().unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Resolves one site: (file, language, name, roles, enclosing definition).
     pub fn resolve(
         &self,
-        path: &str,
+        file: &SiteFile<'_>,
         lang: Option<Lang>,
         name: &str,
         roles: Roles,
         enclosing: Option<&str>,
     ) -> Option<(usize, Method)> {
+        let path = file.path;
+        let in_file = |i: usize| self.symbol_paths[i] == file.id;
         let fam = lang
             .map(Lang::family)
             .or_else(|| self.family.get(path).copied())?;
@@ -193,7 +215,7 @@ impl<'a> Index<'a> {
             if !fits(i) {
                 continue;
             }
-            if self.symbols[i].path == path {
+            if in_file(i) {
                 if same_n == 0 {
                     same_first = i;
                 }
@@ -212,7 +234,7 @@ impl<'a> Index<'a> {
                 let same: Vec<usize> = all
                     .iter()
                     .copied()
-                    .filter(|&i| fits(i) && self.symbols[i].path == path)
+                    .filter(|&i| fits(i) && in_file(i))
                     .collect();
                 return self
                     .by_scope(&same, enclosing)
@@ -228,7 +250,7 @@ impl<'a> Index<'a> {
                 let hinted: Vec<usize> = all
                     .iter()
                     .copied()
-                    .filter(|&i| fits(i) && self.symbols[i].path != path)
+                    .filter(|&i| fits(i) && !in_file(i))
                     .filter(|&i| {
                         raws.iter()
                             .any(|raw| path_matches_module(&self.symbols[i].path, raw, name))
@@ -284,6 +306,12 @@ impl<'a> Index<'a> {
     }
 }
 
+/// A site's file: its path and its number in the [`Index`].
+pub struct SiteFile<'p> {
+    path: &'p str,
+    id: u32,
+}
+
 /// Whether a definition's file looks like the module an import names: the import's module
 /// segment (the last one, or the one before it when the last is the imported name) equals the
 /// file's stem, or its folder's name for `mod.rs`, `__init__.py` and `index.*`.
@@ -317,23 +345,25 @@ pub fn resolve_all(
     let symbols = index.symbols;
     let methods: Vec<Option<Method>> = occurrences
         .par_iter_mut()
-        // Occurrences come by path: the language of the previous one's path is remembered.
+        // Occurrences come by path: the previous one's path is looked up only once.
         .map_init(
-            || None::<(SharedStr, Option<Lang>)>,
+            || None::<(SharedStr, Option<Lang>, u32)>,
             |last, o| {
                 if o.roles.contains(Roles::DEFINITION) {
                     return None;
                 }
-                let lang = match last {
-                    Some((path, lang)) if *path == o.path => *lang,
+                let (lang, id) = match last {
+                    Some((path, lang, id)) if *path == o.path => (*lang, *id),
                     _ => {
                         let lang = languages.get(o.path.as_str()).copied();
-                        *last = Some((o.path.clone(), lang));
-                        lang
+                        let id = index.site_file(&o.path).id;
+                        *last = Some((o.path.clone(), lang, id));
+                        (lang, id)
                     }
                 };
+                let file = SiteFile { path: &o.path, id };
                 let resolved = index.resolve(
-                    &o.path,
+                    &file,
                     lang,
                     &o.name,
                     o.roles,
@@ -344,13 +374,67 @@ pub fn resolve_all(
             },
         )
         .collect();
-    // Call sites counted per (caller, callee, callee name), in one pass in occurrence order: a
-    // key keeps its first site's method. (Sorting the sites by key did the same grouping with
-    // twice the CPU time; the rows' order is the write's business.)
-    type EdgeKey<'k> = (&'k SharedStr, Option<&'k SharedStr>, &'k SharedStr);
-    let mut slots: FastMap<EdgeKey<'_>, usize> = FastMap::default();
-    let mut runs: Vec<(EdgeKey<'_>, i64, Option<Method>)> = Vec::new();
-    for (o, m) in occurrences.iter().zip(&methods) {
+    let runs = count_calls(occurrences, &methods);
+    let source = SharedStr::from(SOURCE);
+    runs.into_par_iter()
+        .map(|((caller, callee, name), count, m)| CallEdgeRow {
+            caller_id: caller.clone(),
+            callee_id: callee.cloned(),
+            callee_name: name.clone(),
+            count,
+            source: source.clone(),
+            confidence: Method::confidence(m),
+        })
+        .collect()
+}
+
+/// A call edge's key: caller, callee (when resolved) and the callee's name at the sites.
+type EdgeKey<'k> = (&'k SharedStr, Option<&'k SharedStr>, &'k SharedStr);
+
+/// The call sites counted per [`EdgeKey`], each key with its first site's method, in the order of
+/// first sites. (Sorting the sites by key did the same grouping with twice the CPU time; the rows'
+/// order is the write's business.)
+///
+/// Occurrences come by file, and a caller is a definition of its site's own file, so the
+/// occurrences are cut at file boundaries and each stretch is counted on its own, side by side.
+/// Should some caller have sites in two stretches (a stable ID defined in two files), the
+/// stretches' counts would not add up to the whole's: then everything is counted in one pass.
+fn count_calls<'k>(
+    occurrences: &'k [OccurrenceRow],
+    methods: &[Option<Method>],
+) -> Vec<(EdgeKey<'k>, i64, Option<Method>)> {
+    let stretches = file_stretches(occurrences, 4 * rayon::current_num_threads());
+    let counted: Vec<Vec<(EdgeKey<'k>, i64, Option<Method>)>> = stretches
+        .par_iter()
+        .map(|r| count_calls_in(&occurrences[r.clone()], &methods[r.clone()]))
+        .collect();
+    if counted.len() > 1 {
+        let mut stretch_of: FastMap<&SharedStr, usize> = FastMap::default();
+        for (n, runs) in counted.iter().enumerate() {
+            let mut last = None;
+            for ((caller, _, _), _, _) in runs {
+                // A caller's edges mostly follow one another: look each run of them up once.
+                if last == Some(*caller) {
+                    continue;
+                }
+                last = Some(*caller);
+                if *stretch_of.entry(caller).or_insert(n) != n {
+                    return count_calls_in(occurrences, methods);
+                }
+            }
+        }
+    }
+    counted.into_iter().flatten().collect()
+}
+
+/// [`count_calls`] over one run of occurrences.
+fn count_calls_in<'k>(
+    occurrences: &'k [OccurrenceRow],
+    methods: &[Option<Method>],
+) -> Vec<(EdgeKey<'k>, i64, Option<Method>)> {
+    let mut slots: FastMap<EdgeKey<'k>, usize> = FastMap::default();
+    let mut runs: Vec<(EdgeKey<'k>, i64, Option<Method>)> = Vec::new();
+    for (o, m) in occurrences.iter().zip(methods) {
         if !o.roles.contains(Roles::CALL) {
             continue;
         }
@@ -366,15 +450,100 @@ pub fn resolve_all(
             }
         }
     }
-    let source = SharedStr::from(SOURCE);
-    runs.into_par_iter()
-        .map(|((caller, callee, name), count, m)| CallEdgeRow {
-            caller_id: caller.clone(),
-            callee_id: callee.cloned(),
-            callee_name: name.clone(),
-            count,
-            source: source.clone(),
-            confidence: Method::confidence(m),
-        })
-        .collect()
+    runs
+}
+
+/// Up to `parts` consecutive ranges covering `occurrences`, each cut where the path changes.
+fn file_stretches(occurrences: &[OccurrenceRow], parts: usize) -> Vec<std::ops::Range<usize>> {
+    let len = occurrences.len();
+    let mut cuts = vec![0];
+    for n in 1..parts.max(1) {
+        let mut at = (len * n / parts).max(*cuts.last().unwrap_or(&0));
+        while at > 0 && at < len && occurrences[at].path == occurrences[at - 1].path {
+            at += 1;
+        }
+        if at > *cuts.last().unwrap_or(&0) && at < len {
+            cuts.push(at);
+        }
+    }
+    cuts.push(len);
+    cuts.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(path: &str, caller: &str, callee: Option<&str>, name: &str) -> OccurrenceRow {
+        OccurrenceRow {
+            symbol_id: callee.map(SharedStr::from),
+            name: name.into(),
+            path: path.into(),
+            line: 1,
+            col: 1,
+            end_line: 1,
+            end_col: 2,
+            roles: Roles::REFERENCE | Roles::CALL,
+            enclosing_symbol_id: Some(caller.into()),
+            source: SOURCE.into(),
+        }
+    }
+
+    fn counts(runs: &[(EdgeKey<'_>, i64, Option<Method>)]) -> Vec<(String, String, i64)> {
+        runs.iter()
+            .map(|((caller, _, name), n, _)| (caller.to_string(), name.to_string(), *n))
+            .collect()
+    }
+
+    #[test]
+    fn stretches_cover_everything_and_cut_only_between_files() {
+        let paths = ["a", "a", "a", "b", "c", "c", "c", "c", "d", "e"];
+        let occ: Vec<OccurrenceRow> = paths.iter().map(|p| call(p, "f", None, "g")).collect();
+        for parts in 1..=12 {
+            let stretches = file_stretches(&occ, parts);
+            assert!(stretches.len() <= parts.max(1));
+            assert_eq!(stretches.first().map(|r| r.start), Some(0));
+            assert_eq!(stretches.last().map(|r| r.end), Some(occ.len()));
+            for w in stretches.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+                assert_ne!(
+                    occ[w[1].start].path,
+                    occ[w[1].start - 1].path,
+                    "{parts}: {stretches:?}"
+                );
+            }
+        }
+        assert_eq!(file_stretches(&[], 4), vec![0..0]);
+    }
+
+    #[test]
+    fn counting_by_stretch_gives_the_counts_of_one_pass_even_when_a_caller_spans_files() {
+        // `x` calls `g` from two files (one ID defined in both): the stretches' counts alone
+        // would give two `x -> g` edges.
+        let mut occ = Vec::new();
+        for file in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+            for _ in 0..3 {
+                occ.push(call(file, &format!("{file}::main"), Some("id:g"), "g"));
+            }
+        }
+        occ.push(call("a", "x", None, "g"));
+        occ.push(call("h", "x", None, "g"));
+        occ.sort_by(|a, b| a.path.cmp(&b.path));
+        let methods = vec![Some(Method::Unique); occ.len()];
+        let whole = count_calls_in(&occ, &methods);
+        assert!(counts(&whole).contains(&("x".into(), "g".into(), 2)));
+        assert_eq!(counts(&count_calls(&occ, &methods)), counts(&whole));
+        // Without it, each caller is one file's: the stretches' counts are the whole's.
+        let local: Vec<OccurrenceRow> = occ
+            .iter()
+            .filter(|o| o.enclosing_symbol_id.as_deref() != Some("x"))
+            .cloned()
+            .collect();
+        let methods = vec![None; local.len()];
+        assert_eq!(
+            counts(&count_calls(&local, &methods)),
+            counts(&count_calls_in(&local, &methods))
+        );
+        assert_eq!(counts(&count_calls(&local, &methods)).len(), 8);
+    }
 }
