@@ -281,21 +281,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         folders: store_rel.iter().cloned().collect(),
         files: scip_files,
     };
-    let git_state = repo
-        .as_ref()
-        .map(|repo| repo_state::read_state_of(repo, &root, &exclusions))
-        .transpose()?;
-    timings.push(("repo-state".into(), clock.elapsed()));
-
-    // A clean or dirty git state is known before scanning: an existing snapshot is found without
-    // reading a single file.
-    if let Some(state) = &git_state {
-        if let Some(existing) = existing_snapshot(&store, &repo_id, state, opts.force) {
-            return Ok(SnapshotOutcome::Existing { snapshot: existing });
-        }
-    }
-
-    let clock = Instant::now();
     let scan_config = scan::ScanConfig {
         max_file_bytes: config.max_file_bytes,
         ignore_globs: config.ignore.clone(),
@@ -305,11 +290,61 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             .is_none()
             .then(|| store.repo_dir(&repo_id).join(scan_cache::CACHE_FILE)),
     };
-    let needs_scan = selected(Stage::Scan) || git_state.is_none();
-    let mut scanned = if needs_scan {
-        Some(scan::scan(&root, &scan_config, progress)?)
+    let needs_scan = selected(Stage::Scan) || repo.is_none();
+    let run_scan = || {
+        let clock = Instant::now();
+        let scanned = scan::scan(&root, &scan_config, progress);
+        (scanned, clock.elapsed())
+    };
+    // The git state and the scan both walk the working tree, each mostly on one core. When the
+    // git state cannot end the run (no snapshot of HEAD's commit is stored, or `--force`), they
+    // run side by side; otherwise the state is read first, and an existing snapshot is found
+    // without reading a single file.
+    let side_by_side = needs_scan
+        && repo.as_ref().is_some_and(|repo| {
+            opts.force
+                || repo.head_id().map_or(true, |head| {
+                    store
+                        .folders(&repo_id)
+                        .at_commit(&head.to_string())
+                        .is_empty()
+                })
+        });
+    let read_git_state = || {
+        repo.as_ref()
+            .map(|repo| repo_state::read_state_of(repo, &root, &exclusions))
+            .transpose()
+    };
+    let (git_state, scan_result) = if side_by_side {
+        let mut scan_result = None;
+        let git_state = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| scan_result = Some(run_scan()));
+            read_git_state()
+        });
+        (git_state, scan_result)
     } else {
-        None
+        (read_git_state(), None)
+    };
+    let git_state = git_state?;
+    timings.push(("repo-state".into(), clock.elapsed()));
+
+    if let Some(state) = &git_state {
+        if let Some(existing) = existing_snapshot(&store, &repo_id, state, opts.force) {
+            return Ok(SnapshotOutcome::Existing { snapshot: existing });
+        }
+    }
+
+    let scan_result = match scan_result {
+        Some(done) => Some(done),
+        None if needs_scan => Some(run_scan()),
+        None => None,
+    };
+    let mut scanned = match scan_result {
+        Some((scanned, took)) => {
+            timings.push(("scan".into(), took));
+            Some(scanned?)
+        }
+        None => None,
     };
     // Encoded meanwhile, written only once the snapshot is published: a failed run leaves the
     // store as it was.
@@ -317,7 +352,6 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         .as_mut()
         .and_then(|s| s.cache_update.take())
         .map(scan_cache::CacheUpdate::encode_in_background);
-    timings.push(("scan".into(), clock.elapsed()));
 
     let repo_state = match git_state {
         Some(s) => s,
