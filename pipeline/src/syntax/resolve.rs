@@ -135,31 +135,19 @@ pub struct Index<'a> {
 impl<'a> Index<'a> {
     /// Builds the indexes over every file's symbols and imports.
     pub fn new(symbols: &'a [SymbolRow], imports: &'a [ImportRow]) -> Index<'a> {
-        let mut by_id = FastMap::default();
-        by_id.reserve(symbols.len());
-        let mut by_name: FastMap<(u8, &'a str), Vec<usize>> = FastMap::default();
-        let mut family = FastMap::default();
-        let mut path_ids: FastMap<&'a str, u32> = FastMap::default();
-        let mut symbol_paths = Vec::with_capacity(symbols.len());
-        for (i, s) in symbols.iter().enumerate() {
-            by_id.insert(s.stable_id.as_str(), i);
-            let next = path_ids.len() as u32;
-            symbol_paths.push(*path_ids.entry(s.path.as_str()).or_insert(next));
-            let fam = s
-                .language
-                .as_deref()
-                .and_then(Lang::from_name)
-                .map(Lang::family)
-                .unwrap_or(u8::MAX);
-            family.insert(s.path.as_str(), fam);
-            by_name.entry((fam, s.name.as_str())).or_default().push(i);
-        }
-        // Order inside each list never reaches the output (only counts and single winners do);
-        // sorting keeps the lists independent of insertion order all the same.
-        #[allow(clippy::iter_over_hash_type)]
-        for v in by_name.values_mut() {
-            v.sort_by(|&a, &b| symbols[a].stable_id.cmp(&symbols[b].stable_id));
-        }
+        // Three independent maps over every symbol, built side by side (serially they were the
+        // longest step between the parse and the resolution of a one-file commit).
+        let (by_id, ((path_ids, symbol_paths), (by_name, mut family, classes))) = rayon::join(
+            || {
+                let mut by_id = FastMap::default();
+                by_id.reserve(symbols.len());
+                for (i, s) in symbols.iter().enumerate() {
+                    by_id.insert(s.stable_id.as_str(), i);
+                }
+                by_id
+            },
+            || rayon::join(|| number_paths(symbols), || by_name(symbols)),
+        );
         let mut imported: FastMap<&'a str, FastMap<&'a str, Vec<&'a str>>> = FastMap::default();
         for imp in imports {
             if let Some(lang) = Lang::from_name(&imp.language) {
@@ -172,7 +160,7 @@ impl<'a> Index<'a> {
         }
         Index {
             symbols,
-            classes: symbols.iter().map(|s| Class::admitting(&s.kind)).collect(),
+            classes,
             by_id,
             path_ids,
             symbol_paths,
@@ -304,6 +292,50 @@ impl<'a> Index<'a> {
             .collect();
         (winners.len() == 1).then(|| winners[0])
     }
+}
+
+/// (family, name) → symbol indexes sorted by stable ID, path → family, and each symbol's
+/// [`Class::admitting`] bits.
+type ByName<'a> = (
+    FastMap<(u8, &'a str), Vec<usize>>,
+    FastMap<&'a str, u8>,
+    Vec<u8>,
+);
+
+fn by_name(symbols: &[SymbolRow]) -> ByName<'_> {
+    let mut by_name: FastMap<(u8, &str), Vec<usize>> = FastMap::default();
+    let mut family = FastMap::default();
+    for (i, s) in symbols.iter().enumerate() {
+        let fam = s
+            .language
+            .as_deref()
+            .and_then(Lang::from_name)
+            .map(Lang::family)
+            .unwrap_or(u8::MAX);
+        family.insert(s.path.as_str(), fam);
+        by_name.entry((fam, s.name.as_str())).or_default().push(i);
+    }
+    // Order inside each list never reaches the output (only counts and single winners do);
+    // sorting keeps the lists independent of insertion order all the same.
+    #[allow(clippy::iter_over_hash_type)]
+    for v in by_name.values_mut() {
+        v.sort_by(|&a, &b| symbols[a].stable_id.cmp(&symbols[b].stable_id));
+    }
+    let classes = symbols.iter().map(|s| Class::admitting(&s.kind)).collect();
+    (by_name, family, classes)
+}
+
+/// A number per path that defines something, and each symbol's path number.
+fn number_paths(symbols: &[SymbolRow]) -> (FastMap<&str, u32>, Vec<u32>) {
+    let mut path_ids: FastMap<&str, u32> = FastMap::default();
+    let symbol_paths = symbols
+        .iter()
+        .map(|s| {
+            let next = path_ids.len() as u32;
+            *path_ids.entry(s.path.as_str()).or_insert(next)
+        })
+        .collect();
+    (path_ids, symbol_paths)
 }
 
 /// A site's file: its path and its number in the [`Index`].
