@@ -46,9 +46,36 @@ pub const ZSTD_LEVEL: i32 = 1;
 /// and max per page cost 14% of the write's CPU time on a one-file commit of ripgrep (46 -> 39 ms).
 pub const STATISTICS: EnabledStatistics = EnabledStatistics::Chunk;
 
+/// Columns written without a dictionary, as (table, column). Every other column has one.
+///
+/// - IDs and hashes unique to their row: a dictionary is as large as the column, and building it
+///   hashes every value;
+/// - line numbers in tables sorted by path and line: neighbours are close, which zstd packs well
+///   as plain integers and not as dictionary indices (numbered in order of first appearance).
+///
+/// Measured on six repositories (Rust, Python, JavaScript, C++, TypeScript, Java): `symbols` files
+/// 4-8% smaller, `occurrences` files 6-17% smaller, the same rows read back by DuckDB. Encoding
+/// these columns took no more CPU time (ripgrep: about 1.5 ms less, of a run's 120).
+pub const PLAIN_COLUMNS: &[(&str, &str)] = &[
+    ("symbols", "stable_id"),
+    ("symbols", "definition_version_id"),
+    ("symbols", "body_hash"),
+    ("symbols", "start_line"),
+    ("symbols", "end_line"),
+    ("occurrences", "line"),
+    ("occurrences", "end_line"),
+];
+
 /// The pinned writer settings for a table.
 pub fn writer_properties(table: &TableInfo) -> WriterProperties {
-    WriterProperties::builder()
+    let plain = PLAIN_COLUMNS
+        .iter()
+        .filter(|(t, _)| *t == table.name)
+        .map(|(_, column)| parquet::schema::types::ColumnPath::from(*column));
+    plain
+        .fold(WriterProperties::builder(), |builder, column| {
+            builder.set_column_dictionary_enabled(column, false)
+        })
         .set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(ZSTD_LEVEL).expect("1 is a valid zstd level"),
@@ -691,6 +718,53 @@ mod tests {
         assert_eq!(entry.hash, file_hash(&bytes));
         let back: Vec<CommitRow> = read_table(&dir.path().join("commits.parquet")).unwrap();
         assert_eq!(back, rows);
+    }
+
+    #[test]
+    fn plain_columns_exist_and_are_written_without_a_dictionary() {
+        for (table, column) in PLAIN_COLUMNS {
+            let info = crate::table_info(table).unwrap_or_else(|| panic!("no table {table}"));
+            assert!(
+                info.columns.iter().any(|c| c.name == *column),
+                "{table}.{column}: no such column"
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let symbol = |id: &str, name: &str| SymbolRow {
+            stable_id: id.into(),
+            name: name.into(),
+            kind: "function".into(),
+            container: None,
+            signature: Some(format!("fn {name}()")),
+            arity: Some(0),
+            definition_version_id: format!("v-{id}"),
+            visibility: "public".into(),
+            visibility_confidence: 1.0,
+            visibility_source: "modifier".into(),
+            module_id: None,
+            language: Some("rust".into()),
+            path: "src/lib.rs".into(),
+            start_line: 1,
+            start_col: 1,
+            end_line: 2,
+            end_col: 2,
+            source: "tree-sitter".into(),
+            backend_id: None,
+            body_hash: Some(format!("h-{id}")),
+        };
+        let mut rows = vec![symbol("s1", "a"), symbol("s2", "b")];
+        write_table(dir.path(), &mut rows).unwrap();
+        let file = File::open(dir.path().join("symbols.parquet")).unwrap();
+        let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).unwrap();
+        for column in metadata.metadata().row_group(0).columns() {
+            let name = column.column_path().string();
+            let plain = PLAIN_COLUMNS.contains(&("symbols", name.as_str()));
+            assert_eq!(
+                column.dictionary_page_offset().is_none(),
+                plain,
+                "symbols.{name}: a dictionary page only where not listed"
+            );
+        }
     }
 
     /// Readers skip row groups by each column chunk's min and max (`queries`' reader, DuckDB),
