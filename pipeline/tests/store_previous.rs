@@ -5,35 +5,15 @@
 //! The store is seeded with damaged snapshots: a manifest that is read shows up as an
 //! "unreadable snapshot" warning, so the warnings say exactly which manifests were opened.
 
+mod scip_support;
+
 use std::path::Path;
-use std::process::Command;
 
 use output_schema::manifest::Warning;
 use output_schema::Stage;
 use pipeline::store::StoredSnapshot;
 use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions};
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Fixture")
-        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Fixture")
-        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
+use scip_support::git;
 
 fn commit_file(root: &Path, path: &str, text: &str) -> String {
     std::fs::write(root.join(path), text).unwrap();
