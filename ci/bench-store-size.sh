@@ -12,7 +12,8 @@
 # both medians (wall and CPU) and their difference.
 #
 # Needs: cargo, git, python3. Builds the release examples into $CARGO_TARGET_DIR (default
-# target/) unless SKIP_BUILD is set; SNAPSHOT_CMD overrides the snapshot program.
+# target/) unless SKIP_BUILD is set; SNAPSHOT_CMD overrides the snapshot program
+# (with its first arguments, e.g. "target/release/ckb snapshot").
 set -euo pipefail
 
 usage() { echo "usage: $0 REPO [--snapshots N] [--runs R]" >&2; exit 2; }
@@ -34,6 +35,7 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
   (cd "$HERE" && cargo build --release -q -p pipeline --example snapshot_stages)
 fi
 SNAPSHOT_CMD=${SNAPSHOT_CMD:-$TARGET/release/examples/snapshot_stages}
+read -ra SNAP <<< "$SNAPSHOT_CMD"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -44,7 +46,7 @@ median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x)
 CLONE=$WORK/clone
 git clone -q --no-hardlinks "$REPO" "$CLONE"
 for store in small large; do
-  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/$store" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
+  "${SNAP[@]}" "$CLONE" --out "$WORK/$store" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
 done
 FIRST=$(ls -d "$WORK"/large/repo=bench/commit=*/ | head -1)
 # Snapshots of commits that are not ancestors of HEAD: folder names of made-up commit IDs.
@@ -62,8 +64,8 @@ FILE=$(commit_one_file_change "$CLONE")
 sleep 3
 echo "repository: $REPO, one file changed: $FILE, runs: $RUNS, cpus: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-snap_small() { "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/small" --stages scan,syntax --repo-id bench; }
-snap_large() { "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/large" --stages scan,syntax --repo-id bench; }
+snap_small() { "${SNAP[@]}" "$CLONE" --out "$WORK/small" --stages scan,syntax --repo-id bench; }
+snap_large() { "${SNAP[@]}" "$CLONE" --out "$WORK/large" --stages scan,syntax --repo-id bench; }
 s=(); l=()
 for run in $(seq "$RUNS"); do
   git -C "$CLONE" commit -q --amend -m "bench: one-file change ($run)"

@@ -5,7 +5,8 @@
 #
 # 1. Cold speed: whole-process medians of N runs of
 #      - `snapshot_stages REPO --stages scan,syntax --no-previous` (the pipeline, a fresh store
-#        each run; switch SNAPSHOT_CMD to `ckb snapshot` once the binary exists),
+#        each run; SNAPSHOT_CMD may name another program and its first arguments, such as
+#        "target/release/ckb snapshot", which links DuckDB and so takes far longer to build),
 #      - `bare_parse REPO` (the floor: same files, grammars and queries, in parallel),
 #      - `ctags -R` (universal-ctags),
 #    and the ratios pipeline/bare (goal <= 1.5) and pipeline/ctags. Commands run round-robin so
@@ -44,6 +45,7 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
 fi
 EX=$TARGET/release/examples
 SNAPSHOT_CMD=${SNAPSHOT_CMD:-$EX/snapshot_stages}
+read -ra SNAP <<< "$SNAPSHOT_CMD"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -56,7 +58,7 @@ median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x)
 
 # A fresh store each run, and none is removed until every run is done: deleting a store is the
 # harness's work, not the snapshot's, and its writeback (and discards) would slow the next run.
-cold_pipeline() { "$SNAPSHOT_CMD" "$REPO" --out "$WORK/cold-$1" --stages scan,syntax --no-previous --repo-id bench; }
+cold_pipeline() { "${SNAP[@]}" "$REPO" --out "$WORK/cold-$1" --stages scan,syntax --no-previous --repo-id bench; }
 bare() { "$EX/bare_parse" "$REPO"; }
 ctags_run() { ctags -R -f "$WORK/tags" "$REPO"; }
 
@@ -85,13 +87,13 @@ done
 if git -C "$REPO" rev-parse HEAD >/dev/null 2>&1; then
   CLONE=$WORK/clone
   git clone -q --no-hardlinks "$REPO" "$CLONE"
-  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
+  "${SNAP[@]}" "$CLONE" --out "$WORK/inc" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
   FILE=$(commit_one_file_change "$CLONE")
   # Each timed run is the first snapshot of a new commit, as in CI: before each run (untimed) the
   # one-file commit is amended to a new commit with the same tree, and the run finds the previous
   # snapshot as CI does, the newest ancestor's in the store. (Snapshotting one commit again with
   # --force would also time removing the copy it replaces, which CI never does.)
-  warm() { "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc" --stages scan,syntax --repo-id bench; }
+  warm() { "${SNAP[@]}" "$CLONE" --out "$WORK/inc" --stages scan,syntax --repo-id bench; }
   ctags_clone() { ctags -R -f "$WORK/tags2" "$CLONE"; }
   w=(); c2=()
   for run in $(seq "$RUNS"); do
@@ -114,7 +116,7 @@ print("previous snapshot chosen by:", chosen, "  files reused:", reused, "of", t
 if chosen != "ancestor" or not reused:
     sys.exit("the per-commit runs did not build on the previous snapshot")'
   fi
-  "$SNAPSHOT_CMD" "$CLONE" --out "$WORK/inc-cold" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
+  "${SNAP[@]}" "$CLONE" --out "$WORK/inc-cold" --stages scan,syntax --no-previous --repo-id bench >/dev/null 2>&1
   COLD_HEAD=$(ls -d "$WORK"/inc-cold/repo=bench/commit=*/ | head -1)
   same=yes
   for t in symbols occurrences call_edges imports; do
