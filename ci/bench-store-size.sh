@@ -41,7 +41,6 @@ trap 'rm -rf "$WORK"' EXIT
 
 # shellcheck source=ci/syntax-bench-lib.sh
 . "$HERE/ci/syntax-bench-lib.sh"
-median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x) for x in sys.argv[1:])))' "$@"; }
 
 CLONE=$WORK/clone
 git clone -q --no-hardlinks "$REPO" "$CLONE"
@@ -73,7 +72,7 @@ for run in $(seq "$RUNS"); do
   git -C "$CLONE" commit -q --amend -m "bench: one-file change ($run), large store"
   l+=("$(time_ms snap_large)")
 done
-SW=$(median $(for x in "${s[@]}"; do echo "${x% *}"; done)); SC=$(median $(for x in "${s[@]}"; do echo "${x#* }"; done))
-LW=$(median $(for x in "${l[@]}"; do echo "${x% *}"; done)); LC=$(median $(for x in "${l[@]}"; do echo "${x#* }"; done))
+SW=$(median $(wall "${s[@]}")); SC=$(median $(cpu "${s[@]}"))
+LW=$(median $(wall "${l[@]}")); LC=$(median $(cpu "${l[@]}"))
 echo "per-commit snapshot, store of 1 snapshot: ${SW} ms (cpu ${SC})"
 echo "per-commit snapshot, store of $((EXTRA + 1)) snapshots: ${LW} ms (cpu ${LC})   difference: $((LW - SW)) ms"

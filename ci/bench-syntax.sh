@@ -49,12 +49,9 @@ read -ra SNAP <<< "$SNAPSHOT_CMD"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# time_ms, commit_one_file_change and the benchmark's git identity.
+# time_ms, wall, cpu, median, commit_one_file_change and the benchmark's git identity.
 # shellcheck source=ci/syntax-bench-lib.sh
 . "$HERE/ci/syntax-bench-lib.sh"
-wall() { for x in "$@"; do echo "${x% *}"; done; }
-cpu() { for x in "$@"; do echo "${x#* }"; done; }
-median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x) for x in sys.argv[1:])))' "$@"; }
 
 # A fresh store each run, and none is removed until every run is done: deleting a store is the
 # harness's work, not the snapshot's, and its writeback (and discards) would slow the next run.

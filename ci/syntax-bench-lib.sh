@@ -14,6 +14,13 @@ secs = [int(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", sys.st
 print(int(sum(secs) * 1000))')"
 }
 
+# wall RESULT... / cpu RESULT... : the wall or the CPU milliseconds of time_ms results.
+wall() { for x in "$@"; do echo "${x% *}"; done; }
+cpu() { for x in "$@"; do echo "${x#* }"; done; }
+
+# median N... : the median of integers, as an integer.
+median() { python3 -c 'import sys,statistics; print(int(statistics.median(int(x) for x in sys.argv[1:])))' "$@"; }
+
 # A fixed identity and clock for the benchmark's commits.
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid GIT_COMMITTER_NAME=bench \
   GIT_COMMITTER_EMAIL=bench@example.invalid GIT_AUTHOR_DATE=2026-01-01T00:00:00Z \
