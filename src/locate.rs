@@ -124,11 +124,10 @@ pub fn locate(
     let chosen = match &git {
         Some(r) => {
             let state = read_git_state(&root, &exclusions).ok().flatten();
-            let exact = state.as_ref().and_then(|s| {
-                let dir = store.snapshot_dir(&repo_id, &pipeline::snapshot_partition(s));
-                let manifest = read_manifest(&dir).ok()?;
-                (manifest.repo_state.repo_state_id == s.repo_state_id).then_some(dir)
-            });
+            let exact = state
+                .as_ref()
+                .and_then(|s| store.snapshot_of(&repo_id, s))
+                .map(|s| s.dir);
             exact.or_else(|| {
                 newest_ancestor_snapshot(r, &folders, "", 100_000, &mut |_, _| ()).map(|s| s.dir)
             })

@@ -676,10 +676,7 @@ fn existing_snapshot(
     if force {
         return None;
     }
-    let dir = store.snapshot_dir(repo_id, &snapshot_partition(state));
-    let manifest = output_schema::verify::read_manifest(&dir).ok()?;
-    (manifest.repo_state.repo_state_id == state.repo_state_id)
-        .then_some(StoredSnapshot { dir, manifest })
+    store.snapshot_of(repo_id, state)
 }
 
 fn resolve_root(path: &Path) -> Result<PathBuf, PipelineError> {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use output_schema::layout::{COMMIT_PARTITION, REPO_PARTITION};
-use output_schema::manifest::Manifest;
+use output_schema::manifest::{Manifest, RepoState};
 use output_schema::verify::read_manifest;
 
 use crate::PipelineError;
@@ -141,6 +141,15 @@ impl Store {
             let _ = std::fs::remove_dir_all(old);
         }
         Ok(())
+    }
+
+    /// The snapshot of exactly `state`, if one is stored: the folder named after the state, when
+    /// its manifest records the same `repoStateId`.
+    pub fn snapshot_of(&self, repo_id: &str, state: &RepoState) -> Option<StoredSnapshot> {
+        let dir = self.snapshot_dir(repo_id, &crate::snapshot_partition(state));
+        let manifest = read_manifest(&dir).ok()?;
+        (manifest.repo_state.repo_state_id == state.repo_state_id)
+            .then_some(StoredSnapshot { dir, manifest })
     }
 
     /// The snapshot folders of a repository, known by name: nothing is read but the listing.
