@@ -46,6 +46,8 @@ pub enum ErrorCode {
     SqlNotAllowed,
     /// SQL that failed to run.
     SqlError,
+    /// SQL that went over a session limit (rows, memory, time); the message names the flag.
+    SqlLimitExceeded,
     /// Two snapshots that cannot be compared.
     SnapshotMismatch,
     /// A bug in ckb.
@@ -54,7 +56,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 23] = [
         ErrorCode::SnapshotNotFound,
         ErrorCode::SnapshotCorrupt,
         ErrorCode::SchemaUnsupported,
@@ -75,6 +77,7 @@ impl ErrorCode {
         ErrorCode::BudgetExceeded,
         ErrorCode::SqlNotAllowed,
         ErrorCode::SqlError,
+        ErrorCode::SqlLimitExceeded,
         ErrorCode::SnapshotMismatch,
         ErrorCode::InternalError,
     ];
@@ -102,6 +105,7 @@ impl ErrorCode {
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
             ErrorCode::SqlNotAllowed => "SQL_NOT_ALLOWED",
             ErrorCode::SqlError => "SQL_ERROR",
+            ErrorCode::SqlLimitExceeded => "SQL_LIMIT_EXCEEDED",
             ErrorCode::SnapshotMismatch => "SNAPSHOT_MISMATCH",
             ErrorCode::InternalError => "INTERNAL_ERROR",
         }
