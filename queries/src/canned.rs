@@ -12,7 +12,7 @@ use std::path::Path;
 use output_schema::ErrorCode;
 use serde_json::Value;
 
-use crate::sql::{run_sql, SqlResult, SqlSource};
+use crate::sql::{run_sql, SqlLimits, SqlResult, SqlSource};
 use crate::QueryError;
 
 /// One canned analysis.
@@ -101,8 +101,9 @@ pub fn list() -> SqlResult {
     }
 }
 
-/// Runs a canned analysis over every snapshot of a store.
-pub fn run(store: &Path, name: &str) -> Result<SqlResult, QueryError> {
+/// Runs a canned analysis over every snapshot of a store, through the same guard and limits as
+/// `ckb query sql`.
+pub fn run(store: &Path, name: &str, limits: &SqlLimits) -> Result<SqlResult, QueryError> {
     let canned = find(name).ok_or_else(|| {
         QueryError::new(
             ErrorCode::InvalidParameter,
@@ -134,7 +135,7 @@ pub fn run(store: &Path, name: &str) -> Result<SqlResult, QueryError> {
             ));
         }
     }
-    run_sql(&SqlSource::Store(store), canned.sql)
+    run_sql(&SqlSource::Store(store), canned.sql, limits)
 }
 
 /// Whether any snapshot of the store wrote `table`.

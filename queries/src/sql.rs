@@ -2,12 +2,31 @@
 //!
 //! Every written table of a snapshot becomes a view of the same name over its Parquet file; over a
 //! whole store, each view spans every snapshot of every repository with the Hive partition columns
-//! `repo` and `commit`. The session is then locked: only the snapshot (or store) folder may be
-//! read, nothing may be written, extensions are neither installed nor loaded, and configuration
-//! cannot be changed back. Only read statements are accepted. Over a store, the DuckDB variable
-//! `ckb_store` holds the store folder, so the canned queries (`queries/sql/*.sql`) run unchanged.
+//! `repo` and `commit`. Over a store, the DuckDB variable `ckb_store` holds the store folder, so the
+//! canned queries (`queries/sql/*.sql`) run unchanged.
+//!
+//! The guard, in the order it acts:
+//! - The user's text is never handed to DuckDB as a statement. It runs only as the argument of
+//!   DuckDB's `query()` table function in a statement of ours, `SELECT * FROM query('<text>') LIMIT
+//!   n`: DuckDB's own parser splits the text and accepts exactly one statement that parses as a
+//!   `SELECT` (which covers `WITH … SELECT`, `FROM`, `VALUES`, `TABLE`, `DESCRIBE`, `SUMMARIZE`,
+//!   `SHOW`), else refuses it before anything runs. What runs is the very statement it parsed; no
+//!   statement of the text runs before it is accepted. `EXPLAIN [ANALYZE]` in front is taken off
+//!   and put back around our statement, so the explained statement passes the same check.
+//! - The session may read only the snapshot's table files, or the store folder (`confine`), has
+//!   no temporary directory (nothing spills to disk), cannot load or install extensions, and its
+//!   configuration is locked before the user's statement runs.
+//! - Rows, memory, time and threads are bounded (`limits`); the row limit is a `LIMIT` one past
+//!   it, so DuckDB stops reading there.
+
+mod confine;
+pub mod limits;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{
@@ -15,11 +34,14 @@ use arrow::datatypes::{
     UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow::util::display::{ArrayFormatter, FormatOptions};
-use duckdb::Connection;
+use duckdb::{Connection, InterruptHandle};
 use output_schema::{ErrorCode, ALL_TABLES};
 use serde::Serialize;
 use serde_json::Value;
 
+use self::confine::Allowed;
+pub use self::limits::{SqlLimitFlags, SqlLimits};
+use self::limits::{MAX_ROWS_FLAG, MEMORY_LIMIT_FLAG, TIMEOUT_FLAG};
 use crate::{QueryError, Snapshot};
 
 /// What the SQL runs over.
@@ -39,23 +61,23 @@ pub struct SqlResult {
     pub rows: Vec<Vec<Value>>,
 }
 
-/// Statement keywords that only read.
-const READ_KEYWORDS: &[&str] = &[
-    "select",
-    "with",
-    "from",
-    "values",
-    "table",
-    "describe",
-    "show",
-    "summarize",
-    "explain",
-];
+/// What the refusal of a statement tells the user to do.
+const READ_ONLY_REMEDIATION: &str = "pass exactly one read statement: SELECT, WITH … SELECT, FROM, VALUES, TABLE, DESCRIBE, SUMMARIZE or SHOW, optionally after EXPLAIN [ANALYZE]; the session cannot write, attach, install, load, set or call anything";
 
 fn sql_err(code: ErrorCode, message: impl Into<String>, remediation: &str) -> QueryError {
     QueryError::new(code, message, remediation)
 }
 
+fn internal(e: duckdb::Error) -> QueryError {
+    sql_err(
+        ErrorCode::InternalError,
+        format!("duckdb: {e}"),
+        "report this as a bug",
+    )
+}
+
+/// A SQL string literal. DuckDB's standard strings have no backslash escapes, so doubling the
+/// quote is the whole escape.
 fn quote_literal(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
@@ -64,76 +86,185 @@ fn quote_ident(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 
-/// Opens a locked-down session with one view per table.
-pub fn open_session(source: &SqlSource<'_>) -> Result<Connection, QueryError> {
-    let internal = |e: duckdb::Error| {
-        sql_err(
-            ErrorCode::InternalError,
-            format!("duckdb: {e}"),
-            "report this as a bug",
-        )
-    };
-    let conn = Connection::open_in_memory().map_err(internal)?;
-    conn.execute_batch(
-        "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false;",
-    )
-    .map_err(internal)?;
-    let mut views = Vec::new();
+/// Which EXPLAIN the user asked for in front of the statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Explain {
+    Plain,
+    Analyze,
+}
+
+/// The user's text, split into an optional leading `EXPLAIN [ANALYZE]` and the statement that
+/// DuckDB's `query()` must accept as one `SELECT`.
+#[derive(Debug, PartialEq, Eq)]
+struct UserStatement<'a> {
+    explain: Option<Explain>,
+    body: &'a str,
+}
+
+/// The rest of `s` after the keyword `word` (any case) and the whitespace after it.
+fn after_keyword<'a>(s: &'a str, word: &str) -> Option<&'a str> {
+    let head = s.get(..word.len())?;
+    let rest = &s[word.len()..];
+    (head.eq_ignore_ascii_case(word) && rest.starts_with(|c: char| c.is_ascii_whitespace()))
+        .then(|| rest.trim_start())
+}
+
+impl<'a> UserStatement<'a> {
+    fn parse(sql: &'a str) -> Result<Self, QueryError> {
+        if sql.contains('\0') {
+            return Err(sql_err(
+                ErrorCode::SqlNotAllowed,
+                "the statement holds a NUL character",
+                READ_ONLY_REMEDIATION,
+            ));
+        }
+        let trimmed = sql.trim_start();
+        Ok(match after_keyword(trimmed, "explain") {
+            None => UserStatement {
+                explain: None,
+                body: sql,
+            },
+            Some(rest) => match after_keyword(rest, "analyze") {
+                Some(body) => UserStatement {
+                    explain: Some(Explain::Analyze),
+                    body,
+                },
+                None => UserStatement {
+                    explain: Some(Explain::Plain),
+                    body: rest,
+                },
+            },
+        })
+    }
+
+    /// The one statement DuckDB runs. `query()` parses the body at bind time and refuses
+    /// anything but exactly one `SELECT`; one row past the limit tells that the limit was passed.
+    fn wrapped(&self, max_rows: u64) -> String {
+        let select = format!("SELECT * FROM query({})", quote_literal(self.body));
+        match self.explain {
+            None => format!("{select} LIMIT {}", max_rows.saturating_add(1)),
+            Some(Explain::Plain) => format!("EXPLAIN {select}"),
+            Some(Explain::Analyze) => format!("EXPLAIN ANALYZE {select}"),
+        }
+    }
+}
+
+/// Interrupts the connection when the time limit passes, unless stopped first.
+struct Deadline {
+    stop: mpsc::Sender<()>,
+    fired: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+impl Deadline {
+    fn start(handle: Arc<InterruptHandle>, timeout: Duration) -> Self {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let fired = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&fired);
+        let thread = std::thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(timeout) {
+                flag.store(true, Ordering::SeqCst);
+                handle.interrupt();
+            }
+        });
+        Deadline {
+            stop,
+            fired,
+            thread,
+        }
+    }
+
+    /// Stops the timer; whether it had fired.
+    fn stop(self) -> bool {
+        let _ = self.stop.send(());
+        let _ = self.thread.join();
+        self.fired.load(Ordering::SeqCst)
+    }
+}
+
+/// Applies the limits and the lockdown, and makes the views. The user's statement runs later.
+fn open_session(
+    conn: &Connection,
+    source: &SqlSource<'_>,
+    limits: &SqlLimits,
+) -> Result<(), QueryError> {
     let allowed = match source {
-        SqlSource::Snapshot(snapshot) => {
-            for entry in &snapshot.manifest.tables {
-                if output_schema::table_info(&entry.name).is_none() {
-                    continue;
-                }
-                let path = snapshot.dir.join(&entry.file);
+        SqlSource::Snapshot(snapshot) => confine::snapshot_files(snapshot)?,
+        SqlSource::Store(store) => confine::store_folder(store)?,
+    };
+    // No temporary directory: an in-memory database would otherwise spill to `.tmp` in the
+    // current folder; a query that needs more than the memory limit fails instead.
+    let mut setup = vec![
+        "SET autoinstall_known_extensions = false".to_string(),
+        "SET autoload_known_extensions = false".to_string(),
+        "SET allow_community_extensions = false".to_string(),
+        "SET allow_persistent_secrets = false".to_string(),
+        "SET temp_directory = ''".to_string(),
+        format!("SET memory_limit = '{}B'", limits.memory.bytes),
+        format!("SET threads = {}", limits.threads),
+    ];
+    let mut views = Vec::new();
+    match &allowed {
+        Allowed::Files(files) => {
+            let paths: Vec<String> = files
+                .iter()
+                .map(|(_, p)| quote_literal(&p.to_string_lossy()))
+                .collect();
+            if !paths.is_empty() {
+                setup.push(format!("SET allowed_paths = [{}]", paths.join(", ")));
+            }
+            for (name, path) in files {
                 views.push(format!(
-                    "CREATE VIEW {} AS SELECT * FROM read_parquet({});",
-                    quote_ident(&entry.name),
+                    "CREATE VIEW {} AS SELECT * FROM read_parquet({})",
+                    quote_ident(name),
                     quote_literal(&path.to_string_lossy())
                 ));
             }
-            snapshot.dir.clone()
         }
-        SqlSource::Store(store) => {
+        Allowed::Folder(store) => {
+            let dir = store.to_string_lossy().trim_end_matches('/').to_string() + "/";
+            setup.push(format!(
+                "SET allowed_directories = [{}]",
+                quote_literal(&dir)
+            ));
             for table in ALL_TABLES {
-                let pattern = format!("repo=*/commit=*/{}", table.file_name());
-                let any = glob_exists(store, &table.file_name());
-                if !any {
+                if !glob_exists(store, &table.file_name()) {
                     continue;
                 }
-                let glob = store.join(pattern);
+                let glob = store.join(format!("repo=*/commit=*/{}", table.file_name()));
                 views.push(format!(
-                    "CREATE VIEW {} AS SELECT * FROM read_parquet({}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true);",
+                    "CREATE VIEW {} AS SELECT * FROM read_parquet({}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)",
                     quote_ident(table.name),
                     quote_literal(&glob.to_string_lossy())
                 ));
             }
-            store.to_path_buf()
+            // The canned queries (queries/sql/*.sql) find the store through this variable,
+            // exactly as in the stock duckdb CLI (`SET VARIABLE ckb_store = '…'`).
+            views.push(format!(
+                "SET VARIABLE ckb_store = {}",
+                quote_literal(store.to_string_lossy().trim_end_matches('/'))
+            ));
         }
-    };
-    conn.execute_batch(&views.join("\n")).map_err(|e| {
-        sql_err(
-            ErrorCode::SnapshotCorrupt,
-            format!("cannot open the snapshot's tables: {e}"),
-            "run `ckb verify <snapshot>` and rebuild damaged snapshots with `ckb snapshot --force`",
-        )
-    })?;
-    if let SqlSource::Store(store) = source {
-        // The canned queries (queries/sql/*.sql) find the store through this variable, exactly as
-        // in the stock duckdb CLI (`SET VARIABLE ckb_store = '…'`).
-        conn.execute_batch(&format!(
-            "SET VARIABLE ckb_store = {};",
-            quote_literal(store.to_string_lossy().trim_end_matches('/'))
-        ))
-        .map_err(internal)?;
     }
-    let dir = allowed.to_string_lossy().trim_end_matches('/').to_string() + "/";
-    conn.execute_batch(&format!(
-        "SET allowed_directories = [{}]; SET enable_external_access = false; SET lock_configuration = true;",
-        quote_literal(&dir)
-    ))
-    .map_err(internal)?;
-    Ok(conn)
+    setup.push("SET enable_external_access = false".to_string());
+    conn.execute_batch(&(setup.join(";\n") + ";"))
+        .map_err(internal)?;
+    if !views.is_empty() {
+        conn.execute_batch(&(views.join(";\n") + ";"))
+            .map_err(|e| {
+                if is_interrupt(&e) || is_out_of_memory(&e) {
+                    return classify(e, source, limits);
+                }
+                sql_err(
+                    ErrorCode::SnapshotCorrupt,
+                    format!("cannot open the snapshot's tables: {e}"),
+                    "run `ckb verify <snapshot>` and rebuild damaged snapshots with `ckb snapshot --force`",
+                )
+            })?;
+    }
+    conn.execute_batch("SET lock_configuration = true;")
+        .map_err(internal)?;
+    Ok(())
 }
 
 fn glob_exists(store: &Path, file: &str) -> bool {
@@ -158,73 +289,136 @@ fn glob_exists(store: &Path, file: &str) -> bool {
     false
 }
 
-/// The first keyword of a statement, skipping whitespace, comments and opening parentheses.
-fn first_keyword(sql: &str) -> String {
-    let mut rest = sql;
-    loop {
-        let trimmed = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '(');
-        if let Some(after) = trimmed.strip_prefix("--") {
-            rest = after.split_once('\n').map(|(_, r)| r).unwrap_or("");
-        } else if let Some(after) = trimmed.strip_prefix("/*") {
-            rest = after.split_once("*/").map(|(_, r)| r).unwrap_or("");
-        } else {
-            return trimmed
-                .chars()
-                .take_while(|c| c.is_ascii_alphabetic())
-                .collect::<String>()
-                .to_ascii_lowercase();
-        }
-    }
-}
-
-/// Runs one read-only statement.
-pub fn run_sql(source: &SqlSource<'_>, sql: &str) -> Result<SqlResult, QueryError> {
-    let keyword = first_keyword(sql);
-    if !READ_KEYWORDS.contains(&keyword.as_str()) {
+/// Runs one read-only statement within the limits.
+pub fn run_sql(
+    source: &SqlSource<'_>,
+    sql: &str,
+    limits: &SqlLimits,
+) -> Result<SqlResult, QueryError> {
+    let statement = UserStatement::parse(sql)?;
+    let conn = Connection::open_in_memory().map_err(internal)?;
+    let deadline = Deadline::start(conn.interrupt_handle(), limits.timeout);
+    let result = open_session(&conn, source, limits)
+        .and_then(|()| execute(&conn, &statement, source, limits));
+    if deadline.stop() && result.is_err() {
         return Err(sql_err(
-            ErrorCode::SqlNotAllowed,
+            ErrorCode::SqlLimitExceeded,
             format!(
-                "only read statements are allowed (got {:?})",
-                if keyword.is_empty() {
-                    "nothing"
-                } else {
-                    keyword.as_str()
-                }
+                "the query ran longer than the time limit of {} s ({TIMEOUT_FLAG})",
+                limits.timeout.as_secs()
             ),
-            "use SELECT / WITH / DESCRIBE / SHOW / SUMMARIZE over the snapshot's tables",
+            "narrow the query, or raise --timeout (seconds, at most 86400)",
         ));
     }
-    let conn = open_session(source)?;
-    let mut stmt = conn.prepare(sql).map_err(|e| classify(e, source))?;
-    let batches: Vec<RecordBatch> = stmt
-        .query_arrow([])
-        .map_err(|e| classify(e, source))?
-        .collect();
-    let schema = batches
-        .first()
-        .map(|b| b.schema())
-        .unwrap_or_else(|| stmt.schema());
+    result
+}
+
+fn execute(
+    conn: &Connection,
+    statement: &UserStatement<'_>,
+    source: &SqlSource<'_>,
+    limits: &SqlLimits,
+) -> Result<SqlResult, QueryError> {
+    let mut stmt = conn
+        .prepare(&statement.wrapped(limits.max_rows))
+        .map_err(|e| classify_statement(e, statement, source, limits))?;
+    let mut stream = stmt
+        .stream_arrow([])
+        .map_err(|e| classify_statement(e, statement, source, limits))?;
+    let schema = stream.get_schema();
     let columns = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let mut rows = Vec::new();
-    for batch in &batches {
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    for batch in stream.by_ref() {
+        let batch: RecordBatch =
+            batch.map_err(|e| classify_statement(e, statement, source, limits))?;
         let cols: Vec<&ArrayRef> = batch.columns().iter().collect();
         for i in 0..batch.num_rows() {
+            if rows.len() as u64 >= limits.max_rows {
+                return Err(sql_err(
+                    ErrorCode::SqlLimitExceeded,
+                    format!(
+                        "the result has more than {} rows ({MAX_ROWS_FLAG})",
+                        limits.max_rows
+                    ),
+                    "add a LIMIT or aggregate, or raise --max-rows (at most 100000000)",
+                ));
+            }
             rows.push(cols.iter().map(|c| to_json(c.as_ref(), i)).collect());
         }
     }
     Ok(SqlResult { columns, rows })
 }
 
-fn classify(e: duckdb::Error, source: &SqlSource<'_>) -> QueryError {
+fn is_interrupt(e: &duckdb::Error) -> bool {
+    e.to_string().contains("INTERRUPT")
+}
+
+fn is_out_of_memory(e: &duckdb::Error) -> bool {
+    e.to_string().contains("Out of Memory")
+}
+
+/// Characters that make a statement read differently to people than to the parser.
+fn deceptive_char(sql: &str) -> Option<(usize, char)> {
+    sql.char_indices().find(|&(_, c)| {
+        matches!(c,
+            '\u{FEFF}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
+            | '\u{FF01}'..='\u{FF5E}')
+    })
+}
+
+/// An error of the user's statement: refusals of the guard first, then the generic ones.
+fn classify_statement(
+    e: duckdb::Error,
+    statement: &UserStatement<'_>,
+    source: &SqlSource<'_>,
+    limits: &SqlLimits,
+) -> QueryError {
+    let text = e.to_string();
+    if text.contains("Expected a single SELECT statement")
+        || text.contains("PIVOT statements without explicit IN")
+    {
+        return sql_err(
+            ErrorCode::SqlNotAllowed,
+            "DuckDB's parser does not read this as exactly one read statement",
+            READ_ONLY_REMEDIATION,
+        );
+    }
+    if text.contains("Parser Error") {
+        if let Some((at, c)) = deceptive_char(statement.body) {
+            return sql_err(
+                ErrorCode::SqlNotAllowed,
+                format!(
+                    "the statement does not parse, and holds the invisible or full-width character U+{:04X} at byte {at}: {text}",
+                    c as u32
+                ),
+                "retype the statement in plain ASCII punctuation and whitespace",
+            );
+        }
+    }
+    classify(e, source, limits)
+}
+
+fn classify(e: duckdb::Error, source: &SqlSource<'_>, limits: &SqlLimits) -> QueryError {
     let text = e.to_string();
     if text.contains("Permission Error")
         || text.contains("disabled by configuration")
+        || text.contains("configuration has been locked")
         || text.contains("lock_configuration")
     {
         return sql_err(
             ErrorCode::SqlNotAllowed,
             format!("the statement tries to reach outside the snapshot or change settings: {text}"),
             "query only the snapshot's tables (files, symbols, occurrences, …); files elsewhere cannot be read",
+        );
+    }
+    if is_out_of_memory(&e) {
+        return sql_err(
+            ErrorCode::SqlLimitExceeded,
+            format!(
+                "the query needs more than the memory limit of {} ({MEMORY_LIMIT_FLAG}): {text}",
+                limits.memory.text
+            ),
+            "narrow the query, or raise --memory-limit (e.g. 4GB); nothing spills to disk",
         );
     }
     let mut err = sql_err(
@@ -305,9 +499,55 @@ mod tests {
     use super::*;
 
     #[test]
-    fn first_keyword_skips_comments_and_parens() {
-        assert_eq!(first_keyword("  -- hi\n /* x */ (SELECT 1)"), "select");
-        assert_eq!(first_keyword("COPY t TO 'x'"), "copy");
-        assert_eq!(first_keyword(""), "");
+    fn explain_is_taken_off_only_in_front() {
+        let p = |s| UserStatement::parse(s).unwrap();
+        assert_eq!(p("select 1").explain, None);
+        assert_eq!(p("  EXPLAIN select 1").explain, Some(Explain::Plain));
+        assert_eq!(p("  EXPLAIN select 1").body, "select 1");
+        assert_eq!(
+            p("explain\n analyze\tselect 1").explain,
+            Some(Explain::Analyze)
+        );
+        assert_eq!(p("explain\n analyze\tselect 1").body, "select 1");
+        // Not a keyword followed by whitespace: the whole text goes to the parser, which refuses it.
+        assert_eq!(p("/* c */ explain select 1").explain, None);
+        assert_eq!(p("explainselect 1").explain, None);
+        assert_eq!(p("explain(format json) select 1").explain, None);
+        assert_eq!(
+            UserStatement::parse("select 1\0").unwrap_err().code,
+            ErrorCode::SqlNotAllowed
+        );
+    }
+
+    #[test]
+    fn the_wrapper_is_one_statement_whatever_the_text() {
+        let s = UserStatement::parse("select 1'); copy x to 'y'; --").unwrap();
+        assert_eq!(
+            s.wrapped(10),
+            "SELECT * FROM query('select 1''); copy x to ''y''; --') LIMIT 11"
+        );
+        let s = UserStatement::parse("explain analyze from files").unwrap();
+        assert_eq!(
+            s.wrapped(10),
+            "EXPLAIN ANALYZE SELECT * FROM query('from files')"
+        );
+        assert_eq!(
+            UserStatement::parse("select 1")
+                .unwrap()
+                .wrapped(100_000_000),
+            "SELECT * FROM query('select 1') LIMIT 100000001"
+        );
+    }
+
+    #[test]
+    fn deceptive_characters_are_named() {
+        assert_eq!(deceptive_char("select 1"), None);
+        assert_eq!(
+            deceptive_char("select 1\u{FF1B} copy"),
+            Some((8, '\u{FF1B}'))
+        );
+        assert_eq!(deceptive_char("\u{FEFF}select"), Some((0, '\u{FEFF}')));
+        assert_eq!(deceptive_char("sel\u{200B}ect"), Some((3, '\u{200B}')));
+        assert_eq!(deceptive_char("select 'é'"), None);
     }
 }

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use output_schema::config::Config;
 use output_schema::ErrorCode;
 use queries::render::{self, Format};
-use queries::sql::{run_sql, SqlSource};
+use queries::sql::{run_sql, SqlLimitFlags, SqlLimits, SqlSource};
 use queries::{Budget, Ctx, Overrides, QueryError};
 
 use crate::locate::{locate, repo_root, store_for};
@@ -51,6 +51,37 @@ pub struct Args {
     max_drilldowns: Option<String>,
     #[command(subcommand)]
     command: QueryCommand,
+}
+
+/// Limits of a SQL session (`sql`, `canned`). Parsed by `queries::sql::SqlLimits`, so a bad value
+/// is `INVALID_PARAMETER` and going over one is `SQL_LIMIT_EXCEEDED`, naming the flag.
+#[derive(clap::Args)]
+struct SqlLimitArgs {
+    /// Rows the result may have; more is SQL_LIMIT_EXCEEDED, and the query stops reading there
+    /// (1..=100000000) [default: 100000].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    max_rows: Option<String>,
+    /// DuckDB's memory limit: a whole number with KB, MB, GB, TB or KiB, MiB, GiB, TiB
+    /// (32MB..=1TiB); nothing spills to disk [default: 2GB].
+    #[arg(long, value_name = "SIZE", allow_hyphen_values = true)]
+    memory_limit: Option<String>,
+    /// Seconds the session may take, opening included (1..=86400) [default: 120].
+    #[arg(long, value_name = "SECONDS", allow_hyphen_values = true)]
+    timeout: Option<String>,
+    /// DuckDB worker threads (1..=256) [default: the cores, at most 4].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    sql_threads: Option<String>,
+}
+
+impl SqlLimitArgs {
+    fn limits(&self) -> Result<SqlLimits, QueryError> {
+        SqlLimits::from_flags(&SqlLimitFlags {
+            max_rows: self.max_rows.as_deref(),
+            memory_limit: self.memory_limit.as_deref(),
+            timeout: self.timeout.as_deref(),
+            threads: self.sql_threads.as_deref(),
+        })
+    }
 }
 
 /// Output formats.
@@ -223,12 +254,16 @@ enum QueryCommand {
         /// Read the statement from a file instead (e.g. one of queries/sql/*.sql, with --store).
         #[arg(long, value_name = "FILE", conflicts_with = "sql")]
         file: Option<PathBuf>,
+        #[command(flatten)]
+        limits: SqlLimitArgs,
     },
     /// Run a canned analysis over every snapshot of the store (hotspots, coupling, churn_trend,
     /// module_fan, dead_code, api_changes); without NAME, list them.
     Canned {
         /// The analysis to run.
         name: Option<String>,
+        #[command(flatten)]
+        limits: SqlLimitArgs,
     },
 }
 
@@ -276,22 +311,27 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let fail = |e| Failure::new(e, format);
     match &args.command {
-        QueryCommand::Canned { name: None } => {
+        QueryCommand::Canned { name: None, .. } => {
             return finish_output(emit(&render::sql(&queries::canned::list(), format)));
         }
-        QueryCommand::Canned { name: Some(name) } => {
+        QueryCommand::Canned {
+            name: Some(name),
+            limits,
+        } => {
+            let limits = limits.limits().map_err(fail)?;
             let store = match &args.store {
                 Some(s) => s.clone(),
                 None => store_for(&repo_root(args.repo.as_deref()), None).map_err(fail)?,
             };
-            let result = queries::canned::run(&store, name).map_err(fail)?;
+            let result = queries::canned::run(&store, name, &limits).map_err(fail)?;
             return finish_output(emit(&render::sql(&result, format)));
         }
-        QueryCommand::Sql { sql, file } => {
+        QueryCommand::Sql { sql, file, limits } => {
+            let limits = limits.limits().map_err(fail)?;
             let sql = statement(sql.as_deref(), file.as_deref()).map_err(fail)?;
             let result = if args.store.is_some() && args.snapshot.is_none() {
                 let store = args.store.clone().unwrap_or_default();
-                run_sql(&SqlSource::Store(&store), &sql).map_err(fail)?
+                run_sql(&SqlSource::Store(&store), &sql, &limits).map_err(fail)?
             } else {
                 let (snapshot, _) = locate(
                     args.snapshot.as_deref(),
@@ -299,7 +339,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     args.repo.as_deref(),
                 )
                 .map_err(fail)?;
-                run_sql(&SqlSource::Snapshot(&snapshot), &sql).map_err(fail)?
+                run_sql(&SqlSource::Snapshot(&snapshot), &sql, &limits).map_err(fail)?
             };
             return finish_output(emit(&render::sql(&result, format)));
         }
