@@ -496,3 +496,498 @@ fn store_sessions_cannot_write_change_the_store_or_read_elsewhere() {
     assert_eq!(v["rows"][0][0], st.trim_end_matches('/'));
     assert_eq!(v["rows"][0][1], 14);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The guard of `ckb query sql` (queries/src/sql.rs): one read statement, parsed by DuckDB, over
+// the snapshot's files only, within limits. Every attack below must leave every byte in place.
+
+/// A repository snapshotted into its own store; returns (repo, store, snapshot folder).
+fn snapshotted() -> (Fixture, tempfile::TempDir, PathBuf) {
+    let r = Fixture::git();
+    r.write("src/a.rs", "fn a() { b() }\nfn b() {}\n")
+        .write("app/main.py", "def main():\n    pass\n");
+    r.commit("one");
+    let store = tempfile::tempdir().unwrap();
+    let snap = snapshot(r.path(), store.path(), &[]);
+    (r, store, snap)
+}
+
+/// Runs `ckb query … sql` from `cwd`; returns the exit code and the JSON printed.
+fn sql_at(cwd: &Path, scope: &[&str], extra: &[&str], sql: &str) -> (Option<i32>, Value) {
+    let mut args = vec!["query"];
+    args.extend_from_slice(scope);
+    args.extend_from_slice(&["--format", "json", "sql"]);
+    args.extend_from_slice(extra);
+    args.push(sql);
+    let out = ckb(cwd, &args);
+    (
+        out.status.code(),
+        json(&String::from_utf8_lossy(&out.stdout)),
+    )
+}
+
+/// Every write form DuckDB has, chained and hidden statements and unicode tricks, with `S` the
+/// snapshot folder and `T` the store.
+const WRITE_ATTACKS: &[&str] = &[
+    // The issue's reproduction: the first statement used to run, the chain was accepted.
+    "select 1; copy (select 42 as x) to 'S/files.parquet' (format parquet); select 2",
+    "copy (select 42 as x) to 'S/files.parquet' (format parquet)",
+    "copy files to 'S/files.csv'",
+    "copy (select 1 as k) to 'T' (format parquet, partition_by (k), overwrite)",
+    "copy (select 1 as k) to 'S' (format parquet, partition_by (k), overwrite_or_ignore)",
+    "copy files from 'S/files.parquet'",
+    "attach 'S/evil.db' as evil",
+    "attach 'S/evil.db' as evil; create table evil.t as select 1",
+    "attach 'S/evil.db' as evil; insert into evil.t select 1",
+    "attach ':memory:' as m",
+    "detach memory",
+    "use memory",
+    "export database 'S/exported'",
+    "import database 'S'",
+    "create table t as select * from files",
+    "create table t (x int)",
+    "create temp table t as select 1",
+    "create view v as select 1",
+    "create or replace view files as select 1",
+    "create macro m() as 1",
+    "create sequence s",
+    "create type e as enum ('a')",
+    "create secret s (type s3, key_id 'a', secret 'b')",
+    "create persistent secret s (type s3, key_id 'a', secret 'b')",
+    "insert into files select * from files",
+    "update files set path = 'x'",
+    "delete from files",
+    "drop view files",
+    "alter view files rename to f",
+    "install httpfs",
+    "force install httpfs",
+    "load httpfs",
+    "load 'S/files.parquet'",
+    "set threads = 1",
+    "set enable_external_access = true",
+    "set lock_configuration = false",
+    "set variable x = 1",
+    "reset threads",
+    "pragma enable_profiling",
+    "pragma threads = 1",
+    "pragma import_database('S')",
+    "call checkpoint()",
+    "call enable_logging()",
+    "checkpoint",
+    "force checkpoint",
+    "vacuum",
+    "analyze",
+    "begin transaction",
+    "prepare p as select 1",
+    "explain analyze copy (select 1) to 'S/explained.csv'",
+    "explain analyze create table t as select 1",
+    "explain copy (select 1) to 'S/explained.csv'",
+    "explain analyze select 1; copy (select 1) to 'S/explained.csv'",
+    "describe files; copy (select 1) to 'S/c.csv'",
+    "with x as (select 1) select * from x; copy (select 1) to 'S/c.csv'",
+    "pivot files on language",
+    // A comment hiding a second statement, a string that looks like one.
+    "select 1 -- a comment\n; copy (select 1) to 'S/c.csv'",
+    "select 1 /* ; */; copy (select 1) to 'S/c.csv'",
+    "/* select 1 */ copy (select 1) to 'S/c.csv'",
+    "select ';'; copy (select 1) to 'S/c.csv'",
+    // Unicode: a fullwidth semicolon, zero-width characters, a byte-order mark.
+    "select 1\u{FF1B} copy (select 1) to 'S/c.csv'",
+    "select 1;\u{200B}copy (select 1) to 'S/c.csv'",
+    "select 1\u{200B}; copy (select 1) to 'S/c.csv'",
+    "\u{FEFF}copy (select 1) to 'S/c.csv'",
+    "\u{FEFF}select 1; copy (select 1) to 'S/c.csv'",
+    // Table functions that run a statement of their own, or change settings.
+    "select * from query('copy (select 1) to ''S/c.csv''')",
+    "select * from query('select 1; copy (select 1) to ''S/c.csv''')",
+    "select * from enable_profiling(format := 'json', save_location := 'S/profile.json')",
+    "select * from enable_logging()",
+    "from query('attach ''S/evil.db''')",
+];
+
+/// Texts that are not valid SQL, or name no table: DuckDB's parser or binder stops them
+/// (`SQL_ERROR`, as for any malformed statement) and nothing of them runs.
+const MALFORMED_ATTACKS: &[&str] = &[
+    // Breaking out of the quoting ckb wraps the statement in: the text itself does not parse.
+    "select 1'); copy (select 1) to 'S/c.csv'; --",
+    "select 1$$); copy (select 1) to 'S/c.csv'; --",
+    // query_table() takes table names; a statement in one is only a name that is not there.
+    "select * from query_table('files; copy (select 1) to ''S/c.csv''')",
+    "reset all",
+];
+
+#[test]
+fn sql_refuses_every_write_form_and_nothing_changes() {
+    let (_r, store, snap) = snapshotted();
+    let (s, t) = (s(&snap).to_string(), s(store.path()).to_string());
+    let before = files_of(store.path());
+    // ckb runs in an empty folder: nothing (a `.tmp` spill folder, an exported file) may appear.
+    let cwd = tempfile::tempdir().unwrap();
+    let mut accepted = Vec::new();
+    for scope in [vec!["--snapshot", s.as_str()], vec!["--store", t.as_str()]] {
+        for attack in WRITE_ATTACKS {
+            let sql = attack
+                .replace("S/", &format!("{s}/"))
+                .replace("'S'", &format!("'{s}'"))
+                .replace("'T'", &format!("'{t}'"));
+            let (code, v) = sql_at(cwd.path(), &scope, &[], &sql);
+            if code != Some(1) || v["error"]["code"] != "SQL_NOT_ALLOWED" {
+                accepted.push(format!("{scope:?} {sql:?}: {code:?} {v}"));
+            }
+            assert_eq!(files_of(store.path()), before, "{sql:?} changed the store");
+        }
+        for attack in MALFORMED_ATTACKS {
+            let sql = attack.replace("S/", &format!("{s}/"));
+            let (code, v) = sql_at(cwd.path(), &scope, &[], &sql);
+            if code != Some(1) || v["error"]["code"] != "SQL_ERROR" {
+                accepted.push(format!("{scope:?} {sql:?}: {code:?} {v}"));
+            }
+            assert_eq!(files_of(store.path()), before, "{sql:?} changed the store");
+        }
+    }
+    assert!(accepted.is_empty(), "not refused:\n{}", accepted.join("\n"));
+    assert_eq!(
+        std::fs::read_dir(cwd.path()).unwrap().count(),
+        0,
+        "wrote into the working folder"
+    );
+    ckb_ok(cwd.path(), &["verify", &s]);
+}
+
+#[test]
+fn sql_refuses_reads_outside_the_snapshot_and_store() {
+    let (_r, store, snap) = snapshotted();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.csv"), "token\nhunter2\n").unwrap();
+    std::fs::write(outside.path().join("secret.parquet"), "hunter2").unwrap();
+    let o = s(outside.path()).to_string();
+    let (sn, st) = (s(&snap).to_string(), s(store.path()).to_string());
+    let up = {
+        // From the snapshot folder up to the filesystem root, then down to the outside folder.
+        let depth = snap.components().count() - 1;
+        format!("{sn}/{}{}", "../".repeat(depth), o.trim_start_matches('/'))
+    };
+    let reads = [
+        format!("select * from read_csv('{o}/secret.csv')"),
+        format!("select * from read_csv_auto('{o}/secret.csv')"),
+        format!("select * from read_text('{o}/secret.csv')"),
+        format!("select * from read_blob('{o}/secret.csv')"),
+        format!("select * from read_parquet('{o}/secret.parquet')"),
+        format!("select * from parquet_metadata('{o}/secret.parquet')"),
+        format!("select * from sniff_csv('{o}/secret.csv')"),
+        format!("select * from glob('{o}/*')"),
+        format!("select * from '{o}/secret.csv'"),
+        format!("from '{o}/secret.csv'"),
+        format!("select * from read_text('{up}/secret.csv')"),
+        format!("select * from read_text('{sn}/../../../../../../../../../../../../etc/hostname')"),
+        "select * from read_text('/etc/hostname')".to_string(),
+        "select * from glob('/*')".to_string(),
+        // In a snapshot session only its table files are readable, not the rest of the folder.
+        format!("select * from read_blob('{sn}/manifest.json.zst')"),
+        format!("select * from glob('{sn}/*')"),
+    ];
+    let cwd = tempfile::tempdir().unwrap();
+    for sql in &reads {
+        let (code, v) = sql_at(cwd.path(), &["--snapshot", &sn], &[], sql);
+        assert_eq!(code, Some(1), "{sql}: {v}");
+        assert_eq!(v["error"]["code"], "SQL_NOT_ALLOWED", "{sql}: {v}");
+        assert!(!v.to_string().contains("hunter2"), "{sql}: leaked {v}");
+    }
+    for sql in reads.iter().take(14) {
+        let (code, v) = sql_at(cwd.path(), &["--store", &st], &[], sql);
+        assert_eq!(code, Some(1), "store: {sql}: {v}");
+        assert_eq!(v["error"]["code"], "SQL_NOT_ALLOWED", "store: {sql}: {v}");
+        assert!(!v.to_string().contains("hunter2"), "{sql}: leaked {v}");
+    }
+    // read_json needs DuckDB's json extension, which this build leaves out (and never loads).
+    let (code, v) = sql_at(
+        cwd.path(),
+        &["--snapshot", &sn],
+        &[],
+        &format!("select * from read_json('{o}/secret.csv')"),
+    );
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (Some(1), Some("SQL_ERROR")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("read_json"),
+        "{v}"
+    );
+
+    // The snapshot's own files stay readable by path.
+    let (code, v) = sql_at(
+        cwd.path(),
+        &["--snapshot", &sn],
+        &[],
+        &format!("select count(*) as n from read_parquet('{sn}/files.parquet')"),
+    );
+    assert_eq!(
+        (code, &v["rows"][0][0]),
+        (Some(0), &serde_json::json!(2)),
+        "{v}"
+    );
+
+    // A symlink inside the snapshot pointing out cannot be read through; one that replaces a
+    // table file, or lies anywhere in a store, refuses the session.
+    std::os::unix::fs::symlink(outside.path().join("secret.csv"), snap.join("link.csv")).unwrap();
+    let (code, v) = sql_at(
+        cwd.path(),
+        &["--snapshot", &sn],
+        &[],
+        &format!("select * from read_csv('{sn}/link.csv')"),
+    );
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (Some(1), Some("SQL_NOT_ALLOWED")),
+        "{v}"
+    );
+    assert!(!v.to_string().contains("hunter2"));
+    let (code, v) = sql_at(
+        cwd.path(),
+        &["--store", &st],
+        &[],
+        "select count(*) from files",
+    );
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (Some(1), Some("SQL_NOT_ALLOWED")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("link.csv"),
+        "{v}"
+    );
+    std::fs::remove_file(snap.join("link.csv")).unwrap();
+    let (code, _) = sql_at(
+        cwd.path(),
+        &["--store", &st],
+        &[],
+        "select count(*) from files",
+    );
+    assert_eq!(code, Some(0));
+
+    let files = snap.join("files.parquet");
+    std::fs::rename(&files, outside.path().join("files.parquet")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("files.parquet"), &files).unwrap();
+    let (code, v) = sql_at(cwd.path(), &["--snapshot", &sn], &[], "select 1");
+    assert_eq!(
+        (code, v["error"]["code"].as_str()),
+        (Some(1), Some("SQL_NOT_ALLOWED")),
+        "{v}"
+    );
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("files table"),
+        "{v}"
+    );
+}
+
+#[test]
+fn sql_reads_keep_working_in_every_read_form() {
+    let (_r, store, snap) = snapshotted();
+    let (sn, st) = (s(&snap).to_string(), s(store.path()).to_string());
+    let cwd = tempfile::tempdir().unwrap();
+    let ok = |scope: &[&str], sql: &str| -> Value {
+        let (code, v) = sql_at(cwd.path(), scope, &[], sql);
+        assert_eq!(code, Some(0), "{sql}: {v}");
+        v
+    };
+    for scope in [["--snapshot", sn.as_str()], ["--store", st.as_str()]] {
+        for sql in [
+            "select count(*) from files",
+            "with x as (select path from files) select count(*) from x",
+            "from files select path",
+            "table files",
+            "values (1, 'a'), (2, 'b')",
+            "describe files",
+            "describe select path from files",
+            "summarize files",
+            "show tables",
+            "show files",
+            "explain select count(*) from files",
+            "EXPLAIN ANALYZE select count(*) from files",
+            "select * from query('select 1 as x')",
+            "select * from query_table('files')",
+            "select 1 as x; -- a trailing comment\n",
+            "  select 1 as x;  ;",
+        ] {
+            ok(&scope, sql);
+        }
+    }
+    let v = ok(&["--snapshot", &sn], "select path from files order by path");
+    assert_eq!(
+        v["rows"],
+        serde_json::json!([["app/main.py"], ["src/a.rs"]])
+    );
+    let v = ok(&["--snapshot", &sn], "describe files");
+    assert!(
+        v["rows"].as_array().unwrap().iter().any(|r| r[0] == "path"),
+        "{v}"
+    );
+    let v = ok(&["--snapshot", &sn], "explain select path from files");
+    assert_eq!(v["rows"][0][0], "physical_plan", "{v}");
+    assert!(v.to_string().contains("PARQUET"), "{v}");
+    // The text reaches DuckDB's parser unchanged: quotes, backslashes, non-ASCII.
+    let v = ok(
+        &["--snapshot", &sn],
+        r"select 'it''s \n é' as s, $$dollar 'q'$$ as d",
+    );
+    assert_eq!(v["rows"], serde_json::json!([[r"it's \n é", "dollar 'q'"]]));
+}
+
+#[test]
+fn sql_limits_hold_at_the_limit_and_name_the_flag_beyond() {
+    let (_r, _store, snap) = snapshotted();
+    let sn = s(&snap).to_string();
+    let scope = ["--snapshot", sn.as_str()];
+    let cwd = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str], sql: &str| sql_at(cwd.path(), &scope, extra, sql);
+    let over = |extra: &[&str], sql: &str, flag: &str| {
+        let (code, v) = run(extra, sql);
+        assert_eq!(code, Some(1), "{extra:?} {sql}: {v}");
+        assert_eq!(
+            v["error"]["code"], "SQL_LIMIT_EXCEEDED",
+            "{extra:?} {sql}: {v}"
+        );
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains(flag),
+            "{v}"
+        );
+        assert!(
+            v["error"]["remediation"].as_str().unwrap().contains(flag),
+            "{v}"
+        );
+    };
+
+    // Rows: exactly the limit passes, one more is refused.
+    let (code, v) = run(&["--max-rows", "5"], "select * from range(5)");
+    assert_eq!(
+        (code, v["rows"].as_array().map(Vec::len)),
+        (Some(0), Some(5)),
+        "{v}"
+    );
+    over(&["--max-rows", "4"], "select * from range(5)", "--max-rows");
+    // The query stops reading at the limit: ten billion rows would take minutes to produce.
+    let started = std::time::Instant::now();
+    over(
+        &["--max-rows", "3", "--timeout", "60"],
+        "select * from range(10000000000)",
+        "--max-rows",
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+
+    // Time: a quick query passes at the shortest limit, a long one is interrupted.
+    let (code, _) = run(&["--timeout", "1"], "select count(*) from files");
+    assert_eq!(code, Some(0));
+    let started = std::time::Instant::now();
+    over(
+        &["--timeout", "1"],
+        "select sum(i * random()) from range(1000000000000) t(i)",
+        "--timeout",
+    );
+    assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+
+    // Memory: a small query fits the smallest limit, a large list does not, and nothing spills.
+    let (code, v) = run(&["--memory-limit", "32MB"], "select count(*) from files");
+    assert_eq!(code, Some(0), "{v}");
+    over(
+        &["--memory-limit", "32MB"],
+        "select len(list(i)) as n from range(50000000) t(i)",
+        "--memory-limit",
+    );
+    over(
+        &["--memory-limit", "32MB"],
+        "select count(distinct i::varchar) from range(30000000) t(i)",
+        "--memory-limit",
+    );
+    assert_eq!(
+        std::fs::read_dir(cwd.path()).unwrap().count(),
+        0,
+        "spilled into the working folder"
+    );
+
+    // Threads: the session runs with the number asked for.
+    let (code, v) = run(
+        &["--sql-threads", "1"],
+        "select current_setting('threads') as t",
+    );
+    assert_eq!(
+        (code, &v["rows"][0][0]),
+        (Some(0), &serde_json::json!(1)),
+        "{v}"
+    );
+    let (code, v) = run(
+        &["--sql-threads", "3"],
+        "select current_setting('threads') as t",
+    );
+    assert_eq!(
+        (code, &v["rows"][0][0]),
+        (Some(0), &serde_json::json!(3)),
+        "{v}"
+    );
+
+    // Out-of-range or malformed values are INVALID_PARAMETER, naming the flag.
+    for (flag, value) in [
+        ("--max-rows", "0"),
+        ("--max-rows", "-1"),
+        ("--memory-limit", "1MB"),
+        ("--memory-limit", "lots"),
+        ("--timeout", "0"),
+        ("--timeout", "1.5"),
+        ("--sql-threads", "0"),
+    ] {
+        let (code, v) = run(&[flag, value], "select 1");
+        assert_eq!(code, Some(1), "{flag} {value}: {v}");
+        assert_eq!(
+            v["error"]["code"], "INVALID_PARAMETER",
+            "{flag} {value}: {v}"
+        );
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains(flag),
+            "{v}"
+        );
+    }
+}
+
+#[test]
+fn canned_queries_take_the_same_limits() {
+    let store = sample_store();
+    let dir = tempfile::tempdir().unwrap();
+    let out = ckb(
+        dir.path(),
+        &[
+            "query",
+            "--store",
+            s(store.path()),
+            "--format",
+            "json",
+            "canned",
+            "hotspots",
+            "--max-rows",
+            "2",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(v["error"]["code"], "SQL_LIMIT_EXCEEDED", "{v}");
+    // Five rows (see canned_results_say_what_the_fixture_store_holds): the limit itself passes.
+    ckb_ok(
+        dir.path(),
+        &[
+            "query",
+            "--store",
+            s(store.path()),
+            "canned",
+            "hotspots",
+            "--max-rows",
+            "5",
+        ],
+    );
+}
