@@ -248,7 +248,8 @@ enum QueryCommand {
     /// Run read-only SQL over the snapshot's tables (with --store: over every snapshot, with
     /// the partition columns `repo` and `commit`).
     Sql {
-        /// One read-only statement (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN).
+        /// Exactly one read statement (SELECT, WITH … SELECT, FROM, VALUES, TABLE, DESCRIBE,
+        /// SUMMARIZE, SHOW), optionally after EXPLAIN [ANALYZE]; anything else is SQL_NOT_ALLOWED.
         #[arg(required_unless_present = "file")]
         sql: Option<String>,
         /// Read the statement from a file instead (e.g. one of queries/sql/*.sql, with --store).
