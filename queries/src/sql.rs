@@ -13,9 +13,9 @@
 //!   `SHOW`), else refuses it before anything runs. What runs is the very statement it parsed; no
 //!   statement of the text runs before it is accepted. `EXPLAIN [ANALYZE]` in front is taken off
 //!   and put back around our statement, so the explained statement passes the same check.
-//! - The session may read only the snapshot's table files, or the store folder (`confine`), has
-//!   no temporary directory (nothing spills to disk), cannot load or install extensions, and its
-//!   configuration is locked before the user's statement runs.
+//! - The session may open only the table files of the snapshot or store (`confine`), no folder,
+//!   has no temporary directory (nothing spills to disk), cannot load or install extensions, and
+//!   its configuration is locked before the user's statement runs.
 //! - Rows, memory, time and threads are bounded (`limits`); the row limit is a `LIMIT` one past
 //!   it, so DuckDB stops reading there.
 
@@ -190,7 +190,7 @@ fn open_session(
 ) -> Result<(), QueryError> {
     let allowed = match source {
         SqlSource::Snapshot(snapshot) => confine::snapshot_files(snapshot)?,
-        SqlSource::Store(store) => confine::store_folder(store)?,
+        SqlSource::Store(store) => confine::store_files(store)?,
     };
     // No temporary directory: an in-memory database would otherwise spill to `.tmp` in the
     // current folder; a query that needs more than the memory limit fails instead.
@@ -221,28 +221,27 @@ fn open_session(
                 ));
             }
         }
-        Allowed::Folder(store) => {
-            let dir = store.to_string_lossy().trim_end_matches('/').to_string() + "/";
-            setup.push(format!(
-                "SET allowed_directories = [{}]",
-                quote_literal(&dir)
-            ));
-            for table in ALL_TABLES {
-                if !glob_exists(store, &table.file_name()) {
-                    continue;
-                }
-                let glob = store.join(format!("repo=*/commit=*/{}", table.file_name()));
+        Allowed::Store { dir, files, globs } => {
+            let paths: Vec<String> = globs
+                .iter()
+                .map(|(_, g)| quote_literal(g))
+                .chain(files.iter().map(|p| quote_literal(&p.to_string_lossy())))
+                .collect();
+            if !paths.is_empty() {
+                setup.push(format!("SET allowed_paths = [{}]", paths.join(", ")));
+            }
+            for (name, glob) in globs {
                 views.push(format!(
                     "CREATE VIEW {} AS SELECT * FROM read_parquet({}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)",
-                    quote_ident(table.name),
-                    quote_literal(&glob.to_string_lossy())
+                    quote_ident(name),
+                    quote_literal(glob)
                 ));
             }
             // The canned queries (queries/sql/*.sql) find the store through this variable,
             // exactly as in the stock duckdb CLI (`SET VARIABLE ckb_store = '…'`).
             views.push(format!(
                 "SET VARIABLE ckb_store = {}",
-                quote_literal(store.to_string_lossy().trim_end_matches('/'))
+                quote_literal(dir.to_string_lossy().trim_end_matches('/'))
             ));
         }
     }
@@ -265,28 +264,6 @@ fn open_session(
     conn.execute_batch("SET lock_configuration = true;")
         .map_err(internal)?;
     Ok(())
-}
-
-fn glob_exists(store: &Path, file: &str) -> bool {
-    let Ok(repos) = std::fs::read_dir(store) else {
-        return false;
-    };
-    for repo in repos.flatten() {
-        if !repo.file_name().to_string_lossy().starts_with("repo=") {
-            continue;
-        }
-        let Ok(commits) = std::fs::read_dir(repo.path()) else {
-            continue;
-        };
-        for c in commits.flatten() {
-            if c.file_name().to_string_lossy().starts_with("commit=")
-                && c.path().join(file).is_file()
-            {
-                return true;
-            }
-        }
-    }
-    false
 }
 
 /// Runs one read-only statement within the limits.
@@ -537,6 +514,56 @@ mod tests {
                 .wrapped(100_000_000),
             "SELECT * FROM query('select 1') LIMIT 100000001"
         );
+    }
+
+    /// Defence in depth: with the statement check bypassed (statements run straight on the
+    /// session), the file confinement alone refuses every write that creates, replaces through a
+    /// temporary file, or deletes a file in the store.
+    #[test]
+    fn a_session_cannot_create_or_delete_files_even_without_the_statement_check() {
+        let store = tempfile::tempdir().unwrap();
+        let snap = store.path().join("repo=a/commit=b");
+        std::fs::create_dir_all(&snap).unwrap();
+        let files = snap.join("files.parquet");
+        Connection::open_in_memory()
+            .unwrap()
+            .execute_batch(&format!(
+                "COPY (SELECT 'src/a.rs' AS path) TO {} (FORMAT parquet)",
+                quote_literal(&files.to_string_lossy())
+            ))
+            .unwrap();
+        let before = std::fs::read(&files).unwrap();
+        let conn = Connection::open_in_memory().unwrap();
+        open_session(
+            &conn,
+            &SqlSource::Store(store.path()),
+            &SqlLimits::default(),
+        )
+        .unwrap();
+        let (s, t) = (snap.to_string_lossy(), store.path().to_string_lossy());
+        for write in [
+            format!("COPY (SELECT 1 AS x) TO '{s}/files.parquet' (FORMAT parquet)"),
+            format!("COPY (SELECT 1 AS x) TO '{s}/new.csv'"),
+            format!("COPY (SELECT 1 AS k) TO '{t}' (FORMAT parquet, PARTITION_BY (k), OVERWRITE)"),
+            format!("ATTACH '{s}/evil.db' AS evil"),
+            format!("EXPORT DATABASE '{s}/exported'"),
+            "SET enable_external_access = true".to_string(),
+            "SET allowed_directories = ['/']".to_string(),
+            "SET temp_directory = '.'".to_string(),
+        ] {
+            let e = conn.execute_batch(&write).unwrap_err().to_string();
+            assert!(
+                e.contains("Permission Error") || e.contains("configuration has been locked"),
+                "{write}: {e}"
+            );
+        }
+        assert_eq!(std::fs::read(&files).unwrap(), before);
+        assert_eq!(std::fs::read_dir(&snap).unwrap().count(), 1);
+        // What the check is for: the session still reads its tables.
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM files", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
     }
 
     #[test]
