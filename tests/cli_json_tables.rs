@@ -109,7 +109,7 @@ fn stock_duckdb_reads_the_json_lines() {
         .map(|h| Path::new(&h).join(".cache/ckb-tools/venv/bin/duckdb"))
         .filter(|p| p.is_file());
     let Some(duckdb) = duckdb else {
-        eprintln!("SKIP: no stock duckdb CLI (run ci/install-tools.sh)");
+        common::tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
         return;
     };
     let r = repo();

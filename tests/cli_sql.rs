@@ -263,7 +263,7 @@ fn same_csv(a: &str, b: &str) -> bool {
 #[test]
 fn the_stock_duckdb_cli_runs_every_canned_file_as_is() {
     let Some(duckdb) = stock_duckdb() else {
-        eprintln!("SKIP: no stock duckdb CLI (run ci/install-tools.sh, or set CKB_DUCKDB)");
+        common::tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
         return;
     };
     let store = sample_store();

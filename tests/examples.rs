@@ -658,7 +658,7 @@ fn sql_walkthrough_runs_over_a_store() {
                 continue;
             }
             if line.starts_with("duckdb") && stock_duckdb_dir().is_none() {
-                eprintln!("SKIP (no stock duckdb CLI): {line}");
+                common::tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
                 continue;
             }
             let mut cmd = Command::new("bash");

@@ -9,6 +9,17 @@ use std::process::{Command, Output};
 
 use output_schema::manifest::Manifest;
 
+/// Called when a test's external tool is missing. Under CI (`CI=true`, as `.ci/run` runs) the test
+/// fails: `.ci/run` installs every tool, so a missing one is a broken setup, never a pass. Locally the
+/// test may go on without the tool, and says so loudly with the command that installs it.
+pub fn tool_missing(tool: &str, install: &str) {
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{tool} is missing under CI; install it with `{install}`"
+    );
+    eprintln!("SKIPPED (tool missing): {tool}; install it with `{install}`");
+}
+
 /// A temporary folder holding a fixture repository.
 pub struct Fixture {
     pub dir: tempfile::TempDir,
