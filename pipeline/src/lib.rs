@@ -224,12 +224,23 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         }
         None => default_repo_id(&root, repo.as_ref()),
     };
+    // `--out` (or CKB_STORE, which the CLI passes as `out`) is the caller's choice, taken as
+    // given; the repository's own config may only name a folder inside it, reached without a
+    // symlink, down to the repository's folder in the store.
     let store_root = match &opts.out {
         Some(out) if out.is_absolute() => out.clone(),
         Some(out) => std::env::current_dir()
             .map_err(|e| PipelineError::io(out, e))?
             .join(out),
-        None => root.join(&config.store),
+        None => {
+            let repo_dir = format!("{}{repo_id}", layout::REPO_PARTITION);
+            output_schema::config::repository_store(&root, &config.store, &[&repo_dir]).map_err(
+                |e| PipelineError::Config {
+                    path: e.path,
+                    message: e.message,
+                },
+            )?
+        }
     };
     let store = Store::new(&store_root);
     let store_rel = store_root
