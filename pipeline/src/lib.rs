@@ -392,6 +392,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     }
 
     let mut warnings_previous = Vec::new();
+    let mut previous_rejected = None;
     let previous = choose_previous(
         &opts.previous,
         &store,
@@ -400,6 +401,35 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &repo_state,
         &mut warnings_previous,
     );
+    // No row of a snapshot is reused before its files match its manifest. An explicit
+    // `--previous` that does not is an error; one chosen in the store is passed over, and the
+    // run is a cold one (same tables as `--no-previous`), with a warning saying why.
+    let verify_clock = Instant::now();
+    let previous = match previous {
+        Some((snapshot, chosen_by)) => match store::verify(&snapshot) {
+            Ok(()) => Some((snapshot, chosen_by)),
+            Err(problem) if chosen_by == "explicit" => {
+                return Err(PipelineError::PreviousCorrupt {
+                    dir: snapshot.dir,
+                    problem,
+                })
+            }
+            Err(problem) => {
+                previous_rejected = Some(output_schema::manifest::Warning {
+                    code: "previous-unverified".into(),
+                    path: None,
+                    message: format!(
+                        "snapshot {} does not match its manifest ({problem}); not used as the \
+                         previous snapshot, every stage computed from scratch",
+                        snapshot.manifest.snapshot_id
+                    ),
+                });
+                None
+            }
+        },
+        None => None,
+    };
+    timings.push(("previous-verify".into(), verify_clock.elapsed()));
     let ctx = StageContext {
         root: &root,
         repo_id: &repo_id,
@@ -549,6 +579,20 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             );
         }
         timings.push(("modules".into(), clock.elapsed()));
+    }
+
+    if let Some(warning) = previous_rejected {
+        let home = [Stage::Identity, Stage::Syntax, Stage::Git, Stage::Scan]
+            .into_iter()
+            .find(|&s| selected(s))
+            .and_then(|s| reports.get_mut(s.name()));
+        if let Some(report) = home {
+            let total = report.warnings_total + 1;
+            let mut warnings = std::mem::take(&mut report.warnings);
+            warnings.push(warning);
+            report.set_warnings(warnings);
+            report.warnings_total = total;
+        }
     }
 
     settings.insert("privacy".into(), config.privacy.clone().into());
@@ -727,6 +771,7 @@ pub fn default_repo_id(root: &Path, repo: Option<&gix::Repository>) -> String {
     ids::sanitize_repo_id(&name)
 }
 
+/// The previous snapshot to build against, not yet verified (see [`store::verify`]).
 fn choose_previous(
     choice: &PreviousChoice,
     store: &Store,
