@@ -185,6 +185,32 @@ fn an_explicit_previous_with_a_tampered_table_is_snapshot_corrupt() {
             );
         }
     }
+    // A table that is a symlink (here to an endless file) is refused without being read.
+    #[cfg(unix)]
+    {
+        let table = first.join("occurrences.parquet");
+        std::fs::remove_file(&table).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &table).unwrap();
+        let out = ckb(
+            repo.path(),
+            &[
+                "snapshot",
+                ".",
+                "--repo-id",
+                REPO_ID,
+                "--out",
+                store.path().to_str().unwrap(),
+                "--previous",
+                first_arg,
+            ],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("SNAPSHOT_CORRUPT") && err.contains("symlink"),
+            "{err}"
+        );
+    }
     let head_dir = store
         .path()
         .join(format!("repo={REPO_ID}"))

@@ -132,13 +132,11 @@ fn check_bytes(snapshot: &Path, file: &str, bytes: i64, hash: &str) -> Result<()
         }
         meta = Some(m);
     }
-    let size = meta.map_or(0, |m| if m.is_file() { m.len() } else { u64::MAX });
+    let Some(size) = meta.filter(|m| m.is_file()).map(|m| m.len()) else {
+        return Err("not a regular file".into());
+    };
     if i64::try_from(size).ok() != Some(bytes) {
-        return Err(if size == u64::MAX {
-            "not a regular file".into()
-        } else {
-            format!("size {size} bytes, manifest says {bytes}")
-        });
+        return Err(format!("size {size} bytes, manifest says {bytes}"));
     }
     let data = std::fs::read(&path).map_err(|e| format!("cannot read: {e}"))?;
     if data.len() as i64 != bytes {
