@@ -348,3 +348,27 @@ fn symlinks_inside_the_store_are_never_followed() {
         m.stages["identity"]
     );
 }
+
+#[test]
+fn a_committed_snapshot_is_not_reused_even_when_it_matches_its_manifest() {
+    // Hashes tell damage, not forgery: a pull request can commit files and a manifest that
+    // agree. A snapshot committed to the repository is never ckb's own, so it is passed over.
+    let (repo, _) = two_files(true);
+    snapshot_in_repo(&repo, &[]);
+    repo.write("c.py", "def c():\n    return b()\n");
+    repo.commit("c, and the parent's snapshot as it was written");
+    let second = snapshot_in_repo(&repo, &[]);
+    let m = manifest(&second);
+    assert_eq!(m.previous, None);
+    assert!(
+        m.stages["identity"]
+            .warnings
+            .iter()
+            .any(|w| w.code == "previous-unverified" && w.message.contains("committed")),
+        "{:?}",
+        m.stages["identity"]
+    );
+    let tables = tables_of(&second);
+    let cold = snapshot_in_repo(&repo, &["--force", "--no-previous"]);
+    assert_eq!(tables_of(&cold), tables, "same bytes as a cold run");
+}

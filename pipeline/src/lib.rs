@@ -402,31 +402,34 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &mut warnings_previous,
     );
     // No row of a snapshot is reused before its files match its manifest. An explicit
-    // `--previous` that does not is an error; one chosen in the store is passed over, and the
-    // run is a cold one (same tables as `--no-previous`), with a warning saying why.
+    // `--previous` that does not is an error; one chosen in the store is passed over, as is one
+    // committed to the repository, and the run is a cold one (same tables as `--no-previous`),
+    // with a warning saying why.
     let verify_clock = Instant::now();
     let previous = match previous {
-        Some((snapshot, chosen_by)) => match store::verify(&snapshot) {
-            Ok(()) => Some((snapshot, chosen_by)),
-            Err(problem) if chosen_by == "explicit" => {
-                return Err(PipelineError::PreviousCorrupt {
-                    dir: snapshot.dir,
-                    problem,
-                })
+        Some((snapshot, chosen_by)) => {
+            match trust_previous(&snapshot, chosen_by, repo.as_ref(), &root) {
+                Ok(()) => Some((snapshot, chosen_by)),
+                Err(problem) if chosen_by == "explicit" => {
+                    return Err(PipelineError::PreviousCorrupt {
+                        dir: snapshot.dir,
+                        problem,
+                    })
+                }
+                Err(problem) => {
+                    previous_rejected = Some(output_schema::manifest::Warning {
+                        code: "previous-unverified".into(),
+                        path: None,
+                        message: format!(
+                            "snapshot {} cannot be trusted ({problem}); not used as the \
+                             previous snapshot, every stage computed from scratch",
+                            snapshot.manifest.snapshot_id
+                        ),
+                    });
+                    None
+                }
             }
-            Err(problem) => {
-                previous_rejected = Some(output_schema::manifest::Warning {
-                    code: "previous-unverified".into(),
-                    path: None,
-                    message: format!(
-                        "snapshot {} does not match its manifest ({problem}); not used as the \
-                         previous snapshot, every stage computed from scratch",
-                        snapshot.manifest.snapshot_id
-                    ),
-                });
-                None
-            }
-        },
+        }
         None => None,
     };
     timings.push(("previous-verify".into(), verify_clock.elapsed()));
@@ -821,6 +824,28 @@ fn choose_previous(
             .map(|s| (s, "ancestor"))
         }
     }
+}
+
+/// Whether the rows of a chosen previous snapshot may be reused: its files match its manifest
+/// and, when it was found in the store, it is not committed to the repository (ckb never commits
+/// a snapshot; a committed one is content whose manifest may match forged files).
+fn trust_previous(
+    snapshot: &StoredSnapshot,
+    chosen_by: &str,
+    repo: Option<&gix::Repository>,
+    root: &Path,
+) -> Result<(), String> {
+    store::verify(snapshot)?;
+    let committed = chosen_by == "ancestor"
+        && repo.is_some_and(|r| store::is_committed(r, root, &snapshot.dir));
+    if committed {
+        return Err(
+            "it is committed to the repository, so its files and its manifest may both \
+                    be forged; ckb never commits a snapshot"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Frees the written tables on a helper thread. Dropping every row's strings costs a few percent of

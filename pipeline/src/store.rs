@@ -260,6 +260,21 @@ pub fn verify(snapshot: &StoredSnapshot) -> Result<(), String> {
     }
 }
 
+/// Whether the manifest of `snapshot` is committed in HEAD's tree of `repo`, whose work tree is
+/// `root`. ckb never commits a snapshot: one that is committed came with the repository's content,
+/// and a pull request can commit a folder whose manifest matches forged files, which no hash check
+/// can tell. One tree lookup per folder on the way (a few object reads).
+pub fn is_committed(repo: &gix::Repository, root: &Path, snapshot: &Path) -> bool {
+    let manifest = snapshot.join(output_schema::layout::MANIFEST_FILE);
+    let Ok(relative) = manifest.strip_prefix(root) else {
+        return false;
+    };
+    repo.head_tree()
+        .ok()
+        .and_then(|tree| tree.lookup_entry_by_path(relative).ok().flatten())
+        .is_some()
+}
+
 /// The head commit in a snapshot folder's name, if it has one (not `unborn-…` or `nogit-…`).
 fn head_of(folder: &str) -> Option<&str> {
     let value = folder.strip_prefix(COMMIT_PARTITION)?;
