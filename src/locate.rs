@@ -1,9 +1,11 @@
 //! Finding the snapshot a query should read, and how fresh it is against the working tree.
 //!
-//! Order: `--snapshot DIR` as given; else the store (`--store DIR`, else the repository's
-//! configured store) and in it the snapshot of the exact current state, else the newest snapshot of
-//! an ancestor of HEAD, else — outside git — the only snapshot there is. Freshness always compares
-//! the chosen snapshot with the working tree's HEAD and dirtiness when a repository is at hand.
+//! Order: `--snapshot DIR` as given; else the store (`--store DIR`, else the `CKB_STORE`
+//! environment variable, both as given, else the repository's configured store, which must lie
+//! inside the repository without a symlink on the way) and in it the snapshot of the exact current
+//! state, else the newest snapshot of an ancestor of HEAD, else — outside git — the only snapshot
+//! there is. Freshness always compares the chosen snapshot with the working tree's HEAD and
+//! dirtiness when a repository is at hand.
 
 use std::path::{Path, PathBuf};
 
@@ -42,19 +44,33 @@ fn not_found(message: String, root: &Path) -> QueryError {
     )
 }
 
-/// The store folder for a repository root.
+/// The environment variable naming the store, set by whoever runs ckb (a CI job): it wins over
+/// the repository's config, which a pull request can change; `--out` / `--store` win over it.
+pub const STORE_ENV: &str = "CKB_STORE";
+
+/// The store `CKB_STORE` names, if it is set and not empty.
+pub fn store_from_env() -> Option<PathBuf> {
+    std::env::var_os(STORE_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn config_invalid(e: output_schema::config::ConfigError) -> QueryError {
+    QueryError::new(
+        ErrorCode::ConfigInvalid,
+        e.to_string(),
+        "fix the named key in .ckb/config.json",
+    )
+}
+
+/// The store folder for a repository root: `explicit` (`--store`) or `CKB_STORE` as given, else
+/// the config's `store`, refused (`CONFIG_INVALID`) unless it lies inside the repository.
 pub fn store_for(root: &Path, explicit: Option<&Path>) -> Result<PathBuf, QueryError> {
-    if let Some(s) = explicit {
-        return Ok(s.to_path_buf());
+    if let Some(s) = explicit.map(Path::to_path_buf).or_else(store_from_env) {
+        return Ok(s);
     }
-    let config = Config::load(root).map_err(|e| {
-        QueryError::new(
-            ErrorCode::ConfigInvalid,
-            e.to_string(),
-            "fix the named key in .ckb/config.json",
-        )
-    })?;
-    Ok(root.join(config.store))
+    let config = Config::load(root).map_err(config_invalid)?;
+    output_schema::config::repository_store(root, &config.store, &[]).map_err(config_invalid)
 }
 
 /// Chooses the snapshot and computes its freshness.
@@ -66,6 +82,7 @@ pub fn locate(
     let root = repo_root(repo);
     let git = open_repository(&root).ok().flatten();
     let store_dir = store_for(&root, store)?;
+    let from_config = store.is_none() && store_from_env().is_none();
     // The store (when inside the repository) never counts as a working-tree change.
     let exclusions = StateExclusions {
         folders: store_dir
@@ -109,6 +126,12 @@ pub fn locate(
             repo_id = only.clone();
             folders = store.folders(&repo_id);
         }
+    }
+    if from_config {
+        // The repository's folder in a configured store may not be a symlink either.
+        let repo_dir = format!("{}{repo_id}", output_schema::layout::REPO_PARTITION);
+        output_schema::config::repository_store(&root, &config.store, &[&repo_dir])
+            .map_err(config_invalid)?;
     }
     let no_snapshot = || {
         not_found(

@@ -3,6 +3,11 @@
 //! Both the pipeline (what to snapshot) and the queries (answer budgets) read it, so its format
 //! lives in this crate. Unknown keys and wrong types are errors that name the key: a typo must
 //! never be silently ignored.
+//!
+//! The file is part of the repository, so a pull request can change it: its `store` may only
+//! name a folder inside the repository, reached without a symlink ([`repository_store`]). A
+//! store elsewhere is chosen by whoever runs ckb (`--out`, `--store`, `CKB_STORE`), never by the
+//! repository.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +28,7 @@ pub struct Config {
     pub max_file_bytes: u64,
     /// Stages to run by default.
     pub stages: Vec<String>,
-    /// Snapshot store folder, relative to the repository root.
+    /// Snapshot store folder, relative to the repository root, inside it (no `..`, no symlink).
     pub store: String,
     /// History stage settings.
     pub history: HistoryConfig,
@@ -179,6 +184,9 @@ impl Config {
         if config.max_file_bytes == 0 {
             return Err(err("key maxFileBytes: must be greater than 0".into()));
         }
+        if let Err(problem) = check_store_text(&config.store) {
+            return Err(err(store_message(&config.store, &problem)));
+        }
         Ok(config)
     }
 
@@ -186,6 +194,74 @@ impl Config {
     pub fn default_file_text() -> String {
         crate::json::to_string_pretty(&Config::default()).unwrap_or_default() + "\n"
     }
+}
+
+/// Why a `store` value cannot be used, judged on its text alone.
+fn check_store_text(store: &str) -> Result<(), String> {
+    use std::path::Component;
+    let path = Path::new(store);
+    if store.is_empty() {
+        return Err("is empty".into());
+    }
+    if path.has_root() || path.is_absolute() {
+        return Err("is an absolute path".into());
+    }
+    for part in path.components() {
+        match part {
+            Component::Normal(_) | Component::CurDir => {}
+            Component::ParentDir => return Err("has a `..` component".into()),
+            Component::RootDir | Component::Prefix(_) => return Err("is an absolute path".into()),
+        }
+    }
+    if !path.components().any(|c| matches!(c, Component::Normal(_))) {
+        return Err("names the repository root itself".into());
+    }
+    Ok(())
+}
+
+fn store_message(store: &str, problem: &str) -> String {
+    format!(
+        "key store: {store:?} {problem}; a repository's config may only name a folder inside \
+         the repository (a relative path without `..` or symlinks, default {:?}). To keep \
+         snapshots elsewhere, pass `--out DIR` (ckb snapshot), `--store DIR` (ckb query) or set \
+         the CKB_STORE environment variable",
+        crate::layout::DEFAULT_STORE_DIR
+    )
+}
+
+/// The store folder `store` (a validated config value) names under the repository `root`,
+/// refused when any folder on the way — each component of `store`, then each of `below` (such as
+/// `repo=<id>`) — exists as a symlink: a committed symlink would send the store's writes (and
+/// reads) outside the repository. Folders that do not exist yet are fine; ckb creates them.
+pub fn repository_store(root: &Path, store: &str, below: &[&str]) -> Result<PathBuf, ConfigError> {
+    let err = |problem: String| ConfigError {
+        path: root.join(CONFIG_FILE),
+        message: store_message(store, &problem),
+    };
+    check_store_text(store).map_err(&err)?;
+    let store_parts = Path::new(store)
+        .components()
+        .filter(|c| matches!(c, std::path::Component::Normal(_)))
+        .map(|c| c.as_os_str().to_owned());
+    let below_parts = below.iter().map(std::ffi::OsString::from);
+    let mut dir = root.to_path_buf();
+    for part in store_parts.chain(below_parts) {
+        dir.push(part);
+        let shown = || dir.strip_prefix(root).unwrap_or(&dir).display().to_string();
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(err(format!(
+                    "reaches {:?}, which is a symlink (ckb never writes through one)",
+                    shown()
+                )));
+            }
+            Ok(_) => {}
+            // Not there yet (ckb creates it): nothing below it can be a symlink either.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(e) => return Err(err(format!("cannot be checked at {:?}: {e}", shown()))),
+        }
+    }
+    Ok(root.join(store))
 }
 
 #[cfg(test)]
@@ -220,5 +296,61 @@ mod tests {
         );
         let e = Config::parse(br#"{"privacy": "open"}"#, Path::new("c")).unwrap_err();
         assert!(e.message.contains("privacy"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_store_outside_the_repository_is_refused_naming_the_key() {
+        for bad in [
+            "/tmp/elsewhere",
+            "../sibling",
+            ".ckb/../../up",
+            "",
+            ".",
+            "./",
+        ] {
+            let text = format!("{{\"store\": {bad:?}}}");
+            let e = Config::parse(text.as_bytes(), Path::new("c")).unwrap_err();
+            assert!(
+                e.message.starts_with("key store: ") && e.message.contains("CKB_STORE"),
+                "{bad}: {}",
+                e.message
+            );
+        }
+        for good in [".ckb/snapshots", "./out/snaps", "store"] {
+            let text = format!("{{\"store\": {good:?}}}");
+            assert!(
+                Config::parse(text.as_bytes(), Path::new("c")).is_ok(),
+                "{good}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_reached_through_a_symlink_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(root.join(".ckb")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        // Nothing there yet: fine, ckb creates it.
+        assert_eq!(
+            repository_store(&root, ".ckb/snapshots", &["repo=x"]).unwrap(),
+            root.join(".ckb/snapshots")
+        );
+        // The final folder, a parent component, and the repository folder below the store.
+        std::os::unix::fs::symlink(&outside, root.join(".ckb/snapshots")).unwrap();
+        let e = repository_store(&root, ".ckb/snapshots", &[]).unwrap_err();
+        assert!(
+            e.message.contains("key store") && e.message.contains("symlink"),
+            "{}",
+            e.message
+        );
+        std::os::unix::fs::symlink(&outside, root.join("linked")).unwrap();
+        assert!(repository_store(&root, "linked/snapshots", &[]).is_err());
+        std::fs::create_dir_all(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("real/repo=x")).unwrap();
+        assert!(repository_store(&root, "real", &[]).is_ok());
+        assert!(repository_store(&root, "real", &["repo=x"]).is_err());
     }
 }

@@ -3,14 +3,21 @@
 //! Every written table must exist, have the recorded size, hash and row count, and carry exactly
 //! the columns and types this build declares for it; every view must match its hash. The report
 //! names each failing file so a user knows what is wrong, not just that something is.
+//!
+//! The pipeline runs the same check on a previous snapshot before reusing any of its rows
+//! ([`verify_against`]), so it is as cheap as it can be: the files are checked side by side
+//! (rayon), and a file is read only after its size, taken without following symlinks, matches
+//! the manifest (a symlink to `/dev/zero` or a huge file costs nothing). ckb never writes a
+//! symlink into a snapshot, so one is a failure, never followed.
 
 use std::fs::File;
 use std::path::Path;
 
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::manifest::{file_hash, Manifest};
+use crate::manifest::{file_hash, FileEntry, Manifest};
 use crate::{layout, table_info, FormatError};
 
 /// Result of verifying one file.
@@ -46,12 +53,22 @@ impl VerifyReport {
 }
 
 /// Reads and decodes a snapshot's manifest.
+/// A manifest that is a symlink is refused unread: ckb never writes one, and one committed into a
+/// repository's store could point anywhere (`/dev/zero` would never finish reading).
 pub fn read_manifest(snapshot: &Path) -> Result<Manifest, FormatError> {
     let path = snapshot.join(layout::MANIFEST_FILE);
-    let bytes = std::fs::read(&path).map_err(|source| FormatError::Io {
+    let io = |source| FormatError::Io {
         path: path.display().to_string(),
         source,
-    })?;
+    };
+    let meta = std::fs::symlink_metadata(&path).map_err(io)?;
+    if meta.file_type().is_symlink() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "is a symlink (ckb never writes one into a snapshot)",
+        )));
+    }
+    let bytes = std::fs::read(&path).map_err(io)?;
     Manifest::decode(&bytes)
 }
 
@@ -59,43 +76,69 @@ pub fn read_manifest(snapshot: &Path) -> Result<Manifest, FormatError> {
 /// problems with individual files are reported in the result.
 pub fn verify_snapshot(snapshot: &Path) -> Result<VerifyReport, FormatError> {
     let manifest = read_manifest(snapshot)?;
-    let mut files = Vec::new();
-    for entry in &manifest.tables {
-        let problem = check_table(
-            snapshot,
-            &entry.name,
-            &entry.file,
-            entry.rows,
-            entry.bytes,
-            &entry.hash,
-        );
-        files.push(FileCheck {
-            name: entry.name.clone(),
-            file: entry.file.clone(),
-            ok: problem.is_none(),
-            problem,
-        });
-    }
-    for entry in manifest.views.iter().chain(&manifest.json_tables) {
-        let problem = check_bytes(snapshot, &entry.file, entry.bytes, &entry.hash).err();
-        files.push(FileCheck {
-            name: entry.name.clone(),
-            file: entry.file.clone(),
-            ok: problem.is_none(),
-            problem,
-        });
-    }
-    Ok(VerifyReport {
+    Ok(verify_against(snapshot, &manifest))
+}
+
+/// Verifies the files of `snapshot` against `manifest` (already read from it): the same checks
+/// as [`verify_snapshot`], one file per rayon task, reported in manifest order.
+pub fn verify_against(snapshot: &Path, manifest: &Manifest) -> VerifyReport {
+    let tables = manifest.tables.iter().map(|e| (e, true));
+    let others = manifest.views.iter().chain(&manifest.json_tables);
+    let entries: Vec<(&FileEntry, bool)> = tables.chain(others.map(|e| (e, false))).collect();
+    let files = entries
+        .par_iter()
+        .map(|&(entry, is_table)| {
+            let problem = if is_table {
+                check_table(
+                    snapshot,
+                    &entry.name,
+                    &entry.file,
+                    entry.rows,
+                    entry.bytes,
+                    &entry.hash,
+                )
+            } else {
+                check_bytes(snapshot, &entry.file, entry.bytes, &entry.hash).err()
+            };
+            FileCheck {
+                name: entry.name.clone(),
+                file: entry.file.clone(),
+                ok: problem.is_none(),
+                problem,
+            }
+        })
+        .collect();
+    VerifyReport {
         schema_version: manifest.schema_version,
         files,
-    })
+    }
 }
 
 fn check_bytes(snapshot: &Path, file: &str, bytes: i64, hash: &str) -> Result<(), String> {
-    if file.contains("..") || file.starts_with('/') {
+    let inside = Path::new(file)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !inside || file.is_empty() {
         return Err("manifest names a file outside the snapshot".into());
     }
-    let data = std::fs::read(snapshot.join(file)).map_err(|e| format!("cannot read: {e}"))?;
+    // Every folder on the way and the file itself, without following a symlink.
+    let mut path = snapshot.to_path_buf();
+    let mut meta = None;
+    for part in Path::new(file).components() {
+        path.push(part);
+        let m = std::fs::symlink_metadata(&path).map_err(|e| format!("cannot read: {e}"))?;
+        if m.file_type().is_symlink() {
+            return Err("is a symlink (ckb never writes one into a snapshot)".into());
+        }
+        meta = Some(m);
+    }
+    let Some(size) = meta.filter(|m| m.is_file()).map(|m| m.len()) else {
+        return Err("not a regular file".into());
+    };
+    if i64::try_from(size).ok() != Some(bytes) {
+        return Err(format!("size {size} bytes, manifest says {bytes}"));
+    }
+    let data = std::fs::read(&path).map_err(|e| format!("cannot read: {e}"))?;
     if data.len() as i64 != bytes {
         return Err(format!("size {} bytes, manifest says {bytes}", data.len()));
     }

@@ -74,6 +74,14 @@ pub enum PipelineError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The snapshot given as `--previous` does not match its manifest: none of its rows is used.
+    #[error("--previous {dir}: the snapshot does not match its manifest: {problem}")]
+    PreviousCorrupt {
+        /// The snapshot folder.
+        dir: PathBuf,
+        /// The failing files.
+        problem: String,
+    },
     /// Writing or reading snapshot data failed.
     #[error(transparent)]
     Format(#[from] FormatError),
@@ -93,6 +101,7 @@ impl PipelineError {
             PipelineError::Scip { .. } => ErrorCode::ScipInvalid,
             PipelineError::Git { .. } => ErrorCode::GitError,
             PipelineError::Io { .. } => ErrorCode::IoError,
+            PipelineError::PreviousCorrupt { .. } => ErrorCode::SnapshotCorrupt,
             PipelineError::Format(e) => e.code(),
         }
     }
@@ -121,6 +130,12 @@ impl PipelineError {
                 "run `git fsck` and repair the repository, or snapshot with --stages that exclude git".into()
             }
             PipelineError::Io { .. } => "check that the path exists and is readable".into(),
+            PipelineError::PreviousCorrupt { dir, .. } => format!(
+                "`ckb verify {}` lists the damaged files; pass another --previous, rebuild that \
+                 snapshot (ckb snapshot --force at its commit), or build without one \
+                 (--no-previous)",
+                dir.display()
+            ),
             PipelineError::Format(_) => {
                 "the previous snapshot or an input file is damaged; rebuild with --force or --no-previous".into()
             }

@@ -224,12 +224,23 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         }
         None => default_repo_id(&root, repo.as_ref()),
     };
+    // `--out` (or CKB_STORE, which the CLI passes as `out`) is the caller's choice, taken as
+    // given; the repository's own config may only name a folder inside it, reached without a
+    // symlink, down to the repository's folder in the store.
     let store_root = match &opts.out {
         Some(out) if out.is_absolute() => out.clone(),
         Some(out) => std::env::current_dir()
             .map_err(|e| PipelineError::io(out, e))?
             .join(out),
-        None => root.join(&config.store),
+        None => {
+            let repo_dir = format!("{}{repo_id}", layout::REPO_PARTITION);
+            output_schema::config::repository_store(&root, &config.store, &[&repo_dir]).map_err(
+                |e| PipelineError::Config {
+                    path: e.path,
+                    message: e.message,
+                },
+            )?
+        }
     };
     let store = Store::new(&store_root);
     let store_rel = store_root
@@ -381,6 +392,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     }
 
     let mut warnings_previous = Vec::new();
+    let mut previous_rejected = None;
     let previous = choose_previous(
         &opts.previous,
         &store,
@@ -389,6 +401,38 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         &repo_state,
         &mut warnings_previous,
     );
+    // No row of a snapshot is reused before its files match its manifest. An explicit
+    // `--previous` that does not is an error; one chosen in the store is passed over, as is one
+    // committed to the repository, and the run is a cold one (same tables as `--no-previous`),
+    // with a warning saying why.
+    let verify_clock = Instant::now();
+    let previous = match previous {
+        Some((snapshot, chosen_by)) => {
+            match trust_previous(&snapshot, chosen_by, repo.as_ref(), &root) {
+                Ok(()) => Some((snapshot, chosen_by)),
+                Err(problem) if chosen_by == "explicit" => {
+                    return Err(PipelineError::PreviousCorrupt {
+                        dir: snapshot.dir,
+                        problem,
+                    })
+                }
+                Err(problem) => {
+                    previous_rejected = Some(output_schema::manifest::Warning {
+                        code: "previous-unverified".into(),
+                        path: None,
+                        message: format!(
+                            "snapshot {} cannot be trusted ({problem}); not used as the \
+                             previous snapshot, every stage computed from scratch",
+                            snapshot.manifest.snapshot_id
+                        ),
+                    });
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    timings.push(("previous-verify".into(), verify_clock.elapsed()));
     let ctx = StageContext {
         root: &root,
         repo_id: &repo_id,
@@ -538,6 +582,20 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             );
         }
         timings.push(("modules".into(), clock.elapsed()));
+    }
+
+    if let Some(warning) = previous_rejected {
+        let home = [Stage::Identity, Stage::Syntax, Stage::Git, Stage::Scan]
+            .into_iter()
+            .find(|&s| selected(s))
+            .and_then(|s| reports.get_mut(s.name()));
+        if let Some(report) = home {
+            let total = report.warnings_total + 1;
+            let mut warnings = std::mem::take(&mut report.warnings);
+            warnings.push(warning);
+            report.set_warnings(warnings);
+            report.warnings_total = total;
+        }
     }
 
     settings.insert("privacy".into(), config.privacy.clone().into());
@@ -716,6 +774,7 @@ pub fn default_repo_id(root: &Path, repo: Option<&gix::Repository>) -> String {
     ids::sanitize_repo_id(&name)
 }
 
+/// The previous snapshot to build against, not yet verified (see [`store::verify`]).
 fn choose_previous(
     choice: &PreviousChoice,
     store: &Store,
@@ -765,6 +824,28 @@ fn choose_previous(
             .map(|s| (s, "ancestor"))
         }
     }
+}
+
+/// Whether the rows of a chosen previous snapshot may be reused: its files match its manifest
+/// and, when it was found in the store, it is not committed to the repository (ckb never commits
+/// a snapshot; a committed one is content whose manifest may match forged files).
+fn trust_previous(
+    snapshot: &StoredSnapshot,
+    chosen_by: &str,
+    repo: Option<&gix::Repository>,
+    root: &Path,
+) -> Result<(), String> {
+    store::verify(snapshot)?;
+    let committed = chosen_by == "ancestor"
+        && repo.is_some_and(|r| store::is_committed(r, root, &snapshot.dir));
+    if committed {
+        return Err(
+            "it is committed to the repository, so its files and its manifest may both \
+                    be forged; ckb never commits a snapshot"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Frees the written tables on a helper thread. Dropping every row's strings costs a few percent of

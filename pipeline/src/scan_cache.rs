@@ -104,8 +104,11 @@ impl ScanCache {
     /// before it will not be kept (the scan uses [`SETTLE`]).
     pub fn open(file: &Path, settle: Duration) -> ScanCache {
         let program = program();
-        let previous = std::fs::read(file)
-            .ok()
+        // Only a regular file: a symlink (never written by ckb) could point at `/dev/zero`.
+        let regular = std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file());
+        let previous = regular
+            .then(|| std::fs::read(file).ok())
+            .flatten()
             .and_then(|bytes| output_schema::manifest::decompress(&bytes).ok())
             .and_then(|text| serde_json::from_slice::<CacheFile>(&text).ok())
             .filter(|c| c.version == VERSION && Some(&c.program) == program.as_ref())
@@ -268,7 +271,16 @@ impl EncodedCache {
         let tmp = self
             .file
             .with_extension(format!("tmp{}", std::process::id()));
-        if std::fs::write(&tmp, bytes)
+        // Created anew, never opened: a leftover of a killed run is removed first, and a symlink
+        // by that name (a store inside a repository may hold committed ones) is removed, not
+        // written through.
+        let _ = std::fs::remove_file(&tmp);
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes));
+        if written
             .and_then(|()| std::fs::rename(&tmp, &self.file))
             .is_err()
         {

@@ -1,5 +1,5 @@
 //! The snapshot store: where snapshots live, how they become visible atomically, and how the
-//! previous snapshot of a repository is found.
+//! previous snapshot of a repository is found and checked before its rows are reused.
 //!
 //! A snapshot is built in a temporary sibling folder (`.tmp-commit=<state>.<pid>`), every file is
 //! fsynced, and one `rename` makes it visible; the parent folder is fsynced afterwards. A process
@@ -73,6 +73,17 @@ impl Store {
             source,
         })?;
         let path = dir.join(format!(".lock-{COMMIT_PARTITION}{partition}"));
+        // Lock names are predictable (a base commit's), so a store inside a repository may hold a
+        // committed symlink by that name: opening it for writing would follow it.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(PipelineError::OutputNotWritable {
+                path,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the lock file is a symlink, which ckb never writes through; delete it",
+                ),
+            });
+        }
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -147,17 +158,22 @@ impl Store {
     /// its manifest records the same `repoStateId`.
     pub fn snapshot_of(&self, repo_id: &str, state: &RepoState) -> Option<StoredSnapshot> {
         let dir = self.snapshot_dir(repo_id, &crate::snapshot_partition(state));
+        if !is_real_dir(&dir) {
+            return None;
+        }
         let manifest = read_manifest(&dir).ok()?;
         (manifest.repo_state.repo_state_id == state.repo_state_id)
             .then_some(StoredSnapshot { dir, manifest })
     }
 
     /// The snapshot folders of a repository, known by name: nothing is read but the listing.
+    /// Symlinks are left out (ckb never makes one; the listing's file types tell them apart).
     pub fn folders(&self, repo_id: &str) -> SnapshotFolders {
         let names = std::fs::read_dir(self.repo_dir(repo_id))
             .map(|entries| {
                 entries
                     .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
                     .filter_map(|e| e.file_name().into_string().ok())
                     .filter(|name| name.starts_with(COMMIT_PARTITION))
                     .collect()
@@ -215,6 +231,48 @@ impl SnapshotFolders {
     pub fn at_commit(&self, sha: &str) -> &[PathBuf] {
         self.by_head.get(sha).map_or(&[], Vec::as_slice)
     }
+}
+
+/// Whether `dir` is a folder itself, not a symlink to one.
+fn is_real_dir(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+}
+
+/// Checks every file of a snapshot against its manifest (hashes, sizes, Parquet schemas, as
+/// `ckb verify` does) before any of its rows are reused. On failure, says which files fail.
+///
+/// Reusing rows trusts them as if this build had computed them: a snapshot whose files were
+/// altered, or a fake folder committed into a store inside the repository, must not feed a new
+/// snapshot. The files are hashed side by side; they are the files a reuse reads next, so the
+/// reads that follow find them in the page cache.
+pub fn verify(snapshot: &StoredSnapshot) -> Result<(), String> {
+    let report = output_schema::verify::verify_against(&snapshot.dir, &snapshot.manifest);
+    let failed: Vec<String> = report
+        .files
+        .iter()
+        .filter(|f| !f.ok)
+        .map(|f| format!("{}: {}", f.file, f.problem.as_deref().unwrap_or("fails")))
+        .collect();
+    match failed.as_slice() {
+        [] => Ok(()),
+        [one] => Err(one.clone()),
+        [first, rest @ ..] => Err(format!("{first} (and {} more files)", rest.len())),
+    }
+}
+
+/// Whether the manifest of `snapshot` is committed in HEAD's tree of `repo`, whose work tree is
+/// `root`. ckb never commits a snapshot: one that is committed came with the repository's content,
+/// and a pull request can commit a folder whose manifest matches forged files, which no hash check
+/// can tell. One tree lookup per folder on the way (a few object reads).
+pub fn is_committed(repo: &gix::Repository, root: &Path, snapshot: &Path) -> bool {
+    let manifest = snapshot.join(output_schema::layout::MANIFEST_FILE);
+    let Ok(relative) = manifest.strip_prefix(root) else {
+        return false;
+    };
+    repo.head_tree()
+        .ok()
+        .and_then(|tree| tree.lookup_entry_by_path(relative).ok().flatten())
+        .is_some()
 }
 
 /// The head commit in a snapshot folder's name, if it has one (not `unborn-…` or `nogit-…`).

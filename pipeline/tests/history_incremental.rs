@@ -201,20 +201,15 @@ fn previous_of_a_rewritten_history_and_damaged_previous_are_safe() {
     let full = snapshot_full(&git_only(r.path(), full_store.path()));
     assert_same_tables(&snap, &full);
 
-    // A damaged table in the previous snapshot: warned about, then a full walk.
+    // A damaged table in the previous snapshot: none of its rows is used. Given explicitly, it
+    // is an error with the stable code; chosen automatically, it gives a full walk with a
+    // warning (tests/store_previous.rs).
     std::fs::write(previous.join("file_changes.parquet"), b"not parquet").unwrap();
-    let snap = snapshot(&explicit);
-    let report = git_report(&snap);
-    assert_eq!(count(&report, "commits.reused"), 0);
-    assert!(
-        report
-            .warnings
-            .iter()
-            .any(|w| w.code == "previous-unusable"),
-        "{:?}",
-        report.warnings
-    );
-    assert_same_tables(&snap, &full);
+    let mut forced = explicit.clone();
+    forced.force = true;
+    let err = pipeline::snapshot(&forced, &pipeline::NoProgress).unwrap_err();
+    assert_eq!(err.code(), output_schema::ErrorCode::SnapshotCorrupt);
+    assert!(err.to_string().contains("file_changes.parquet"), "{err}");
 }
 
 #[test]

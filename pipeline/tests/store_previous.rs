@@ -115,3 +115,87 @@ fn the_newest_ancestor_is_found_by_folder_name_reading_only_its_commits_manifest
         "{syntax:?}"
     );
 }
+
+/// Snapshots with the given stages into `store`, the previous snapshot chosen automatically.
+fn snap_stages(
+    root: &Path,
+    store: &Path,
+    stages: &[Stage],
+    previous: PreviousChoice,
+) -> StoredSnapshot {
+    let opts = SnapshotOptions {
+        root: root.to_path_buf(),
+        out: Some(store.to_path_buf()),
+        repo_id: Some("fx".into()),
+        stages: Some(stages.to_vec()),
+        threads: Some(1),
+        previous,
+        force: true,
+        ..SnapshotOptions::default()
+    };
+    snapshot(&opts, &NoProgress)
+        .expect("snapshot")
+        .snapshot()
+        .clone()
+}
+
+fn parquet_bytes(s: &StoredSnapshot) -> Vec<(String, Vec<u8>)> {
+    s.manifest
+        .tables
+        .iter()
+        .map(|t| (t.file.clone(), std::fs::read(s.dir.join(&t.file)).unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_previous_snapshot_that_fails_verification_is_passed_over_even_without_identity() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let store = tmp.path().join("store");
+    std::fs::create_dir_all(&root).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    commit_file(&root, "a.py", "def a():\n    return 1\n");
+    let stages = [Stage::Scan, Stage::Syntax, Stage::Git];
+    let first = snap_stages(&root, &store, &stages, PreviousChoice::Auto);
+    commit_file(&root, "b.py", "def b():\n    return a()\n");
+
+    // Honest: the rows are reused.
+    let honest = snap_stages(&root, &store, &stages, PreviousChoice::Auto);
+    assert_eq!(honest.manifest.stages["syntax"].counts["files.reused"], 1);
+    assert_eq!(honest.manifest.stages["git"].counts["commits.reused"], 1);
+
+    // The `files` table replaced by the current one: valid Parquet, readable rows, wrong hash.
+    let files = first.manifest.table("files").unwrap().file.clone();
+    std::fs::copy(honest.dir.join(&files), first.dir.join(&files)).unwrap();
+    let tampered = snap_stages(&root, &store, &stages, PreviousChoice::Auto);
+    assert_eq!(tampered.manifest.previous, None);
+    let syntax = &tampered.manifest.stages["syntax"];
+    assert!(
+        syntax
+            .warnings
+            .iter()
+            .any(|w| w.code == "previous-unverified" && w.message.contains("files.parquet")),
+        "without identity, the first reusing stage that ran holds the warning: {syntax:?}"
+    );
+    assert_eq!(syntax.counts.get("files.reused"), None, "{syntax:?}");
+    assert_eq!(tampered.manifest.stages["git"].counts["commits.reused"], 0);
+
+    let cold = snap_stages(&root, &store, &stages, PreviousChoice::Disabled);
+    assert_eq!(parquet_bytes(&tampered), parquet_bytes(&cold));
+    assert_eq!(parquet_bytes(&honest), parquet_bytes(&cold));
+
+    // The same snapshot given explicitly is an error with the stable code, naming the file.
+    let explicit = PreviousChoice::Explicit(first.dir.clone());
+    let opts = SnapshotOptions {
+        root: root.clone(),
+        out: Some(store.clone()),
+        repo_id: Some("fx".into()),
+        stages: Some(stages.to_vec()),
+        previous: explicit,
+        force: true,
+        ..SnapshotOptions::default()
+    };
+    let err = snapshot(&opts, &NoProgress).unwrap_err();
+    assert_eq!(err.code(), output_schema::ErrorCode::SnapshotCorrupt);
+    assert!(err.to_string().contains("files.parquet"), "{err}");
+}

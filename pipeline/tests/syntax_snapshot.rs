@@ -74,6 +74,22 @@ fn options(root: &Path, out: &Path, previous: PreviousChoice, threads: usize) ->
     }
 }
 
+/// Records the current size and hash of every table of a snapshot in its manifest, as a writer
+/// of those tables would have: a previous snapshot is reused only when they match.
+fn rehash_manifest(dir: &Path) {
+    let mut manifest = output_schema::verify::read_manifest(dir).unwrap();
+    for entry in &mut manifest.tables {
+        let bytes = std::fs::read(dir.join(&entry.file)).unwrap();
+        entry.bytes = bytes.len() as i64;
+        entry.hash = output_schema::manifest::file_hash(&bytes);
+    }
+    std::fs::write(
+        dir.join(output_schema::layout::MANIFEST_FILE),
+        manifest.encode().unwrap(),
+    )
+    .unwrap();
+}
+
 const SYNTAX_TABLES: [&str; 4] = ["symbols", "occurrences", "call_edges", "imports"];
 
 fn table_bytes(dir: &Path, table: &str) -> Vec<u8> {
@@ -200,7 +216,7 @@ fn reuse_resets_columns_later_stages_fill() {
     )
     .unwrap();
     // Simulate the modules stage having classified imports and assigned modules in the stored
-    // snapshot: rewrite its tables in place (the manifest hashes are not checked by reuse).
+    // snapshot: rewrite its tables in place, and the manifest with them (reuse checks hashes).
     let dir = first.snapshot().dir.clone();
     let mut symbols: Vec<SymbolRow> = read_table(&dir.join("symbols.parquet")).unwrap();
     for s in &mut symbols {
@@ -214,6 +230,7 @@ fn reuse_resets_columns_later_stages_fill() {
         i.target = Some("x".into());
     }
     output_schema::parquet_io::write_table(&dir, &mut imports).unwrap();
+    rehash_manifest(&dir);
 
     let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 1);
     assert!(warm.snapshot().manifest.stages["syntax"].counts["files.reused"] > 0);
@@ -243,6 +260,7 @@ fn file_merged_with_another_backend_is_parsed_again() {
     }
     assert!(marked > 0);
     output_schema::parquet_io::write_table(&dir, &mut symbols).unwrap();
+    rehash_manifest(&dir);
 
     let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 2);
     let counts = &warm.snapshot().manifest.stages["syntax"].counts;

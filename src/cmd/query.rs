@@ -25,7 +25,8 @@ pub struct Args {
     /// Snapshot folder to read [default: the newest snapshot of the current repository].
     #[arg(long, value_name = "DIR", global = true, conflicts_with = "store")]
     snapshot: Option<PathBuf>,
-    /// Snapshot store to read [default: <repo>/.ckb/snapshots].
+    /// Snapshot store to read [default: $CKB_STORE, else `store` in .ckb/config.json (inside the
+    /// repository), else <repo>/.ckb/snapshots].
     #[arg(long, value_name = "DIR", global = true)]
     store: Option<PathBuf>,
     /// Repository the query is about [default: the enclosing repository of the current folder].

@@ -19,7 +19,8 @@ pub struct Args {
     /// Repository (or plain folder) to snapshot.
     #[arg(default_value = ".")]
     path: PathBuf,
-    /// Snapshot store folder [default: <PATH>/.ckb/snapshots, or `store` in .ckb/config.json].
+    /// Snapshot store folder [default: $CKB_STORE, else `store` in .ckb/config.json (inside the
+    /// repository), else <PATH>/.ckb/snapshots].
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Repository ID used in the store and in stable IDs [default: config, else origin remote name, else folder name].
@@ -105,7 +106,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     };
     let opts = SnapshotOptions {
         root: args.path.clone(),
-        out: args.out.clone(),
+        // The caller's choice, taken as given (the config's `store` is checked by the pipeline).
+        out: args.out.clone().or_else(crate::locate::store_from_env),
         repo_id: args.repo_id.clone(),
         stages,
         force: args.force,

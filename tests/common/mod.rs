@@ -91,15 +91,24 @@ impl Fixture {
     }
 }
 
-/// Runs `ckb` with arguments in a folder.
+/// Runs `ckb` with arguments in a folder (without the caller's `CKB_STORE`, which would move
+/// every store the tests expect in the repository).
 pub fn ckb(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ckb"))
-        .args(args)
+    ckb_env(dir, args, &[])
+}
+
+/// Runs `ckb` with arguments and extra environment variables in a folder.
+pub fn ckb_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ckb"));
+    cmd.args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
-        .env("CKB_SALT", "test-salt")
-        .output()
-        .unwrap()
+        .env_remove("CKB_STORE")
+        .env("CKB_SALT", "test-salt");
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    cmd.output().unwrap()
 }
 
 /// Runs `ckb` and asserts success; returns stdout.
