@@ -122,6 +122,9 @@ impl Default for Budgets {
     }
 }
 
+/// The largest `.ckb/config.json` ckb reads (a real one is well under a kilobyte).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// Why a config file was refused.
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
@@ -134,15 +137,44 @@ pub struct ConfigError {
 
 impl Config {
     /// Loads `<root>/.ckb/config.json`, or the defaults when it does not exist.
+    ///
+    /// The file is the repository's own, so it is not trusted: a symlink (a committed one could
+    /// point at any file on the CI runner, whose text would then show in the parse error), anything
+    /// but a regular file (a FIFO would block) and a file over [`MAX_CONFIG_BYTES`] are refused
+    /// before a byte is read.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
         let path = root.join(CONFIG_FILE);
+        let refuse = |message: String| ConfigError {
+            path: path.clone(),
+            message,
+        };
+        for checked in [root.join(".ckb"), path.clone()] {
+            match std::fs::symlink_metadata(&checked) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(refuse(format!(
+                        "{:?} is a symlink; ckb reads its configuration only from a regular file in the repository",
+                        checked.strip_prefix(root).unwrap_or(&checked)
+                    )));
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+                Err(e) => return Err(refuse(format!("cannot read: {e}"))),
+            }
+        }
+        let meta =
+            std::fs::symlink_metadata(&path).map_err(|e| refuse(format!("cannot read: {e}")))?;
+        if !meta.is_file() {
+            return Err(refuse("is not a regular file".into()));
+        }
+        if meta.len() > MAX_CONFIG_BYTES {
+            return Err(refuse(format!(
+                "is {} bytes; a configuration file may hold at most {MAX_CONFIG_BYTES}",
+                meta.len()
+            )));
+        }
         match std::fs::read(&path) {
             Ok(bytes) => Config::parse(&bytes, &path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
-            Err(e) => Err(ConfigError {
-                path,
-                message: format!("cannot read: {e}"),
-            }),
+            Err(e) => Err(refuse(format!("cannot read: {e}"))),
         }
     }
 
@@ -267,6 +299,42 @@ pub fn repository_store(root: &Path, store: &str, below: &[&str]) -> Result<Path
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_symlinked_or_oversized_config_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join(".ckb")).unwrap();
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(outside.path(), b"{\"secretKeyOfTheRunner\": 1}").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join(CONFIG_FILE)).unwrap();
+        let e = Config::load(root).unwrap_err();
+        assert!(e.message.contains("symlink"), "{e}");
+        assert!(!e.to_string().contains("secretKeyOfTheRunner"), "{e}");
+
+        std::fs::remove_file(root.join(CONFIG_FILE)).unwrap();
+        std::fs::write(
+            root.join(CONFIG_FILE),
+            vec![b' '; MAX_CONFIG_BYTES as usize + 1],
+        )
+        .unwrap();
+        let e = Config::load(root).unwrap_err();
+        assert!(e.message.contains("at most"), "{e}");
+
+        std::fs::remove_file(root.join(CONFIG_FILE)).unwrap();
+        std::fs::remove_dir(root.join(".ckb")).unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir(elsewhere.path().join(".ckb")).unwrap();
+        std::fs::write(elsewhere.path().join(CONFIG_FILE), b"{}").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join(".ckb"), root.join(".ckb")).unwrap();
+        let e = Config::load(root).unwrap_err();
+        assert!(e.message.contains("symlink"), "{e}");
+
+        assert_eq!(
+            Config::load(tempfile::tempdir().unwrap().path()).unwrap(),
+            Config::default()
+        );
+    }
 
     #[test]
     fn empty_object_is_the_default() {
