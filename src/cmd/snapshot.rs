@@ -68,6 +68,11 @@ pub struct Args {
     /// Follow only first parents in the history walk (merges are always diffed against their first parent).
     #[arg(long)]
     first_parent: bool,
+    /// In a partial clone (blobless, treeless), let your `git` fetch the trees and blobs the history
+    /// window lacks from the promisor remote, in one batch, before the line counts are taken.
+    /// Off by default: a snapshot never reaches the network by itself.
+    #[arg(long)]
+    history_fetch_missing: bool,
     /// Also write each table as zstd-compressed JSON Lines (`<table>.jsonl.zst`) for consumers without Parquet.
     #[arg(long)]
     json_tables: bool,
@@ -122,6 +127,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         history_days: args.history_days,
         max_commits: args.max_commits,
         first_parent: args.first_parent.then_some(true),
+        history_fetch_missing: args.history_fetch_missing,
         scip: args.scip.clone(),
         no_scip: args.no_scip,
         scip_commit: args.scip_commit.clone(),
