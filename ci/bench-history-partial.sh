@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark of the git history stage on a blobless partial clone (issue 29): the same repository
-# cloned in full and with `--filter=blob:none`, the history stage (`history_bench --no-previous`,
-# release build) over the same window on each, whole-process wall and CPU times, medians of RUNS
+# cloned in full and with `--filter=blob:none`, the history stage (`history_bench --no-previous`)
+# over the same window on each, whole-process wall and CPU times, medians of RUNS
 # interleaved runs (round-robin, so changes in machine load hit both alike). The blobless clone
 # reads no blob of older history, so it must cost no more than the full clone. Then, once each on a
 # fresh blobless clone: `--history-fetch-missing` (one `git fetch` of the window's missing blobs
@@ -12,7 +12,8 @@
 #   REPO  a git repository (work tree or bare) with a long history; never modified.
 #   RUNS  timed runs per clone (default 5).
 # Environment: HISTORY_DAYS (default 365, ckb's default window), CARGO_TARGET_DIR (where the
-#   release build goes), KEEP=1 keeps the temp dir.
+#   build goes), PROFILE (cargo profile, default release; `dev` reuses a test build, whose
+#   dependencies are optimised but ckb's own code is not), KEEP=1 keeps the temp dir.
 # Needs git, python3 and GNU time (/usr/bin/time).
 set -euo pipefail
 
@@ -22,8 +23,9 @@ days=${HISTORY_DAYS:-365}
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 
-cargo build --quiet --release -p pipeline --example history_bench --manifest-path "$root/Cargo.toml"
-bench="$target/release/examples/history_bench"
+profile=${PROFILE:-release}
+cargo build --quiet --profile "$profile" -p pipeline --example history_bench --manifest-path "$root/Cargo.toml"
+bench="$target/$([ "$profile" = dev ] && echo debug || echo "$profile")/examples/history_bench"
 
 tmp=$(mktemp -d)
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$tmp"' EXIT

@@ -138,6 +138,8 @@ fn run_git_fetch(repo: &gix::Repository, remote: &str, ids: &[ObjectId]) -> Resu
             "--recurse-submodules=no",
             "--filter=blob:none",
             "--stdin",
+            // The remote name comes from the repository's configuration: never an option.
+            "--",
             remote,
         ])
         .stdin(Stdio::piped())
