@@ -616,6 +616,23 @@ fn a_blobless_clone_snapshots_every_stage_and_doctor_names_the_fix() {
     );
     assert_eq!(want.repo_state.clone_state.as_ref().unwrap().kind, "full");
 
+    // The summary says why the git stage is partial.
+    let text = ckb_ok(
+        &blobless,
+        &[
+            "snapshot",
+            "--out",
+            s2.path().to_str().unwrap(),
+            "--progress",
+            "never",
+            "--force",
+        ],
+    );
+    assert!(
+        text.contains("partial") && text.contains("(blobless-clone)"),
+        "{text}"
+    );
+
     // doctor names the fix; the fix works.
     let snapshot_arg = got_dir.to_str().unwrap();
     let out = ckb_ok(

@@ -377,8 +377,8 @@ pub(crate) fn head_unreadable(repo: &gix::Repository, what: String) -> PipelineE
     let remediation = match kind.as_str() {
         "blobless" | "treeless" | "partial" => format!(
             "this is a {kind} partial clone that lacks objects of its own checkout (cloned with \
-             --no-checkout?): run `git checkout` or `git fetch --refetch` so git fetches them from \
-             the promisor remote, or clone without --filter"
+             --no-checkout?): run `git checkout`, which fetches them from the promisor remote, or \
+             clone without --filter"
         ),
         _ => "the repository's object store is damaged where HEAD needs it: `git fsck --full` \
               lists the broken objects; restore them from another clone (`git fetch` from a \

@@ -176,9 +176,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             if m.repo_state.dirty { " (dirty)" } else { "" }
         ));
         for (name, r) in &m.stages {
+            // A partial stage says why through its completeness (`blobless-clone`, …).
+            let partial_reason = r
+                .completeness
+                .as_ref()
+                .filter(|_| r.status == StageStatus::Partial)
+                .map(|c| c.reason.as_str());
             let reason = r
                 .reason
                 .as_deref()
+                .or(partial_reason)
                 .map(|x| format!(" ({x})"))
                 .unwrap_or_default();
             s.push_str(&format!(
