@@ -659,6 +659,33 @@ fn a_blobless_clone_snapshots_every_stage_and_doctor_names_the_fix() {
         history.to_string().contains("--history-fetch-missing"),
         "{history}"
     );
+    let out = ckb_ok(
+        &blobless,
+        &[
+            "query",
+            "--snapshot",
+            snapshot_arg,
+            "--format",
+            "json",
+            "status",
+        ],
+    );
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let git = status["facts"]["backends"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{status}"))
+        .iter()
+        .find(|b| b["backend"] == "git")
+        .unwrap()
+        .clone();
+    assert_eq!(git["tier"], "degraded", "{git}");
+    assert_eq!(git["reason"], "blobless-clone", "{git}");
+    assert!(
+        git["remediation"]
+            .to_string()
+            .contains("--history-fetch-missing"),
+        "{git}"
+    );
     let fixed = manifest(&snapshot(
         &blobless,
         s2.path(),
