@@ -303,6 +303,19 @@ fn missing_and_corrupt_history_objects_degrade_and_name_the_commit() {
                 .find(|w| w.code == "lines-unavailable")
                 .unwrap();
             assert!(w.message.contains("git fsck --full"), "{}", w.message);
+            // Not a partial clone: there is no promisor remote to fetch the blob from.
+            let mut fetch = git_only(r.path(), store.path());
+            fetch.history_fetch_missing = true;
+            let again = git_report(&snapshot(&fetch));
+            assert!(
+                again
+                    .warnings
+                    .iter()
+                    .any(|w| w.code == "fetch-missing-skipped"),
+                "{:?}",
+                again.warnings
+            );
+            assert_eq!(count(&again, "objects.fetch-requested"), 0);
         } else {
             // The damaged tree is one's and two's `d`: one (diffed against nothing) and three
             // (diffed against two) cannot list their changes; two's diff never opens `d`.
