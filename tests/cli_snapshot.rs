@@ -552,3 +552,145 @@ fn a_second_writer_of_the_same_state_waits_for_the_lock() {
     );
     assert!(s.join("manifest.json.zst").is_file());
 }
+
+/// `git clone <args> file://<src> <dest>` without the machine's git configuration.
+fn git_clone(src: &Path, dest: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .arg("clone")
+        .arg("-q")
+        .args(args)
+        .arg(format!("file://{}", src.display()))
+        .arg(dest)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git clone {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_blobless_clone_snapshots_every_stage_and_doctor_names_the_fix() {
+    let src = Fixture::git();
+    src.run_git(&["config", "uploadpack.allowFilter", "true"]);
+    for i in 1..=3 {
+        src.write(
+            "src/lib.rs",
+            format!("pub fn f{i}() -> u32 {{\n    {i}\n}}\n"),
+        )
+        .write("src/main.rs", format!("fn main() {{ let _ = {i}; }}\n"));
+        src.commit(&format!("c{i}"));
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let (full, blobless) = (parent.path().join("full"), parent.path().join("blobless"));
+    git_clone(src.path(), &full, &[]);
+    git_clone(src.path(), &blobless, &["--filter=blob:none"]);
+    let (s1, s2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let want = manifest(&snapshot(&full, s1.path(), &[]));
+    let got_dir = snapshot(&blobless, s2.path(), &[]);
+    let got = manifest(&got_dir);
+
+    // The stages that read the checkout are untouched by the missing history blobs.
+    for table in ["files", "symbols", "occurrences", "modules"] {
+        assert_eq!(
+            got.table(table).map(|t| &t.hash),
+            want.table(table).map(|t| &t.hash),
+            "{table}"
+        );
+    }
+    for stage in ["scan", "syntax", "modules"] {
+        assert_eq!(
+            got.stages[stage].status, want.stages[stage].status,
+            "{stage}"
+        );
+    }
+    let git = &got.stages["git"];
+    assert_eq!(git.status, StageStatus::Partial);
+    assert_eq!(git.completeness.as_ref().unwrap().reason, "blobless-clone");
+    assert_eq!(
+        got.repo_state.clone_state.as_ref().unwrap().kind,
+        "blobless"
+    );
+    assert_eq!(want.repo_state.clone_state.as_ref().unwrap().kind, "full");
+
+    // The summary says why the git stage is partial.
+    let text = ckb_ok(
+        &blobless,
+        &[
+            "snapshot",
+            "--out",
+            s2.path().to_str().unwrap(),
+            "--progress",
+            "never",
+            "--force",
+        ],
+    );
+    assert!(
+        text.contains("partial") && text.contains("(blobless-clone)"),
+        "{text}"
+    );
+
+    // doctor names the fix; the fix works.
+    let snapshot_arg = got_dir.to_str().unwrap();
+    let out = ckb_ok(
+        &blobless,
+        &[
+            "query",
+            "--snapshot",
+            snapshot_arg,
+            "--format",
+            "json",
+            "doctor",
+        ],
+    );
+    let doctor: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let history = doctor["facts"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "history")
+        .unwrap()
+        .clone();
+    assert_eq!(history["status"], "warn", "{history}");
+    assert!(
+        history.to_string().contains("--history-fetch-missing"),
+        "{history}"
+    );
+    let out = ckb_ok(
+        &blobless,
+        &[
+            "query",
+            "--snapshot",
+            snapshot_arg,
+            "--format",
+            "json",
+            "status",
+        ],
+    );
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let git = status["facts"]["backends"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{status}"))
+        .iter()
+        .find(|b| b["backend"] == "git")
+        .unwrap()
+        .clone();
+    assert_eq!(git["tier"], "degraded", "{git}");
+    assert_eq!(git["reason"], "blobless-clone", "{git}");
+    assert!(
+        git["remediation"]
+            .to_string()
+            .contains("--history-fetch-missing"),
+        "{git}"
+    );
+    let fixed = manifest(&snapshot(
+        &blobless,
+        s2.path(),
+        &["--force", "--history-fetch-missing", "--stages", "git"],
+    ));
+    assert_eq!(fixed.stages["git"].status, StageStatus::Ok);
+    assert!(fixed.stages["git"].counts["objects.fetched"] > 0);
+}

@@ -71,6 +71,10 @@ pub struct RepoState {
     /// Whether the repository is a shallow clone.
     #[serde(default)]
     pub shallow: bool,
+    /// What kind of clone it is, i.e. which history objects it can hold (git only; absent in
+    /// snapshots written before ckb recorded it).
+    #[serde(default)]
+    pub clone_state: Option<CloneState>,
     /// Hash of the staged changes (index vs HEAD).
     #[serde(default)]
     pub staged_hash: Option<String>,
@@ -84,6 +88,25 @@ pub struct RepoState {
     pub dirty: bool,
     /// Hash of head + staged + working-tree + untracked (content hash of the scan outside git).
     pub repo_state_id: String,
+}
+
+/// The kind of clone a snapshot was taken from: which of its history's objects it holds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CloneState {
+    /// `full`; `shallow` (commits beyond `shallowBoundary` are missing); `blobless` (filter
+    /// `blob:none`), `treeless` (`tree:0`) or `partial` (another filter, or a promisor remote
+    /// without one): a partial clone whose promisor remote keeps the objects it left out (a
+    /// partial clone that is also shallow keeps its partial kind, `shallow` says the rest);
+    /// `damaged`: objects the history needs are missing or unreadable although no filter
+    /// explains it (found by the git stage).
+    pub kind: String,
+    /// The partial-clone filter of the promisor remote (`blob:none`, `tree:0`, …).
+    #[serde(default)]
+    pub filter: Option<String>,
+    /// Commits whose parents a shallow clone lacks (hex, sorted).
+    #[serde(default)]
+    pub shallow_boundary: Vec<String>,
 }
 
 /// The previous snapshot a build used.

@@ -2,10 +2,11 @@
 //! prints one JSON line (commits, reused, diffed, stage milliseconds). With `--dump FILE` it also
 //! writes the `file_changes` rows as `sha<TAB>additions<TAB>deletions<TAB>path` (`-` for binary
 //! files), the shape of `git log --numstat`, and the window's commits to `FILE.commits`, so the
-//! script can compare the two.
+//! script can compare the two. `--fetch-missing` is `ckb snapshot --history-fetch-missing`
+//! (`ci/bench-history-partial.sh`); the line then also gives the fetch's milliseconds.
 //!
 //! Usage: history_bench --repo DIR --store DIR [--days N] [--max-commits N] [--first-parent]
-//!        [--no-previous] [--dump FILE]
+//!        [--no-previous] [--fetch-missing] [--dump FILE]
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -51,6 +52,7 @@ fn run() -> Result<(), String> {
             }
             "--first-parent" => opts.first_parent = Some(true),
             "--no-previous" => opts.previous = PreviousChoice::Disabled,
+            "--fetch-missing" => opts.history_fetch_missing = true,
             "--dump" => dump = Some(PathBuf::from(value()?)),
             other => return Err(format!("unknown argument {other}")),
         }
@@ -60,18 +62,24 @@ fn run() -> Result<(), String> {
         return Err("snapshot already existed".into());
     };
     let report = &snapshot.manifest.stages["git"];
-    let millis = timings
-        .iter()
-        .find(|(name, _)| name == "git")
-        .map(|(_, d)| d.as_secs_f64() * 1000.0)
-        .unwrap_or_default();
+    let millis = |stage: &str| {
+        timings
+            .iter()
+            .find(|(name, _)| name == stage)
+            .map(|(_, d)| d.as_secs_f64() * 1000.0)
+            .unwrap_or_default()
+    };
     let count = |k: &str| report.counts.get(k).copied().unwrap_or(0);
     println!(
-        "{{\"commits\":{},\"reused\":{},\"diffed\":{},\"fileChanges\":{},\"gitStageMillis\":{millis:.1}}}",
+        "{{\"commits\":{},\"reused\":{},\"diffed\":{},\"fileChanges\":{},\"withoutLineCounts\":{},\"objectsFetched\":{},\"gitStageMillis\":{:.1},\"fetchMillis\":{:.1}}}",
         count("commits"),
         count("commits.reused"),
         count("commits.diffed"),
         count("file-changes"),
+        count("file-changes.without-line-counts"),
+        count("objects.fetched"),
+        millis("git"),
+        millis("git.fetch-missing"),
     );
     if let Some(path) = dump {
         let commits: Vec<CommitRow> =

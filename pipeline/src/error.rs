@@ -66,6 +66,15 @@ pub enum PipelineError {
         /// What failed, naming the object or reference.
         message: String,
     },
+    /// The commit or a tree checked out at HEAD cannot be read: nothing of HEAD can be described.
+    /// (Objects only older history needs degrade the git stage instead.)
+    #[error("git: {message}")]
+    HeadUnreadable {
+        /// What cannot be read, naming the object and the kind of clone.
+        message: String,
+        /// The fix for that kind of clone.
+        remediation: String,
+    },
     /// A file-system operation failed.
     #[error("{path}: {source}")]
     Io {
@@ -99,7 +108,7 @@ impl PipelineError {
             PipelineError::OutputNotWritable { .. } => ErrorCode::OutputNotWritable,
             PipelineError::Locked { .. } => ErrorCode::SnapshotLocked,
             PipelineError::Scip { .. } => ErrorCode::ScipInvalid,
-            PipelineError::Git { .. } => ErrorCode::GitError,
+            PipelineError::Git { .. } | PipelineError::HeadUnreadable { .. } => ErrorCode::GitError,
             PipelineError::Io { .. } => ErrorCode::IoError,
             PipelineError::PreviousCorrupt { .. } => ErrorCode::SnapshotCorrupt,
             PipelineError::Format(e) => e.code(),
@@ -129,6 +138,7 @@ impl PipelineError {
             PipelineError::Git { .. } => {
                 "run `git fsck` and repair the repository, or snapshot with --stages that exclude git".into()
             }
+            PipelineError::HeadUnreadable { remediation, .. } => remediation.clone(),
             PipelineError::Io { .. } => "check that the path exists and is readable".into(),
             PipelineError::PreviousCorrupt { dir, .. } => format!(
                 "`ckb verify {}` lists the damaged files; pass another --previous, rebuild that \

@@ -83,6 +83,9 @@ pub struct SnapshotOptions {
     pub max_commits: Option<u32>,
     /// Follow only first parents in the history walk (`--first-parent`).
     pub first_parent: Option<bool>,
+    /// Let the user's `git` fetch the trees and blobs the history window lacks from a partial
+    /// clone's promisor remote (`--history-fetch-missing`); never by default.
+    pub history_fetch_missing: bool,
     /// `--scip FILE` (repeatable): SCIP indexes to read, in order (an earlier one wins a file both
     /// cover). Empty: auto-discovery (`index.scip`, `.scip/*.scip`, `.ckb/*.scip`).
     pub scip: Vec<PathBuf>,
@@ -508,6 +511,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         timings.push(("scip".into(), clock.elapsed()));
     }
 
+    let mut clone_damaged = false;
     if selected(Stage::Git) {
         let clock = Instant::now();
         match repo.as_ref() {
@@ -518,12 +522,17 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 );
             }
             Some(repo) => {
-                let history_opts = history::HistoryOptions::new(
+                let mut history_opts = history::HistoryOptions::new(
                     &config.history,
                     &repo_id,
                     std::env::var("CKB_SALT").ok(),
                 );
+                history_opts.fetch_missing = opts.history_fetch_missing;
                 let out = history::run(&ctx, repo, &history_opts, ctx.previous)?;
+                if let Some(time) = out.fetch_time {
+                    timings.push(("git.fetch-missing".into(), time));
+                }
+                clone_damaged = out.damaged;
                 tables.commits = Some(out.commits);
                 tables.file_changes = Some(out.file_changes);
                 tables.churn = Some(out.churn);
@@ -615,7 +624,14 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             ckb_version: CKB_VERSION.to_string(),
             repo_id: repo_id.clone(),
             snapshot_id: partition.clone(),
-            repo_state: repo_state.clone(),
+            repo_state: {
+                let mut state = repo_state.clone();
+                // Only the git stage can tell that objects are missing without a filter.
+                if let Some(clone) = state.clone_state.as_mut().filter(|_| clone_damaged) {
+                    clone.kind = "damaged".into();
+                }
+                state
+            },
             privacy: config.privacy.clone(),
             settings,
             previous: previous.as_ref().map(|(s, chosen_by)| PreviousSnapshot {

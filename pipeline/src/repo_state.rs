@@ -6,11 +6,17 @@
 //! inputs or outputs (the snapshot store, SCIP index files) are left out, so generating an index or
 //! writing a snapshot never makes a clean checkout look dirty. Outside git, the ID is the hash of
 //! every scanned file's path and content hash.
+//!
+//! The kind of clone (`repoState.cloneState`: full, shallow with its boundary, blobless, treeless,
+//! other partial) is read from the shallow file and the promisor remote's configuration; it never
+//! enters `repoStateId`. HEAD's commit and checked-out trees must be readable — otherwise nothing
+//! of HEAD can be described and the error names the object and the fix for that kind of clone —
+//! while objects only older history needs are the git stage's concern, which degrades without them.
 
 use std::path::Path;
 
 use gix::bstr::ByteSlice;
-use output_schema::manifest::RepoState;
+use output_schema::manifest::{CloneState, RepoState};
 
 use crate::PipelineError;
 
@@ -190,19 +196,29 @@ pub fn read_state_of(
         )
     };
     let shallow = repo.is_shallow().unwrap_or(false);
+    if let Some(head) = &head_commit {
+        check_head_commit(repo, head)?;
+    }
+    // A tree of HEAD that cannot be read stops the status; name it rather than the status.
+    let status_err = |e: &dyn std::fmt::Display| {
+        head_commit
+            .as_deref()
+            .and_then(|head| unreadable_head_tree(repo, head))
+            .unwrap_or_else(|| git_err("cannot compute status", e))
+    };
 
     let mut staged: Vec<(String, String)> = Vec::new();
     let mut worktree: Vec<(String, String)> = Vec::new();
     let mut untracked: Vec<(String, String)> = Vec::new();
     let status = repo
         .status(gix::progress::Discard)
-        .map_err(|e| git_err("cannot compute status", &e))?
+        .map_err(|e| status_err(&e))?
         .untracked_files(gix::status::UntrackedFiles::Files)
         .index_worktree_submodules(None)
         .into_iter(None)
-        .map_err(|e| git_err("cannot compute status", &e))?;
+        .map_err(|e| status_err(&e))?;
     for item in status {
-        let item = item.map_err(|e| git_err("cannot compute status", &e))?;
+        let item = item.map_err(|e| status_err(&e))?;
         match item {
             gix::status::Item::TreeIndex(change) => {
                 use gix::diff::index::ChangeRef;
@@ -291,12 +307,175 @@ pub fn read_state_of(
         detached,
         unborn,
         shallow,
+        clone_state: Some(clone_state(repo)),
         staged_hash: Some(staged_hash),
         worktree_hash: Some(worktree_hash),
         untracked_hash: Some(untracked_hash),
         dirty,
         repo_state_id: id.hex(32),
     })
+}
+
+/// The promisor remote of a partial clone: where git fetches the objects the clone left out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PromisorRemote {
+    /// Remote name.
+    pub name: String,
+    /// Its `partialclonefilter`, if any.
+    pub filter: Option<String>,
+}
+
+/// The promisor remote: `extensions.partialClone` (set by git before 2.x learned per-remote
+/// promisors) or the first remote, by name, with `remote.<name>.promisor` true.
+pub(crate) fn promisor_remote(repo: &gix::Repository) -> Option<PromisorRemote> {
+    let config = repo.config_snapshot();
+    let value = |key: &str| {
+        config
+            .string(key)
+            .map(|v| v.to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let name = value("extensions.partialClone").or_else(|| {
+        repo.remote_names()
+            .iter()
+            .map(|n| n.to_string())
+            .find(|n| config.boolean(format!("remote.{n}.promisor").as_str()) == Some(true))
+    })?;
+    let filter = value(&format!("remote.{name}.partialCloneFilter"));
+    Some(PromisorRemote { name, filter })
+}
+
+/// The kind of clone `repo` is (see [`CloneState`]); `damaged` is for the git stage to find.
+pub fn clone_state(repo: &gix::Repository) -> CloneState {
+    let mut shallow_boundary: Vec<String> = repo
+        .shallow_commits()
+        .ok()
+        .flatten()
+        .map(|c| c.iter().map(|id| id.to_string()).collect())
+        .unwrap_or_default();
+    shallow_boundary.sort();
+    let promisor = promisor_remote(repo);
+    let kind = match &promisor {
+        Some(p) => match p.filter.as_deref() {
+            Some("blob:none") => "blobless",
+            Some("tree:0") => "treeless",
+            _ => "partial",
+        },
+        None if !shallow_boundary.is_empty() => "shallow",
+        None => "full",
+    };
+    CloneState {
+        kind: kind.into(),
+        filter: promisor.and_then(|p| p.filter),
+        shallow_boundary,
+    }
+}
+
+/// The error for an object of HEAD that cannot be read, with the fix for this kind of clone.
+pub(crate) fn head_unreadable(repo: &gix::Repository, what: String) -> PipelineError {
+    let kind = clone_state(repo).kind;
+    let remediation = match kind.as_str() {
+        "blobless" | "treeless" | "partial" => format!(
+            "this is a {kind} partial clone that lacks objects of its own checkout (cloned with \
+             --no-checkout?): run `git checkout`, which fetches them from the promisor remote, or \
+             clone without --filter"
+        ),
+        _ => "the repository's object store is damaged where HEAD needs it: `git fsck --full` \
+              lists the broken objects; restore them from another clone (`git fetch` from a \
+              complete copy) or clone again"
+            .into(),
+    };
+    PipelineError::HeadUnreadable {
+        message: format!("{what} (a {kind} clone)"),
+        remediation,
+    }
+}
+
+/// Checks that HEAD's commit and root tree can be read.
+fn check_head_commit(repo: &gix::Repository, head: &str) -> Result<(), PipelineError> {
+    let Ok(id) = gix::ObjectId::from_hex(head.as_bytes()) else {
+        return Ok(());
+    };
+    let tree = match repo.try_find_object(id) {
+        Ok(Some(object)) => match object.try_into_commit().map(|c| c.tree_id()) {
+            Ok(Ok(tree)) => tree.detach(),
+            Ok(Err(e)) => {
+                return Err(head_unreadable(
+                    repo,
+                    format!("the HEAD commit {id} cannot be decoded: {e}"),
+                ))
+            }
+            Err(e) => return Err(head_unreadable(repo, format!("HEAD {id}: {e}"))),
+        },
+        Ok(None) => {
+            return Err(head_unreadable(
+                repo,
+                format!("the HEAD commit {id} is missing"),
+            ))
+        }
+        Err(e) => {
+            return Err(head_unreadable(
+                repo,
+                format!("the HEAD commit {id} cannot be read: {e}"),
+            ))
+        }
+    };
+    match unreadable_object(repo, &[tree], false) {
+        Some((object, why)) => Err(head_unreadable(
+            repo,
+            format!("HEAD {id}: its tree {object} {why}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The error naming a tree of HEAD that cannot be read, if one cannot.
+fn unreadable_head_tree(repo: &gix::Repository, head: &str) -> Option<PipelineError> {
+    let id = gix::ObjectId::from_hex(head.as_bytes()).ok()?;
+    let tree = repo.find_commit(id).ok()?.tree_id().ok()?.detach();
+    let (object, why) = unreadable_object(repo, &[tree], true)?;
+    Some(head_unreadable(
+        repo,
+        format!("HEAD {id}: its tree {object} {why}"),
+    ))
+}
+
+/// The first object below the trees `roots` (only the roots unless `recurse`) that cannot be
+/// read, with why: "is missing" or "cannot be read (<cause>)". Blobs and submodules are not
+/// visited.
+pub(crate) fn unreadable_object(
+    repo: &gix::Repository,
+    roots: &[gix::ObjectId],
+    recurse: bool,
+) -> Option<(gix::ObjectId, String)> {
+    let mut stack: Vec<gix::ObjectId> = roots.to_vec();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let object = match repo.try_find_object(id) {
+            Ok(Some(o)) => o,
+            Ok(None) => return Some((id, "is missing".into())),
+            Err(e) => return Some((id, format!("cannot be read ({e})"))),
+        };
+        let decoded = match object.try_into_tree() {
+            Ok(tree) => tree.decode().map(|d| {
+                d.entries
+                    .iter()
+                    .filter(|e| e.mode.is_tree())
+                    .map(|e| e.oid.to_owned())
+                    .collect::<Vec<_>>()
+            }),
+            Err(e) => return Some((id, format!("cannot be read ({e})"))),
+        };
+        match decoded {
+            Ok(subtrees) if recurse => stack.extend(subtrees),
+            Ok(_) => {}
+            Err(e) => return Some((id, format!("cannot be read ({e})"))),
+        }
+    }
+    None
 }
 
 /// State of a folder outside git: identified by the content of what the scan kept.

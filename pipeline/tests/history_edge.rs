@@ -1,6 +1,6 @@
 //! The history stage on awkward repositories: not git, unborn, one commit on a detached HEAD,
 //! shallow clones, invalid UTF-8 paths, skewed clocks, enormous commits, missing and corrupt
-//! objects, bots, mailmaps and salts.
+//! objects, bots, mailmaps and salts. Partial clones: `history_partial.rs`.
 
 mod history_support;
 
@@ -8,8 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use history_support::*;
 use output_schema::manifest::StageStatus;
-use output_schema::ErrorCode;
-use pipeline::{NoProgress, PipelineError};
+use pipeline::NoProgress;
 
 #[test]
 fn a_folder_outside_git_is_skipped_without_tables() {
@@ -112,6 +111,9 @@ fn a_shallow_clone_says_its_history_is_cut() {
     assert_eq!(count(&report, "commits.shallow-boundary"), 1);
     assert!(report.warnings.iter().any(|w| w.code == "shallow-history"));
     assert_eq!(manifest(&snap).backends[0].facts["shallow"], "true");
+    let state = manifest(&snap).repo_state.clone_state.unwrap();
+    assert_eq!(state.kind, "shallow");
+    assert_eq!(state.shallow_boundary, vec![boundary.sha.clone()]);
 
     // A shallow window that does not reach the boundary is complete.
     let mut short = git_only(&clone, store.path());
@@ -230,17 +232,17 @@ fn object_file(r: &Repo, id: &str) -> std::path::PathBuf {
 }
 
 #[test]
-fn missing_and_corrupt_objects_stop_the_snapshot_and_name_the_object() {
+fn missing_and_corrupt_history_objects_degrade_and_name_the_commit() {
     for damage in ["missing-blob", "corrupt-tree"] {
         let mut r = Repo::new();
         r.write("a.txt", "first\n");
         r.write("d/b.txt", "b\n");
-        r.commit("one");
+        let one = r.commit("one");
         r.write("a.txt", "second\n");
-        r.commit("two");
+        let two = r.commit("two");
         r.write("a.txt", "third\n");
         r.write("d/b.txt", "b2\n");
-        r.commit("three");
+        let three = r.commit("three");
         // Objects only the older commits use, so the working tree state stays readable.
         let id = match damage {
             "missing-blob" => r.git(&["rev-parse", "HEAD~1:a.txt"]),
@@ -249,28 +251,93 @@ fn missing_and_corrupt_objects_stop_the_snapshot_and_name_the_object() {
         let id = id.trim().to_string();
         let file = object_file(&r, &id);
         assert!(file.exists());
-        if damage == "missing-blob" {
-            std::fs::remove_file(&file).unwrap();
-        } else {
-            std::fs::remove_file(&file).unwrap();
+        std::fs::remove_file(&file).unwrap();
+        if damage == "corrupt-tree" {
             std::fs::write(&file, b"garbage, not zlib").unwrap();
         }
         let store = tempfile::tempdir().unwrap();
-        let mut opts = git_only(r.path(), store.path());
-        opts.force = true;
-        let err = pipeline::snapshot(&opts, &NoProgress).expect_err("damaged repository");
-        assert!(matches!(err, PipelineError::Git { .. }), "{damage}: {err}");
-        assert_eq!(err.code(), ErrorCode::GitError);
-        assert!(err.to_string().contains(&id), "{damage}: {err}");
-        // No snapshot (not even a temporary folder) is left in the store.
-        let repo_dir = store.path().join("repo=fixture");
-        let left: Vec<_> = std::fs::read_dir(&repo_dir)
-            .map(|d| d.flatten().map(|e| e.file_name()).collect())
-            .unwrap_or_default();
+        let snap = snapshot(&git_only(r.path(), store.path()));
+        let h = read_history(&snap);
+        assert_eq!(h.commits.len(), 3, "{damage}: every commit is kept");
+        let report = git_report(&snap);
+        assert_eq!(report.status, StageStatus::Partial, "{damage}");
+        assert_eq!(
+            report.completeness.as_ref().unwrap().reason,
+            "missing-objects",
+            "{damage}"
+        );
+        let m = manifest(&snap);
+        assert_eq!(
+            m.repo_state.clone_state.unwrap().kind,
+            "damaged",
+            "{damage}"
+        );
+        let named = |sha: &str| {
+            report.warnings.iter().any(|w| {
+                w.code == "missing-object" && w.message.contains(sha) && w.message.contains(&id)
+            })
+        };
+        let lines = |sha: &str| -> Vec<Option<i64>> {
+            h.changes
+                .iter()
+                .filter(|c| c.sha == sha && c.path == "a.txt")
+                .map(|c| c.additions)
+                .collect()
+        };
+        if damage == "missing-blob" {
+            // Commit two added that blob and three replaced it: both lack a.txt's line counts,
+            // everything else is whole.
+            assert_eq!(lines(&two), vec![None], "{damage}");
+            assert_eq!(lines(&three), vec![None], "{damage}");
+            assert_eq!(lines(&one), vec![Some(1)], "{damage}");
+            assert!(
+                named(&two) && named(&three),
+                "{damage}: {:?}",
+                report.warnings
+            );
+            assert_eq!(count(&report, "objects.missing"), 1);
+            assert_eq!(count(&report, "file-changes.without-line-counts"), 2);
+            let w = report
+                .warnings
+                .iter()
+                .find(|w| w.code == "lines-unavailable")
+                .unwrap();
+            assert!(w.message.contains("git fsck --full"), "{}", w.message);
+            // Not a partial clone: there is no promisor remote to fetch the blob from.
+            let mut fetch = git_only(r.path(), store.path());
+            fetch.history_fetch_missing = true;
+            let again = git_report(&snapshot(&fetch));
+            assert!(
+                again
+                    .warnings
+                    .iter()
+                    .any(|w| w.code == "fetch-missing-skipped"),
+                "{:?}",
+                again.warnings
+            );
+            assert_eq!(count(&again, "objects.fetch-requested"), 0);
+        } else {
+            // The damaged tree is one's and two's `d`: one (diffed against nothing) and three
+            // (diffed against two) cannot list their changes; two's diff never opens `d`.
+            assert!(
+                lines(&one).is_empty() && lines(&three).is_empty(),
+                "{damage}"
+            );
+            assert_eq!(lines(&two), vec![Some(1)], "{damage}");
+            assert!(
+                named(&one) && named(&three),
+                "{damage}: {:?}",
+                report.warnings
+            );
+            assert_eq!(count(&report, "objects.unreadable"), 1);
+            assert_eq!(count(&report, "commits.file-changes-unknown"), 2);
+        }
+        // No message quotes git's error text, which can hold absolute paths.
+        let root = r.path().to_string_lossy().into_owned();
         assert!(
-            left.iter()
-                .all(|n| n.to_string_lossy().starts_with(".lock-")),
-            "{damage}: {left:?}"
+            report.warnings.iter().all(|w| !w.message.contains(&root)),
+            "{damage}: {:?}",
+            report.warnings
         );
     }
 }

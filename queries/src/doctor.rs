@@ -4,10 +4,10 @@
 //! Checks, in this order, each `pass`, `warn` or `fail` with a message and, unless it passes, a
 //! fix: `snapshot` (every file matches the manifest: `ckb verify`), `freshness` (against the
 //! working tree), `syntax` (tree-sitter coverage), `scip` (an index present and fresh),
-//! `history` (git depth: full, shallow, capped), `identity` (aliases and tombstones), `modules`
-//! (module graph and architecture view), `languages` (languages of the scan without any symbol
-//! coverage). `--fix` turns the fixes of failing and warning checks into a POSIX shell script
-//! that is printed, never run.
+//! `history` (git depth: full, shallow, capped; partial or damaged clones), `identity` (aliases
+//! and tombstones), `modules` (module graph and architecture view), `languages` (languages of
+//! the scan without any symbol coverage). `--fix` turns the fixes of failing and warning checks
+//! into a POSIX shell script that is printed, never run.
 
 use std::collections::BTreeSet;
 
@@ -214,6 +214,26 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
                 "history",
                 "warn",
                 "history.maxCommits cut the history window (raise it in .ckb/config.json)".into(),
+            ),
+            partial @ ("blobless-clone" | "treeless-clone" | "partial-clone") => with_fix(
+                check(
+                    "history",
+                    "warn",
+                    format!(
+                        "the clone is partial ({partial}): changes without line counts or commits without file changes"
+                    ),
+                ),
+                "let git fetch the history's missing objects from the promisor remote while snapshotting",
+                &["ckb snapshot --force --history-fetch-missing".into()],
+            ),
+            "missing-objects" => with_fix(
+                check(
+                    "history",
+                    "warn",
+                    "objects the history needs are missing or damaged (not a partial clone)".into(),
+                ),
+                "find and repair the damage, then re-snapshot",
+                &["git fsck --full".into(), resnapshot.clone()],
             ),
             r => check("history", "pass", format!("git history: {r}")),
         },

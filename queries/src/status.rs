@@ -75,7 +75,15 @@ fn health(snapshot: &Snapshot) -> Vec<Health> {
             backend: "git",
             tier: tier(git, &["shallow-history", "no-commits"]),
             reason: reason_of(git),
-            remediation: Some("snapshot a git clone with full history (git fetch --unshallow)"),
+            remediation: Some(match reason_of(git).as_str() {
+                "blobless-clone" | "treeless-clone" | "partial-clone" => {
+                    "snapshot with --history-fetch-missing (git fetches the history's missing objects), or a clone without --filter"
+                }
+                "missing-objects" => {
+                    "repair the repository's lost objects (git fsck --full lists them), then re-snapshot"
+                }
+                _ => "snapshot a git clone with full history (git fetch --unshallow)",
+            }),
         },
     ]
 }

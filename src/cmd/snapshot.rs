@@ -69,6 +69,11 @@ pub struct Args {
     /// Follow only first parents in the history walk (merges are always diffed against their first parent).
     #[arg(long)]
     first_parent: bool,
+    /// In a partial clone (blobless, treeless), let your `git` fetch the trees and blobs the history
+    /// window lacks from the promisor remote, in one batch, before the line counts are taken.
+    /// Off by default: a snapshot never reaches the network by itself.
+    #[arg(long)]
+    history_fetch_missing: bool,
     /// Also write each table as zstd-compressed JSON Lines (`<table>.jsonl.zst`) for consumers without Parquet.
     #[arg(long)]
     json_tables: bool,
@@ -124,6 +129,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         history_days: args.history_days,
         max_commits: args.max_commits,
         first_parent: args.first_parent.then_some(true),
+        history_fetch_missing: args.history_fetch_missing,
         scip: args.scip.clone(),
         no_scip: args.no_scip,
         scip_commit: args.scip_commit.clone(),
@@ -172,9 +178,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             if m.repo_state.dirty { " (dirty)" } else { "" }
         ));
         for (name, r) in &m.stages {
+            // A partial stage says why through its completeness (`blobless-clone`, …).
+            let partial_reason = r
+                .completeness
+                .as_ref()
+                .filter(|_| r.status == StageStatus::Partial)
+                .map(|c| c.reason.as_str());
             let reason = r
                 .reason
                 .as_deref()
+                .or(partial_reason)
                 .map(|x| format!(" ({x})"))
                 .unwrap_or_default();
             s.push_str(&format!(

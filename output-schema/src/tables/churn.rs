@@ -10,9 +10,9 @@ table! {
         window: String,
         /// Commits touching the file in the window.
         commits: i64,
-        /// Lines added in the window.
+        /// Lines added in the window (changes without line counts add none).
         additions: i64,
-        /// Lines deleted in the window.
+        /// Lines deleted in the window (changes without line counts add none).
         deletions: i64,
         /// Distinct authors in the window.
         authors: i64,

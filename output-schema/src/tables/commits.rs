@@ -16,11 +16,11 @@ table! {
         author_id: String,
         /// Whether the author looks like a bot ([bot], dependabot, renovate, …).
         is_bot: bool,
-        /// Files changed against the first parent.
+        /// Files changed against the first parent (0 when its trees are not in the clone).
         files_changed: i64,
-        /// Lines added.
+        /// Lines added, over the changes with line counts.
         additions: i64,
-        /// Lines deleted.
+        /// Lines deleted, over the changes with line counts.
         deletions: i64,
     }
 }

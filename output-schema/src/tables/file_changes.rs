@@ -12,9 +12,9 @@ table! {
         old_path: Option<String>,
         /// A (added), M (modified), D (deleted) or R (renamed).
         change: String,
-        /// Lines added; null for binary files.
+        /// Lines added; null for binary files, submodules, and blobs not in the clone (git stage count `file-changes.without-line-counts`).
         additions: Option<i64>,
-        /// Lines deleted; null for binary files.
+        /// Lines deleted; null exactly when `additions` is.
         deletions: Option<i64>,
         /// Whether the file is binary.
         is_binary: bool,

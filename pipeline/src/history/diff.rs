@@ -16,6 +16,13 @@
 //! - A shallow-clone boundary commit has no parent to diff against: it gets no rows rather than a
 //!   fake "everything added" diff.
 //!
+//! - Objects that are not there (left out of a blobless or treeless partial clone, or lost) or
+//!   cannot be read do not stop the stage: a change whose blob is unavailable keeps its kind and
+//!   paths with null line counts (and renames only where the blob ids match exactly, see
+//!   [`super::rename`]); a commit whose trees (or first parent) are unavailable gets no rows and
+//!   no totals. Each output names the objects, so the stage can report them and
+//!   `--history-fetch-missing` can fetch exactly those.
+//!
 //! Paths that are not valid UTF-8 or that could escape the repository (`..`, empty components)
 //! are not rows; they still count in the commit's totals, so `files_changed` minus the commit's
 //! rows is the number skipped. Commits are diffed in parallel; results keep input order.
@@ -35,6 +42,7 @@ use super::rename::{self, Side};
 use crate::{PipelineError, Progress};
 
 /// One commit to diff.
+#[derive(Clone)]
 pub(crate) struct DiffInput {
     pub id: ObjectId,
     pub tree: ObjectId,
@@ -56,6 +64,45 @@ pub(crate) struct DiffOutput {
     pub additions: i64,
     /// Lines deleted over all text files.
     pub deletions: i64,
+    /// What the diff could not read.
+    pub gaps: Gaps,
+}
+
+/// Objects a commit's diff needed but could not read, and what that cost.
+#[derive(Debug, Default)]
+pub(crate) struct Gaps {
+    /// Changes (rows or skipped paths) without line counts because a blob is unavailable.
+    pub changes_without_lines: i64,
+    /// A missing blob kept rename detection from scoring a pair.
+    pub renames_unscored: bool,
+    /// The commit's changes are unknown: a tree or the first parent cannot be read.
+    pub changes_unknown: bool,
+    /// Objects not in the repository (sorted, distinct): what a fetch could bring.
+    pub missing: Vec<ObjectId>,
+    /// Objects present but unreadable, with the cause (sorted, distinct).
+    pub unreadable: Vec<(ObjectId, String)>,
+}
+
+impl Gaps {
+    /// Whether anything was unavailable.
+    pub fn any(&self) -> bool {
+        !self.missing.is_empty() || !self.unreadable.is_empty()
+    }
+
+    /// Records an object that could not be read: `None` = missing, else the cause.
+    fn record(&mut self, id: ObjectId, cause: Option<String>) {
+        match cause {
+            None => self.missing.push(id),
+            Some(cause) => self.unreadable.push((id, cause)),
+        }
+    }
+
+    fn finish(&mut self) {
+        self.missing.sort_unstable();
+        self.missing.dedup();
+        self.unreadable.sort();
+        self.unreadable.dedup_by(|a, b| a.0 == b.0);
+    }
 }
 
 /// A change of one path after rename detection.
@@ -107,6 +154,7 @@ pub(crate) fn diff_commits(
                     attributes,
                     old_buf: Vec::new(),
                     new_buf: Vec::new(),
+                    gaps: Gaps::default(),
                 }
             },
             |worker, input| {
@@ -130,6 +178,8 @@ struct Worker {
     algorithm: Algorithm,
     old_buf: Vec<u8>,
     new_buf: Vec<u8>,
+    /// What the commit being diffed could not read.
+    gaps: Gaps,
 }
 
 /// What a blob turned out to be.
@@ -138,19 +188,43 @@ enum Content {
     Binary,
     /// Has a diff driver (or was not read): leave it to gix's pipeline.
     Pipeline,
+    /// Not available (missing or unreadable; recorded in the gaps).
+    Unavailable,
 }
 
-impl rename::Blobs for gix::Repository {
-    fn size(&mut self, id: ObjectId) -> Result<u64, String> {
-        self.find_header(id)
-            .map(|h| h.size())
-            .map_err(|e| format!("cannot read object {id}: {}", chain(&e)))
+/// Blob access for rename detection that records unavailable blobs instead of failing.
+struct RenameBlobs<'a> {
+    repo: &'a gix::Repository,
+    gaps: &'a mut Gaps,
+}
+
+impl rename::Blobs for RenameBlobs<'_> {
+    fn size(&mut self, id: ObjectId) -> Result<Option<u64>, String> {
+        match self.repo.try_find_header(id) {
+            Ok(Some(h)) => Ok(Some(h.size())),
+            Ok(None) => {
+                self.gaps.record(id, None);
+                Ok(None)
+            }
+            Err(e) => {
+                self.gaps.record(id, Some(chain(&e)));
+                Ok(None)
+            }
+        }
     }
 
-    fn data(&mut self, id: ObjectId) -> Result<Vec<u8>, String> {
-        self.find_object(id)
-            .map(|o| o.detach().data)
-            .map_err(|e| format!("cannot read object {id}: {}", chain(&e)))
+    fn data(&mut self, id: ObjectId) -> Result<Option<Vec<u8>>, String> {
+        match self.repo.try_find_object(id) {
+            Ok(Some(o)) => Ok(Some(o.detach().data)),
+            Ok(None) => {
+                self.gaps.record(id, None);
+                Ok(None)
+            }
+            Err(e) => {
+                self.gaps.record(id, Some(chain(&e)));
+                Ok(None)
+            }
+        }
     }
 }
 
@@ -159,52 +233,37 @@ impl Worker {
         if input.shallow_boundary {
             return Ok(DiffOutput::default());
         }
+        self.gaps = Gaps::default();
         let mut trees = vec![input.tree];
         let result = self.diff_inner(input, &mut trees);
         self.platform.clear_resource_cache_keep_allocation();
-        result.map_err(|what| {
-            // gix does not always name the object it failed on (a corrupt loose object is named
-            // by its file); find it by reading both trees.
-            let what = match self.unreadable_object(&trees) {
-                Some((id, e)) => format!("object {id} cannot be read ({e}); {what}"),
-                None => what,
-            };
-            PipelineError::Git {
-                message: format!("commit {}: {what}", input.id),
-            }
-        })
-    }
-
-    /// The first object below `trees` that cannot be read, with the reason.
-    fn unreadable_object(&self, trees: &[ObjectId]) -> Option<(ObjectId, String)> {
-        let mut stack: Vec<ObjectId> = trees.to_vec();
-        let mut seen = std::collections::HashSet::new();
-        while let Some(id) = stack.pop() {
-            if !seen.insert(id) {
-                continue;
-            }
-            let object = match self.repo.find_object(id) {
-                Ok(o) => o,
-                Err(e) => return Some((id, chain(&e))),
-            };
-            if object.kind != gix::object::Kind::Tree {
-                continue;
-            }
-            let tree = match object.try_into_tree() {
-                Ok(t) => t,
-                Err(e) => return Some((id, chain(&e))),
-            };
-            let decoded = match tree.decode() {
-                Ok(d) => d,
-                Err(e) => return Some((id, chain(&e))),
-            };
-            for entry in &decoded.entries {
-                if !entry.mode.is_commit() {
-                    stack.push(entry.oid.to_owned());
+        let mut out = match result {
+            Ok(out) => out,
+            Err(what) => {
+                // gix does not always name the object it failed on (a corrupt loose object is
+                // named by its file); find it by reading both trees.
+                match crate::repo_state::unreadable_object(&self.repo, &trees, true) {
+                    Some((id, why)) => {
+                        // Without a tree the commit's changes are unknown: it keeps its row
+                        // (time, author, parents) and gets no file changes.
+                        let mut gaps = std::mem::take(&mut self.gaps);
+                        gaps.record(id, (why != "is missing").then_some(why));
+                        gaps.changes_unknown = true;
+                        DiffOutput {
+                            gaps,
+                            ..DiffOutput::default()
+                        }
+                    }
+                    None => {
+                        return Err(PipelineError::Git {
+                            message: format!("commit {}: {what}", input.id),
+                        })
+                    }
                 }
             }
-        }
-        None
+        };
+        out.gaps.finish();
+        Ok(out)
     }
 
     /// Diffs one commit; `trees` collects the root trees involved, for error diagnosis.
@@ -219,11 +278,28 @@ impl Worker {
             Some((parent, tree)) => {
                 let tree = match tree {
                     Some(t) => t,
-                    None => self
-                        .repo
-                        .find_commit(parent)
-                        .and_then(|c| c.tree_id().map(|t| t.detach()))
-                        .map_err(|e| format!("cannot read parent {parent}: {}", chain(&e)))?,
+                    None => match self.repo.try_find_object(parent) {
+                        Ok(Some(object)) => object
+                            .try_into_commit()
+                            .map_err(|e| e.to_string())
+                            .and_then(|c| c.tree_id().map_err(|e| chain(&e)))
+                            .map(|t| t.detach())
+                            .map_err(|e| format!("cannot read parent {parent}: {e}"))?,
+                        // The tree diagnosis cannot see a missing commit: record it here.
+                        Ok(None) => {
+                            self.gaps.record(parent, None);
+                            trees.clear();
+                            trees.push(parent);
+                            return Err(format!("parent {parent} is missing"));
+                        }
+                        Err(e) => {
+                            let cause = chain(&e);
+                            self.gaps.record(parent, Some(cause.clone()));
+                            trees.clear();
+                            trees.push(parent);
+                            return Err(format!("cannot read parent {parent}: {cause}"));
+                        }
+                    },
                 };
                 trees.push(tree);
                 self.tree_data(tree)?
@@ -235,6 +311,9 @@ impl Worker {
         let mut out = DiffOutput::default();
         for change in &changes {
             let counts = self.line_counts(change)?;
+            if counts.3 {
+                self.gaps.changes_without_lines += 1;
+            }
             out.files_changed += 1;
             out.additions += counts.0.unwrap_or(0);
             out.deletions += counts.1.unwrap_or(0);
@@ -262,6 +341,7 @@ impl Worker {
                 is_binary: counts.2,
             });
         }
+        out.gaps = std::mem::take(&mut self.gaps);
         Ok(out)
     }
 
@@ -326,7 +406,18 @@ impl Worker {
         // git's order: byte order of full paths.
         added.sort_by(|a, b| a.path.cmp(&b.path));
         deleted.sort_by(|a, b| a.path.cmp(&b.path));
-        let pairs = rename::detect(&deleted, &added, &mut self.repo)?;
+        let unavailable_before = self.gaps.missing.len() + self.gaps.unreadable.len();
+        let pairs = rename::detect(
+            &deleted,
+            &added,
+            &mut RenameBlobs {
+                repo: &self.repo,
+                gaps: &mut self.gaps,
+            },
+        )?;
+        if self.gaps.missing.len() + self.gaps.unreadable.len() > unavailable_before {
+            self.gaps.renames_unscored = true;
+        }
         let mut renamed_src = vec![false; deleted.len()];
         let mut renamed_dst = vec![false; added.len()];
         for &(s, d) in &pairs {
@@ -361,27 +452,27 @@ impl Worker {
             .map_err(|e| format!("cannot read tree {id}: {}", chain(&e)))
     }
 
-    /// (additions, deletions, is_binary) of one change.
+    /// (additions, deletions, is_binary, unavailable) of one change; `unavailable`: a blob
+    /// could not be read (recorded in the gaps), so there are no line counts.
     ///
     /// Blobs are read straight from the object database and judged binary like gix's diff
     /// pipeline does (`-diff`/`binary` attributes, a NUL in the first 8000 bytes, or larger than
     /// `core.bigFileThreshold`) — without its per-blob header lookup, which for a deltified object
     /// inflates the start of its delta a second time. Paths with a diff driver (`diff=name`) go
     /// through the pipeline, which knows the drivers.
-    fn line_counts(&mut self, change: &Change) -> Result<(Option<i64>, Option<i64>, bool), String> {
+    fn line_counts(&mut self, change: &Change) -> Result<LineCounts, String> {
         let (old, new) = match change {
             Change::Added(new) => (None, Some(new)),
             Change::Deleted(old) => (Some(old), None),
             Change::Modified { old, new } | Change::Renamed { old, new } => (Some(old), Some(new)),
         };
         if old.is_some_and(|s| s.mode.is_commit()) || new.is_some_and(|s| s.mode.is_commit()) {
-            return Ok((None, None, false));
+            return Ok((None, None, false, false));
         }
         let mut old_buf = std::mem::take(&mut self.old_buf);
         let mut new_buf = std::mem::take(&mut self.new_buf);
-        type Counts = (Option<i64>, Option<i64>, bool);
-        let result = (|| -> Result<Option<Counts>, String> {
-            let mut binary = false;
+        let result = (|| -> Result<Option<LineCounts>, String> {
+            let (mut binary, mut unavailable) = (false, false);
             for (side, buf) in [(old, &mut old_buf), (new, &mut new_buf)] {
                 buf.clear();
                 if let Some(side) = side {
@@ -389,18 +480,22 @@ impl Worker {
                         Content::Text => {}
                         Content::Binary => binary = true,
                         Content::Pipeline => return Ok(None),
+                        Content::Unavailable => unavailable = true,
                     }
                 }
             }
             if binary {
-                return Ok(Some((None, None, true)));
+                return Ok(Some((None, None, true, false)));
+            }
+            if unavailable {
+                return Ok(Some((None, None, false, true)));
             }
             let (added, removed) = match change {
                 Change::Added(_) => (count_lines(&new_buf), 0),
                 Change::Deleted(_) => (0, count_lines(&old_buf)),
                 _ => diff_lines(self.algorithm, &old_buf, &new_buf),
             };
-            Ok(Some((Some(added), Some(removed), false)))
+            Ok(Some((Some(added), Some(removed), false, false)))
         })();
         self.old_buf = old_buf;
         self.new_buf = new_buf;
@@ -427,19 +522,16 @@ impl Worker {
                 return Ok(Content::Pipeline);
             }
         }
-        let found = self.repo.objects.try_find(&side.id, buf).map_err(|e| {
-            format!(
-                "cannot read object {} at {}: {}",
-                side.id,
-                side.path,
-                chain(&e)
-            )
-        })?;
-        let Some(data) = found else {
-            return Err(format!(
-                "an object with id {} could not be found (at {})",
-                side.id, side.path
-            ));
+        let data = match self.repo.objects.try_find(&side.id, buf) {
+            Ok(Some(data)) => data,
+            Ok(None) => {
+                self.gaps.record(side.id, None);
+                return Ok(Content::Unavailable);
+            }
+            Err(e) => {
+                self.gaps.record(side.id, Some(chain(&e)));
+                return Ok(Content::Unavailable);
+            }
         };
         let (start, len) = (data.data.as_ptr() as usize, data.data.len());
         // The object database fills `buf` with exactly the object; should that ever change, the
@@ -455,10 +547,7 @@ impl Worker {
     }
 
     /// [`Self::line_counts`] through gix's diff pipeline, for paths with a diff driver.
-    fn line_counts_via_pipeline(
-        &mut self,
-        change: &Change,
-    ) -> Result<(Option<i64>, Option<i64>, bool), String> {
+    fn line_counts_via_pipeline(&mut self, change: &Change) -> Result<LineCounts, String> {
         let null = ObjectId::null(self.repo.object_hash());
         let (old, new) = match change {
             Change::Added(new) => ((null, new.mode, &new.path), (new.id, new.mode, &new.path)),
@@ -468,7 +557,28 @@ impl Worker {
             }
         };
         if old.1.is_commit() || new.1.is_commit() {
-            return Ok((None, None, false));
+            return Ok((None, None, false, false));
+        }
+        // The pipeline fails on an unavailable blob without saying which: check first.
+        let mut unavailable = false;
+        for id in [old.0, new.0] {
+            if id.is_null() {
+                continue;
+            }
+            match self.repo.try_find_header(id) {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    self.gaps.record(id, None);
+                    unavailable = true;
+                }
+                Err(e) => {
+                    self.gaps.record(id, Some(chain(&e)));
+                    unavailable = true;
+                }
+            }
+        }
+        if unavailable {
+            return Ok((None, None, false, true));
         }
         for (kind, (id, mode, path)) in [
             (ResourceKind::OldOrSource, old),
@@ -491,7 +601,7 @@ impl Worker {
             )
         })?;
         let algorithm = match prep.operation {
-            Operation::SourceOrDestinationIsBinary => return Ok((None, None, true)),
+            Operation::SourceOrDestinationIsBinary => return Ok((None, None, true, false)),
             Operation::InternalDiff { algorithm } => algorithm,
             Operation::ExternalCommand { .. } => Algorithm::Myers,
         };
@@ -502,9 +612,12 @@ impl Worker {
             Change::Deleted(_) => (0, count_lines(old_data)),
             _ => diff_lines(algorithm, old_data, new_data),
         };
-        Ok((Some(added), Some(removed), false))
+        Ok((Some(added), Some(removed), false, false))
     }
 }
+
+/// (additions, deletions, is_binary, unavailable) of one change.
+type LineCounts = (Option<i64>, Option<i64>, bool, bool);
 
 /// Lines as git counts them: every `\n`, plus an unterminated last line.
 fn count_lines(data: &[u8]) -> i64 {

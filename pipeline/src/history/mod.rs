@@ -19,11 +19,18 @@
 //! window itself is computed the same way either way and the derived tables come from the combined
 //! rows, so the output is identical to a full walk. A previous snapshot whose head is not an
 //! ancestor of HEAD (force-push) is still safe to use: only commits in the new window are taken.
+//! Previous rows that may lack something (a change without line counts that is not binary, a
+//! commit without file changes) are not reused but diffed again, so a snapshot of a partial
+//! clone never passes on a gap the repository can now fill (`missing`).
+//!
+//! Objects the window needs but the clone lacks (blobless, treeless, damaged) degrade the rows
+//! instead of failing the stage; HEAD's own commit and tree are checked by `repo_state` first.
 
 mod aggregate;
 mod author;
 mod diff;
 mod lines;
+mod missing;
 mod rename;
 mod walk;
 
@@ -63,6 +70,9 @@ pub struct HistoryOptions {
     pub cochange_min_shared: u32,
     /// Salt of the author hashes (`CKB_SALT`, else [`default_salt`]).
     pub salt: String,
+    /// Let `git` fetch the trees and blobs the window lacks from the promisor remote
+    /// (`--history-fetch-missing`).
+    pub fetch_missing: bool,
 }
 
 impl HistoryOptions {
@@ -77,6 +87,7 @@ impl HistoryOptions {
             salt: salt
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| default_salt(repo_id)),
+            fetch_missing: false,
         }
     }
 }
@@ -100,6 +111,10 @@ pub struct HistoryOutput {
     pub backend: Backend,
     /// Settings to record in the manifest (they decide whether a later snapshot may reuse rows).
     pub settings: BTreeMap<String, serde_json::Value>,
+    /// Objects were missing or unreadable although the clone is not partial.
+    pub damaged: bool,
+    /// Time `--history-fetch-missing` spent in `git fetch` (for `run.json`).
+    pub fetch_time: Option<std::time::Duration>,
 }
 
 /// Runs the history stage on `repo`, reusing the rows of `previous` where its settings allow.
@@ -158,6 +173,8 @@ pub fn run(
             report,
             backend,
             settings,
+            damaged: false,
+            fetch_time: None,
         });
     }
     let head_id = repo
@@ -178,7 +195,8 @@ pub fn run(
     let mut warnings: Vec<Warning> = Vec::new();
     let (prev, reuse) = load_previous(previous, &settings, !shallow.is_empty(), &mut warnings);
     let (prev_commits, mut prev_changes) = prev.unwrap_or_default();
-    let prev_rows = (!prev_commits.is_empty()).then(|| index_previous(&prev_commits));
+    let prev_rows =
+        (!prev_commits.is_empty()).then(|| index_previous(&prev_commits, &prev_changes));
 
     let authors = walk::Authors { hasher, mailmap };
     let window = walk::walk(
@@ -217,7 +235,22 @@ pub fn run(
         })
         .collect();
     ctx.progress.stage_started("git", Some(inputs.len() as u64));
-    let diffed = diff::diff_commits(&repo, &inputs, ctx.progress)?;
+    let mut diffed = diff::diff_commits(&repo, &inputs, ctx.progress)?;
+    let fetched = if opts.fetch_missing {
+        missing::fetch_and_rediff(&repo, &inputs, &mut diffed, &mut warnings)?
+    } else {
+        missing::Fetched::default()
+    };
+    let kind = ctx
+        .repo_state
+        .clone_state
+        .as_ref()
+        .map_or("full", |c| c.kind.as_str());
+    let gaps = {
+        let by_commit: Vec<(ObjectId, &diff::DiffOutput)> =
+            inputs.iter().map(|i| i.id).zip(diffed.iter()).collect();
+        missing::summarize(&by_commit, &window.unreadable, kind, &mut warnings)
+    };
 
     let mut commits: Vec<CommitRow> = Vec::with_capacity(window.commits.len());
     let mut file_changes: Vec<FileChangeRow> = Vec::new();
@@ -261,7 +294,7 @@ pub fn run(
         },
     );
 
-    let report = report(
+    let mut report = report(
         &window,
         &commits,
         &file_changes,
@@ -270,6 +303,33 @@ pub fn run(
         (reused, walked),
         warnings,
     );
+    if let Some(c) = missing::completeness(&gaps, kind, file_changes.len(), commits.len()) {
+        // A gap says more than a shallow boundary or the commit cap: name it, keep the lower score.
+        let score = report.completeness.as_ref().map_or(1.0, |r| r.score);
+        report.status = StageStatus::Partial;
+        report.completeness = Some(Completeness {
+            score: score.min(c.score),
+            reason: c.reason,
+        });
+    }
+    let gap_counts = [
+        (
+            "file-changes.without-line-counts",
+            gaps.changes_without_lines,
+        ),
+        ("commits.without-line-counts", gaps.commits_without_lines),
+        ("commits.file-changes-unknown", gaps.commits_changes_unknown),
+        ("commits.renames-unscored", gaps.commits_renames_unscored),
+        ("commits.unreadable", gaps.commits_unreadable),
+        ("objects.missing", gaps.objects_missing),
+        ("objects.unreadable", gaps.objects_unreadable),
+        ("objects.fetch-requested", fetched.requested),
+        ("objects.fetched", fetched.fetched),
+    ];
+    report
+        .counts
+        .extend(gap_counts.iter().map(|(k, v)| (k.to_string(), *v)));
+    let damaged = !missing::is_partial(kind) && gaps.any();
     let incremental = reused > 0;
     backend.counts = BTreeMap::from([
         ("commits".to_string(), commits.len() as i64),
@@ -306,6 +366,8 @@ pub fn run(
         report,
         backend,
         settings,
+        damaged,
+        fetch_time: fetched.time,
     })
 }
 
@@ -430,11 +492,25 @@ fn read_verified<T: Table>(prev: &StoredSnapshot, name: &str) -> Result<Vec<T>, 
     output_schema::parquet_io::read_table::<T>(&path).map_err(|e| format!("{name}: {e}"))
 }
 
-/// Indexes previous commit rows by id; rows with unparsable ids are left out (and recomputed).
-fn index_previous(commits: &[CommitRow]) -> walk::PreviousRows<'_> {
+/// Indexes previous commit rows by id; rows with unparsable ids are left out (and recomputed),
+/// and so are commits whose rows may lack something the repository can now give: no file
+/// changes, or a change without line counts that is not binary (a missing blob — or a
+/// submodule, diffed again for nothing).
+fn index_previous<'a>(
+    commits: &'a [CommitRow],
+    changes: &HashMap<String, Vec<FileChangeRow>>,
+) -> walk::PreviousRows<'a> {
+    let may_lack = |c: &CommitRow| match changes.get(&c.sha) {
+        None => true,
+        Some(rows) => rows.iter().any(|r| r.additions.is_none() && !r.is_binary),
+    };
     let mut by_id = HashMap::with_capacity(commits.len());
     let mut parents = Vec::with_capacity(commits.len());
     for (i, c) in commits.iter().enumerate() {
+        if may_lack(c) {
+            parents.push(Vec::new());
+            continue;
+        }
         let parsed: Option<Vec<ObjectId>> = c
             .parents
             .iter()

@@ -16,6 +16,10 @@
 //! shares with the source, divided by the larger size, give the score (0..60000). Only regular
 //! files get inexact matches. One deviation: git also decides "text" (for the CR rule) from the
 //! `binary`/`-diff` attributes; here only the NUL-byte test is used.
+//!
+//! A blob that is not available (left out of a partial clone, or unreadable) gives its pairs no
+//! score: exact renames still pair (they need only the trees), inexact ones with that blob stay
+//! an addition and a deletion.
 
 use std::collections::HashMap;
 
@@ -44,12 +48,12 @@ pub(crate) struct Side {
     pub mode: EntryMode,
 }
 
-/// Access to blob sizes and contents.
+/// Access to blob sizes and contents; `Ok(None)` for a blob that is not available.
 pub(crate) trait Blobs {
     /// The size of a blob.
-    fn size(&mut self, id: ObjectId) -> Result<u64, String>;
+    fn size(&mut self, id: ObjectId) -> Result<Option<u64>, String>;
     /// The content of a blob.
-    fn data(&mut self, id: ObjectId) -> Result<Vec<u8>, String>;
+    fn data(&mut self, id: ObjectId) -> Result<Option<Vec<u8>>, String>;
 }
 
 /// Pairs deleted paths (`srcs`) with added paths (`dsts`); both must be sorted by path. Returns
@@ -234,8 +238,8 @@ impl Candidate {
 /// Per-commit cache of blob sizes and chunk-hash counts.
 #[derive(Default)]
 struct Similarity {
-    sizes: HashMap<ObjectId, u64>,
-    spans: HashMap<ObjectId, Vec<(u32, u32)>>,
+    sizes: HashMap<ObjectId, Option<u64>>,
+    spans: HashMap<ObjectId, Option<Vec<(u32, u32)>>>,
 }
 
 impl Similarity {
@@ -250,8 +254,11 @@ impl Similarity {
         if !is_regular(src.mode) || !is_regular(dst.mode) {
             return Ok(0);
         }
-        let src_size = self.size(src.id, blobs)?;
-        let dst_size = self.size(dst.id, blobs)?;
+        let (Some(src_size), Some(dst_size)) =
+            (self.size(src.id, blobs)?, self.size(dst.id, blobs)?)
+        else {
+            return Ok(0);
+        };
         let max_size = src_size.max(dst_size);
         let delta = max_size - src_size.min(dst_size);
         // Sizes too different to reach the minimum (also rules out empty vs non-empty).
@@ -263,12 +270,14 @@ impl Similarity {
         }
         self.load_spans(src.id, blobs)?;
         self.load_spans(dst.id, blobs)?;
-        let (a, b) = (&self.spans[&src.id], &self.spans[&dst.id]);
+        let (Some(a), Some(b)) = (&self.spans[&src.id], &self.spans[&dst.id]) else {
+            return Ok(0);
+        };
         let copied = shared_bytes(a, b);
         Ok(copied * MAX_SCORE / max_size)
     }
 
-    fn size(&mut self, id: ObjectId, blobs: &mut dyn Blobs) -> Result<u64, String> {
+    fn size(&mut self, id: ObjectId, blobs: &mut dyn Blobs) -> Result<Option<u64>, String> {
         if let Some(&s) = self.sizes.get(&id) {
             return Ok(s);
         }
@@ -279,7 +288,7 @@ impl Similarity {
 
     fn load_spans(&mut self, id: ObjectId, blobs: &mut dyn Blobs) -> Result<(), String> {
         if let std::collections::hash_map::Entry::Vacant(slot) = self.spans.entry(id) {
-            slot.insert(spans(&blobs.data(id)?));
+            slot.insert(blobs.data(id)?.map(|data| spans(&data)));
         }
         Ok(())
     }
@@ -355,11 +364,11 @@ mod tests {
 
     struct Mem(HashMap<ObjectId, Vec<u8>>);
     impl Blobs for Mem {
-        fn size(&mut self, id: ObjectId) -> Result<u64, String> {
-            Ok(self.0[&id].len() as u64)
+        fn size(&mut self, id: ObjectId) -> Result<Option<u64>, String> {
+            Ok(self.0.get(&id).map(|b| b.len() as u64))
         }
-        fn data(&mut self, id: ObjectId) -> Result<Vec<u8>, String> {
-            Ok(self.0[&id].clone())
+        fn data(&mut self, id: ObjectId) -> Result<Option<Vec<u8>>, String> {
+            Ok(self.0.get(&id).cloned())
         }
     }
 
@@ -419,6 +428,25 @@ mod tests {
                 .unwrap(),
             0
         );
+    }
+
+    #[test]
+    fn a_missing_blob_keeps_exact_renames_but_scores_no_inexact_one() {
+        let mut mem = Mem(HashMap::new());
+        let base = lines(40, "line");
+        let edited = base.replacen("line 3\n", "changed 3\n", 1);
+        let (b, e) = (blob(&mut mem, &base), blob(&mut mem, &edited));
+        let same = blob(&mut mem, "same\n");
+        let srcs = vec![side("moved.txt", same), side("old.txt", b)];
+        let dsts = vec![side("new.txt", e), side("sub/moved.txt", same)];
+        assert_eq!(
+            detect(&srcs, &dsts, &mut mem).unwrap(),
+            vec![(0, 1), (1, 0)]
+        );
+        // As in a blobless clone: the old content of the edited file is not there.
+        mem.0.remove(&b);
+        mem.0.remove(&same);
+        assert_eq!(detect(&srcs, &dsts, &mut mem).unwrap(), vec![(0, 1)]);
     }
 
     #[test]

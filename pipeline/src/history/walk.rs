@@ -7,7 +7,9 @@
 //! with a skewed clock can cut the window short but never makes it depend on walk order. Commits
 //! whose clock is ahead of HEAD are kept. With `max_commits`, the window keeps the newest N by
 //! (committer time descending, sha ascending). Parents of shallow-clone boundary commits are not
-//! available and are not followed.
+//! available and are not followed. A commit other than HEAD that cannot be read (lost from a
+//! damaged repository) is not in the window and hides its ancestors, like a boundary; it is
+//! listed so the stage can say so.
 //!
 //! The result is a property of the commit graph alone, which is what makes incremental snapshots
 //! exact: commits that the previous snapshot already described are taken from its rows (time and
@@ -58,6 +60,8 @@ pub(crate) struct Window {
     pub commits: Vec<WindowCommit>,
     /// Commits in the window before `max_commits` was applied.
     pub total: usize,
+    /// Parents reached by the walk that cannot be read: id and why, sorted.
+    pub unreadable: Vec<(ObjectId, String)>,
 }
 
 /// How authors are identified.
@@ -95,6 +99,7 @@ pub(crate) fn walk(
     let mut queue = VecDeque::from([head]);
     let mut seen: HashSet<ObjectId> = HashSet::from([head]);
     let mut commits = Vec::new();
+    let mut unreadable = Vec::new();
     while let Some(id) = queue.pop_front() {
         let shallow_boundary = shallow.binary_search(&id).is_ok();
         let reused = previous.and_then(|p| p.by_id.get(&id).map(|&i| (p, i)));
@@ -104,7 +109,18 @@ pub(crate) fn walk(
                 p.parents[i].clone(),
                 Origin::Reused(i),
             ),
-            None => read_commit(repo, id, authors)?,
+            None => match read_commit(repo, id, authors) {
+                Ok(read) => read,
+                Err(e) if id != head => {
+                    unreadable.push((id, e));
+                    continue;
+                }
+                Err(e) => {
+                    return Err(PipelineError::Git {
+                        message: format!("commit {id}: {e}"),
+                    })
+                }
+            },
         };
         if id != head && settings.cutoff.is_some_and(|c| committer_time < c) {
             continue;
@@ -138,21 +154,27 @@ pub(crate) fn walk(
     if settings.max_commits > 0 {
         commits.truncate(settings.max_commits);
     }
-    Ok(Window { commits, total })
+    unreadable.sort();
+    Ok(Window {
+        commits,
+        total,
+        unreadable,
+    })
 }
 
-/// Reads a commit's committer time, parents and author.
+/// Reads a commit's committer time, parents and author; the error says why it cannot ("is
+/// missing", or the cause).
 fn read_commit(
     repo: &gix::Repository,
     id: ObjectId,
     authors: &Authors,
-) -> Result<(i64, Vec<ObjectId>, Origin), PipelineError> {
-    let git_err = |what: &str, e: &dyn std::fmt::Display| PipelineError::Git {
-        message: format!("commit {id}: {what}: {e}"),
+) -> Result<(i64, Vec<ObjectId>, Origin), String> {
+    let git_err = |what: &str, e: &dyn std::fmt::Display| format!("{what}: {e}");
+    let object = match repo.try_find_object(id) {
+        Ok(Some(object)) => object,
+        Ok(None) => return Err("is missing".into()),
+        Err(e) => return Err(git_err("cannot be read", &super::diff::chain(&e))),
     };
-    let object = repo
-        .find_object(id)
-        .map_err(|e| git_err("cannot read the object", &e))?;
     let commit = object
         .try_into_commit()
         .map_err(|e| git_err("not a commit", &e))?;
