@@ -22,6 +22,7 @@ pub mod repo_state;
 pub mod scan;
 pub mod scan_cache;
 pub mod scip;
+pub mod signature;
 pub mod store;
 pub mod syntax;
 pub mod write;
