@@ -317,6 +317,34 @@ fn anonymized_snapshot_holds_no_canary() {
         ],
     );
 
+    // A dirty working tree: its anonymized snapshot is found again by `ckb query`, through the
+    // hashed repository ID and the keyed state, and is current.
+    f.write("zqxuntracked.rs", "pub fn zqxuntrackedfn() {}\n");
+    let dirty = snapshot(f.path(), store.path(), &["--privacy", "anonymized"]);
+    let dirty_id = manifest(&dirty).snapshot_id;
+    assert!(dirty_id.contains("-dirty-"), "{dirty_id}");
+    let status = ckb_ok(
+        f.path(),
+        &[
+            "query",
+            "--store",
+            store.path().to_str().unwrap(),
+            "--format",
+            "json",
+            "status",
+        ],
+    );
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(
+        status["provenance"]["snapshotId"],
+        dirty_id.as_str(),
+        "{status}"
+    );
+    assert_eq!(
+        status["provenance"]["freshness"]["state"], "current",
+        "{status}"
+    );
+
     let texts = artifact_texts(store.path());
     assert_absent(&texts, &["zqx"]);
 

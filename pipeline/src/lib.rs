@@ -330,7 +330,10 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     } else {
         (read_git_state(), None)
     };
-    let git_state = git_state?;
+    let mut git_state = git_state?;
+    if let (Some(a), Some(state)) = (&anonymizer, &mut git_state) {
+        a.key_repo_state(state);
+    }
     timings.push(("repo-state".into(), clock.elapsed()));
 
     if let Some(state) = &git_state {
@@ -362,14 +365,20 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
 
     let repo_state = match git_state {
         Some(s) => s,
-        None => repo_state::nogit_state(
-            scanned
-                .as_ref()
-                .map(|s| s.files.as_slice())
-                .unwrap_or_default()
-                .iter()
-                .map(|f| (f.path.as_str(), f.content_hash.as_str())),
-        ),
+        None => {
+            let mut state = repo_state::nogit_state(
+                scanned
+                    .as_ref()
+                    .map(|s| s.files.as_slice())
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.content_hash.as_str())),
+            );
+            if let Some(a) = &anonymizer {
+                a.key_repo_state(&mut state);
+            }
+            state
+        }
     };
     if !repo_state.is_git {
         if let Some(existing) =
@@ -714,8 +723,10 @@ pub fn snapshot_partition(state: &RepoState) -> String {
     )
 }
 
-/// The stored snapshot of `state`, unless `--force`. One of another privacy mode is an error:
-/// answering an anonymized request with a standard snapshot would hand out real names.
+/// The stored snapshot of `state`, unless `--force`. A snapshot of another privacy mode in the
+/// state's folder is an error: answering an anonymized request with a standard snapshot would hand
+/// out real names, and replacing one with the other silently would too (the two modes record
+/// different state IDs, so the folder's snapshot is not "the same state" for either).
 fn existing_snapshot(
     store: &Store,
     repo_id: &str,
@@ -726,16 +737,20 @@ fn existing_snapshot(
     if force {
         return Ok(None);
     }
-    match store.snapshot_of(repo_id, state) {
-        Some(existing) if existing.manifest.privacy != privacy => Err(PipelineError::InvalidParameter {
-            name: "--privacy".into(),
-            message: format!(
-                "the store already holds a {} snapshot of this state; write {privacy} snapshots to a store of their own (--out DIR), or replace it with --force",
-                existing.manifest.privacy
-            ),
-        }),
-        found => Ok(found),
+    let dir = store.snapshot_dir(repo_id, &snapshot_partition(state));
+    if let Ok(stored) = output_schema::verify::read_manifest(&dir) {
+        if stored.privacy != privacy {
+            return Err(PipelineError::InvalidParameter {
+                name: "--privacy".into(),
+                message: format!(
+                    "the store already holds a {} snapshot of this state; write {privacy} \
+                     snapshots to a store of their own (--out DIR), or replace it with --force",
+                    stored.privacy
+                ),
+            });
+        }
     }
+    Ok(store.snapshot_of(repo_id, state))
 }
 
 fn resolve_root(path: &Path) -> Result<PathBuf, PipelineError> {

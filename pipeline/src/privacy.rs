@@ -7,7 +7,7 @@
 //! symbol strings, which spell out names, are dropped or hashed. Hashes that anyone could recompute
 //! from a guess (stable IDs, `definition_version_id`, `body_hash`, `content_hash`) are replaced by
 //! keyed hashes of themselves: equal values stay equal (joins, `ckb diff`), a guessed name or a known
-//! file no longer confirms itself. The same rewriting covers the views and the manifest (warning
+//! file no longer confirms itself. So are the repository state's hashes. The same rewriting covers the views and the manifest (warning
 //! paths hashed, their messages withheld; backend inputs, ignore patterns and the branch name
 //! hashed), so no artifact of an anonymized snapshot holds a real name. The salt comes from the
 //! `CKB_SALT` environment variable and is required: a salt written in the repository would not
@@ -127,6 +127,24 @@ impl Anonymizer {
             return String::new();
         }
         self.keyed_hex(domain, h, h.len())
+    }
+
+    /// The repository state with its hashes (staged, worktree, untracked, state ID) keyed: they
+    /// hash paths and contents, so a guessed untracked file would confirm itself. Applied as soon
+    /// as the state is read, so the snapshot's folder name and every lookup of a stored anonymized
+    /// snapshot use the keyed state ID.
+    pub fn key_repo_state(&self, state: &mut RepoState) {
+        for h in [
+            &mut state.staged_hash,
+            &mut state.worktree_hash,
+            &mut state.untracked_hash,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            *h = self.digest("repo-state-part", h);
+        }
+        state.repo_state_id = self.digest("repo-state", &state.repo_state_id);
     }
 
     fn opt_path<S: std::ops::Deref<Target = str> + From<String>>(&self, p: &mut Option<S>) {
@@ -459,6 +477,10 @@ mod tests {
             dirty: false,
             repo_state_id: "r".into(),
         };
+        let unkeyed = state.clone();
+        a.key_repo_state(&mut state);
+        assert_ne!(state.repo_state_id, unkeyed.repo_state_id);
+        assert_eq!(state.repo_state_id.len(), unkeyed.repo_state_id.len());
         anonymize_manifest_parts(&mut reports, &mut backends, &mut settings, &mut state, &a);
         let text = format!("{reports:?}{backends:?}{settings:?}{state:?}");
         assert!(!text.contains("secret"), "{text}");
