@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use output_schema::config::Config;
+use output_schema::manifest::RepoState;
 use output_schema::verify::read_manifest;
 use output_schema::ErrorCode;
 use pipeline::repo_state::{open_repository, read_git_state, StateExclusions};
@@ -109,6 +110,16 @@ pub fn locate(
         .unwrap_or_else(|| pipeline::default_repo_id(&root, git.as_ref()));
     let mut folders = store.folders(&repo_id);
     if folders.is_empty() {
+        // An anonymized snapshot of the repository is stored under its hashed default ID.
+        if let Some(hashed) = anonymized_repo_id(&repo_id) {
+            let hashed_folders = store.folders(&hashed);
+            if !hashed_folders.is_empty() {
+                repo_id = hashed;
+                folders = hashed_folders;
+            }
+        }
+    }
+    if folders.is_empty() {
         // A store holding exactly one repository answers for it.
         let repos: Vec<String> = std::fs::read_dir(&store_dir)
             .map(|it| {
@@ -149,7 +160,11 @@ pub fn locate(
             let state = read_git_state(&root, &exclusions).ok().flatten();
             let exact = state
                 .as_ref()
-                .and_then(|s| store.snapshot_of(&repo_id, s))
+                .and_then(|s| {
+                    store
+                        .snapshot_of(&repo_id, s)
+                        .or_else(|| store.snapshot_of(&repo_id, &keyed_state(s)?))
+                })
                 .map(|s| s.dir);
             exact.or_else(|| {
                 newest_ancestor_snapshot(r, &folders, "", 100_000, &mut |_, _| ()).map(|s| s.dir)
@@ -182,6 +197,23 @@ fn same_repo(root: &Path, repo: &gix::Repository, snap: &Snapshot) -> bool {
         .repo_id
         .unwrap_or_else(|| pipeline::default_repo_id(root, Some(repo)));
     id == snap.manifest.repo_id
+        || anonymized_repo_id(&id).is_some_and(|h| h == snap.manifest.repo_id)
+}
+
+/// The default repository ID as an anonymized snapshot stores it, when `CKB_SALT` is set.
+fn anonymized_repo_id(id: &str) -> Option<String> {
+    pipeline::privacy::Anonymizer::from_env()
+        .ok()
+        .map(|a| a.name(id))
+}
+
+/// The working tree's state as an anonymized snapshot records it (its hashes keyed with
+/// `CKB_SALT`), when the salt is set.
+fn keyed_state(state: &RepoState) -> Option<RepoState> {
+    let a = pipeline::privacy::Anonymizer::from_env().ok()?;
+    let mut keyed = state.clone();
+    a.key_repo_state(&mut keyed);
+    Some(keyed)
 }
 
 fn freshness(
@@ -201,9 +233,12 @@ fn freshness(
         .and_then(|h| head_relation(repo, h));
     let (state, behind) = match relation {
         Some(HeadRelation::Same) if dirty || snap.manifest.repo_state.dirty => {
-            let same_state = state
-                .as_ref()
-                .is_some_and(|s| s.repo_state_id == snap.manifest.repo_state.repo_state_id);
+            let recorded = &snap.manifest.repo_state.repo_state_id;
+            let same_state = state.as_ref().is_some_and(|s| {
+                &s.repo_state_id == recorded
+                    || (snap.manifest.privacy == "anonymized"
+                        && keyed_state(s).is_some_and(|k| &k.repo_state_id == recorded))
+            });
             (if same_state { "current" } else { "dirty" }, Some(0))
         }
         Some(HeadRelation::Same) => ("current", Some(0)),

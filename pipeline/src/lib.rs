@@ -22,6 +22,7 @@ pub mod repo_state;
 pub mod scan;
 pub mod scan_cache;
 pub mod scip;
+pub mod signature;
 pub mod store;
 pub mod syntax;
 pub mod write;
@@ -225,7 +226,11 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 message: format!("{id:?} may only use letters, digits, '.', '_' and '-'"),
             })
         }
-        None => default_repo_id(&root, repo.as_ref()),
+        // The default ID is the remote's or the folder's name: a real name.
+        None => match &anonymizer {
+            Some(a) => a.name(&default_repo_id(&root, repo.as_ref())),
+            None => default_repo_id(&root, repo.as_ref()),
+        },
     };
     // `--out` (or CKB_STORE, which the CLI passes as `out`) is the caller's choice, taken as
     // given; the repository's own config may only name a folder inside it, reached without a
@@ -339,11 +344,16 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     } else {
         (read_git_state(), None)
     };
-    let git_state = git_state?;
+    let mut git_state = git_state?;
+    if let (Some(a), Some(state)) = (&anonymizer, &mut git_state) {
+        a.key_repo_state(state);
+    }
     timings.push(("repo-state".into(), clock.elapsed()));
 
     if let Some(state) = &git_state {
-        if let Some(existing) = existing_snapshot(&store, &repo_id, state, opts.force) {
+        if let Some(existing) =
+            existing_snapshot(&store, &repo_id, state, opts.force, &config.privacy)?
+        {
             return Ok(SnapshotOutcome::Existing { snapshot: existing });
         }
     }
@@ -369,17 +379,25 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
 
     let repo_state = match git_state {
         Some(s) => s,
-        None => repo_state::nogit_state(
-            scanned
-                .as_ref()
-                .map(|s| s.files.as_slice())
-                .unwrap_or_default()
-                .iter()
-                .map(|f| (f.path.as_str(), f.content_hash.as_str())),
-        ),
+        None => {
+            let mut state = repo_state::nogit_state(
+                scanned
+                    .as_ref()
+                    .map(|s| s.files.as_slice())
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.content_hash.as_str())),
+            );
+            if let Some(a) = &anonymizer {
+                a.key_repo_state(&mut state);
+            }
+            state
+        }
     };
     if !repo_state.is_git {
-        if let Some(existing) = existing_snapshot(&store, &repo_id, &repo_state, opts.force) {
+        if let Some(existing) =
+            existing_snapshot(&store, &repo_id, &repo_state, opts.force, &config.privacy)?
+        {
             return Ok(SnapshotOutcome::Existing { snapshot: existing });
         }
     }
@@ -390,20 +408,37 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         opts.lock_timeout.unwrap_or(Duration::from_secs(300)),
     )?;
     // Another writer may have finished the same state while we waited for the lock.
-    if let Some(existing) = existing_snapshot(&store, &repo_id, &repo_state, opts.force) {
+    if let Some(existing) =
+        existing_snapshot(&store, &repo_id, &repo_state, opts.force, &config.privacy)?
+    {
         return Ok(SnapshotOutcome::Existing { snapshot: existing });
     }
 
     let mut warnings_previous = Vec::new();
     let mut previous_rejected = None;
-    let previous = choose_previous(
-        &opts.previous,
-        &store,
-        &repo_id,
-        repo.as_ref(),
-        &repo_state,
-        &mut warnings_previous,
-    );
+    let previous = if anonymizer.is_some() {
+        // A previous anonymized snapshot's rows are hashed already: reused rows and carried
+        // tombstones would be hashed twice, and its hashed names match no real one.
+        if !matches!(
+            opts.previous,
+            PreviousChoice::Disabled | PreviousChoice::Auto
+        ) {
+            warnings_previous.push(
+                "anonymized snapshots do not build on a previous snapshot; --previous ignored"
+                    .into(),
+            );
+        }
+        None
+    } else {
+        choose_previous(
+            &opts.previous,
+            &store,
+            &repo_id,
+            repo.as_ref(),
+            &repo_state,
+            &mut warnings_previous,
+        )
+    };
     // No row of a snapshot is reused before its files match its manifest. An explicit
     // `--previous` that does not is an error; one chosen in the store is passed over, as is one
     // committed to the repository, and the run is a cold one (same tables as `--no-previous`),
@@ -608,8 +643,29 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     }
 
     settings.insert("privacy".into(), config.privacy.clone().into());
+    let mut repo_state_written = repo_state.clone();
     if let Some(anonymizer) = &anonymizer {
         privacy::anonymize(&mut tables, anonymizer);
+        privacy::anonymize_views(&mut views, anonymizer);
+        privacy::anonymize_manifest_parts(
+            &mut reports,
+            &mut backends,
+            &mut settings,
+            &mut repo_state_written,
+            anonymizer,
+        );
+    } else {
+        // Problems are reported with the path the user gave or a library's own wording, which may
+        // be absolute: the snapshot keeps paths relative to the repository or the store.
+        for report in reports.values_mut() {
+            for w in &mut report.warnings {
+                w.message = relative_paths(&w.message, &root, &store_root);
+                w.path = w
+                    .path
+                    .as_deref()
+                    .map(|p| relative_paths(p, &root, &store_root));
+            }
+        }
     }
 
     let clock = Instant::now();
@@ -625,7 +681,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
             repo_id: repo_id.clone(),
             snapshot_id: partition.clone(),
             repo_state: {
-                let mut state = repo_state.clone();
+                let mut state = repo_state_written;
                 // Only the git stage can tell that objects are missing without a filter.
                 if let Some(clone) = state.clone_state.as_mut().filter(|_| clone_damaged) {
                     clone.kind = "damaged".into();
@@ -741,16 +797,34 @@ pub fn snapshot_partition(state: &RepoState) -> String {
     )
 }
 
+/// The stored snapshot of `state`, unless `--force`. A snapshot of another privacy mode in the
+/// state's folder is an error: answering an anonymized request with a standard snapshot would hand
+/// out real names, and replacing one with the other silently would too (the two modes record
+/// different state IDs, so the folder's snapshot is not "the same state" for either).
 fn existing_snapshot(
     store: &Store,
     repo_id: &str,
     state: &RepoState,
     force: bool,
-) -> Option<StoredSnapshot> {
+    privacy: &str,
+) -> Result<Option<StoredSnapshot>, PipelineError> {
     if force {
-        return None;
+        return Ok(None);
     }
-    store.snapshot_of(repo_id, state)
+    let dir = store.snapshot_dir(repo_id, &snapshot_partition(state));
+    if let Ok(stored) = output_schema::verify::read_manifest(&dir) {
+        if stored.privacy != privacy {
+            return Err(PipelineError::InvalidParameter {
+                name: "--privacy".into(),
+                message: format!(
+                    "the store already holds a {} snapshot of this state; write {privacy} \
+                     snapshots to a store of their own (--out DIR), or replace it with --force",
+                    stored.privacy
+                ),
+            });
+        }
+    }
+    Ok(store.snapshot_of(repo_id, state))
 }
 
 fn resolve_root(path: &Path) -> Result<PathBuf, PipelineError> {
@@ -802,6 +876,13 @@ fn choose_previous(
     match choice {
         PreviousChoice::Disabled => None,
         PreviousChoice::Explicit(dir) => match output_schema::verify::read_manifest(dir) {
+            Ok(manifest) if manifest.privacy != "standard" => {
+                warnings.push(format!(
+                    "--previous {} is an anonymized snapshot, its names are hashed; ignored",
+                    dir.display()
+                ));
+                None
+            }
             Ok(manifest) if manifest.repo_id == repo_id => Some((
                 StoredSnapshot {
                     dir: dir.clone(),
@@ -837,6 +918,8 @@ fn choose_previous(
                 10_000,
                 &mut unreadable,
             )
+            // An anonymized snapshot's rows are hashed: they cannot seed a standard one.
+            .filter(|s| s.manifest.privacy == "standard")
             .map(|s| (s, "ancestor"))
         }
     }
@@ -862,6 +945,92 @@ fn trust_previous(
         );
     }
     Ok(())
+}
+
+/// `text` with every absolute path made relative: paths under the repository lose its folder,
+/// paths under the store become `<store>/…`, and any other absolute path (a `--previous` folder
+/// elsewhere, a library's message naming a file outside) becomes `<outside>`, followed by its
+/// last component only when that is a name of the store's layout (`commit=…`, a table file).
+/// Warnings name what the user or a library gave, often absolute; a snapshot must not.
+fn relative_paths(text: &str, root: &Path, store_root: &Path) -> String {
+    let mut prefixes: Vec<(String, &str)> = Vec::new();
+    for (dir, shown) in [(store_root, "<store>"), (root, ".")] {
+        prefixes.push((dir.to_string_lossy().into_owned(), shown));
+        if let Ok(canonical) = dir.canonicalize() {
+            prefixes.push((canonical.to_string_lossy().into_owned(), shown));
+        }
+    }
+    // Longest first: the store usually lies inside the repository.
+    prefixes.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
+    prefixes.dedup();
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = find_absolute_path(rest) {
+        out.push_str(&rest[..start]);
+        let tail = &rest[start..];
+        let end = tail
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`' | ')' | ',' | ';'))
+            .unwrap_or(tail.len());
+        // A trailing colon ends a path in messages such as `/a/b: permission denied`.
+        let end = if tail[..end].ends_with(':') {
+            end - 1
+        } else {
+            end
+        }
+        .max(1);
+        let path = &tail[..end];
+        let known = prefixes.iter().find_map(|(prefix, shown)| {
+            let below = path.strip_prefix(prefix.as_str())?;
+            match below.strip_prefix('/') {
+                Some(rel) if *shown == "." => Some(rel.to_string()),
+                Some(rel) => Some(format!("{shown}/{rel}")),
+                None if below.is_empty() => Some(shown.to_string()),
+                None => None,
+            }
+        });
+        out.push_str(&known.unwrap_or_else(|| {
+            // A name of the store's own layout says which snapshot or file; any other name is
+            // the user's and stays out.
+            let last = path
+                .rsplit(['/', '\\'])
+                .find(|c| !c.is_empty())
+                .unwrap_or("");
+            let layout = last.starts_with("commit=")
+                || last.starts_with("repo=")
+                || last.ends_with(".parquet")
+                || last.ends_with(".zst");
+            if layout {
+                format!("<outside>/{last}")
+            } else {
+                "<outside>".to_string()
+            }
+        }));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the next absolute path in `text` starts: a `/` (or a Windows drive, `C:\`) at the start
+/// or after a space, quote, parenthesis, `=` or `:`.
+fn find_absolute_path(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    (0..bytes.len()).find(|&i| {
+        let boundary = i == 0
+            || matches!(
+                bytes[i - 1],
+                b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'`' | b'(' | b'=' | b':'
+            );
+        // Not a lone `/` (`a / b`), not the `//` of a URL.
+        let unix = bytes[i] == b'/'
+            && bytes
+                .get(i + 1)
+                .is_some_and(|c| !c.is_ascii_whitespace() && *c != b'/');
+        let windows = bytes[i].is_ascii_alphabetic()
+            && bytes.get(i + 1) == Some(&b':')
+            && matches!(bytes.get(i + 2), Some(b'\\') | Some(b'/'));
+        boundary && (unix || windows)
+    })
 }
 
 /// Frees the written tables on a helper thread. Dropping every row's strings costs a few percent of
@@ -893,4 +1062,42 @@ fn write_run_file(dir: &Path, timings: &[(String, Duration)], threads: Option<us
         dir.join(layout::RUN_FILE),
         output_schema::json::value_to_string(&run, true) + "\n",
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_name_paths_relative_to_the_repository_or_the_store() {
+        let root = Path::new("/work/repo");
+        let store = Path::new("/work/repo/.ckb/snapshots");
+        let rel = |s: &str| relative_paths(s, root, store);
+        assert_eq!(
+            rel("IO error for operation on /work/repo/src/a.rs: Permission denied"),
+            "IO error for operation on src/a.rs: Permission denied"
+        );
+        assert_eq!(
+            rel("--previous /work/repo/.ckb/snapshots/repo=r/commit=c: no manifest; ignored"),
+            "--previous <store>/repo=r/commit=c: no manifest; ignored"
+        );
+        assert_eq!(
+            rel("--previous /home/me/secret/snap is a snapshot of x"),
+            "--previous <outside> is a snapshot of x"
+        );
+        assert_eq!(
+            rel("/elsewhere/repo=r/commit=c/manifest.json.zst: bad"),
+            "<outside>/manifest.json.zst: bad"
+        );
+        assert_eq!(
+            rel("--previous /elsewhere/repo=r/commit=c"),
+            "--previous <outside>/commit=c"
+        );
+        assert_eq!(rel("error at (/work/repo)"), "error at (.)");
+        assert_eq!(
+            rel("a / b and src/x.rs, https://e.org/x"),
+            "a / b and src/x.rs, https://e.org/x"
+        );
+        assert_eq!(rel("C:\\Users\\me\\x failed"), "<outside> failed");
+    }
 }

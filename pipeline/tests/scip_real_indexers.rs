@@ -316,3 +316,47 @@ fn output_is_identical_whatever_the_thread_count() {
     assert_eq!(one.manifest.stages["scip"], two.manifest.stages["scip"]);
     assert_eq!(one.manifest.backends, two.manifest.backends);
 }
+
+/// scip-typescript writes the values of constants, enum members and static fields into its
+/// hover text (`var API_KEY: "the literal"`); no stored symbol may hold them. (Measured with
+/// scip-typescript 0.4: that text is `documentation`, which ckb never reads, and
+/// `signature_documentation` is left empty; `signature::strip_values` covers indexers that put
+/// such text in the signature.)
+#[test]
+fn scip_typescript_signatures_hold_no_literal_values() {
+    let Some(program) = indexer("scip-typescript") else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "scip-typescript is missing under CI; run ci/install-indexers.sh"
+        );
+        return;
+    };
+    let repo = repo_with(&[
+        ("package.json", r#"{"name": "fx", "version": "1.0.0"}"#),
+        ("tsconfig.json", r#"{"compilerOptions": {"target": "es2020"}, "include": ["src"]}"#),
+        (
+            "src/keys.ts",
+            "export const API_KEY = \"sk-LITERAL-1\";\nexport const RETRIES = 4242;\n\
+             export enum Color { Red = \"ENUM-LITERAL-2\" }\n\
+             export class Box { static readonly K = \"STATIC-LITERAL-3\"; }\n\
+             export function greet(name: string = \"DEFAULT-LITERAL-4\"): string { return name; }\n",
+        ),
+    ]);
+    run(repo.path(), &program, &["index"]);
+    let index = repo.path().join("index.scip");
+    let raw = std::fs::read(&index).expect("index");
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(
+        raw.contains("sk-LITERAL-1"),
+        "the indexer no longer writes literals; this test has nothing to check"
+    );
+    let snap = snapshot_with_sidecar(repo.path(), &index);
+    let symbols = snap.symbols();
+    assert!(symbols
+        .iter()
+        .any(|s| s.name == "API_KEY" && s.source == "scip"));
+    let stored = format!("{symbols:?}");
+    for literal in ["LITERAL-1", "4242", "LITERAL-2", "LITERAL-3", "LITERAL-4"] {
+        assert!(!stored.contains(literal), "{literal} stored: {stored}");
+    }
+}

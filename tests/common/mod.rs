@@ -23,19 +23,32 @@ pub fn tool_missing(tool: &str, install: &str) {
 /// A temporary folder holding a fixture repository.
 pub struct Fixture {
     pub dir: tempfile::TempDir,
+    /// The repository folder: `dir` itself, or a folder below it ([`Fixture::git_in`]).
+    root: PathBuf,
     tick: std::cell::Cell<u32>,
 }
 
 impl Fixture {
     /// An empty folder (not a repository).
     pub fn plain() -> Fixture {
+        let dir = tempfile::Builder::new()
+            .prefix("ckb-fixture")
+            .tempdir()
+            .unwrap();
         Fixture {
-            dir: tempfile::Builder::new()
-                .prefix("ckb-fixture")
-                .tempdir()
-                .unwrap(),
+            root: dir.path().to_path_buf(),
+            dir,
             tick: std::cell::Cell::new(0),
         }
+    }
+
+    /// A fresh git repository on branch main at `sub` (folders made) below a temporary folder.
+    pub fn git_in(sub: &str) -> Fixture {
+        let mut f = Fixture::plain();
+        f.root = f.dir.path().join(sub);
+        std::fs::create_dir_all(&f.root).unwrap();
+        f.run_git(&["init", "-q", "-b", "main"]);
+        f
     }
 
     /// A fresh git repository on branch main.
@@ -46,7 +59,7 @@ impl Fixture {
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.root
     }
 
     /// Writes a file (creating folders).

@@ -803,7 +803,7 @@ fn convert_decoded(
         let signature = info
             .signature_documentation
             .as_ref()
-            .and_then(|d| symbols::normalize_signature(&d.text));
+            .and_then(|d| symbols::normalize_signature(&d.text, rules_of(&info.symbol)));
         let mut rels = Vec::new();
         for rel in &info.relationships {
             let bits = (if rel.is_implementation {
@@ -922,6 +922,12 @@ fn assign_enclosing(occs: &mut [DocOcc]) {
             .find(|d| d.occ != i && d.span.contains(&span) && d.span.end() > span.start())
             .map(|d| d.sym);
     }
+}
+
+/// The stripping rules for the signatures of the indexer that wrote `symbol`: rust-analyzer's `'`
+/// starts a lifetime, every other indexer's languages quote strings with it.
+fn rules_of(symbol: &str) -> crate::signature::Rules {
+    crate::signature::Rules::indexer(symbol.starts_with("rust-analyzer "))
 }
 
 #[cfg(test)]

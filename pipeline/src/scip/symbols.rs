@@ -282,9 +282,12 @@ pub fn is_callable(kind: &str) -> bool {
     )
 }
 
-/// A signature on one line: runs of whitespace (newlines included) become one space, capped at
-/// [`MAX_SIGNATURE_BYTES`] on a character boundary. `None` when empty.
-pub fn normalize_signature(text: &str) -> Option<String> {
+/// A signature on one line: runs of whitespace (newlines included) become one space, string
+/// literals and initializer values are removed ([`crate::signature::strip_values`]: indexers write
+/// them into the signature text), and the result is capped at [`MAX_SIGNATURE_BYTES`] on a
+/// character boundary. `None` when empty.
+pub fn normalize_signature(text: &str, rules: crate::signature::Rules) -> Option<String> {
+    let text = crate::signature::strip_values(text, rules);
     let mut out = String::with_capacity(text.len().min(MAX_SIGNATURE_BYTES));
     for word in text.split_whitespace() {
         if !out.is_empty() {
@@ -432,15 +435,17 @@ mod tests {
         assert!(matches!(parse("a b c d x?"), Parsed::Invalid(_)));
     }
 
+    use crate::signature::Rules;
+
     #[test]
     fn signatures_are_one_line_and_capped() {
         assert_eq!(
-            normalize_signature("pub fn f(\n    a: u8,\n) -> u8").as_deref(),
+            normalize_signature("pub fn f(\n    a: u8,\n) -> u8", Rules::indexer(true)).as_deref(),
             Some("pub fn f( a: u8, ) -> u8")
         );
-        assert_eq!(normalize_signature(" \n "), None);
+        assert_eq!(normalize_signature(" \n ", Rules::indexer(false)), None);
         let long = "é".repeat(1000);
-        let s = normalize_signature(&long).unwrap();
+        let s = normalize_signature(&long, Rules::indexer(false)).unwrap();
         assert!(s.len() <= MAX_SIGNATURE_BYTES + '…'.len_utf8() && s.ends_with('…'));
     }
 

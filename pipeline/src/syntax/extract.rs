@@ -549,6 +549,11 @@ pub fn extract(
     // ---- signatures, body hashes, error count ----
     comments.sort_unstable();
     hash_and_sign(&mut defs, &comments, src);
+    // A header keeps parameter defaults and the like: values written in the source.
+    let rules = crate::signature::Rules::header(lang == Lang::Rust);
+    for d in &mut defs {
+        d.signature = crate::signature::strip_values(&d.signature, rules);
+    }
     let errors = count_errors(&tree);
 
     // ---- stable IDs with overload discriminators ----
