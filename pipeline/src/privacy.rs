@@ -476,6 +476,7 @@ mod tests {
             untracked_hash: None,
             dirty: false,
             repo_state_id: "r".into(),
+            clone_state: None,
         };
         let unkeyed = state.clone();
         a.key_repo_state(&mut state);
