@@ -134,3 +134,25 @@ fn tests_find_their_files_at_run_time() {
         "use std::env::var(\"CARGO_MANIFEST_DIR\") at run time instead: {offenders:?}"
     );
 }
+
+/// SECURITY.md names a test for every guarantee as `` `path/to/file.rs::test_name` ``; each must
+/// exist, or the guarantee is no longer held by anything.
+#[test]
+fn security_guarantees_name_tests_that_exist() {
+    let root = workspace_root();
+    let text = std::fs::read_to_string(root.join("SECURITY.md")).expect("SECURITY.md exists");
+    let mut named = 0;
+    for span in text.split('`').skip(1).step_by(2) {
+        let Some((file, test)) = span.split_once(".rs::") else {
+            continue;
+        };
+        let source = std::fs::read_to_string(root.join(format!("{file}.rs")))
+            .unwrap_or_else(|e| panic!("SECURITY.md names {file}.rs, which cannot be read: {e}"));
+        assert!(
+            source.contains(&format!("fn {test}(")),
+            "SECURITY.md names the test {span}, which does not exist"
+        );
+        named += 1;
+    }
+    assert!(named >= 5, "SECURITY.md names only {named} tests");
+}
