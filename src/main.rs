@@ -4,6 +4,7 @@
 //! progress/errors on stderr, and maps outcomes to exit codes:
 //! 0 success · 1 failure with a stable error code · 2 command-line usage error.
 //! A closed stdout (e.g. `ckb … | head`) ends the program quietly with 0.
+//! A panic is still an answer: `INTERNAL_ERROR` in the same envelope as every other error, exit 1.
 
 mod cmd;
 mod locate;
@@ -59,8 +60,55 @@ pub fn emit(text: &str) -> Result<(), std::io::Error> {
     out.flush()
 }
 
+/// Whether the command line asks for JSON (`--json`, `--format json`, `--format=json`): errors
+/// are then printed as JSON on stdout, a panic included.
+fn wants_json(args: &[std::ffi::OsString]) -> bool {
+    args.iter().enumerate().any(|(i, a)| {
+        a == "--json"
+            || a == "--format=json"
+            || (a == "--format" && args.get(i + 1).is_some_and(|v| v == "json"))
+    })
+}
+
+/// Replaces Rust's panic message and backtrace with ckb's error envelope: scripts that parse
+/// `--format json` get `INTERNAL_ERROR` like any other error, people get a line saying what to
+/// report, and the process exits 1 (not 101) at once, from whichever thread panicked.
+fn install_panic_hook(json: bool) {
+    std::panic::set_hook(Box::new(move |info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let error = QueryError::new(
+            output_schema::ErrorCode::InternalError,
+            format!("ckb {} hit a bug: {what}{at}", env!("CARGO_PKG_VERSION")),
+            "this is a bug in ckb: report it with this message and the command you ran; nothing \
+             already in the store was changed (a snapshot is published whole or not at all)",
+        );
+        if json {
+            let _ = emit(&queries::render::error(&error, Format::Json));
+        } else {
+            let _ = std::io::stderr()
+                .write_all(queries::render::error(&error, Format::Human).as_bytes());
+        }
+        std::process::exit(1);
+    }));
+}
+
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    install_panic_hook(wants_json(&args));
+    // Test hook: a bug anywhere must still end in the error envelope (tests/cli_query_errors.rs).
+    if std::env::var_os("CKB_FAILPOINT").is_some_and(|v| v == "panic") {
+        panic!("failpoint");
+    }
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();

@@ -285,3 +285,48 @@ fn token_budget_trims_lists_and_keeps_valid_json() {
         "ckb query search parse --limit 2"
     );
 }
+
+/// A bug is still an answer: a panic prints `INTERNAL_ERROR` in the error envelope (JSON on
+/// stdout with `--format json` or `--json`, a human line on stderr otherwise) and exits 1, not
+/// Rust's 101 with a backtrace.
+#[test]
+fn a_panic_is_an_internal_error_in_the_envelope_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["query", "--format", "json", "status"][..],
+        &["query", "--format=json", "status"][..],
+        &["snapshot", "--json", "."][..],
+    ] {
+        let out = ckb_env(dir.path(), args, &[("CKB_FAILPOINT", Path::new("panic"))]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let v = json(&out.stdout);
+        assert_eq!(v["error"]["code"], "INTERNAL_ERROR", "{args:?}: {v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(env!("CARGO_PKG_VERSION")) && message.contains("failpoint"),
+            "{message}"
+        );
+        assert!(v["error"]["remediation"]
+            .as_str()
+            .unwrap()
+            .contains("report"));
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("panicked at"),
+            "Rust's own panic message leaked: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = ckb_env(
+        dir.path(),
+        &["query", "status"],
+        &[("CKB_FAILPOINT", Path::new("panic"))],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error[INTERNAL_ERROR]: ckb "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("  fix: this is a bug in ckb"), "{stderr}");
+}
