@@ -372,3 +372,50 @@ fn a_committed_snapshot_is_not_reused_even_when_it_matches_its_manifest() {
     let cold = snapshot_in_repo(&repo, &["--force", "--no-previous"]);
     assert_eq!(tables_of(&cold), tables, "same bytes as a cold run");
 }
+
+/// A manifest that decompresses far past any real one (a zstd bomb from an artifact store) is
+/// refused by every reader having produced at most the limit, with the variable that raises it.
+#[test]
+fn a_zstd_bomb_manifest_is_refused_by_every_reader() {
+    let (repo, _) = two_files(false);
+    let snap = snapshot_in_repo(&repo, &[]);
+    let bomb = output_schema::manifest::compress_json(&" ".repeat(4 << 20)).unwrap();
+    assert!(bomb.len() < 4 << 10);
+    std::fs::write(snap.join("manifest.json.zst"), &bomb).unwrap();
+    let limit = Path::new("1048576");
+    let env = [("CKB_MAX_JSON_BYTES", limit)];
+    let snap_arg = snap.to_str().unwrap();
+    for args in [
+        &["verify", snap_arg][..],
+        &[
+            "query",
+            "--snapshot",
+            snap_arg,
+            "--format",
+            "json",
+            "status",
+        ][..],
+    ] {
+        let out = ckb_env(repo.path(), args, &env);
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {text}");
+        assert!(text.contains("CKB_MAX_JSON_BYTES"), "{args:?}: {text}");
+    }
+    // As a `--previous`, an unreadable manifest is passed over, as any damaged one: a cold run.
+    let out = ckb_env(
+        repo.path(),
+        &[
+            "snapshot",
+            ".",
+            "--force",
+            "--previous",
+            snap_arg,
+            "--progress",
+            "never",
+        ],
+        &env,
+    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("previous-unusable"), "{text}");
+}

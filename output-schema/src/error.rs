@@ -166,6 +166,17 @@ pub enum FormatError {
     /// JSON failed.
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+    /// A compressed JSON file would decompress past the limit (a zstd bomb, or a damaged file).
+    #[error(
+        "compressed JSON decompresses to more than {limit} bytes; a snapshot written by ckb stays \
+         far below that (set {env} to a larger byte count if this one really is that large)"
+    )]
+    DecompressedTooLarge {
+        /// The limit in force.
+        limit: u64,
+        /// The environment variable that raises it.
+        env: &'static str,
+    },
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

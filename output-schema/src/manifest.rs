@@ -313,17 +313,76 @@ pub fn compress_json(text: &str) -> Result<Vec<u8>, FormatError> {
     })
 }
 
-/// Decompresses a zstd frame.
+/// The environment variable that raises [`DEFAULT_MAX_DECOMPRESSED_BYTES`].
+pub const MAX_DECOMPRESSED_ENV: &str = "CKB_MAX_JSON_BYTES";
+
+/// How large a decompressed manifest, view or scan cache may be: far above what ckb writes (the
+/// views of a repository of 100 000 files are tens of megabytes), far below what a few kilobytes
+/// of crafted zstd could otherwise claim.
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+
+/// The limit in force: [`MAX_DECOMPRESSED_ENV`] when it holds a byte count, else the default.
+pub fn max_decompressed_bytes() -> u64 {
+    std::env::var(MAX_DECOMPRESSED_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_MAX_DECOMPRESSED_BYTES)
+}
+
+/// Decompresses a zstd frame of ckb's JSON, up to [`max_decompressed_bytes`].
 pub fn decompress(bytes: &[u8]) -> Result<Vec<u8>, FormatError> {
-    zstd::stream::decode_all(bytes).map_err(|source| FormatError::Io {
+    decompress_at_most(bytes, max_decompressed_bytes())
+}
+
+/// Decompresses a zstd frame, refusing output past `limit` bytes without producing it: every file
+/// read back (a previous snapshot, one pulled from an artifact store) may be hostile.
+pub fn decompress_at_most(bytes: &[u8], limit: u64) -> Result<Vec<u8>, FormatError> {
+    use std::io::Read;
+    let io = |source| FormatError::Io {
         path: "<zstd>".into(),
         source,
-    })
+    };
+    let decoder = zstd::stream::read::Decoder::new(bytes).map_err(io)?;
+    let mut out = Vec::new();
+    decoder
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(io)?;
+    if out.len() as u64 > limit {
+        return Err(FormatError::DecompressedTooLarge {
+            limit,
+            env: MAX_DECOMPRESSED_ENV,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decompression_stops_at_the_limit() {
+        let text = "x".repeat(10_000);
+        let frame = compress_json(&text).unwrap();
+        assert_eq!(decompress_at_most(&frame, 10_000).unwrap().len(), 10_000);
+        let e = decompress_at_most(&frame, 9_999).unwrap_err();
+        assert!(
+            matches!(e, FormatError::DecompressedTooLarge { limit: 9_999, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains(MAX_DECOMPRESSED_ENV), "{e}");
+        assert_eq!(e.code(), crate::ErrorCode::SnapshotCorrupt);
+        // A bomb: 64 MiB of zeros in a frame of a few kilobytes is refused at a 1 MiB limit
+        // having produced no more than the limit.
+        let bomb = zstd::bulk::compress(&vec![0u8; 64 << 20], 19).unwrap();
+        assert!(bomb.len() < 64 << 10, "{}", bomb.len());
+        assert!(matches!(
+            decompress_at_most(&bomb, 1 << 20),
+            Err(FormatError::DecompressedTooLarge { .. })
+        ));
+        assert_eq!(decompress(&frame).unwrap(), text.as_bytes());
+    }
 
     fn sample() -> Manifest {
         Manifest {
