@@ -198,33 +198,36 @@ struct RenameBlobs<'a> {
     gaps: &'a mut Gaps,
 }
 
-impl rename::Blobs for RenameBlobs<'_> {
-    fn size(&mut self, id: ObjectId) -> Result<Option<u64>, String> {
-        match self.repo.try_find_header(id) {
-            Ok(Some(h)) => Ok(Some(h.size())),
+impl RenameBlobs<'_> {
+    /// What a lookup found; a missing or unreadable object is recorded in the gaps and is `None`.
+    fn available<T, E: std::error::Error + 'static>(
+        &mut self,
+        id: ObjectId,
+        found: Result<Option<T>, E>,
+    ) -> Option<T> {
+        match found {
+            Ok(Some(value)) => Some(value),
             Ok(None) => {
                 self.gaps.record(id, None);
-                Ok(None)
+                None
             }
             Err(e) => {
                 self.gaps.record(id, Some(chain(&e)));
-                Ok(None)
+                None
             }
         }
     }
+}
+
+impl rename::Blobs for RenameBlobs<'_> {
+    fn size(&mut self, id: ObjectId) -> Result<Option<u64>, String> {
+        let header = self.repo.try_find_header(id);
+        Ok(self.available(id, header).map(|h| h.size()))
+    }
 
     fn data(&mut self, id: ObjectId) -> Result<Option<Vec<u8>>, String> {
-        match self.repo.try_find_object(id) {
-            Ok(Some(o)) => Ok(Some(o.detach().data)),
-            Ok(None) => {
-                self.gaps.record(id, None);
-                Ok(None)
-            }
-            Err(e) => {
-                self.gaps.record(id, Some(chain(&e)));
-                Ok(None)
-            }
-        }
+        let object = self.repo.try_find_object(id);
+        Ok(self.available(id, object).map(|o| o.detach().data))
     }
 }
 
