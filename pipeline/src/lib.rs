@@ -415,61 +415,17 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
     }
 
     let mut warnings_previous = Vec::new();
-    let mut previous_rejected = None;
-    let previous = if anonymizer.is_some() {
-        // A previous anonymized snapshot's rows are hashed already: reused rows and carried
-        // tombstones would be hashed twice, and its hashed names match no real one.
-        if !matches!(
-            opts.previous,
-            PreviousChoice::Disabled | PreviousChoice::Auto
-        ) {
-            warnings_previous.push(
-                "anonymized snapshots do not build on a previous snapshot; --previous ignored"
-                    .into(),
-            );
-        }
-        None
-    } else {
-        choose_previous(
-            &opts.previous,
-            &store,
-            &repo_id,
-            repo.as_ref(),
-            &repo_state,
-            &mut warnings_previous,
-        )
-    };
-    // No row of a snapshot is reused before its files match its manifest. An explicit
-    // `--previous` that does not is an error; one chosen in the store is passed over, as is one
-    // committed to the repository, and the run is a cold one (same tables as `--no-previous`),
-    // with a warning saying why.
     let verify_clock = Instant::now();
-    let previous = match previous {
-        Some((snapshot, chosen_by)) => {
-            match trust_previous(&snapshot, chosen_by, repo.as_ref(), &root) {
-                Ok(()) => Some((snapshot, chosen_by)),
-                Err(problem) if chosen_by == "explicit" => {
-                    return Err(PipelineError::PreviousCorrupt {
-                        dir: snapshot.dir,
-                        problem,
-                    })
-                }
-                Err(problem) => {
-                    previous_rejected = Some(output_schema::manifest::Warning {
-                        code: "previous-unverified".into(),
-                        path: None,
-                        message: format!(
-                            "snapshot {} cannot be trusted ({problem}); not used as the \
-                             previous snapshot, every stage computed from scratch",
-                            snapshot.manifest.snapshot_id
-                        ),
-                    });
-                    None
-                }
-            }
-        }
-        None => None,
-    };
+    let (previous, previous_rejected) = trusted_previous(
+        &opts.previous,
+        anonymizer.is_some(),
+        &store,
+        &repo_id,
+        repo.as_ref(),
+        &repo_state,
+        &root,
+        &mut warnings_previous,
+    )?;
     timings.push(("previous-verify".into(), verify_clock.elapsed()));
     let ctx = StageContext {
         root: &root,
@@ -862,6 +818,62 @@ pub fn default_repo_id(root: &Path, repo: Option<&gix::Repository>) -> String {
             .unwrap_or_else(|| "repo".into())
     });
     ids::sanitize_repo_id(&name)
+}
+
+/// A previous snapshot and how it was chosen (`explicit`, `ancestor`, …).
+type ChosenPrevious = Option<(StoredSnapshot, &'static str)>;
+
+/// The previous snapshot whose rows this run may reuse, and the warning to record when one was
+/// found but passed over. Anonymized runs build on none. No row of a snapshot is reused before its
+/// files match its manifest: an explicit `--previous` that does not is an error; one chosen in the
+/// store is passed over, as is one committed to the repository, and the run is a cold one (same
+/// tables as `--no-previous`), with a warning saying why.
+#[allow(clippy::too_many_arguments)]
+fn trusted_previous(
+    choice: &PreviousChoice,
+    anonymized: bool,
+    store: &Store,
+    repo_id: &str,
+    repo: Option<&gix::Repository>,
+    state: &RepoState,
+    root: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<(ChosenPrevious, Option<output_schema::manifest::Warning>), PipelineError> {
+    if anonymized {
+        // A previous anonymized snapshot's rows are hashed already: reused rows and carried
+        // tombstones would be hashed twice, and its hashed names match no real one.
+        if !matches!(choice, PreviousChoice::Disabled | PreviousChoice::Auto) {
+            warnings.push(
+                "anonymized snapshots do not build on a previous snapshot; --previous ignored"
+                    .into(),
+            );
+        }
+        return Ok((None, None));
+    }
+    let Some((snapshot, chosen_by)) =
+        choose_previous(choice, store, repo_id, repo, state, warnings)
+    else {
+        return Ok((None, None));
+    };
+    match trust_previous(&snapshot, chosen_by, repo, root) {
+        Ok(()) => Ok((Some((snapshot, chosen_by)), None)),
+        Err(problem) if chosen_by == "explicit" => Err(PipelineError::PreviousCorrupt {
+            dir: snapshot.dir,
+            problem,
+        }),
+        Err(problem) => Ok((
+            None,
+            Some(output_schema::manifest::Warning {
+                code: "previous-unverified".into(),
+                path: None,
+                message: format!(
+                    "snapshot {} cannot be trusted ({problem}); not used as the previous \
+                     snapshot, every stage computed from scratch",
+                    snapshot.manifest.snapshot_id
+                ),
+            }),
+        )),
+    }
 }
 
 /// The previous snapshot to build against, not yet verified (see [`store::verify`]).
