@@ -284,27 +284,10 @@ fn anonymized_snapshot_holds_no_canary() {
     // A second snapshot (an earlier commit) for `ckb diff`.
     let base_repo = tempfile::tempdir().unwrap();
     let base_repo = base_repo.path().join("zqxclonedir");
-    let cloned = std::process::Command::new("git")
-        .args(["clone", "-q", "--branch", "zqxbranch"])
-        .arg(f.path())
-        .arg(&base_repo)
-        .output()
-        .unwrap();
-    assert!(cloned.status.success());
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&base_repo)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    git(&["checkout", "-q", "HEAD~1"]);
-    git(&["remote", "remove", "origin"]);
+    let base_arg = base_repo.to_str().unwrap();
+    f.run_git(&["clone", "-q", "--branch", "zqxbranch", ".", base_arg]);
+    f.run_git(&["-C", base_arg, "checkout", "-q", "HEAD~1"]);
+    f.run_git(&["-C", base_arg, "remote", "remove", "origin"]);
     let base = snapshot(
         &base_repo,
         store.path(),
