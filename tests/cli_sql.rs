@@ -236,21 +236,6 @@ fn canned_results_say_what_the_fixture_store_holds() {
     assert_eq!(v["rows"].as_array().unwrap().len(), 3);
 }
 
-/// The stock CLI: `PATH`'s `duckdb`, else the one `ci/install-tools.sh` installs.
-fn stock_duckdb() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("CKB_DUCKDB").map(PathBuf::from),
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ckb-tools/venv/bin/duckdb")),
-        Some(PathBuf::from("duckdb")),
-    ];
-    candidates.into_iter().flatten().find(|c| {
-        Command::new(c)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
-
 /// CSV cells equal as text, or as numbers (the CLI prints `2.0` where ckb prints `2`).
 fn same_csv(a: &str, b: &str) -> bool {
     let rows = |t: &str| -> Vec<Vec<String>> {

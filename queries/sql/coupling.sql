@@ -14,12 +14,12 @@ WITH newest AS (  -- the newest snapshot of each repository: latest head commit 
     GROUP BY repo, "commit"
     QUALIFY row_number() OVER (PARTITION BY repo ORDER BY max(committer_time) FILTER (WHERE sha = split_part("commit", '-', 1)) DESC NULLS LAST, "commit" DESC) = 1
 ),
-files AS (
-    SELECT * FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/files.parquet',
-                               hive_partitioning = true, hive_types_autocast = false, union_by_name = true)
-),
 cochange AS (
     SELECT * FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/cochange.parquet',
+                               hive_partitioning = true, hive_types_autocast = false, union_by_name = true)
+),
+files AS (
+    SELECT * FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/files.parquet',
                                hive_partitioning = true, hive_types_autocast = false, union_by_name = true)
 )
 SELECT c.repo,
