@@ -2,7 +2,7 @@
 -- repository. Pairs across modules first within equal degree, since those are the surprising ones.
 -- Definition shared with `ckb query coupling <PATH>` (queries/src/history.rs): two files are
 -- coupled when the `cochange` table pairs them (the git stage keeps pairs with at least
--- `history.cochangeMinShared` shared commits, default 2); degree = shared commits / commits of
+-- `history.cochangeMinShared` shared commits, default 2). Degree = shared commits / commits of
 -- the less often changed file, rounded to 6 decimals. `ckb query coupling PATH` lists the rows
 -- here that name PATH, from its side.
 -- Reads: cochange, files, commits

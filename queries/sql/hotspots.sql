@@ -1,7 +1,7 @@
 -- hotspots: files that change often and are large, in the newest snapshot of each repository.
 -- Definition shared with `ckb query hotspots` (queries/src/history.rs): a hotspot is a file of the
 -- snapshot (in `files`: not deleted) that is not generated and has at least one commit in the
--- window (90d here); score = commits in the window × ln(1 + lines), rounded to 6 decimals;
+-- window (90d here). Score = commits in the window × ln(1 + lines), rounded to 6 decimals,
 -- ranked by score, then commits, then path.
 -- Reads: files, churn, commits
 -- Store: SET VARIABLE ckb_store = '<store folder>' first (default: .ckb/snapshots), e.g.

@@ -15,7 +15,7 @@
 //! Confidence = base (unreferenced 0.9, self-only 0.8, test-only 0.7)
 //! × visibility (private 1, internal 0.8, public / protected 0.5: code outside the repository
 //! may use it, other 0.7) × 0.8 when only by-name references exist (no SCIP, and the symbol is
-//! not from SCIP) × 0.5 when sites with the same name could not be resolved to any symbol;
+//! not from SCIP) × 0.5 when sites with the same name could not be resolved to any symbol,
 //! rounded to 6 decimals. Each candidate lists the reasons behind its confidence. Order:
 //! confidence (highest first), path, line, ID.
 

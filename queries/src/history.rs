@@ -3,13 +3,13 @@
 //!
 //! - `hotspots [--window 30d|90d|365d|all] [--scope PATH]`: the definition shared with
 //!   `queries/sql/hotspots.sql` (window 90d there): a hotspot is a file of the snapshot (in
-//!   `files`: not deleted) that is not generated and has at least one commit in the window;
-//!   score = commits in the window × ln(1 + lines), rounded to 6 decimals — churn times a size
-//!   proxy for complexity; ranked by score, then commits, then path. Each lists its module,
+//!   `files`: not deleted) that is not generated and has at least one commit in the window.
+//!   Score = commits in the window × ln(1 + lines), rounded to 6 decimals (churn times a size
+//!   proxy for complexity), ranked by score, then commits, then path. Each lists its module,
 //!   commits, authors, lines added and deleted, and the time of its last change.
 //! - `coupling <PATH>`: the definition shared with `queries/sql/coupling.sql`: two files are
 //!   coupled when the `cochange` table pairs them (the git stage keeps pairs with at least
-//!   `history.cochangeMinShared` shared commits, default 2); degree = shared commits /
+//!   `history.cochangeMinShared` shared commits, default 2). Degree = shared commits /
 //!   commits of the less often changed file. PATH's partners are ranked by degree, then shared
 //!   commits, then path.
 //! - `ownership <PATH>`: authors (salted hashes, never names) of a file by commits, then author;
