@@ -270,5 +270,37 @@ fn schema_prints_every_table() {
     );
     let human = ckb_ok(dir.path(), &["schema", "files"]);
     assert!(human.contains("content_hash") && human.contains("sorted by: path"));
+    assert!(
+        !human.contains("view "),
+        "one table asked for, no views: {human}"
+    );
     assert_eq!(ckb(dir.path(), &["schema", "nope"]).status.code(), Some(1));
+}
+
+#[test]
+fn schema_lists_every_view_with_its_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(&ckb_ok(dir.path(), &["schema", "--format", "json"]));
+    let views = v["views"].as_array().unwrap();
+    let names: Vec<&str> = views.iter().map(|v| v["name"].as_str().unwrap()).collect();
+    let declared: Vec<&str> = output_schema::ALL_VIEWS.iter().map(|v| v.name).collect();
+    assert_eq!(names, declared);
+    assert!(names.contains(&"architecture") && names.contains(&"syntax-files"));
+    let arch = &views[0];
+    assert_eq!(arch["file"], "views/architecture.json.zst");
+    let fields: Vec<&str> = arch["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert!(fields.contains(&"totals.modules") && fields.contains(&"modules[].fanIn"));
+    let human = ckb_ok(dir.path(), &["schema"]);
+    assert!(human.contains("view architecture (views/architecture.json.zst)"));
+    assert!(human.contains("files{}.status"));
+    let one = json(&ckb_ok(
+        dir.path(),
+        &["schema", "syntax-files", "--format", "json"],
+    ));
+    assert_eq!(one["views"][0]["name"], "syntax-files");
 }

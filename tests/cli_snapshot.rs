@@ -503,6 +503,54 @@ fn verify_names_the_damaged_table() {
 }
 
 #[test]
+fn verify_decodes_every_view_into_its_declared_struct() {
+    use output_schema::manifest::{compress_json, file_hash, Manifest};
+    let repo = mixed_repo();
+    let store = tempfile::tempdir().unwrap();
+    let s = snapshot(repo.path(), store.path(), &[]);
+    let ok = ckb_ok(repo.path(), &["verify", s.to_str().unwrap()]);
+    assert!(ok.contains("architecture"), "{ok}");
+    // A view whose bytes match the manifest but which is not an architecture view.
+    let bytes = compress_json(r#"{"version":1,"totals":{"modules":"many"}}"#).unwrap();
+    std::fs::write(s.join("views/architecture.json.zst"), &bytes).unwrap();
+    let manifest_file = s.join("manifest.json.zst");
+    let mut manifest = Manifest::decode(&std::fs::read(&manifest_file).unwrap()).unwrap();
+    let entry = manifest
+        .views
+        .iter_mut()
+        .find(|v| v.name == "architecture")
+        .unwrap();
+    entry.bytes = bytes.len() as i64;
+    entry.hash = file_hash(&bytes);
+    std::fs::write(&manifest_file, manifest.encode().unwrap()).unwrap();
+    let out = ckb(repo.path(), &["verify", s.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("SNAPSHOT_CORRUPT")
+            && err.contains("views/architecture.json.zst")
+            && err.contains("does not decode as the architecture view"),
+        "{err}"
+    );
+    let out = ckb(repo.path(), &["verify", "--json", s.to_str().unwrap()]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = report["files"].as_array().unwrap();
+    let arch = files.iter().find(|f| f["name"] == "architecture").unwrap();
+    assert_eq!(arch["ok"], false, "{report}");
+    assert!(files
+        .iter()
+        .filter(|f| f["name"] != "architecture")
+        .all(|f| f["ok"] == true));
+    // `ckb query arch` refuses it the same way, without a panic.
+    let out = ckb(
+        repo.path(),
+        &["query", "--snapshot", s.to_str().unwrap(), "arch"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SNAPSHOT_CORRUPT"));
+}
+
+#[test]
 fn a_second_writer_of_the_same_state_waits_for_the_lock() {
     let repo = mixed_repo();
     let head = repo.run_git(&["rev-parse", "HEAD"]);

@@ -173,29 +173,38 @@ fn canned_results_say_what_the_fixture_store_holds() {
     assert_eq!(v["rows"][2][ld], 535, "acme: 210 → 745 lines");
     assert_eq!(v["rows"][3][ld], Value::Null, "beta's only snapshot");
 
-    // Dead code: private orphan (recursion is no use) and the internal one; tests and public left out.
+    // Dead code, as `ckb query dead-code` counts it: test code (a test file, `mod tests`, a
+    // definition marked as a test) left out; public symbols kept at half confidence; recursion is
+    // no use (self-only).
     let v = run("dead_code");
-    let (n, conf) = (col(&v, "name"), col(&v, "confidence"));
-    let got: Vec<(String, String)> = v["rows"]
+    let (n, cat, conf) = (col(&v, "name"), col(&v, "category"), col(&v, "confidence"));
+    let got: Vec<(String, String, f64)> = v["rows"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
             (
                 r[n].as_str().unwrap().into(),
-                r[conf].as_str().unwrap().into(),
+                r[cat].as_str().unwrap().into(),
+                r[conf].as_f64().unwrap(),
             )
         })
         .collect();
-    assert_eq!(
-        got,
-        [
-            ("orphan".to_string(), "high".to_string()),
-            ("x".into(), "high".into()),
-            ("internal_unused".into(), "medium".into()),
-            ("stale".into(), "medium".into())
-        ]
-    );
+    let want = [
+        ("LIMIT", "unreferenced", 0.9),
+        ("stale", "unreferenced", 0.9),
+        ("x", "unreferenced", 0.9),
+        ("orphan", "self-only", 0.8),
+        ("internal_unused", "unreferenced", 0.72),
+        ("parse", "unreferenced", 0.45),
+        ("fresh", "unreferenced", 0.45),
+        ("extra", "unreferenced", 0.45),
+    ];
+    let want: Vec<(String, String, f64)> = want
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), *c))
+        .collect();
+    assert_eq!(got, want);
 
     // Module fan-in/out: only in-repository edges count.
     let v = run("module_fan");
@@ -222,24 +231,9 @@ fn canned_results_say_what_the_fixture_store_holds() {
         ]
     );
 
-    // Coupling: pairs with at least two shared commits.
+    // Coupling: every pair the cochange table holds (the git stage applied its minimum).
     let v = run("coupling");
-    assert_eq!(v["rows"].as_array().unwrap().len(), 2);
-}
-
-/// The stock CLI: `PATH`'s `duckdb`, else the one `ci/install-tools.sh` installs.
-fn stock_duckdb() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("CKB_DUCKDB").map(PathBuf::from),
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ckb-tools/venv/bin/duckdb")),
-        Some(PathBuf::from("duckdb")),
-    ];
-    candidates.into_iter().flatten().find(|c| {
-        Command::new(c)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
+    assert_eq!(v["rows"].as_array().unwrap().len(), 3);
 }
 
 /// CSV cells equal as text, or as numbers (the CLI prints `2.0` where ckb prints `2`).

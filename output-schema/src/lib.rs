@@ -2,7 +2,8 @@
 //!
 //! Everything a reader or writer of a snapshot needs to agree on lives here and nowhere else: the
 //! schema version, every table's name, columns, types, documentation and sort key
-//! ([`tables`], [`ALL_TABLES`]), how rows become Parquet bytes ([`parquet_io`]), the manifest
+//! ([`tables`], [`ALL_TABLES`]), every view's name and typed fields ([`views`], [`ALL_VIEWS`]),
+//! how rows become Parquet bytes ([`parquet_io`]), the manifest
 //! ([`manifest`]), the canonical JSON encoding ([`json`]), the stable error codes ([`ErrorCode`]),
 //! the shape of stable symbol IDs ([`ids`]) and how a saved ID resolves through aliases and
 //! tombstones ([`resolve`]).
@@ -24,12 +25,14 @@ pub mod shared_str;
 pub mod table;
 pub mod tables;
 pub mod verify;
+pub mod views;
 
 pub use column::{Column, Roles};
 pub use error::{ErrorCode, FormatError};
 pub use shared_str::SharedStr;
 pub use table::{ColumnInfo, Stage, Table, TableInfo};
 pub use tables::ALL_TABLES;
+pub use views::{View, ViewInfo, ALL_VIEWS};
 
 /// Version of the snapshot format. Readers refuse a snapshot whose version is newer than the one
 /// they were built with (`SCHEMA_UNSUPPORTED`); a change that removes or retypes a column bumps it.

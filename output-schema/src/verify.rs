@@ -1,7 +1,8 @@
 //! Checking a snapshot folder against its manifest (`ckb verify`).
 //!
 //! Every written table must exist, have the recorded size, hash and row count, and carry exactly
-//! the columns and types this build declares for it; every view must match its hash. The report
+//! the columns and types this build declares for it; every view must match its hash and decode
+//! into the struct this build declares for it ([`crate::views`]). The report
 //! names each failing file so a user knows what is wrong, not just that something is.
 //!
 //! The pipeline runs the same check on a previous snapshot before reusing any of its rows
@@ -17,7 +18,8 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::manifest::{file_hash, FileEntry, Manifest};
+use crate::manifest::{decompress, file_hash, FileEntry, Manifest};
+use crate::views::view_info;
 use crate::{layout, table_info, FormatError};
 
 /// Result of verifying one file.
@@ -82,23 +84,24 @@ pub fn verify_snapshot(snapshot: &Path) -> Result<VerifyReport, FormatError> {
 /// Verifies the files of `snapshot` against `manifest` (already read from it): the same checks
 /// as [`verify_snapshot`], one file per rayon task, reported in manifest order.
 pub fn verify_against(snapshot: &Path, manifest: &Manifest) -> VerifyReport {
-    let tables = manifest.tables.iter().map(|e| (e, true));
-    let others = manifest.views.iter().chain(&manifest.json_tables);
-    let entries: Vec<(&FileEntry, bool)> = tables.chain(others.map(|e| (e, false))).collect();
+    let tables = manifest.tables.iter().map(|e| (e, Kind::Table));
+    let views = manifest.views.iter().map(|e| (e, Kind::View));
+    let json_tables = manifest.json_tables.iter().map(|e| (e, Kind::Bytes));
+    let entries: Vec<(&FileEntry, Kind)> = tables.chain(views).chain(json_tables).collect();
     let files = entries
         .par_iter()
-        .map(|&(entry, is_table)| {
-            let problem = if is_table {
-                check_table(
+        .map(|&(entry, kind)| {
+            let problem = match kind {
+                Kind::Table => check_table(
                     snapshot,
                     &entry.name,
                     &entry.file,
                     entry.rows,
                     entry.bytes,
                     &entry.hash,
-                )
-            } else {
-                check_bytes(snapshot, &entry.file, entry.bytes, &entry.hash).err()
+                ),
+                Kind::View => check_view(snapshot, entry).err(),
+                Kind::Bytes => check_bytes(snapshot, &entry.file, entry.bytes, &entry.hash).err(),
             };
             FileCheck {
                 name: entry.name.clone(),
@@ -112,6 +115,29 @@ pub fn verify_against(snapshot: &Path, manifest: &Manifest) -> VerifyReport {
         schema_version: manifest.schema_version,
         files,
     }
+}
+
+/// What a manifest entry is checked as.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A Parquet table: bytes, rows and declared columns.
+    Table,
+    /// A view: bytes, then it decodes into its declared struct.
+    View,
+    /// Any other file (JSON Lines copies): bytes only.
+    Bytes,
+}
+
+/// A view must be declared by this build, match the manifest, and decode into its struct.
+fn check_view(snapshot: &Path, entry: &FileEntry) -> Result<(), String> {
+    let Some(info) = view_info(&entry.name) else {
+        return Err(format!("unknown view {}", entry.name));
+    };
+    check_bytes(snapshot, &entry.file, entry.bytes, &entry.hash)?;
+    let data =
+        std::fs::read(snapshot.join(&entry.file)).map_err(|e| format!("cannot read: {e}"))?;
+    let json = decompress(&data).map_err(|e| format!("not zstd-compressed JSON: {e}"))?;
+    (info.check)(&json).map_err(|e| format!("does not decode as the {} view: {e}", info.name))
 }
 
 fn check_bytes(snapshot: &Path, file: &str, bytes: i64, hash: &str) -> Result<(), String> {

@@ -461,7 +461,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         reports.insert(Stage::Scan.name().into(), scan.report);
         tables.files = Some(scan.files);
     }
-    let mut views: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    let mut views = output_schema::views::Views::default();
 
     if selected(Stage::Syntax) {
         match tables.files.as_deref() {
@@ -475,7 +475,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
                 tables.imports = Some(out.imports);
                 reports.insert(Stage::Syntax.name().into(), out.report);
                 backends.push(out.backend);
-                views.insert(syntax::FILES_VIEW.into(), out.view);
+                views.syntax_files = Some(out.view);
             }
             None => {
                 reports.insert(
@@ -574,7 +574,7 @@ fn run(opts: &SnapshotOptions, progress: &dyn Progress) -> Result<SnapshotOutcom
         if tables.files.is_some() {
             let out = modules::run(&ctx, &mut tables);
             reports.insert(Stage::Modules.name().into(), out.report);
-            views.insert("architecture".into(), out.view);
+            views.architecture = out.view;
         } else {
             reports.insert(
                 Stage::Modules.name().into(),

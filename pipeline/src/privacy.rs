@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use output_schema::ids;
 use output_schema::manifest::{Backend, RepoState, StageReport};
+use output_schema::views::Views;
 
 use crate::write::TableSet;
 use crate::PipelineError;
@@ -253,55 +254,34 @@ pub fn anonymize(t: &mut TableSet, a: &Anonymizer) {
 }
 
 /// Rewrites the views the stages made: the `architecture` view's module IDs, names, roots and
-/// entry-point paths, and the `syntax-files` view's paths. A view this function does not know is
-/// dropped rather than written with real names.
-pub fn anonymize_views(views: &mut BTreeMap<String, serde_json::Value>, a: &Anonymizer) {
-    use serde_json::Value;
-    let rewrite = |v: &mut Value, f: &dyn Fn(&str) -> String| {
-        if let Some(s) = v.as_str() {
-            *v = Value::String(f(s));
+/// entry-point paths, and the `syntax-files` view's paths. Views are typed
+/// ([`output_schema::views`]): a new view cannot be written without a line here.
+pub fn anonymize_views(views: &mut Views, a: &Anonymizer) {
+    let Views {
+        architecture,
+        syntax_files,
+    } = views;
+    if let Some(view) = architecture {
+        for m in &mut view.modules {
+            m.id = a.module_id(&m.id);
+            m.name = a.name(&m.name);
+            m.root = a.path(&m.root);
         }
-    };
-    views.retain(|name, view| match name.as_str() {
-        "architecture" => {
-            for m in array(view, "modules") {
-                rewrite(&mut m["id"], &|s| a.module_id(s));
-                rewrite(&mut m["name"], &|s| a.name(s));
-                rewrite(&mut m["root"], &|s| a.path(s));
-            }
-            for key in ["edges", "externalEdges"] {
-                for e in array(view, key) {
-                    rewrite(&mut e["from"], &|s| a.module_id(s));
-                    rewrite(&mut e["to"], &|s| a.module_id(s));
-                }
-            }
-            for e in array(view, "entrypoints") {
-                rewrite(&mut e["module"], &|s| a.module_id(s));
-                rewrite(&mut e["path"], &|s| a.path(s));
-            }
-            true
+        for e in view.edges.iter_mut().chain(&mut view.external_edges) {
+            e.from = a.module_id(&e.from);
+            e.to = a.module_id(&e.to);
         }
-        crate::syntax::FILES_VIEW => {
-            if let Some(files) = view.get_mut("files").and_then(Value::as_object_mut) {
-                *files = std::mem::take(files)
-                    .into_iter()
-                    .map(|(path, status)| (a.path(&path), status))
-                    .collect();
-            }
-            true
+        for e in &mut view.entrypoints {
+            e.module = a.module_id(&e.module);
+            e.path = a.path(&e.path);
         }
-        _ => false,
-    });
-}
-
-fn array<'v>(
-    view: &'v mut serde_json::Value,
-    key: &str,
-) -> impl Iterator<Item = &'v mut serde_json::Value> {
-    view.get_mut(key)
-        .and_then(serde_json::Value::as_array_mut)
-        .into_iter()
-        .flatten()
+    }
+    if let Some(view) = syntax_files {
+        view.files = std::mem::take(&mut view.files)
+            .into_iter()
+            .map(|(path, status)| (a.path(&path), status))
+            .collect();
+    }
 }
 
 /// Rewrites what the manifest would say about the repository: warning paths are hashed and their
@@ -419,31 +399,45 @@ mod tests {
     fn views_and_manifest_parts_lose_their_names() {
         use output_schema::manifest::Warning;
         let a = Anonymizer::new("s");
-        let mut views = BTreeMap::from([
-            (
-                "architecture".to_string(),
-                serde_json::json!({
-                    "modules": [{"id": "crates/secret", "name": "secret-pkg", "root": "crates/secret"}],
-                    "edges": [{"from": "crates/secret", "to": "crates/other"}],
-                    "externalEdges": [{"from": "crates/secret", "to": "external:secret-dep"}],
-                    "entrypoints": [{"module": "crates/secret", "path": "crates/secret/main.rs"}],
-                }),
+        let mut views: Views = Views {
+            architecture: Some(
+                serde_json::from_value(serde_json::json!({
+                    "version": 1,
+                    "modules": [{"id": "crates/secret", "name": "secret-pkg", "root": "crates/secret",
+                                 "manifest": "cargo", "detection": "manifest", "files": 1, "symbols": 0,
+                                 "lines": 1, "isEntrypoint": true, "importance": 1.0, "rank": 1,
+                                 "fanIn": 0, "fanOut": 1, "depth": 2}],
+                    "edges": [{"from": "crates/secret", "to": "crates/other", "kind": "local",
+                               "imports": 1, "references": 0, "strength": 1.0}],
+                    "externalEdges": [{"from": "crates/secret", "to": "external:secret-dep",
+                                       "kind": "external-dependency", "imports": 1, "references": 0,
+                                       "strength": 1.0}],
+                    "entrypoints": [{"module": "crates/secret", "path": "crates/secret/main.rs", "kind": "main-function"}],
+                    "totals": {"modules": 1, "edges": 1, "externalEdges": 1, "entrypoints": 1},
+                    "truncated": {"modules": 0, "edges": 0, "externalEdges": 0, "entrypoints": 0},
+                    "ranking": "r",
+                }))
+                .unwrap(),
             ),
-            (
-                crate::syntax::FILES_VIEW.to_string(),
-                serde_json::json!({"files": {"secret/a.py": {"status": "parse-errors"}}}),
+            syntax_files: Some(
+                serde_json::from_value(
+                    serde_json::json!({"files": {"secret/a.py": {"status": "parse-errors"}}}),
+                )
+                .unwrap(),
             ),
-            ("unknown".to_string(), serde_json::json!({"secret": 1})),
-        ]);
+        };
         anonymize_views(&mut views, &a);
-        let text = serde_json::to_string(&views).unwrap();
+        let text = views
+            .encoded()
+            .into_iter()
+            .map(|(_, t)| t)
+            .collect::<String>();
         assert!(
             !text.contains("secret") && !text.contains("other"),
             "{text}"
         );
-        assert!(!views.contains_key("unknown"));
         assert_eq!(
-            views["architecture"]["modules"][0]["id"],
+            views.architecture.as_ref().unwrap().modules[0].id,
             a.path("crates/secret")
         );
 

@@ -1,13 +1,13 @@
 //! Write stage: encode every produced table and view into a snapshot folder, and describe them in
 //! the manifest. Tables are encoded in parallel; their manifest entries keep `ALL_TABLES` order.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use output_schema::manifest::{compress_json, file_hash, FileEntry};
 use output_schema::parquet_io::{write_jsonl_to, write_table_to, Syncs};
 use output_schema::tables::*;
-use output_schema::{json, layout, FormatError, ALL_TABLES};
+use output_schema::views::Views;
+use output_schema::{layout, FormatError, ALL_TABLES};
 use rayon::prelude::*;
 
 use crate::PipelineError;
@@ -123,20 +123,20 @@ pub fn write_tables(
     Ok((parquet, jsonl))
 }
 
-/// Writes each view as canonical, zstd-compressed JSON under `views/`, sorted by name. The files
-/// are on disk once `syncs` has been waited for.
+/// Writes each view from its typed struct as canonical, zstd-compressed JSON under `views/`,
+/// sorted by name. The files are on disk once `syncs` has been waited for.
 pub fn write_views(
     syncs: &Syncs,
     dir: &Path,
-    views: &BTreeMap<String, serde_json::Value>,
+    views: &Views,
 ) -> Result<Vec<FileEntry>, PipelineError> {
     let mut entries = Vec::new();
-    for (name, value) in views {
-        let bytes = compress_json(&json::value_to_string(value, false))?;
+    for (name, text) in views.encoded() {
+        let bytes = compress_json(&text)?;
         let file = layout::view_file(name);
         syncs.write(&dir.join(&file), &bytes)?;
         entries.push(FileEntry {
-            name: name.clone(),
+            name: name.to_string(),
             file,
             rows: 0,
             bytes: bytes.len() as i64,

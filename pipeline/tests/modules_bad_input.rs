@@ -216,7 +216,7 @@ fn no_files_is_an_empty_result_and_no_scan_is_skipped() {
     assert!(t.modules.as_ref().unwrap().is_empty());
     assert!(t.module_edges.as_ref().unwrap().is_empty());
     assert_eq!(out.report.status, StageStatus::Ok);
-    assert_eq!(out.view["modules"].as_array().unwrap().len(), 0);
+    assert_eq!(out.view.unwrap().modules.len(), 0);
 
     let state = output_schema::manifest::RepoState::default();
     let config = Config::default();
@@ -392,7 +392,7 @@ fn output_is_deterministic_across_thread_counts() {
                 enc(t.modules.as_mut().unwrap()),
                 enc(t.module_edges.as_mut().unwrap()),
                 enc(t.files.as_mut().unwrap()),
-                output_schema::json::value_to_string(&out.view, false),
+                output_schema::View::encode(out.view.as_ref().unwrap()),
                 serde_json::to_string(&out.report).unwrap(),
             )
         })

@@ -324,16 +324,11 @@ fn npm_workspaces_with_ts_path_aliases() {
     );
     assert_traceable(&t);
     assert_eq!(out.report.counts["imports.escaping-repo"], 1);
-    let eps = out.view["entrypoints"].as_array().unwrap();
-    let eps: Vec<(&str, &str, &str)> = eps
+    let view = out.view.as_ref().unwrap();
+    let eps: Vec<(&str, &str, &str)> = view
+        .entrypoints
         .iter()
-        .map(|e| {
-            (
-                e["module"].as_str().unwrap(),
-                e["path"].as_str().unwrap(),
-                e["kind"].as_str().unwrap(),
-            )
-        })
+        .map(|e| (e.module.as_str(), e.path.as_str(), e.kind.as_str()))
         .collect();
     assert_eq!(
         eps,
@@ -343,23 +338,14 @@ fn npm_workspaces_with_ts_path_aliases() {
         ]
     );
     // packages/ui is imported twice by the only importer: it ranks above packages/shared.
-    let ranked: Vec<&str> = out.view["modules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_str().unwrap())
-        .collect();
+    let ranked: Vec<&str> = view.modules.iter().map(|m| m.id.as_str()).collect();
     let pos = |id| ranked.iter().position(|m| *m == id).unwrap();
     assert!(
         pos("packages/ui") < pos("packages/shared") && pos("packages/shared") < pos("apps/web"),
         "{ranked:?}"
     );
-    assert!(out.view["externalEdges"].as_array().unwrap().len() == 5);
-    assert!(out.view["edges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|e| !e["to"].as_str().unwrap().starts_with("external:")));
+    assert!(view.external_edges.len() == 5);
+    assert!(view.edges.iter().all(|e| !e.to.starts_with("external:")));
 }
 
 #[test]

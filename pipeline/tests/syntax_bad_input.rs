@@ -98,7 +98,7 @@ fn bad_files_are_counted_not_fatal() {
     assert_eq!(r.counts["files.total"], 7);
     assert_eq!(r.counts["files.parsed"], 5, "{:?}", r.counts);
     // broken.rs, and latin1.py, whose non-UTF-8 byte is not a valid Python token.
-    assert_eq!(r.counts["files.parse-errors"], 2, "{}", out.view);
+    assert_eq!(r.counts["files.parse-errors"], 2, "{:?}", out.view);
     assert!(r.counts["files.error-nodes"] >= 1);
     assert_eq!(r.breakdown["rust"]["parse-errors"], 1);
     assert_eq!(r.counts["files.skipped-too-large"], 1);
@@ -128,9 +128,9 @@ fn bad_files_are_counted_not_fatal() {
     for code in ["parse-error", "too-large", "changed-during-run"] {
         assert!(warned.contains(&code), "{code} not warned: {warned:?}");
     }
-    let view = out.view["files"].as_object().unwrap();
-    assert_eq!(view["broken.rs"]["status"], "parse-errors");
-    assert_eq!(view["big.go"]["status"], "too-large");
+    let view = &out.view.files;
+    assert_eq!(view["broken.rs"].status, "parse-errors");
+    assert_eq!(view["big.go"].status, "too-large");
     assert!(!view.contains_key("deep.rs"));
 }
 
@@ -165,7 +165,7 @@ fn work_budget_times_out_deterministically() {
         assert_eq!(out.report.counts["files.parsed"], 1);
         assert_eq!(out.report.status, StageStatus::Partial);
         assert!(out.symbols.iter().all(|s| s.path == "small.rs"));
-        assert_eq!(out.view["files"]["many.rs"]["status"], "timed-out");
+        assert_eq!(out.view.files["many.rs"].status, "timed-out");
     }
     // The default budget parses it.
     let out = run(root, &files, &SyntaxConfig::default());

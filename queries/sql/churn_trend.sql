@@ -5,11 +5,9 @@
 -- Store: SET VARIABLE ckb_store = '<store folder>' first (default: .ckb/snapshots), e.g.
 --   duckdb -c "SET VARIABLE ckb_store = '.ckb/snapshots'" -f queries/sql/churn_trend.sql
 --   ckb query canned churn_trend [--store DIR]
-WITH snapshots AS (
-    SELECT repo, "commit",
-           max(committer_time) FILTER (WHERE sha = split_part("commit", '-', 1)) AS head_time
-    FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/commits.parquet',
-                      hive_partitioning = true, hive_types_autocast = false, union_by_name = true)
+WITH snapshots AS (  -- every snapshot of the store with the time of its head commit
+    SELECT repo, "commit", max(committer_time) FILTER (WHERE sha = split_part("commit", '-', 1)) AS head_time
+    FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/commits.parquet', hive_partitioning = true, hive_types_autocast = false, union_by_name = true)
     GROUP BY ALL
 ),
 file_counts AS (

@@ -5,16 +5,10 @@
 -- Store: SET VARIABLE ckb_store = '<store folder>' first (default: .ckb/snapshots), e.g.
 --   duckdb -c "SET VARIABLE ckb_store = '.ckb/snapshots'" -f queries/sql/module_fan.sql
 --   ckb query canned module_fan [--store DIR]
-WITH snapshots AS (
-    SELECT repo, "commit",
-           max(committer_time) FILTER (WHERE sha = split_part("commit", '-', 1)) AS head_time
-    FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/commits.parquet',
-                      hive_partitioning = true, hive_types_autocast = false, union_by_name = true)
-    GROUP BY ALL
-),
-newest AS (
-    SELECT repo, "commit" FROM snapshots
-    QUALIFY row_number() OVER (PARTITION BY repo ORDER BY head_time DESC NULLS LAST, "commit" DESC) = 1
+WITH newest AS (  -- the newest snapshot of each repository: latest head commit time, then name
+    SELECT repo, "commit" FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/commits.parquet', hive_partitioning = true, hive_types_autocast = false, union_by_name = true)
+    GROUP BY repo, "commit"
+    QUALIFY row_number() OVER (PARTITION BY repo ORDER BY max(committer_time) FILTER (WHERE sha = split_part("commit", '-', 1)) DESC NULLS LAST, "commit" DESC) = 1
 ),
 modules AS (
     SELECT m.* FROM read_parquet(coalesce(getvariable('ckb_store'), '.ckb/snapshots') || '/repo=*/commit=*/modules.parquet',

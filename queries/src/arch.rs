@@ -9,7 +9,8 @@
 //! `--max-items`) and `totals` over the whole graph. Without the view (the modules stage did
 //! not run) the answer says so, with completeness 0 and the command that builds it.
 
-use output_schema::ErrorCode;
+use output_schema::views::{ArchitectureView, ModuleEdgeEntry, ModuleEntry};
+use output_schema::{ErrorCode, View};
 use serde_json::{json, Value};
 
 use crate::answer::{Answer, CompletenessInfo};
@@ -19,7 +20,7 @@ use crate::respond::{finish, Ctx, Cut, Draft, Trim};
 use crate::QueryError;
 
 /// Name of the view.
-pub const VIEW: &str = "architecture";
+pub const VIEW: &str = ArchitectureView::INFO.name;
 
 /// Allowed range of `--depth` for `arch`.
 pub const DEPTH_RANGE: (u64, u64) = (0, 32);
@@ -33,8 +34,10 @@ pub struct ArchArgs {
     pub include_external: bool,
 }
 
-/// Reads a view of the snapshot; `Ok(None)` when it was not written.
-pub fn read_view(ctx: &Ctx<'_>, name: &str) -> Result<Option<Value>, QueryError> {
+/// Reads a view of the snapshot into its declared struct; `Ok(None)` when it was not written.
+/// A view that cannot be read or does not decode is `SNAPSHOT_CORRUPT`.
+pub fn read_view<V: View>(ctx: &Ctx<'_>) -> Result<Option<V>, QueryError> {
+    let name = V::INFO.name;
     let Some(entry) = ctx.snapshot.manifest.views.iter().find(|v| v.name == name) else {
         return Ok(None);
     };
@@ -53,16 +56,11 @@ pub fn read_view(ctx: &Ctx<'_>, name: &str) -> Result<Option<Value>, QueryError>
     let bytes =
         std::fs::read(ctx.snapshot.dir.join(&entry.file)).map_err(|e| corrupt(e.to_string()))?;
     let text = output_schema::manifest::decompress(&bytes).map_err(|e| corrupt(e.to_string()))?;
-    serde_json::from_slice(&text)
-        .map(Some)
-        .map_err(|e| corrupt(e.to_string()))
+    V::decode(&text).map(Some).map_err(corrupt)
 }
 
-fn arr(v: &Value, key: &str) -> Vec<Value> {
-    v.get(key)
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default()
+fn to_json<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// Runs `arch`.
@@ -78,7 +76,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
     if args.include_external {
         inv.push_str(" --include-external");
     }
-    let Some(view) = read_view(ctx, VIEW)? else {
+    let Some(view) = read_view::<ArchitectureView>(ctx)? else {
         let reason = coverage::stage(ctx.snapshot, "modules")
             .and_then(|r| r.reason.clone())
             .unwrap_or_else(|| "not recorded".into());
@@ -102,55 +100,53 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         return finish(ctx, draft);
     };
 
-    let all_modules = arr(&view, "modules");
-    let eligible: Vec<Value> = all_modules
-        .into_iter()
-        .filter(|m| match depth {
-            None => true,
-            Some(d) => m["depth"].as_u64().unwrap_or(0) as usize <= d,
-        })
+    // Counts come from a file that may be hostile: negative ones read as 0, and every
+    // subtraction below saturates.
+    let count = |n: i64| usize::try_from(n).unwrap_or(0);
+    let eligible: Vec<&ModuleEntry> = view
+        .modules
+        .iter()
+        .filter(|m| depth.is_none_or(|d| count(m.depth) <= d))
         .collect();
-    let view_total_modules = view["totals"]["modules"]
-        .as_u64()
-        .unwrap_or(eligible.len() as u64) as usize;
+    let view_total_modules = count(view.totals.modules);
     let eligible_total = if depth.is_none() {
         view_total_modules.max(eligible.len())
     } else {
         eligible.len()
     };
-    let shown: Vec<Value> = eligible.iter().take(ctx.budget.modules).cloned().collect();
-    let ids: std::collections::BTreeSet<String> = shown
+    let shown: Vec<&ModuleEntry> = eligible.iter().copied().take(ctx.budget.modules).collect();
+    let ids: std::collections::BTreeSet<&str> = shown.iter().map(|m| m.id.as_str()).collect();
+    let among = |module: &str| ids.contains(module);
+    let edges: Vec<&ModuleEdgeEntry> = view
+        .edges
         .iter()
-        .filter_map(|m| m["id"].as_str().map(String::from))
-        .collect();
-    let among = |e: &Value, key: &str| e[key].as_str().is_some_and(|x| ids.contains(x));
-    let edges: Vec<Value> = arr(&view, "edges")
-        .into_iter()
-        .filter(|e| among(e, "from") && among(e, "to"))
+        .filter(|e| among(&e.from) && among(&e.to))
         .collect();
     let edges_total = edges.len();
-    let edges: Vec<Value> = edges.into_iter().take(ctx.budget.items).collect();
-    let eps: Vec<Value> = arr(&view, "entrypoints")
-        .into_iter()
-        .filter(|e| among(e, "module"))
+    let edges: Vec<&ModuleEdgeEntry> = edges.into_iter().take(ctx.budget.items).collect();
+    let eps: Vec<_> = view
+        .entrypoints
+        .iter()
+        .filter(|e| among(&e.module))
         .collect();
     let eps_total = eps.len();
-    let eps: Vec<Value> = eps.into_iter().take(ctx.budget.modules).collect();
+    let eps: Vec<_> = eps.into_iter().take(ctx.budget.modules).collect();
     let mut facts = json!({
         "viewPresent": true,
-        "modules": shown,
-        "edges": edges,
-        "entrypoints": eps,
-        "totals": view["totals"],
-        "ranking": view["ranking"],
+        "modules": to_json(&shown),
+        "edges": to_json(&edges),
+        "entrypoints": to_json(&eps),
+        "totals": to_json(&view.totals),
+        "ranking": view.ranking,
     });
     let mut ext_cut = None;
     let mut ext_shown = 0;
     let mut ext_total = 0;
     if args.include_external {
-        let ext: Vec<Value> = arr(&view, "externalEdges")
-            .into_iter()
-            .filter(|e| among(e, "from"))
+        let ext: Vec<&ModuleEdgeEntry> = view
+            .external_edges
+            .iter()
+            .filter(|e| among(&e.from))
             .collect();
         ext_cut = Cut::of(
             "externalEdges",
@@ -161,12 +157,10 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         );
         ext_shown = ext.len().min(ctx.budget.items);
         ext_total = ext.len();
-        facts["externalEdges"] = Value::Array(ext.into_iter().take(ctx.budget.items).collect());
+        let ext: Vec<&ModuleEdgeEntry> = ext.into_iter().take(ctx.budget.items).collect();
+        facts["externalEdges"] = to_json(&ext);
     }
-    let top = shown
-        .first()
-        .and_then(|m| m["id"].as_str())
-        .map(String::from);
+    let top = shown.first().map(|m| m.id.clone());
     let explanation = format!(
         "{} module(s){}; showing {} by importance with {} internal edge(s) among them and {} entry point(s).{}",
         eligible_total,
@@ -202,11 +196,11 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         None,
     ));
     draft.cut(ext_cut);
-    let hidden_by_view = view["truncated"]["modules"].as_u64().unwrap_or(0);
+    let hidden_by_view = count(view.truncated.modules);
     if hidden_by_view > 0 {
         draft.warnings.push(format!(
             "the architecture view lists the {} most important modules; {hidden_by_view} more exist",
-            view_total_modules as u64 - hidden_by_view
+            view_total_modules.saturating_sub(hidden_by_view)
         ));
     }
     draft.trims = vec![

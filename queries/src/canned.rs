@@ -24,32 +24,24 @@ pub struct Canned {
     pub sql: &'static str,
 }
 
+/// Lists canned files by name: each is `queries/sql/<name>.sql`, embedded.
+macro_rules! canned {
+    ($($name:literal),* $(,)?) => {
+        &[$(Canned {
+            name: $name,
+            sql: include_str!(concat!("../sql/", $name, ".sql")),
+        }),*]
+    };
+}
+
 /// Every canned analysis, by name.
-pub static CANNED: &[Canned] = &[
-    Canned {
-        name: "api_changes",
-        sql: include_str!("../sql/api_changes.sql"),
-    },
-    Canned {
-        name: "churn_trend",
-        sql: include_str!("../sql/churn_trend.sql"),
-    },
-    Canned {
-        name: "coupling",
-        sql: include_str!("../sql/coupling.sql"),
-    },
-    Canned {
-        name: "dead_code",
-        sql: include_str!("../sql/dead_code.sql"),
-    },
-    Canned {
-        name: "hotspots",
-        sql: include_str!("../sql/hotspots.sql"),
-    },
-    Canned {
-        name: "module_fan",
-        sql: include_str!("../sql/module_fan.sql"),
-    },
+pub static CANNED: &[Canned] = canned![
+    "api_changes",
+    "churn_trend",
+    "coupling",
+    "dead_code",
+    "hotspots",
+    "module_fan",
 ];
 
 impl Canned {

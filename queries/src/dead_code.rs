@@ -1,18 +1,23 @@
 //! `ckb query dead-code [--kind K]… [--scope PATH|MODULE] [--limit N]`: definitions nothing
 //! (or nothing but themselves, or only tests) uses, each with a confidence.
 //!
-//! Categories: `unreferenced` (no site outside its definition), `self-only` (every site lies
-//! inside the symbol itself: recursion), `test-only` (every site is in a test file).
-//! Not candidates: symbols defined in test files, entry points (`main`), members called
-//! implicitly (Python `__dunder__` methods, constructors), trait/interface implementations
-//! (reached through the trait: `impl T for X` containers and `implementation` relationships), and
-//! kinds whose uses extractors do not resolve reliably (fields, properties, variables, modules).
+//! The definition is shared with `queries/sql/dead_code.sql` (its header says the same):
+//! Candidates: functions, methods, classes, structs, interfaces, traits, enums, type aliases,
+//! types, constants, macros and unions (kinds whose uses extractors resolve reliably), except
+//! those in test files, test code elsewhere (definitions marked as tests, `tests`/`test`
+//! containers such as Rust's `mod tests`), generated files, entry points (`main`), members called
+//! implicitly (`__dunder__` names, constructors) and trait/interface implementations (reached
+//! through the trait: `impl T for X` containers and, with SCIP only, `implementation`
+//! relationships). Uses: occurrences that are not (forward) definitions. Categories:
+//! `unreferenced` (no use), `self-only` (every use lies inside the symbol itself: recursion),
+//! `test-only` (every use is in a test file).
 //!
 //! Confidence = base (unreferenced 0.9, self-only 0.8, test-only 0.7)
-//! × visibility (private 1, internal 0.8, unknown 0.7, public / protected 0.5: code outside the
-//! repository may use it) × backend (0.8 when only by-name references exist, i.e. no SCIP)
-//! × 0.5 when sites with the same name could not be resolved to any symbol. Each candidate
-//! lists the reasons behind its confidence. Order: confidence (highest first), path, line, ID.
+//! × visibility (private 1, internal 0.8, public / protected 0.5: code outside the repository
+//! may use it, other 0.7) × 0.8 when only by-name references exist (no SCIP, and the symbol is
+//! not from SCIP) × 0.5 when sites with the same name could not be resolved to any symbol,
+//! rounded to 6 decimals. Each candidate lists the reasons behind its confidence. Order:
+//! confidence (highest first), path, line, ID.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -71,6 +76,13 @@ fn implicit(s: &SymbolRow) -> bool {
         || s.name == "constructor"
 }
 
+/// Test code outside test files: a `test`/`tests` container (Rust's `mod tests`).
+fn test_container(s: &SymbolRow) -> bool {
+    s.container
+        .as_deref()
+        .is_some_and(|c| c.split("::").any(|p| p == "test" || p == "tests"))
+}
+
 fn trait_impl(s: &SymbolRow) -> bool {
     s.container
         .as_deref()
@@ -90,6 +102,7 @@ pub fn dead_code(ctx: &Ctx<'_>, args: &DeadCodeArgs) -> Result<Answer, QueryErro
 
     let mut uses: BTreeMap<String, Uses> = BTreeMap::new();
     let mut unresolved_names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut test_definitions: BTreeSet<String> = BTreeSet::new();
     if let Some(cols) = read::read_columns(
         ctx.snapshot,
         "occurrences",
@@ -104,6 +117,9 @@ pub fn dead_code(ctx: &Ctx<'_>, args: &DeadCodeArgs) -> Result<Answer, QueryErro
         for i in 0..ids.len() {
             if roles[i].contains(Roles::DEFINITION) || roles[i].contains(Roles::FORWARD_DEFINITION)
             {
+                if let (true, Some(id)) = (roles[i].contains(Roles::TEST), &ids[i]) {
+                    test_definitions.insert(id.clone());
+                }
                 continue;
             }
             match &ids[i] {
@@ -141,6 +157,14 @@ pub fn dead_code(ctx: &Ctx<'_>, args: &DeadCodeArgs) -> Result<Answer, QueryErro
         }
         if files.is_test(&s.path) {
             *excluded.entry("in-test-file").or_default() += 1;
+            continue;
+        }
+        if test_definitions.contains(s.stable_id.as_str()) || test_container(s) {
+            *excluded.entry("test-code").or_default() += 1;
+            continue;
+        }
+        if files.get(&s.path).is_some_and(|f| f.is_generated) {
+            *excluded.entry("generated").or_default() += 1;
             continue;
         }
         if s.name == "main" {

@@ -262,7 +262,12 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
     });
 
     out.push(
-        if snap.manifest.views.iter().any(|v| v.name == "architecture") {
+        if snap
+            .manifest
+            .views
+            .iter()
+            .any(|v| v.name == crate::arch::VIEW)
+        {
             check(
                 "modules",
                 "pass",

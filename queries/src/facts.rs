@@ -60,6 +60,8 @@ pub struct FileInfo {
     pub module: Option<String>,
     /// Whether the file is a test.
     pub is_test: bool,
+    /// Whether the file is generated.
+    pub is_generated: bool,
     /// Language.
     pub language: Option<String>,
     /// Lines.
@@ -103,6 +105,7 @@ impl FileIndex {
                         FileInfo {
                             module: f.module_id,
                             is_test: f.is_test,
+                            is_generated: f.is_generated,
                             language: f.language,
                             lines: f.line_count,
                         },

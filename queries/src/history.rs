@@ -1,12 +1,17 @@
 //! History answers from the git stage's tables: `hotspots`, `coupling <PATH>`,
 //! `ownership <PATH>`, and the recent changes `explore` shows.
 //!
-//! - `hotspots [--window 30d|90d|365d|all] [--scope PATH]`: files ranked by
-//!   score = commits in the window × ln(1 + lines) — churn times a size proxy for complexity —
-//!   then commits, then path. Each lists its module, commits, authors, lines added and deleted,
-//!   and the time of its last change.
-//! - `coupling <PATH>`: files that change together with PATH (`cochange`), by degree
-//!   (shared / min(commits a, commits b)), then shared commits, then path.
+//! - `hotspots [--window 30d|90d|365d|all] [--scope PATH]`: the definition shared with
+//!   `queries/sql/hotspots.sql` (window 90d there): a hotspot is a file of the snapshot (in
+//!   `files`: not deleted) that is not generated and has at least one commit in the window.
+//!   Score = commits in the window × ln(1 + lines), rounded to 6 decimals (churn times a size
+//!   proxy for complexity), ranked by score, then commits, then path. Each lists its module,
+//!   commits, authors, lines added and deleted, and the time of its last change.
+//! - `coupling <PATH>`: the definition shared with `queries/sql/coupling.sql`: two files are
+//!   coupled when the `cochange` table pairs them (the git stage keeps pairs with at least
+//!   `history.cochangeMinShared` shared commits, default 2). Degree = shared commits /
+//!   commits of the less often changed file. PATH's partners are ranked by degree, then shared
+//!   commits, then path.
 //! - `ownership <PATH>`: authors (salted hashes, never names) of a file by commits, then author;
 //!   for a folder, file-commits summed per author over the files below it, share of that sum.
 //!
@@ -91,9 +96,11 @@ pub fn hotspot_rows(
         .into_iter()
         .filter(|r| r.window == window && r.commits > 0)
         .filter(|r| scope.is_none_or(|s| is_path_or_below(&r.path, s)))
-        .map(|r| {
-            let lines = files.get(&r.path).map(|f| f.lines).unwrap_or(0).max(0);
-            (round(r.commits as f64 * (1.0 + lines as f64).ln()), r)
+        // Deleted files (not in `files`) and generated ones are nothing to refactor.
+        .filter_map(|r| {
+            let file = files.get(&r.path).filter(|f| !f.is_generated)?;
+            let lines = file.lines.max(0);
+            Some((round(r.commits as f64 * (1.0 + lines as f64).ln()), r))
         })
         .collect();
     out.sort_by(|a, b| {

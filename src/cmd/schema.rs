@@ -1,8 +1,9 @@
-//! `ckb schema`: print the snapshot format from `output-schema`, as people or tools want it.
+//! `ckb schema`: print the snapshot format from `output-schema` (every table, then every view),
+//! as people or tools want it.
 
 use std::process::ExitCode;
 
-use output_schema::{TableInfo, ALL_TABLES, SCHEMA_VERSION};
+use output_schema::{TableInfo, ViewInfo, ALL_TABLES, ALL_VIEWS, SCHEMA_VERSION};
 use queries::render::Format;
 use serde_json::json;
 
@@ -11,7 +12,7 @@ use crate::{emit, finish_output, Failure};
 /// Arguments of `ckb schema`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Only this table.
+    /// Only this table or view.
     table: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = SchemaFormat::Human)]
@@ -23,7 +24,7 @@ pub struct Args {
 pub enum SchemaFormat {
     /// Aligned text.
     Human,
-    /// JSON (one object per table).
+    /// JSON (one object per table and per view).
     Json,
 }
 
@@ -40,6 +41,40 @@ fn table_json(t: &TableInfo) -> serde_json::Value {
     })
 }
 
+fn view_json(v: &ViewInfo) -> serde_json::Value {
+    json!({
+        "name": v.name,
+        "doc": v.doc,
+        "file": v.file_name(),
+        "stages": v.stages.iter().map(|s| s.name()).collect::<Vec<_>>(),
+        "fields": (v.fields)().iter().map(|f| json!({
+            "name": f.path, "type": f.type_name.trim_end_matches('?'),
+            "nullable": f.type_name.ends_with('?'), "doc": f.doc,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn view_human(v: &ViewInfo) -> String {
+    let stages: Vec<&str> = v.stages.iter().map(|s| s.name()).collect();
+    let mut s = format!(
+        "\nview {} ({}) — {}\n  produced by: {}\n",
+        v.name,
+        v.file_name(),
+        v.doc,
+        stages.join(", ")
+    );
+    let fields = (v.fields)();
+    let w = fields.iter().map(|f| f.path.len()).max().unwrap_or(0);
+    let tw = fields.iter().map(|f| f.type_name.len()).max().unwrap_or(0);
+    for f in &fields {
+        s.push_str(&format!(
+            "  {:<w$}  {:<tw$}  {}\n",
+            f.path, f.type_name, f.doc
+        ));
+    }
+    s
+}
+
 /// Runs `ckb schema`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let fmt = if args.format == SchemaFormat::Json {
@@ -47,15 +82,20 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     } else {
         Format::Human
     };
-    let tables: Vec<&TableInfo> = match &args.table {
-        None => ALL_TABLES.to_vec(),
-        Some(name) => match output_schema::table_info(name) {
-            Some(t) => vec![t],
-            None => {
+    let (tables, views): (Vec<&TableInfo>, Vec<&ViewInfo>) = match &args.table {
+        None => (ALL_TABLES.to_vec(), ALL_VIEWS.to_vec()),
+        Some(name) => match (
+            output_schema::table_info(name),
+            output_schema::views::view_info(name),
+        ) {
+            (Some(t), _) => (vec![t], Vec::new()),
+            (None, Some(v)) => (Vec::new(), vec![v]),
+            (None, None) => {
                 let names: Vec<&str> = ALL_TABLES.iter().map(|t| t.name).collect();
+                let views: Vec<&str> = ALL_VIEWS.iter().map(|v| v.name).collect();
                 return Err(super::invalid(
-                    format!("no table named {name:?}"),
-                    &format!("tables: {}", names.join(", ")),
+                    format!("no table or view named {name:?}"),
+                    &format!("tables: {}; views: {}", names.join(", "), views.join(", ")),
                     fmt,
                 ));
             }
@@ -66,6 +106,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             output_schema::json::to_string_pretty(&json!({
                 "schemaVersion": SCHEMA_VERSION,
                 "tables": tables.iter().map(|t| table_json(t)).collect::<Vec<_>>(),
+                // Absent (null is omitted) when one table was asked for: its output is as before.
+                "views": (!views.is_empty())
+                    .then(|| views.iter().map(|v| view_json(v)).collect::<Vec<_>>()),
             }))
             .unwrap_or_default()
                 + "\n"
@@ -98,6 +141,9 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                         c.name, c.type_name, c.doc
                     ));
                 }
+            }
+            for v in views {
+                s.push_str(&view_human(v));
             }
             s
         }

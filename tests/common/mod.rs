@@ -184,3 +184,18 @@ pub fn is_root() -> bool {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false)
 }
+
+/// The stock DuckDB CLI: `CKB_DUCKDB`, else the one `ci/install-tools.sh` installs, else `PATH`'s.
+pub fn stock_duckdb() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("CKB_DUCKDB").map(PathBuf::from),
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ckb-tools/venv/bin/duckdb")),
+        Some(PathBuf::from("duckdb")),
+    ];
+    candidates.into_iter().flatten().find(|c| {
+        Command::new(c)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}

@@ -55,8 +55,8 @@ const NON_CODE: &[&str] = &[
 pub struct ModulesOutput {
     /// The manifest report.
     pub report: StageReport,
-    /// The `architecture` view.
-    pub view: serde_json::Value,
+    /// The `architecture` view (`None` when the stage had no input).
+    pub view: Option<output_schema::views::ArchitectureView>,
 }
 
 /// Runs the stage over `tables` (which must hold `files`): fills `module_id`, classifies imports,
@@ -66,7 +66,7 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     let Some(files) = tables.files.as_mut() else {
         return ModulesOutput {
             report: StageReport::skipped("input stage scan did not run"),
-            view: serde_json::Value::Null,
+            view: None,
         };
     };
     let mut warnings: Vec<Warning> = Vec::new();
@@ -241,7 +241,10 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
             internal_edges
         ),
     );
-    ModulesOutput { report, view }
+    ModulesOutput {
+        report,
+        view: Some(view),
+    }
 }
 
 /// Totals of the import classification.

@@ -1,5 +1,5 @@
-//! The `architecture` view (`views/architecture.json.zst`): what `ckb query arch` serves without
-//! recomputation.
+//! Builds the `architecture` view (`views/architecture.json.zst`, declared in
+//! `output_schema::views::ArchitectureView`): what `ckb query arch` serves without recomputation.
 //!
 //! Bounded: at most [`MAX_MODULES`] modules ranked by importance, the internal edges among them
 //! (at most [`MAX_EDGES`], strongest first), at most [`MAX_EXTERNAL_EDGES`] edges to external
@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 
 use output_schema::tables::{ModuleEdgeRow, ModuleRow};
-use serde_json::{json, Value};
+use output_schema::views::{
+    ArchitectureView, ModuleCounts, ModuleEdgeEntry, ModuleEntry, ModuleEntrypointEntry,
+};
 
 use super::graph::{Entrypoint, EXTERNAL_PREFIX};
 
@@ -24,7 +26,7 @@ pub const MAX_EXTERNAL_EDGES: usize = 500;
 /// Entry points listed.
 pub const MAX_ENTRYPOINTS: usize = 200;
 /// Format version of the view.
-pub const VIEW_VERSION: u32 = 1;
+pub const VIEW_VERSION: i64 = 1;
 
 /// Importance of each module (same order as `modules`), 0..1.
 pub fn importance(modules: &[ModuleRow], edges: &[ModuleEdgeRow]) -> Vec<f64> {
@@ -86,7 +88,7 @@ pub fn architecture(
     modules: &[ModuleRow],
     edges: &[ModuleEdgeRow],
     entrypoints: &[(String, Entrypoint)],
-) -> Value {
+) -> ArchitectureView {
     let imp = importance(modules, edges);
     let mut fan_in = vec![0i64; modules.len()];
     let mut fan_out = vec![0i64; modules.len()];
@@ -122,28 +124,32 @@ pub fn architecture(
         .iter()
         .map(|&i| modules[i].module_id.as_str())
         .collect();
-    let module_values: Vec<Value> = listed
+    let module_entries: Vec<ModuleEntry> = listed
         .iter()
         .enumerate()
         .map(|(rank, &i)| {
             let m = &modules[i];
-            json!({
-                "id": m.module_id,
-                "name": m.name,
-                "root": m.root,
-                "manifest": m.manifest,
-                "detection": m.detection,
-                "language": m.language,
-                "files": m.file_count,
-                "symbols": m.symbol_count,
-                "lines": m.line_count,
-                "isEntrypoint": m.is_entrypoint,
-                "importance": imp[i],
-                "rank": rank + 1,
-                "fanIn": fan_in[i],
-                "fanOut": fan_out[i],
-                "depth": if m.module_id == "." { 0 } else { m.module_id.split('/').count() },
-            })
+            ModuleEntry {
+                id: m.module_id.clone(),
+                name: m.name.clone(),
+                root: m.root.clone(),
+                manifest: m.manifest.clone(),
+                detection: m.detection.clone(),
+                language: m.language.clone(),
+                files: m.file_count,
+                symbols: m.symbol_count,
+                lines: m.line_count,
+                is_entrypoint: m.is_entrypoint,
+                importance: imp[i],
+                rank: count(rank + 1),
+                fan_in: fan_in[i],
+                fan_out: fan_out[i],
+                depth: if m.module_id == "." {
+                    0
+                } else {
+                    count(m.module_id.split('/').count())
+                },
+            }
         })
         .collect();
     let by_strength = |a: &&ModuleEdgeRow, b: &&ModuleEdgeRow| {
@@ -155,15 +161,13 @@ pub fn architecture(
             .then(a.to_module.cmp(&b.to_module))
             .then(a.kind.cmp(&b.kind))
     };
-    let edge_value = |e: &ModuleEdgeRow| {
-        json!({
-            "from": e.from_module,
-            "to": e.to_module,
-            "kind": e.kind,
-            "imports": e.import_count,
-            "references": e.reference_count,
-            "strength": e.strength,
-        })
+    let edge_entry = |e: &&ModuleEdgeRow| ModuleEdgeEntry {
+        from: e.from_module.clone(),
+        to: e.to_module.clone(),
+        kind: e.kind.clone(),
+        imports: e.import_count,
+        references: e.reference_count,
+        strength: e.strength,
     };
     let mut shown: Vec<&ModuleEdgeRow> = internal
         .iter()
@@ -196,26 +200,38 @@ pub fn architecture(
         .collect();
     let eps_hidden = entrypoints.len() - eps.len().min(MAX_ENTRYPOINTS);
     eps.truncate(MAX_ENTRYPOINTS);
-    json!({
-        "version": VIEW_VERSION,
-        "modules": module_values,
-        "edges": shown.iter().map(|e| edge_value(e)).collect::<Vec<_>>(),
-        "externalEdges": ext.iter().map(|e| edge_value(e)).collect::<Vec<_>>(),
-        "entrypoints": eps.iter().map(|(m, e)| json!({"module": m, "path": e.path, "kind": e.kind})).collect::<Vec<_>>(),
-        "totals": {
-            "modules": modules.len(),
-            "edges": internal.len(),
-            "externalEdges": external.len(),
-            "entrypoints": entrypoints.len(),
+    ArchitectureView {
+        version: VIEW_VERSION,
+        modules: module_entries,
+        edges: shown.iter().map(edge_entry).collect(),
+        external_edges: ext.iter().map(edge_entry).collect(),
+        entrypoints: eps
+            .iter()
+            .map(|(m, e)| ModuleEntrypointEntry {
+                module: m.clone(),
+                path: e.path.clone(),
+                kind: e.kind.to_string(),
+            })
+            .collect(),
+        totals: ModuleCounts {
+            modules: count(modules.len()),
+            edges: count(internal.len()),
+            external_edges: count(external.len()),
+            entrypoints: count(entrypoints.len()),
         },
-        "truncated": {
-            "modules": modules.len() - listed.len(),
-            "edges": edges_hidden,
-            "externalEdges": ext_hidden,
-            "entrypoints": eps_hidden,
+        truncated: ModuleCounts {
+            modules: count(modules.len() - listed.len()),
+            edges: count(edges_hidden),
+            external_edges: count(ext_hidden),
+            entrypoints: count(eps_hidden),
         },
-        "ranking": "pagerank over internal edges weighted by imports + references (damping 0.85); ties by lines, then id",
-    })
+        ranking: "pagerank over internal edges weighted by imports + references (damping 0.85); ties by lines, then id".into(),
+    }
+}
+
+/// A count as the view stores it (lists here are far below `i64::MAX`).
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]
@@ -258,18 +274,18 @@ mod tests {
         edges.extend((2..5).map(|i| edge(&format!("m{i:03}"), "m001", 1)));
         edges.push(edge("m001", "external:serde", 3));
         let v = architecture(&modules, &edges, &[]);
-        let listed = v["modules"].as_array().unwrap();
+        let listed = &v.modules;
         assert_eq!(listed.len(), MAX_MODULES);
-        assert_eq!(v["truncated"]["modules"], 50);
-        assert_eq!(listed[0]["id"], "m000");
-        assert_eq!(listed[0]["importance"], 1.0);
-        assert_eq!(listed[1]["id"], "m001");
+        assert_eq!(v.truncated.modules, 50);
+        assert_eq!(listed[0].id, "m000");
+        assert_eq!(listed[0].importance, 1.0);
+        assert_eq!(listed[1].id, "m001");
         // Among equally unimportant modules, more lines rank first.
-        assert_eq!(listed[2]["id"], "m249");
-        assert_eq!(v["totals"]["edges"], 252);
-        assert_eq!(v["externalEdges"].as_array().unwrap().len(), 1);
+        assert_eq!(listed[2].id, "m249");
+        assert_eq!(v.totals.edges, 252);
+        assert_eq!(v.external_edges.len(), 1);
         assert!(
-            v["edges"].as_array().unwrap().len() < 252,
+            v.edges.len() < 252,
             "edges of unlisted modules are left out"
         );
     }

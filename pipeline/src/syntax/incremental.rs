@@ -17,12 +17,13 @@
 //! canonical order, so the write's sort has little left to do); rows of a path are kept or dropped
 //! by one set lookup per run of equal paths, not one map lookup per row.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use output_schema::manifest::{decompress, StageStatus, Warning};
 use output_schema::parquet_io::{read_table, read_table_parallel_with_room};
 use output_schema::tables::{FileRow, ImportRow, OccurrenceRow, SymbolRow};
-use output_schema::Roles;
+use output_schema::views::{SyntaxFileEntry, SyntaxFilesView};
+use output_schema::{Roles, View};
 use rayon::prelude::*;
 
 use super::extract::SOURCE;
@@ -261,18 +262,13 @@ impl<'a> KeepPaths<'a> {
 }
 
 /// The previous `syntax-files` view: path → status entry.
-fn read_view(prev: &StoredSnapshot) -> Result<HashMap<String, serde_json::Value>, String> {
+fn read_view(prev: &StoredSnapshot) -> Result<BTreeMap<String, SyntaxFileEntry>, String> {
     let Some(entry) = prev.manifest.views.iter().find(|v| v.name == FILES_VIEW) else {
         return Err(format!("no {FILES_VIEW} view"));
     };
     let bytes =
         std::fs::read(prev.dir.join(&entry.file)).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
     let text = decompress(&bytes).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
-    let value: serde_json::Value =
-        serde_json::from_slice(&text).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
-    Ok(value
-        .get("files")
-        .and_then(|f| f.as_object())
-        .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-        .unwrap_or_default())
+    let view = SyntaxFilesView::decode(&text).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
+    Ok(view.files)
 }

@@ -40,6 +40,8 @@ use std::path::Path;
 
 use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
+use output_schema::views::{SyntaxFileEntry, SyntaxFilesView};
+use output_schema::View;
 use rayon::prelude::*;
 
 use crate::store::StoredSnapshot;
@@ -48,7 +50,7 @@ use extract::{Budget, FileFacts, FileInput, Worker};
 use lang::Lang;
 
 /// Name of the view listing files the stage could not parse cleanly.
-pub const FILES_VIEW: &str = "syntax-files";
+pub const FILES_VIEW: &str = SyntaxFilesView::INFO.name;
 
 /// Stage settings (defaults in [`SyntaxConfig::default`]).
 #[derive(Clone, Copy, Debug)]
@@ -84,7 +86,7 @@ pub struct SyntaxOutput {
     /// The tree-sitter backend's provenance.
     pub backend: Backend,
     /// The `syntax-files` view: files that did not parse cleanly, with why.
-    pub view: serde_json::Value,
+    pub view: SyntaxFilesView,
 }
 
 /// How one file fared; the per-file status is what the `syntax-files` view records.
@@ -104,24 +106,26 @@ pub(crate) enum FileStatus {
 
 impl FileStatus {
     /// The status as the view stores it; `None` for a clean parse.
-    fn view_entry(&self) -> Option<serde_json::Value> {
+    fn view_entry(&self) -> Option<SyntaxFileEntry> {
+        let entry = |status: &str, errors: Option<i64>| SyntaxFileEntry {
+            status: status.to_string(),
+            errors,
+        };
         match self {
             FileStatus::Parsed { errors: 0 } => None,
-            FileStatus::Parsed { errors } => {
-                Some(serde_json::json!({"status": "parse-errors", "errors": errors}))
-            }
-            FileStatus::TooLarge => Some(serde_json::json!({"status": "too-large"})),
-            FileStatus::TimedOut => Some(serde_json::json!({"status": "timed-out"})),
-            FileStatus::Unreadable { code, .. } => Some(serde_json::json!({"status": code})),
-            FileStatus::Broken { .. } => Some(serde_json::json!({"status": "broken-query"})),
+            FileStatus::Parsed { errors } => Some(entry("parse-errors", Some(i64::from(*errors)))),
+            FileStatus::TooLarge => Some(entry("too-large", None)),
+            FileStatus::TimedOut => Some(entry("timed-out", None)),
+            FileStatus::Unreadable { code, .. } => Some(entry(code, None)),
+            FileStatus::Broken { .. } => Some(entry("broken-query", None)),
         }
     }
 
     /// The status a previous run recorded, if it can be carried forward (deterministic ones).
-    fn from_view_entry(v: &serde_json::Value) -> Option<FileStatus> {
-        match v.get("status")?.as_str()? {
+    fn from_view_entry(v: &SyntaxFileEntry) -> Option<FileStatus> {
+        match v.status.as_str() {
             "parse-errors" => Some(FileStatus::Parsed {
-                errors: u32::try_from(v.get("errors")?.as_u64()?).ok()?,
+                errors: u32::try_from(v.errors?).ok()?,
             }),
             "too-large" => Some(FileStatus::TooLarge),
             "timed-out" => Some(FileStatus::TimedOut),
@@ -477,11 +481,11 @@ fn report(
     call_edges: &[CallEdgeRow],
     imports: &[ImportRow],
     reuse_warning: Option<Warning>,
-) -> (StageReport, serde_json::Value) {
+) -> (StageReport, SyntaxFilesView) {
     let mut counts: BTreeMap<String, i64> = BTreeMap::new();
     let mut breakdown: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
     let mut warnings = Vec::new();
-    let mut view_files = serde_json::Map::new();
+    let mut view_files = BTreeMap::new();
     let mut bump = |counts: &mut BTreeMap<String, i64>, lang: &str, key: &str, n: i64| {
         *counts.entry(format!("files.{key}")).or_default() += n;
         *breakdown
@@ -616,8 +620,7 @@ fn report(
         },
     });
     report.set_warnings(warnings);
-    let view = serde_json::json!({ "files": view_files });
-    (report, view)
+    (report, SyntaxFilesView { files: view_files })
 }
 
 fn backend(fingerprint: &str, report: &StageReport) -> Backend {
