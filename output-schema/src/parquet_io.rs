@@ -338,6 +338,7 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
 /// same.
 fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
     let plain = ArrowReaderMetadata::load(file, ArrowReaderOptions::default())?;
+    check_chunk_ranges(plain.metadata(), file)?;
     let fields: Vec<_> = plain
         .schema()
         .fields()
@@ -358,6 +359,48 @@ fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
         plain.metadata().clone(),
         ArrowReaderOptions::new().with_schema(schema),
     )?)
+}
+
+/// Refuses a file whose footer places a column chunk outside the file: a negative offset or size
+/// (the `parquet` crate asserts they are not negative, so it would panic while reading) or a
+/// chunk that ends past the file's last byte. Any reader of a file that ckb did not just write
+/// calls this right after loading the footer: a previous snapshot's tables, a snapshot a query
+/// opens, `ckb verify`.
+pub fn check_chunk_ranges(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    file: &File,
+) -> Result<(), FormatError> {
+    let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(damaged(format!(
+                "row group {g} has {} rows",
+                group.num_rows()
+            )));
+        }
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            let end = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(s, l)| s.checked_add(l));
+            if column.data_page_offset() < 0 || end.is_none_or(|e| e > file_len) {
+                return Err(damaged(format!(
+                    "column chunk {} of row group {g} lies outside the file (offset {start}, \
+                     {len} bytes, file {file_len} bytes)",
+                    column.column_path()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn damaged(what: String) -> FormatError {
+    parquet::errors::ParquetError::General(format!("damaged file: {what}")).into()
 }
 
 /// Opens a table file, naming it in the error.
