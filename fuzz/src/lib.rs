@@ -49,13 +49,41 @@ fn scratch_file(name: &str, data: &[u8]) -> PathBuf {
 /// indexes (the `scip_index` seeds) name, so that seeded inputs reach the mapping, not only the
 /// reader: a document for a path outside the scan is skipped.
 const SCIP_REPO: &[(&str, &str, &str)] = &[
-    ("main.py", "python", include_str!("../../tests/fixtures/scip/py/main.py")),
-    ("shapes/__init__.py", "python", include_str!("../../tests/fixtures/scip/py/shapes/__init__.py")),
-    ("shapes/geometry.py", "python", include_str!("../../tests/fixtures/scip/py/shapes/geometry.py")),
-    ("src/lib.rs", "rust", include_str!("../../tests/fixtures/scip/rust/src/lib.rs")),
-    ("src/shapes.rs", "rust", include_str!("../../tests/fixtures/scip/rust/src/shapes.rs")),
-    ("src/main.ts", "typescript", include_str!("../../tests/fixtures/scip/ts/src/main.ts")),
-    ("src/shapes.ts", "typescript", include_str!("../../tests/fixtures/scip/ts/src/shapes.ts")),
+    (
+        "main.py",
+        "python",
+        include_str!("../../tests/fixtures/scip/py/main.py"),
+    ),
+    (
+        "shapes/__init__.py",
+        "python",
+        include_str!("../../tests/fixtures/scip/py/shapes/__init__.py"),
+    ),
+    (
+        "shapes/geometry.py",
+        "python",
+        include_str!("../../tests/fixtures/scip/py/shapes/geometry.py"),
+    ),
+    (
+        "src/lib.rs",
+        "rust",
+        include_str!("../../tests/fixtures/scip/rust/src/lib.rs"),
+    ),
+    (
+        "src/shapes.rs",
+        "rust",
+        include_str!("../../tests/fixtures/scip/rust/src/shapes.rs"),
+    ),
+    (
+        "src/main.ts",
+        "typescript",
+        include_str!("../../tests/fixtures/scip/ts/src/main.ts"),
+    ),
+    (
+        "src/shapes.ts",
+        "typescript",
+        include_str!("../../tests/fixtures/scip/ts/src/shapes.ts"),
+    ),
 ];
 
 /// A SCIP index file as the `scip` stage reads it: over the fixtures' files, the stage either
@@ -90,7 +118,11 @@ pub fn scip_symbols_mapped(data: &[u8]) -> Option<usize> {
             })
             .collect();
         // Canonical, as the stage expects its root.
-        (root.canonicalize().expect("root"), files, RepoState::default())
+        (
+            root.canonicalize().expect("root"),
+            files,
+            RepoState::default(),
+        )
     });
     let index = scratch_file("index.scip", data);
     let input = pipeline::scip::ScipInput {
@@ -106,7 +138,10 @@ pub fn scip_symbols_mapped(data: &[u8]) -> Option<usize> {
         Ok(out) => {
             let known = |p: &str| files.iter().any(|f| f.path.as_str() == p);
             for s in &out.tables.symbols {
-                assert!(known(&s.path), "a SCIP symbol names a file outside the scan");
+                assert!(
+                    known(&s.path),
+                    "a SCIP symbol names a file outside the scan"
+                );
             }
             for p in &out.tables.covered_paths {
                 assert!(known(p), "SCIP covers a file outside the scan");
@@ -192,6 +227,18 @@ pub fn table_parquet(data: &[u8]) {
         13 => decode::<CochangeRow>(&path),
         _ => decode::<OwnershipRow>(&path),
     }
+}
+
+/// Lets a panic that ckb contains (a decoder's, turned into an error by
+/// `output_schema::contain`) unwind to where it is caught, as the `ckb` binary's hook does;
+/// every other panic still aborts, which libFuzzer reports as a crash.
+pub fn contain_decoder_panics() {
+    let abort = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !output_schema::contain::is_containing() {
+            abort(info);
+        }
+    }));
 }
 
 /// Every target by name, as `ci/fuzz.sh` and the corpus test name them.

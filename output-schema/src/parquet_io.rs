@@ -317,16 +317,18 @@ pub fn write_jsonl_to<T: Table>(
 
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
-    let file = open_table_file(path)?;
-    let metadata = reader_metadata(&file)?;
-    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
-        .with_batch_size(65_536)
-        .build()?;
-    let mut rows = Vec::new();
-    for batch in reader {
-        rows.extend(T::from_batch(&batch?)?);
-    }
-    Ok(rows)
+    crate::contain::decoding(&path.display().to_string(), || {
+        let file = open_table_file(path)?;
+        let metadata = reader_metadata(&file)?;
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+            .with_batch_size(65_536)
+            .build()?;
+        let mut rows = Vec::new();
+        for batch in reader {
+            rows.extend(T::from_batch(&batch?)?);
+        }
+        Ok(rows)
+    })
 }
 
 /// A file's reader metadata, asking for every top-level string column in dictionary form.
@@ -430,20 +432,32 @@ pub fn read_table_parallel_with_room<T: Table>(
     path: &Path,
     room: usize,
 ) -> Result<Vec<T>, FormatError> {
+    let what = path.display().to_string();
+    crate::contain::decoding(&what, || read_table_parallel_contained(path, &what, room))
+}
+
+fn read_table_parallel_contained<T: Table>(
+    path: &Path,
+    what: &str,
+    room: usize,
+) -> Result<Vec<T>, FormatError> {
     let open = || open_table_file(path);
     let metadata = reader_metadata(&open()?)?;
     let schema = metadata.schema().clone();
-    // One reader (and file handle: readers seek) per top-level column.
+    // One reader (and file handle: readers seek) per top-level column; each worker contains its
+    // own decoder's panic (a panic hook runs on the thread that panicked).
     let columns: Vec<Vec<ArrayRef>> = (0..schema.fields().len())
         .into_par_iter()
         .map(|i| -> Result<Vec<ArrayRef>, FormatError> {
-            let mask = ProjectionMask::roots(metadata.parquet_schema(), [i]);
-            ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, metadata.clone())
-                .with_projection(mask)
-                .with_batch_size(65_536)
-                .build()?
-                .map(|batch| Ok(batch?.column(0).clone()))
-                .collect()
+            crate::contain::decoding(what, || {
+                let mask = ProjectionMask::roots(metadata.parquet_schema(), [i]);
+                ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, metadata.clone())
+                    .with_projection(mask)
+                    .with_batch_size(65_536)
+                    .build()?
+                    .map(|batch| Ok(batch?.column(0).clone()))
+                    .collect()
+            })
         })
         .collect::<Result<_, _>>()?;
     // Every column's reader cuts batches at the same rows (batch size, row groups); a file where
