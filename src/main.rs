@@ -75,6 +75,10 @@ fn wants_json(args: &[std::ffi::OsString]) -> bool {
 /// report, and the process exits 1 (not 101) at once, from whichever thread panicked.
 fn install_panic_hook(json: bool) {
     std::panic::set_hook(Box::new(move |info| {
+        // A decoder's panic on a damaged file becomes an error where it is caught.
+        if output_schema::contain::is_containing() {
+            return;
+        }
         let what = info
             .payload()
             .downcast_ref::<&str>()

@@ -160,6 +160,14 @@ pub enum FormatError {
     /// Parquet encoding or decoding failed.
     #[error("parquet: {0}")]
     Parquet(#[from] parquet::errors::ParquetError),
+    /// A decoder gave up on a damaged file by panicking (see [`crate::contain`]).
+    #[error("{what} is damaged: {why}")]
+    Damaged {
+        /// The file.
+        what: String,
+        /// The decoder's message.
+        why: String,
+    },
     /// Arrow failed.
     #[error("arrow: {0}")]
     Arrow(#[from] arrow::error::ArrowError),

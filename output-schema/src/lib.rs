@@ -14,6 +14,7 @@
 
 pub mod column;
 pub mod config;
+pub mod contain;
 pub mod error;
 pub mod ids;
 pub mod json;

@@ -317,16 +317,18 @@ pub fn write_jsonl_to<T: Table>(
 
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
-    let file = open_table_file(path)?;
-    let metadata = reader_metadata(&file)?;
-    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
-        .with_batch_size(65_536)
-        .build()?;
-    let mut rows = Vec::new();
-    for batch in reader {
-        rows.extend(T::from_batch(&batch?)?);
-    }
-    Ok(rows)
+    crate::contain::decoding(&path.display().to_string(), || {
+        let file = open_table_file(path)?;
+        let metadata = reader_metadata(&file)?;
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+            .with_batch_size(65_536)
+            .build()?;
+        let mut rows = Vec::new();
+        for batch in reader {
+            rows.extend(T::from_batch(&batch?)?);
+        }
+        Ok(rows)
+    })
 }
 
 /// A file's reader metadata, asking for every top-level string column in dictionary form.
@@ -338,6 +340,7 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
 /// same.
 fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
     let plain = ArrowReaderMetadata::load(file, ArrowReaderOptions::default())?;
+    check_chunk_ranges(plain.metadata(), file)?;
     let fields: Vec<_> = plain
         .schema()
         .fields()
@@ -358,6 +361,48 @@ fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
         plain.metadata().clone(),
         ArrowReaderOptions::new().with_schema(schema),
     )?)
+}
+
+/// Refuses a file whose footer places a column chunk outside the file: a negative offset or size
+/// (the `parquet` crate asserts they are not negative, so it would panic while reading) or a
+/// chunk that ends past the file's last byte. Any reader of a file that ckb did not just write
+/// calls this right after loading the footer: a previous snapshot's tables, a snapshot a query
+/// opens, `ckb verify`.
+pub fn check_chunk_ranges(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    file: &File,
+) -> Result<(), FormatError> {
+    let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+    for (g, group) in metadata.row_groups().iter().enumerate() {
+        if group.num_rows() < 0 {
+            return Err(damaged(format!(
+                "row group {g} has {} rows",
+                group.num_rows()
+            )));
+        }
+        for column in group.columns() {
+            let start = column
+                .dictionary_page_offset()
+                .unwrap_or(column.data_page_offset());
+            let len = column.compressed_size();
+            let end = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(s, l)| s.checked_add(l));
+            if column.data_page_offset() < 0 || end.is_none_or(|e| e > file_len) {
+                return Err(damaged(format!(
+                    "column chunk {} of row group {g} lies outside the file (offset {start}, \
+                     {len} bytes, file {file_len} bytes)",
+                    column.column_path()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn damaged(what: String) -> FormatError {
+    parquet::errors::ParquetError::General(format!("damaged file: {what}")).into()
 }
 
 /// Opens a table file, naming it in the error.
@@ -387,20 +432,32 @@ pub fn read_table_parallel_with_room<T: Table>(
     path: &Path,
     room: usize,
 ) -> Result<Vec<T>, FormatError> {
+    let what = path.display().to_string();
+    crate::contain::decoding(&what, || read_table_parallel_contained(path, &what, room))
+}
+
+fn read_table_parallel_contained<T: Table>(
+    path: &Path,
+    what: &str,
+    room: usize,
+) -> Result<Vec<T>, FormatError> {
     let open = || open_table_file(path);
     let metadata = reader_metadata(&open()?)?;
     let schema = metadata.schema().clone();
-    // One reader (and file handle: readers seek) per top-level column.
+    // One reader (and file handle: readers seek) per top-level column; each worker contains its
+    // own decoder's panic (a panic hook runs on the thread that panicked).
     let columns: Vec<Vec<ArrayRef>> = (0..schema.fields().len())
         .into_par_iter()
         .map(|i| -> Result<Vec<ArrayRef>, FormatError> {
-            let mask = ProjectionMask::roots(metadata.parquet_schema(), [i]);
-            ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, metadata.clone())
-                .with_projection(mask)
-                .with_batch_size(65_536)
-                .build()?
-                .map(|batch| Ok(batch?.column(0).clone()))
-                .collect()
+            crate::contain::decoding(what, || {
+                let mask = ProjectionMask::roots(metadata.parquet_schema(), [i]);
+                ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, metadata.clone())
+                    .with_projection(mask)
+                    .with_batch_size(65_536)
+                    .build()?
+                    .map(|batch| Ok(batch?.column(0).clone()))
+                    .collect()
+            })
         })
         .collect::<Result<_, _>>()?;
     // Every column's reader cuts batches at the same rows (batch size, row groups); a file where

@@ -190,7 +190,14 @@ fn check_table(
     }
     let opened = File::open(snapshot.join(file))
         .map_err(|e| e.to_string())
-        .and_then(|f| ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| e.to_string()));
+        .and_then(|f| {
+            let builder =
+                ParquetRecordBatchReaderBuilder::try_new(f.try_clone().map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?;
+            crate::parquet_io::check_chunk_ranges(builder.metadata(), &f)
+                .map_err(|e| e.to_string())?;
+            Ok(builder)
+        });
     let builder = match opened {
         Ok(b) => b,
         Err(e) => return Some(format!("not readable as Parquet: {e}")),

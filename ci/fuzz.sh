@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Runs ckb's coverage-guided fuzz targets (fuzz/, libFuzzer through libfuzzer-sys) on the stable
+# toolchain: the binaries are built with LLVM's SanitizerCoverage instrumentation passed as plain
+# `-C` flags (what cargo-fuzz passes, minus the nightly-only sanitizers), with debug assertions and
+# overflow checks on, so an arithmetic overflow is a finding too. DuckDB is never compiled: the fuzz
+# crate does not depend on `queries`' SQL engine.
+#
+#   ci/fuzz.sh TARGET SECONDS      one target (see fuzz/src/lib.rs: TARGETS) for SECONDS
+#   ci/fuzz.sh all SECONDS         every target, SECONDS each, one after the other
+#   ci/fuzz.sh list                the targets
+#
+# Seeds: fuzz/corpus/<target>/ (committed, read only). The growing corpus and any crash go to
+# ${CKB_FUZZ_DIR:-$HOME/.cache/ckb-fuzz}/{corpus,crashes}/<target>/, the instrumented build to its
+# target/ folder. Each run prints the executions it reached and appends a line to
+# $CKB_FUZZ_DIR/ledger.tsv (date, commit, target, seconds, executions); with CKB_FUZZ_RECORD=1 the
+# line also goes to fuzz/executions.tsv, the committed record of executions across runs.
+# A crash (panic, abort, leak of the 2 GiB RSS limit, a 10 s hang) fails the script and names the
+# input: copy it to fuzz/regressions/<target>/ so `cargo test` replays it, then fix the code.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+dir=${CKB_FUZZ_DIR:-$HOME/.cache/ckb-fuzz}
+targets=$(sed -n 's/^name = "\(.*\)"$/\1/p' "$here/fuzz/Cargo.toml" | grep -v '^ckb-fuzz$')
+
+usage() { echo "usage: $0 TARGET|all SECONDS | $0 list" >&2; exit 2; }
+[ "${1:-}" = list ] && { echo "$targets"; exit 0; }
+[ $# -eq 2 ] || usage
+what=$1 seconds=$2
+[[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || usage
+if [ "$what" = all ]; then run=$targets; else
+  grep -qx "$what" <<<"$targets" || { echo "fuzz: no target '$what' (ci/fuzz.sh list)" >&2; exit 2; }
+  run=$what
+fi
+
+host=$(rustc -vV | sed -n 's/^host: //p')
+export CARGO_TARGET_DIR="$dir/target"
+# --target keeps the instrumentation off build scripts and proc macros (they would not link).
+export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
+start=$(date +%s)
+cargo build --release --manifest-path "$here/Cargo.toml" -p ckb-fuzz --bins --target "$host"
+echo "fuzz: build took $(( $(date +%s) - start )) s"
+
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+status=0
+for t in $run; do
+  mkdir -p "$dir/corpus/$t" "$dir/crashes/$t"
+  log="$dir/$t.log"
+  t0=$(date +%s)
+  set +e
+  "$CARGO_TARGET_DIR/$host/release/$t" "$dir/corpus/$t" "$here/fuzz/corpus/$t" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$dir/crashes/$t/" >"$log" 2>&1
+  code=$?
+  set -e
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  execs=${execs:-0}
+  took=$(( $(date +%s) - t0 ))
+  line="$(date -u +%Y-%m-%dT%H:%M:%SZ)	$commit	$t	$took	$execs"
+  echo "$line" >>"$dir/ledger.tsv"
+  [ "${CKB_FUZZ_RECORD:-0}" = 1 ] && echo "$line" >>"$here/fuzz/executions.tsv"
+  if [ $code -ne 0 ]; then
+    echo "fuzz: $t FAILED after $took s and $execs executions (exit $code); last lines of $log:" >&2
+    tail -25 "$log" >&2
+    echo "fuzz: the input is in $dir/crashes/$t/: copy it to fuzz/regressions/$t/ and fix the code" >&2
+    status=1
+  else
+    echo "fuzz: $t ran $took s: $execs executions, corpus $(ls "$dir/corpus/$t" | wc -l) inputs"
+  fi
+done
+exit $status

@@ -1,0 +1,252 @@
+//! What each fuzz target feeds its bytes to, and what must hold whatever the bytes are.
+//!
+//! Every reader of untrusted input gets one function here: SCIP index files and SCIP symbol
+//! strings (written by any indexer version), a previous snapshot's manifest and Parquet tables
+//! (pulled from an artifact store), `.ckb/config.json` (part of the repository, so of any pull
+//! request) and the scan cache. Each function must return normally for every input: a panic, an
+//! abort, an out-of-memory or a hang is a finding. Where a reader accepts the input, the function
+//! also checks what acceptance promises (a decoded manifest encodes and decodes to itself; SCIP
+//! rows only name files of the scan).
+//!
+//! The binaries in `fuzz_targets/` are libFuzzer entry points around these functions, built
+//! with coverage instrumentation by `ci/fuzz.sh` on the stable toolchain; `tests/corpus.rs`
+//! replays every committed seed and every past crash through them under `cargo test`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use output_schema::manifest::{Manifest, RepoState};
+use output_schema::parquet_io::read_table;
+use output_schema::tables::*;
+use output_schema::Table;
+
+/// A scratch folder for the files a reader insists on opening by path, made once per process
+/// (in memory where the system has `/dev/shm`).
+fn scratch() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        let dir = if shm.is_dir() {
+            tempfile::Builder::new().prefix("ckb-fuzz-").tempdir_in(shm)
+        } else {
+            tempfile::Builder::new().prefix("ckb-fuzz-").tempdir()
+        };
+        dir.expect("a scratch folder for the fuzz inputs")
+    })
+    .path()
+}
+
+/// Writes `data` to `name` in the scratch folder and returns its path.
+fn scratch_file(name: &str, data: &[u8]) -> PathBuf {
+    let path = scratch().join(name);
+    let mut file = std::fs::File::create(&path).expect("scratch file");
+    file.write_all(data).expect("scratch write");
+    path
+}
+
+/// The source files of the real-indexer fixtures (`tests/fixtures/scip/`), at the paths their
+/// indexes (the `scip_index` seeds) name, so that seeded inputs reach the mapping, not only the
+/// reader: a document for a path outside the scan is skipped.
+const SCIP_REPO: &[(&str, &str, &str)] = &[
+    (
+        "main.py",
+        "python",
+        include_str!("../../tests/fixtures/scip/py/main.py"),
+    ),
+    (
+        "shapes/__init__.py",
+        "python",
+        include_str!("../../tests/fixtures/scip/py/shapes/__init__.py"),
+    ),
+    (
+        "shapes/geometry.py",
+        "python",
+        include_str!("../../tests/fixtures/scip/py/shapes/geometry.py"),
+    ),
+    (
+        "src/lib.rs",
+        "rust",
+        include_str!("../../tests/fixtures/scip/rust/src/lib.rs"),
+    ),
+    (
+        "src/shapes.rs",
+        "rust",
+        include_str!("../../tests/fixtures/scip/rust/src/shapes.rs"),
+    ),
+    (
+        "src/main.ts",
+        "typescript",
+        include_str!("../../tests/fixtures/scip/ts/src/main.ts"),
+    ),
+    (
+        "src/shapes.ts",
+        "typescript",
+        include_str!("../../tests/fixtures/scip/ts/src/shapes.ts"),
+    ),
+];
+
+/// A SCIP index file as the `scip` stage reads it: over the fixtures' files, the stage either
+/// maps the index or refuses it with `SCIP_INVALID`; every row it returns names a file of the
+/// scan.
+pub fn scip_index(data: &[u8]) {
+    let _ = scip_symbols_mapped(data);
+}
+
+/// [`scip_index`], returning how many symbols the stage mapped (`None` when it refused the
+/// index): the corpus test checks the seeds reach the mapping.
+pub fn scip_symbols_mapped(data: &[u8]) -> Option<usize> {
+    static REPO: OnceLock<(PathBuf, Vec<FileRow>, RepoState)> = OnceLock::new();
+    let (root, files, state) = REPO.get_or_init(|| {
+        let root = scratch().join("repo");
+        let files = SCIP_REPO
+            .iter()
+            .map(|(path, language, text)| {
+                let file = root.join(path);
+                std::fs::create_dir_all(file.parent().expect("a parent")).expect("repo folder");
+                std::fs::write(file, text).expect("repo file");
+                FileRow {
+                    path: (*path).into(),
+                    language: Some((*language).into()),
+                    size_bytes: text.len() as i64,
+                    line_count: text.lines().count() as i64,
+                    content_hash: output_schema::manifest::file_hash(text.as_bytes()),
+                    module_id: None,
+                    is_test: false,
+                    is_generated: false,
+                }
+            })
+            .collect();
+        // Canonical, as the stage expects its root.
+        (
+            root.canonicalize().expect("root"),
+            files,
+            RepoState::default(),
+        )
+    });
+    let index = scratch_file("index.scip", data);
+    let input = pipeline::scip::ScipInput {
+        root,
+        repo_id: "fuzz",
+        files,
+        repo: None,
+        repo_state: state,
+        indexed_commit: None,
+        config: pipeline::scip::ScipConfig::default(),
+    };
+    match pipeline::scip::run(&input, &[index], &pipeline::NoProgress) {
+        Ok(out) => {
+            let known = |p: &str| files.iter().any(|f| f.path.as_str() == p);
+            for s in &out.tables.symbols {
+                assert!(
+                    known(&s.path),
+                    "a SCIP symbol names a file outside the scan"
+                );
+            }
+            for p in &out.tables.covered_paths {
+                assert!(known(p), "SCIP covers a file outside the scan");
+            }
+            Some(out.tables.symbols.len())
+        }
+        Err(e) => {
+            assert_eq!(
+                e.code(),
+                output_schema::ErrorCode::ScipInvalid,
+                "an unusable index is SCIP_INVALID: {e}"
+            );
+            None
+        }
+    }
+}
+
+/// A SCIP symbol string: the pipeline's parser and the vendored crate's two parsers never panic,
+/// and the borrowing parser agrees with the copying one.
+pub fn scip_symbol(data: &[u8]) {
+    let Ok(symbol) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = pipeline::scip::symbols::parse(symbol);
+    let owned = scip::symbol::parse_symbol(symbol);
+    let borrowed = scip::symbol::parse_symbol_ref(symbol);
+    assert_eq!(
+        owned.is_ok(),
+        borrowed.is_ok(),
+        "parse_symbol and parse_symbol_ref disagree on {symbol:?}"
+    );
+}
+
+/// `manifest.json.zst` of a snapshot: decoding never panics, and a decoded manifest encodes to
+/// bytes that decode to the same manifest.
+pub fn manifest(data: &[u8]) {
+    if let Ok(manifest) = Manifest::decode(data) {
+        let again = manifest.encode().expect("a decoded manifest encodes");
+        assert_eq!(
+            Manifest::decode(&again).expect("an encoded manifest decodes"),
+            manifest
+        );
+    }
+}
+
+/// `.ckb/config.json`: parsed, or refused with a message; never a panic.
+pub fn config(data: &[u8]) {
+    let _ = output_schema::config::Config::parse(data, Path::new(".ckb/config.json"));
+}
+
+/// The scan cache beside a store's snapshots: any bytes open as a cache (an unreadable one is
+/// empty) that answers lookups.
+pub fn scan_cache(data: &[u8]) {
+    let file = scratch_file("scan-cache.json.zst", data);
+    let cache = pipeline::scan_cache::ScanCache::open(&file, std::time::Duration::from_secs(2));
+    let _ = cache.lookup("src/lib.rs", None);
+}
+
+/// One table file of a previous snapshot: the first byte picks the table, the rest is the file.
+/// Decoding returns rows or an error, never a panic.
+pub fn table_parquet(data: &[u8]) {
+    let Some((&pick, file)) = data.split_first() else {
+        return;
+    };
+    let path = scratch_file("table.parquet", file);
+    fn decode<T: Table>(path: &Path) {
+        let _ = read_table::<T>(path);
+    }
+    match pick as usize % output_schema::tables::ALL_TABLES.len() {
+        0 => decode::<FileRow>(&path),
+        1 => decode::<SymbolRow>(&path),
+        2 => decode::<OccurrenceRow>(&path),
+        3 => decode::<CallEdgeRow>(&path),
+        4 => decode::<RelationshipRow>(&path),
+        5 => decode::<ImportRow>(&path),
+        6 => decode::<ModuleRow>(&path),
+        7 => decode::<ModuleEdgeRow>(&path),
+        8 => decode::<AliasRow>(&path),
+        9 => decode::<TombstoneRow>(&path),
+        10 => decode::<CommitRow>(&path),
+        11 => decode::<FileChangeRow>(&path),
+        12 => decode::<ChurnRow>(&path),
+        13 => decode::<CochangeRow>(&path),
+        _ => decode::<OwnershipRow>(&path),
+    }
+}
+
+/// Lets a panic that ckb contains (a decoder's, turned into an error by
+/// `output_schema::contain`) unwind to where it is caught, as the `ckb` binary's hook does;
+/// every other panic still aborts, which libFuzzer reports as a crash.
+pub fn contain_decoder_panics() {
+    let abort = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !output_schema::contain::is_containing() {
+            abort(info);
+        }
+    }));
+}
+
+/// Every target by name, as `ci/fuzz.sh` and the corpus test name them.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("config", config),
+    ("manifest", manifest),
+    ("scan_cache", scan_cache),
+    ("scip_index", scip_index),
+    ("scip_symbol", scip_symbol),
+    ("table_parquet", table_parquet),
+];
