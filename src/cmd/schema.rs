@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use output_schema::{TableInfo, ALL_TABLES, SCHEMA_VERSION};
-use queries::render::Format;
+use queries::envelope::render::Format;
 use serde_json::json;
 
 use crate::{emit, finish_output, Failure};

@@ -7,7 +7,7 @@ use std::time::Duration;
 use output_schema::manifest::StageStatus;
 use output_schema::Stage;
 use pipeline::{PreviousChoice, SnapshotOptions, SnapshotOutcome};
-use queries::render::Format;
+use queries::envelope::render::Format;
 use serde_json::json;
 
 use crate::progress::{Bars, ProgressMode};

@@ -27,12 +27,12 @@ use output_schema::tables::OccurrenceRow;
 use output_schema::Roles;
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::{symbol_brief, FileIndex};
-use crate::read::{self, is_path_or_below, Pred};
-use crate::resolve::{Lookup, Resolved};
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::{symbol_brief, FileIndex};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::{Lookup, Resolved};
+use crate::snapshot::read::{self, is_path_or_below, Pred};
 use crate::QueryError;
 
 /// A file's sites, grouped: (path, sites).

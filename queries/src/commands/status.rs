@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 
 use output_schema::manifest::{StageReport, StageStatus};
 
-use crate::answer::{Answer, CompletenessInfo, Drilldown, Provenance};
+use crate::envelope::answer::{Answer, CompletenessInfo, Drilldown, Provenance};
 use crate::snapshot::{Freshness, Snapshot};
 
 /// Health of one backend.

@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::read;
-use crate::respond::Ctx;
+use crate::envelope::respond::Ctx;
+use crate::snapshot::read;
 use crate::QueryError;
 
 /// Confidence kept per extra hop.

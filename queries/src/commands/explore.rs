@@ -15,15 +15,15 @@ use output_schema::tables::{CommitRow, FileChangeRow, ImportRow, ModuleEdgeRow, 
 use output_schema::Roles;
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::history::{hotspot_json, hotspot_rows};
-use crate::read::{self, is_path_or_below, Pred};
-use crate::resolve::Lookup;
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
-use crate::search::{kind_weight, visibility_weight};
-use crate::target::{target, Target};
+use crate::commands::hotspots::{hotspot_json, hotspot_rows};
+use crate::commands::search::{kind_weight, visibility_weight};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::Lookup;
+use crate::snapshot::read::{self, is_path_or_below, Pred};
+use crate::snapshot::target::{target, Target};
 use crate::QueryError;
 
 fn sorted_counts(m: BTreeMap<String, (usize, String)>) -> Vec<(String, usize, String)> {
@@ -93,7 +93,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     // Key symbols: reference counts from sites outside each symbol's own definition.
     let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.to_string()).collect();
     let mut refs: BTreeMap<String, usize> = BTreeMap::new();
-    for o in crate::refs::occurrences_of_many(ctx, &ids)? {
+    for o in crate::commands::refs::occurrences_of_many(ctx, &ids)? {
         if !o.roles.contains(Roles::DEFINITION) {
             if let Some(id) = o.symbol_id {
                 *refs.entry(id.to_string()).or_default() += 1;
@@ -117,7 +117,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         .iter()
         .take(ctx.budget.items)
         .map(|s| {
-            let mut v = crate::facts::symbol_brief(s);
+            let mut v = crate::envelope::facts::symbol_brief(s);
             v["references"] = json!(refs.get(s.stable_id.as_str()).copied().unwrap_or(0));
             v
         })

@@ -5,7 +5,7 @@
 //!   public; from other files of its module → internal; only its own file → private), else from
 //!   naming conventions (`_x` private; Go capitals public); confidence says how sure.
 //! - `directCallers` (call edges into it), `transitiveCallers` (depth 2..=N, default 3, with
-//!   confidence decaying per hop, see `graph`), `typeDependencies` (relationships pointing at
+//!   confidence decaying per hop, see `analysis::call_graph`), `typeDependencies` (relationships pointing at
 //!   it — implementations, type definitions — and, for type-like symbols, definitions that name
 //!   it without calling it), `testDependencies` (any of those, or a reference site, in a test
 //!   file), `modulesAffected` (dependents per module, most first; `own` marks its module).
@@ -24,15 +24,15 @@ use output_schema::tables::{OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::Roles;
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::budget::check_range;
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::graph::{CallGraph, Reached};
-use crate::read::{self, Pred};
-use crate::refs::{is_definition, occurrences_of};
-use crate::resolve::{Lookup, Resolved};
-use crate::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::analysis::call_graph::{CallGraph, Reached};
+use crate::commands::refs::{is_definition, occurrences_of};
+use crate::envelope::answer::Answer;
+use crate::envelope::budget::check_range;
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::{Lookup, Resolved};
+use crate::snapshot::read::{self, Pred};
 use crate::QueryError;
 
 /// Allowed range of `--depth` for impact-like commands.
@@ -438,7 +438,7 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
     let tests = test_dependencies(&a);
     let types = type_dependencies(&a);
     let facts = json!({
-        "symbol": crate::facts::symbol_brief(&a.symbol),
+        "symbol": crate::envelope::facts::symbol_brief(&a.symbol),
         "resolution": a.resolution,
         "depth": depth,
         "visibility": vis,

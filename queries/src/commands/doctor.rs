@@ -14,9 +14,9 @@ use std::collections::BTreeSet;
 use output_schema::manifest::StageStatus;
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::coverage::{self, stage};
-use crate::respond::{finish, shell_quote, Ctx, Draft};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
+use crate::snapshot::coverage::{self, stage};
 use crate::QueryError;
 
 /// One check.

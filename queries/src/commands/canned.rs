@@ -5,14 +5,14 @@
 //! `.ckb/snapshots`), read with `getvariable('ckb_store')`; each file is one read-only statement
 //! over `read_parquet(<store>/repo=*/commit=*/<table>.parquet, hive_partitioning = true, …)`.
 //! The stock CLI sets it with `duckdb -c "SET VARIABLE ckb_store = '<store>'" -f <file>`; ckb sets
-//! it to the store folder of the session before locking the session down (see [`crate::sql`]).
+//! it to the store folder of the session before locking the session down (see [`crate::commands::sql`]).
 
 use std::path::Path;
 
 use output_schema::ErrorCode;
 use serde_json::Value;
 
-use crate::sql::{run_sql, SqlLimits, SqlResult, SqlSource};
+use crate::commands::sql::{run_sql, SqlLimits, SqlResult, SqlSource};
 use crate::QueryError;
 
 /// One canned analysis.
@@ -28,27 +28,27 @@ pub struct Canned {
 pub static CANNED: &[Canned] = &[
     Canned {
         name: "api_changes",
-        sql: include_str!("../sql/api_changes.sql"),
+        sql: include_str!("../../sql/api_changes.sql"),
     },
     Canned {
         name: "churn_trend",
-        sql: include_str!("../sql/churn_trend.sql"),
+        sql: include_str!("../../sql/churn_trend.sql"),
     },
     Canned {
         name: "coupling",
-        sql: include_str!("../sql/coupling.sql"),
+        sql: include_str!("../../sql/coupling.sql"),
     },
     Canned {
         name: "dead_code",
-        sql: include_str!("../sql/dead_code.sql"),
+        sql: include_str!("../../sql/dead_code.sql"),
     },
     Canned {
         name: "hotspots",
-        sql: include_str!("../sql/hotspots.sql"),
+        sql: include_str!("../../sql/hotspots.sql"),
     },
     Canned {
         name: "module_fan",
-        sql: include_str!("../sql/module_fan.sql"),
+        sql: include_str!("../../sql/module_fan.sql"),
     },
 ];
 

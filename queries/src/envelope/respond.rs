@@ -15,9 +15,9 @@ use serde_json::Value;
 
 use output_schema::ErrorCode;
 
-use crate::answer::{Answer, CompletenessInfo, Drilldown, Provenance, Truncation};
-use crate::budget::{self, Budget};
-use crate::coverage;
+use crate::envelope::answer::{Answer, CompletenessInfo, Drilldown, Provenance, Truncation};
+use crate::envelope::budget::{self, Budget};
+use crate::snapshot::coverage;
 use crate::snapshot::{Freshness, Snapshot};
 use crate::QueryError;
 

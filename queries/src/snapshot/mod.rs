@@ -1,4 +1,12 @@
-//! Opening a snapshot folder and reading its tables.
+//! Reading snapshots: opening a snapshot folder ([`Snapshot`], how fresh it is against the working
+//! tree: [`Freshness`]) and, below, reading only what a query needs from its Parquet files
+//! (`read`), finding what an argument names (`lookup`: a symbol ID or name; `target`: a
+//! symbol, file, folder or module), and how complete its stages are (`coverage`).
+
+pub mod coverage;
+pub mod lookup;
+pub mod read;
+pub mod target;
 
 use std::path::{Path, PathBuf};
 

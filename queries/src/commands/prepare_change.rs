@@ -21,18 +21,18 @@ use output_schema::tables::{ImportRow, SymbolRow};
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::affected_tests::{collect, symbols_in, tests_json};
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::graph::CallGraph;
-use crate::history::{partner_json, partners};
-use crate::impact::{self, depth_of, reached_json};
-use crate::read::{self, is_path_or_below};
-use crate::refs::{is_definition, occurrences_of_many};
-use crate::resolve::Lookup;
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
-use crate::target::{target, Target};
+use crate::analysis::call_graph::CallGraph;
+use crate::commands::affected_tests::{collect, symbols_in, tests_json};
+use crate::commands::hotspots::{partner_json, partners};
+use crate::commands::impact::{self, depth_of, reached_json};
+use crate::commands::refs::{is_definition, occurrences_of_many};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::Lookup;
+use crate::snapshot::read::{self, is_path_or_below};
+use crate::snapshot::target::{target, Target};
 use crate::QueryError;
 
 /// Change types.
@@ -211,7 +211,7 @@ pub fn prepare_change(
             scip_backed = a.scip_backed || c.scip_backed;
             tests = (c.files.len(), tests_json(&c, &files, n));
             partner_rows = partners(ctx, &s.path)?;
-            target_json = json!({"kind": "symbol", "symbol": crate::facts::symbol_brief(s), "resolution": a.resolution,
+            target_json = json!({"kind": "symbol", "symbol": crate::envelope::facts::symbol_brief(s), "resolution": a.resolution,
                                  "visibility": vis});
             inv_arg = s.stable_id.to_string();
             let public = vis["value"] == "public";

@@ -34,7 +34,7 @@ use output_schema::{ErrorCode, Table};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::answer::{Answer, CompletenessInfo, Drilldown, Provenance};
+use crate::envelope::answer::{Answer, CompletenessInfo, Drilldown, Provenance};
 use crate::snapshot::{Freshness, Snapshot};
 use crate::QueryError;
 

@@ -16,13 +16,13 @@ use std::collections::BTreeMap;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::coverage;
-use crate::facts::symbol_full;
-use crate::impact::{analyse_resolved, reached_json, test_dependencies};
-use crate::resolve::{split_qualified, Lookup, AMBIGUITY_MATCHES};
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
-use crate::search::{find, rank_matches, result_json};
+use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies};
+use crate::commands::search::{find, rank_matches, result_json};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::facts::symbol_full;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::{split_qualified, Lookup, AMBIGUITY_MATCHES};
 use crate::QueryError;
 
 fn ambiguity(
@@ -33,7 +33,7 @@ fn ambiguity(
 ) -> Result<Answer, QueryError> {
     let (_, name) = split_qualified(query);
     let total = matches.len();
-    let tests = crate::search::test_paths(ctx.snapshot, &matches)?;
+    let tests = crate::commands::search::test_paths(ctx.snapshot, &matches)?;
     let ranked = rank_matches(name, matches, &tests);
     let top: Vec<Value> = ranked
         .iter()
@@ -105,7 +105,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
             }
             1 => {
                 let mut m = matches;
-                crate::resolve::Resolved {
+                crate::snapshot::lookup::Resolved {
                     symbol: m.remove(0),
                     resolution: json!({"redirected": false, "matchedBy": "name"}),
                     redirected: false,
@@ -186,7 +186,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
     let facts = json!({
         "symbol": symbol_full(&a.symbol),
         "resolution": a.resolution,
-        "locationFreshness": crate::symbol::location_freshness(ctx),
+        "locationFreshness": crate::commands::symbol::location_freshness(ctx),
         "references": {"total": a.references.len(), "files": files_json},
         "callers": direct.iter().take(n).map(|r| reached_json(&a, r)).collect::<Vec<_>>(),
         "callees": callees_json,

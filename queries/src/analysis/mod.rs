@@ -1,0 +1,3 @@
+//! Analyses shared by several commands and by `ckb diff`: the call graph.
+
+pub mod call_graph;
