@@ -8,6 +8,7 @@ use fixture::{sid, Options, HEAD};
 use output_schema::ErrorCode;
 use queries::envelope::answer::Answer;
 use queries::envelope::budget::{Budget, Overrides};
+use queries::snapshot::FreshnessState;
 use queries::{Ctx, Freshness, QueryError, Snapshot};
 use serde_json::Value;
 
@@ -100,7 +101,7 @@ fn symbol_by_id_name_and_qualified_name() {
     assert_eq!(t["facts"]["symbol"]["id"], sid(3));
 
     let current = Freshness {
-        state: "current".into(),
+        state: FreshnessState::Current,
         head_commit: Some(HEAD.into()),
         commits_behind: Some(0),
         worktree_dirty: false,
@@ -108,7 +109,7 @@ fn symbol_by_id_name_and_qualified_name() {
     let a = v(&queries::commands::symbol::symbol(&ctx(&f, &current), &sid(2)).unwrap());
     assert_eq!(a["facts"]["locationFreshness"], "current");
     let dirty = Freshness {
-        state: "dirty".into(),
+        state: FreshnessState::Dirty,
         worktree_dirty: true,
         ..current.clone()
     };
@@ -1153,4 +1154,57 @@ fn scip_fix_commands_follow_the_recorded_tool_else_the_main_languages() {
         queries::snapshot::coverage::scip_index_commands(&snap),
         ["ckb snapshot --force"]
     );
+}
+
+/// `status` goes through the one finishing step like every answer (ARCHITECTURE.md): a smaller
+/// `--max-tokens` shortens its lists (or refuses with `BUDGET_EXCEEDED`), `--max-drilldowns`
+/// caps its next steps.
+#[test]
+fn status_keeps_to_its_budgets() {
+    let f = fx();
+    let behind = Freshness {
+        state: FreshnessState::Behind,
+        commits_behind: Some(2),
+        ..unknown()
+    };
+    let c = ctx(&f, &behind);
+    let status = |o: Overrides| queries::commands::status::status(&with(o, c));
+    let full = status(Overrides::default()).unwrap();
+    let full_tokens = full.compression.estimated_tokens;
+    assert!(full_tokens > 500, "{full_tokens}");
+    assert!(full.drilldowns.len() >= 2, "{:?}", full.drilldowns);
+
+    let one = status(Overrides {
+        drilldowns: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(one.drilldowns.len(), 1);
+    assert_eq!(one.drilldowns[0].command, "ckb snapshot");
+    let none = status(Overrides {
+        drilldowns: Some(0),
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(none.drilldowns.is_empty());
+
+    let small = status(Overrides {
+        tokens: Some(500),
+        ..Default::default()
+    });
+    match small {
+        Ok(a) => {
+            assert!(a.compression.estimated_tokens <= 500, "{}", v(&a));
+            assert!(
+                a.provenance
+                    .truncations
+                    .iter()
+                    .any(|t| t.budget == "max-tokens" && t.what == "tables"),
+                "{}",
+                v(&a)
+            );
+            assert!(a.compression.items_out < full.compression.items_out);
+        }
+        Err(e) => assert_eq!(e.code, ErrorCode::BudgetExceeded),
+    }
 }

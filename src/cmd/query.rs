@@ -377,7 +377,7 @@ enum Output {
 fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
     use queries::commands::*;
     let a = match command {
-        QueryCommand::Status => status::status(ctx.snapshot, ctx.freshness),
+        QueryCommand::Status => status::status(ctx)?,
         QueryCommand::Doctor { fix: true } => {
             return Ok(Output::Text(doctor::fix_script(ctx, &doctor::checks(ctx))))
         }

@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
 use crate::snapshot::coverage::{self, stage};
+use crate::snapshot::FreshnessState;
 use crate::QueryError;
 
 /// One check.
@@ -99,9 +100,9 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
     });
 
     let f = ctx.freshness;
-    out.push(match f.state.as_str() {
-        "current" => check("freshness", "pass", "the snapshot describes the working tree".into()),
-        "unknown" => check(
+    out.push(match f.state {
+        FreshnessState::Current => check("freshness", "pass", "the snapshot describes the working tree".into()),
+        FreshnessState::Unknown => check(
             "freshness",
             "warn",
             "freshness is unknown (the snapshot was given explicitly or its repository is not at hand)".into(),
@@ -111,7 +112,7 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
                 "freshness",
                 "warn",
                 match f.commits_behind {
-                    Some(n) if s == "behind" => format!("the snapshot is {n} commit(s) behind HEAD"),
+                    Some(n) if s == FreshnessState::Behind => format!("the snapshot is {n} commit(s) behind HEAD"),
                     _ => format!("the snapshot is {s} relative to the working tree"),
                 },
             ),

@@ -26,15 +26,93 @@ use serde::Serialize;
 use super::compare::{Sym, SymbolDiff};
 use super::impact::Graph;
 
+/// What happened to a symbol of the public surface; serialized as the kebab-case name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApiChangeKind {
+    /// A public base symbol is gone.
+    Removed,
+    /// Renamed with no public symbol keeping the old name.
+    Renamed,
+    /// Moved (same name, other place) with no public symbol keeping the old name.
+    Moved,
+    /// The declaration changed.
+    SignatureChanged,
+    /// Public became internal, protected or private.
+    VisibilityNarrowed,
+    /// A new public symbol.
+    Added,
+    /// Became public.
+    VisibilityWidened,
+    /// Renamed, and the old name is still public.
+    RenamedWithShim,
+    /// Moved, and the old name is still public.
+    MovedWithShim,
+}
+
+impl ApiChangeKind {
+    /// The name reports print.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiChangeKind::Removed => "removed",
+            ApiChangeKind::Renamed => "renamed",
+            ApiChangeKind::Moved => "moved",
+            ApiChangeKind::SignatureChanged => "signature-changed",
+            ApiChangeKind::VisibilityNarrowed => "visibility-narrowed",
+            ApiChangeKind::Added => "added",
+            ApiChangeKind::VisibilityWidened => "visibility-widened",
+            ApiChangeKind::RenamedWithShim => "renamed-with-shim",
+            ApiChangeKind::MovedWithShim => "moved-with-shim",
+        }
+    }
+}
+
+impl std::fmt::Display for ApiChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How much a change to the public surface may break; ordered most severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Dependents stop compiling or working.
+    High,
+    /// Dependents likely need an edit.
+    Medium,
+    /// The old name still works.
+    Low,
+    /// Compatible.
+    Info,
+}
+
+impl Severity {
+    /// The name reports print.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::High => "high",
+            Severity::Medium => "medium",
+            Severity::Low => "low",
+            Severity::Info => "info",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One change to the public surface.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiChange {
-    /// `removed`, `renamed`, `moved`, `signature-changed`, `visibility-narrowed`, `added`,
-    /// `visibility-widened`, `renamed-with-shim` or `moved-with-shim`.
-    pub kind: String,
-    /// `high`, `medium`, `low` or `info`.
-    pub severity: String,
+    /// What happened to the symbol.
+    pub kind: ApiChangeKind,
+    /// How much it may break.
+    pub severity: Severity,
     /// The symbol: as it was in the base for removals, renames and moves; as it is in the head otherwise.
     pub symbol: Sym,
     /// The rename or move target.
@@ -63,25 +141,21 @@ pub struct ApiDiff {
     pub public_after: u64,
 }
 
-/// Order of severities, most severe first.
-pub fn severity_rank(s: &str) -> u8 {
-    match s {
-        "high" => 0,
-        "medium" => 1,
-        "low" => 2,
-        _ => 3,
-    }
-}
-
 fn is_public(v: &str) -> bool {
     v == "public"
 }
 
 /// A change with no replacement and no before/after; callers fill those in with struct update.
-fn change(kind: &str, severity: &str, symbol: &Sym, callers: u64, detail: String) -> ApiChange {
+fn change(
+    kind: ApiChangeKind,
+    severity: Severity,
+    symbol: &Sym,
+    callers: u64,
+    detail: String,
+) -> ApiChange {
     ApiChange {
-        kind: kind.into(),
-        severity: severity.into(),
+        kind,
+        severity,
         symbol: symbol.clone(),
         replacement: None,
         before: None,
@@ -144,8 +218,8 @@ pub(crate) fn compare(
         out.breaking.push(ApiChange {
             before: s.signature.clone(),
             ..change(
-                "removed",
-                "high",
+                ApiChangeKind::Removed,
+                Severity::High,
                 s,
                 graph.dependent_count(&s.id),
                 format!("public {} `{}` was removed", s.kind, s.qualified()),
@@ -171,8 +245,12 @@ pub(crate) fn compare(
                 before: from.signature.clone(),
                 after: to.signature.clone(),
                 ..change(
-                    &format!("{verb}-with-shim"),
-                    "low",
+                    if moved {
+                        ApiChangeKind::MovedWithShim
+                    } else {
+                        ApiChangeKind::RenamedWithShim
+                    },
+                    Severity::Low,
                     from,
                     callers,
                     format!(
@@ -188,8 +266,12 @@ pub(crate) fn compare(
                 before: from.signature.clone(),
                 after: to.signature.clone(),
                 ..change(
-                    verb,
-                    if moved { "medium" } else { "high" },
+                    if moved {
+                        ApiChangeKind::Moved
+                    } else {
+                        ApiChangeKind::Renamed
+                    },
+                    if moved { Severity::Medium } else { Severity::High },
                     from,
                     callers,
                     format!(
@@ -219,8 +301,12 @@ pub(crate) fn compare(
             before: c.before.clone(),
             after: c.after.clone(),
             ..change(
-                "signature-changed",
-                if arity_changed { "high" } else { "medium" },
+                ApiChangeKind::SignatureChanged,
+                if arity_changed {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
                 s,
                 graph.dependent_count(&s.id),
                 if arity_changed {
@@ -249,8 +335,8 @@ pub(crate) fn compare(
                 before: Some(v.before.clone()),
                 after: Some(v.after.clone()),
                 ..change(
-                    "visibility-narrowed",
-                    "high",
+                    ApiChangeKind::VisibilityNarrowed,
+                    Severity::High,
                     s,
                     callers,
                     format!(
@@ -267,8 +353,8 @@ pub(crate) fn compare(
                 before: Some(v.before.clone()),
                 after: Some(v.after.clone()),
                 ..change(
-                    "visibility-widened",
-                    "info",
+                    ApiChangeKind::VisibilityWidened,
+                    Severity::Info,
                     s,
                     callers,
                     format!(
@@ -289,8 +375,8 @@ pub(crate) fn compare(
         out.non_breaking.push(ApiChange {
             after: s.signature.clone(),
             ..change(
-                "added",
-                "info",
+                ApiChangeKind::Added,
+                Severity::Info,
                 s,
                 0,
                 format!("new public {} `{}`", s.kind, s.qualified()),
@@ -298,13 +384,13 @@ pub(crate) fn compare(
         });
     }
     let order = |a: &ApiChange, b: &ApiChange| {
-        severity_rank(&a.severity)
-            .cmp(&severity_rank(&b.severity))
+        a.severity
+            .cmp(&b.severity)
             .then_with(|| b.callers.cmp(&a.callers))
             .then_with(|| a.symbol.path.cmp(&b.symbol.path))
             .then_with(|| a.symbol.line.cmp(&b.symbol.line))
             .then_with(|| a.symbol.id.cmp(&b.symbol.id))
-            .then_with(|| a.kind.cmp(&b.kind))
+            .then_with(|| a.kind.as_str().cmp(b.kind.as_str()))
     };
     out.breaking.sort_by(order);
     out.non_breaking.sort_by(order);

@@ -19,7 +19,7 @@ use output_schema::tables::{FileRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 use serde::Serialize;
 
-use super::api::ApiDiff;
+use super::api::{ApiDiff, Severity};
 use super::compare::{FileDiff, Sym, SymbolDiff};
 use super::{BaseTables, DiffCompleteness};
 
@@ -595,8 +595,8 @@ pub(crate) fn risk(
     impact: &Impact,
     completeness: &DiffCompleteness,
 ) -> Risk {
-    let by = |sev: &str| api.breaking.iter().filter(|c| c.severity == sev).count() as u64;
-    let (high, medium, low) = (by("high"), by("medium"), by("low"));
+    let by = |sev: Severity| api.breaking.iter().filter(|c| c.severity == sev).count() as u64;
+    let (high, medium, low) = (by(Severity::High), by(Severity::Medium), by(Severity::Low));
     // Without the base's call graph and references nothing is known to reach tests: not measured.
     let no_graph = ["call_edges", "occurrences"].iter().all(|t| {
         completeness

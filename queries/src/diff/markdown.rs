@@ -15,6 +15,7 @@
 use output_schema::json::format_float;
 use output_schema::ErrorCode;
 
+use super::api::ApiChangeKind;
 use super::compare::{CallChange, Sym};
 use super::{DiffReport, MARKER};
 use crate::QueryError;
@@ -200,7 +201,7 @@ fn sections(r: &DiffReport) -> Vec<Section> {
             .iter()
             .map(|c| {
                 let mut detail = c.detail.clone();
-                if c.kind == "signature-changed" {
+                if c.kind == ApiChangeKind::SignatureChanged {
                     if let (Some(b), Some(a)) = (&c.before, &c.after) {
                         detail.push_str(&format!(
                             ": {} → {}",

@@ -8,8 +8,8 @@
 //!   fits `--max-tokens`, recording each trim as a `max-tokens` truncation — JSON is never cut,
 //!   only list items are dropped; an answer that cannot fit even then is `BUDGET_EXCEEDED`;
 //! - chooses drilldowns, in this order: one per truncation (raise the budget that cut), the stale
-//!   SCIP index, a snapshot behind or off the working tree, low completeness (< 0.8), then the
-//!   command's own — deduplicated by command and capped at `--max-drilldowns`.
+//!   SCIP index, a snapshot behind or off the working tree, low completeness (< 0.8; not for
+//!   `doctor` and `status`, which list the fixes themselves), then the command's own — deduplicated by command and capped at `--max-drilldowns`.
 
 use serde_json::Value;
 
@@ -384,10 +384,7 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
             reason: format!("the SCIP index is stale ({why})"),
         });
     }
-    if matches!(
-        ctx.freshness.state.as_str(),
-        "behind" | "dirty" | "diverged"
-    ) {
+    if ctx.freshness.state.is_outdated() {
         drilldowns.push(Drilldown {
             command: "ckb snapshot".into(),
             reason: format!(
@@ -396,7 +393,8 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
             ),
         });
     }
-    if draft.completeness.score < 0.8 && draft.command != "doctor" {
+    // `doctor` and `status` already say what is missing and how to fix it.
+    if draft.completeness.score < 0.8 && !matches!(draft.command.as_str(), "doctor" | "status") {
         drilldowns.push(Drilldown {
             command: "ckb query doctor".into(),
             reason: format!(

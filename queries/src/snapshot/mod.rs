@@ -27,12 +27,56 @@ pub struct Snapshot {
     pub manifest: Manifest,
 }
 
+/// Where the snapshot stands against the working tree; serialized as its lowercase name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FreshnessState {
+    /// The snapshot describes the working tree.
+    Current,
+    /// The snapshot's commit is an ancestor of HEAD.
+    Behind,
+    /// HEAD is the snapshot's commit but the working tree has other changes.
+    Dirty,
+    /// The snapshot's commit is not an ancestor of HEAD.
+    Diverged,
+    /// Nothing is known about the working tree.
+    #[default]
+    Unknown,
+}
+
+impl FreshnessState {
+    /// The name answers print.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FreshnessState::Current => "current",
+            FreshnessState::Behind => "behind",
+            FreshnessState::Dirty => "dirty",
+            FreshnessState::Diverged => "diverged",
+            FreshnessState::Unknown => "unknown",
+        }
+    }
+
+    /// Whether taking a new snapshot would describe the working tree better.
+    pub fn is_outdated(self) -> bool {
+        matches!(
+            self,
+            FreshnessState::Behind | FreshnessState::Dirty | FreshnessState::Diverged
+        )
+    }
+}
+
+impl std::fmt::Display for FreshnessState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How the snapshot relates to the working tree it is queried from (computed by the caller).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Freshness {
-    /// `current`, `behind`, `dirty`, `diverged` or `unknown`.
-    pub state: String,
+    /// Where the snapshot stands against the working tree.
+    pub state: FreshnessState,
     /// The working tree's HEAD.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head_commit: Option<String>,
@@ -47,14 +91,14 @@ impl Freshness {
     /// Freshness when nothing is known about the working tree (an explicit --snapshot).
     pub fn unknown() -> Freshness {
         Freshness {
-            state: "unknown".into(),
+            state: FreshnessState::Unknown,
             ..Freshness::default()
         }
     }
 
     /// Whether locations in the snapshot may not match the working tree.
     pub fn may_be_stale(&self) -> bool {
-        self.state != "current"
+        self.state != FreshnessState::Current
     }
 }
 
