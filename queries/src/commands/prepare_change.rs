@@ -9,8 +9,8 @@
 //!   then path, then ID.
 //! - `transitiveImpact`: callers at depth 2..=N (default 3) outside the target, as in `impact`.
 //! - `affectedTests`: as `affected-tests`. `cochange`: co-change partners (degree first).
-//! - `risk`: the factors of `impact` (for a path: visibility = share of public symbols,
-//!   direct = dependent files / 10, spread = other modules / 5, kind = transitive 0.6 / direct
+//! - `risk`: the shared risk model (`analysis::risk`) with the factors of `impact` (for a path:
+//!   visibility = share of public symbols, direct = dependent files / 10, spread = other modules / 5, kind = transitive 0.6 / direct
 //!   0.3 / none 0) and a change-type factor multiplying the score (modify 1, rename 0.9, extract
 //!   0.8, delete 1.2; capped at 1). `suggestions` are concrete steps for the change type.
 //!   Each list holds at most `--max-items` entries.
@@ -22,6 +22,7 @@ use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
 use crate::analysis::call_graph::CallGraph;
+use crate::analysis::risk::Risk;
 use crate::commands::affected_tests::{collect, symbols_in, tests_json};
 use crate::commands::hotspots::{partner_json, partners};
 use crate::commands::impact::{self, depth_of, reached_json};
@@ -47,30 +48,9 @@ fn multiplier(change: &str) -> f64 {
     }
 }
 
-fn round(x: f64) -> f64 {
-    (x * 1_000_000.0).round() / 1_000_000.0
-}
-
-fn with_change_type(mut risk: Value, change: &str) -> Value {
-    let m = multiplier(change);
-    let base = risk["score"].as_f64().unwrap_or(0.0);
-    let score = round((base * m).min(1.0));
-    risk["score"] = json!(score);
-    risk["level"] = json!(if score >= 0.7 {
-        "high"
-    } else if score >= 0.4 {
-        "medium"
-    } else {
-        "low"
-    });
-    if let Some(f) = risk["factors"].as_array_mut() {
-        f.push(json!({"factor": "changeType", "value": m, "multiplies": true, "detail": change}));
-    }
-    risk
-}
-
-fn risk_from(vis: f64, direct: usize, other_modules: usize, kind: (f64, &str)) -> Value {
-    let factors = [
+/// The path risk: the factors of `impact`, measured over the files of a path.
+fn path_risk(vis: f64, direct: usize, other_modules: usize, kind: (f64, &str)) -> Risk {
+    Risk::weighted(vec![
         (
             "visibility",
             vis,
@@ -79,25 +59,18 @@ fn risk_from(vis: f64, direct: usize, other_modules: usize, kind: (f64, &str)) -
         ),
         (
             "directDependents",
-            (direct as f64 / 10.0).min(1.0),
+            direct as f64 / 10.0,
             0.30,
             format!("{direct} dependent file(s)"),
         ),
         (
             "moduleSpread",
-            (other_modules as f64 / 5.0).min(1.0),
+            other_modules as f64 / 5.0,
             0.25,
             format!("{other_modules} other module(s) affected"),
         ),
         ("impactKind", kind.0, 0.20, kind.1.to_string()),
-    ];
-    let score = round(factors.iter().map(|(_, v, w, _)| v * w).sum::<f64>());
-    json!({
-        "score": score,
-        "level": if score >= 0.7 { "high" } else if score >= 0.4 { "medium" } else { "low" },
-        "factors": factors.iter().map(|(n, v, w, d)| json!({"factor": n, "value": round(*v), "weight": w,
-            "contribution": round(v * w), "detail": d})).collect::<Vec<_>>(),
-    })
+    ])
 }
 
 fn kind_rank(k: &str) -> u8 {
@@ -354,7 +327,7 @@ pub fn prepare_change(
             } else {
                 (0.0, "no dependents found")
             };
-            risk = risk_from(vis, dep_files.len(), others.len(), kind);
+            risk = path_risk(vis, dep_files.len(), others.len(), kind);
             let pv: Vec<String> = paths.iter().cloned().collect();
             let c = collect(ctx, &lookup, &files, &syms, &pv, depth)?;
             scip_backed = c.scip_backed || syms.iter().any(|s| s.source == "scip");
@@ -411,7 +384,7 @@ pub fn prepare_change(
             ))
         }
     }
-    let risk = with_change_type(risk, change);
+    let risk = risk.times("changeType", multiplier(change), change);
     if tests.0 > 0 {
         suggestions.push(format!("run the {} affected test file(s)", tests.0));
     } else {
@@ -440,11 +413,10 @@ pub fn prepare_change(
         Target::Module(m) => m.module_id.clone(),
     };
     let explanation = format!(
-        "{change} of {label}: {dep_total} direct dependent(s), {transitive_total} transitive caller(s), {} affected test file(s), {} co-change partner(s); risk {} ({}).",
+        "{change} of {label}: {dep_total} direct dependent(s), {transitive_total} transitive caller(s), {} affected test file(s), {} co-change partner(s); risk {}.",
         tests.0,
         partner_rows.len(),
-        risk["level"].as_str().unwrap_or(""),
-        output_schema::json::format_float(risk["score"].as_f64().unwrap_or(0.0)).unwrap_or_default(),
+        risk.summary(),
     );
     let facts = json!({
         "target": target_json,
