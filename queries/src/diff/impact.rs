@@ -8,10 +8,7 @@
 //! tests (definitions in `is_test` files) and modules reached. Co-change partners are files that
 //! historically change together with a touched file (`cochange`, degree ≥ [`COCHANGE_MIN_DEGREE`],
 //! at least [`COCHANGE_MIN_SHARED`] shared commits) but that this change leaves alone.
-//!
-//! The risk level is a sum of bounded points per factor (see [`risk`]): ≥ 40 is `high`, ≥ 15 is
-//! `medium`, else `low`. Every factor is listed with its value, points and a sentence, so the level
-//! is explainable and stable.
+//! The overall risk is scored from these findings in `diff::risk`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,9 +16,8 @@ use output_schema::tables::{FileRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 use serde::Serialize;
 
-use super::api::{ApiDiff, Severity};
 use super::compare::{FileDiff, Sym, SymbolDiff};
-use super::{BaseTables, DiffCompleteness};
+use super::BaseTables;
 
 /// How many caller levels are followed to find tests and modules.
 pub const MAX_DEPTH: u32 = 3;
@@ -543,167 +539,4 @@ fn cochange(base: &BaseTables, touched: &BTreeSet<&str>) -> Vec<CochangePartner>
             .then_with(|| a.path.cmp(&b.path))
     });
     out
-}
-
-/// One contribution to the risk score.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Factor {
-    /// Stable factor name.
-    pub name: String,
-    /// The measured count.
-    pub value: u64,
-    /// Points it adds (bounded per factor).
-    pub points: u64,
-    /// What it means.
-    pub detail: String,
-}
-
-/// Overall risk.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Risk {
-    /// `low`, `medium` or `high`.
-    pub level: String,
-    /// Sum of the factors' points, 0..=100.
-    pub score: u64,
-    /// Every factor, most points first (ties by name).
-    pub factors: Vec<Factor>,
-}
-
-/// Score at or above which the risk is `high`.
-pub const HIGH_RISK: u64 = 40;
-/// Score at or above which the risk is `medium`.
-pub const MEDIUM_RISK: u64 = 15;
-
-/// Scores the change.
-///
-/// | factor | value | points |
-/// |---|---|---|
-/// | `breaking-api` | breaking changes | 15 per high, 8 per medium, 3 per low; ≤ 45 |
-/// | `untouched-callers` | dependents of interface changes in untouched files | 3 each; ≤ 24 |
-/// | `modules-affected` | modules reached | 4 per module beyond the first; ≤ 12 |
-/// | `callers-reached` | direct + transitive dependents | 1 per 3; ≤ 10 |
-/// | `untested-changes` | changed symbols outside tests that no test reaches (not measured without the base's call graph and references) | 2 each; ≤ 10 |
-/// | `missed-cochange` | co-change partners left untouched | 3 each; ≤ 9 |
-/// | `change-size` | files touched | 1 per 5 files; ≤ 10 |
-/// | `incomplete-data` | missing inputs | 5 when any is missing |
-pub(crate) fn risk(
-    files: &FileDiff,
-    symbols: &SymbolDiff,
-    api: &ApiDiff,
-    impact: &Impact,
-    completeness: &DiffCompleteness,
-) -> Risk {
-    let by = |sev: Severity| api.breaking.iter().filter(|c| c.severity == sev).count() as u64;
-    let (high, medium, low) = (by(Severity::High), by(Severity::Medium), by(Severity::Low));
-    // Without the base's call graph and references nothing is known to reach tests: not measured.
-    let no_graph = ["call_edges", "occurrences"].iter().all(|t| {
-        completeness
-            .missing
-            .iter()
-            .any(|m| m.snapshot == "base" && m.table == *t)
-    });
-    let untested = if no_graph {
-        0
-    } else {
-        impact
-            .changed
-            .iter()
-            .filter(|c| c.tests.is_empty() && !c.in_test_file)
-            .count() as u64
-    };
-    let reached = impact.callers + impact.transitive_callers;
-    let modules = impact.modules.len() as u64;
-    let mut factors = vec![
-        Factor {
-            name: "breaking-api".into(),
-            value: api.breaking.len() as u64,
-            points: (15 * high + 8 * medium + 3 * low).min(45),
-            detail: format!(
-                "{} breaking change(s) to the public surface ({high} high, {medium} medium, {low} low)",
-                api.breaking.len()
-            ),
-        },
-        Factor {
-            name: "untouched-callers".into(),
-            value: impact.untouched_callers,
-            points: (3 * impact.untouched_callers).min(24),
-            detail: format!(
-                "{} dependent(s) of changed interfaces are in files this change does not touch",
-                impact.untouched_callers
-            ),
-        },
-        Factor {
-            name: "modules-affected".into(),
-            value: modules,
-            points: (4 * modules.saturating_sub(1)).min(12),
-            detail: format!("the change reaches {modules} module(s)"),
-        },
-        Factor {
-            name: "callers-reached".into(),
-            value: reached,
-            points: (reached / 3).min(10),
-            detail: format!(
-                "{} direct and {} transitive dependent(s) (to depth {MAX_DEPTH})",
-                impact.callers, impact.transitive_callers
-            ),
-        },
-        Factor {
-            name: "untested-changes".into(),
-            value: untested,
-            points: (2 * untested).min(10),
-            detail: if no_graph {
-                "not measured: the base snapshot has no call graph or references".into()
-            } else {
-                format!("{untested} changed symbol(s) that no test reaches")
-            },
-        },
-        Factor {
-            name: "missed-cochange".into(),
-            value: impact.cochange.len() as u64,
-            points: (3 * impact.cochange.len() as u64).min(9),
-            detail: format!(
-                "{} file(s) usually changed together with touched files were not touched",
-                impact.cochange.len()
-            ),
-        },
-        Factor {
-            name: "change-size".into(),
-            value: files.count() as u64,
-            points: (files.count() as u64 / 5).min(10),
-            detail: format!(
-                "{} file(s) and {} symbol change(s)",
-                files.count(),
-                symbols.count()
-            ),
-        },
-        Factor {
-            name: "incomplete-data".into(),
-            value: completeness.missing.len() as u64,
-            points: if completeness.missing.is_empty() { 0 } else { 5 },
-            detail: if completeness.missing.is_empty() {
-                "every input was available".into()
-            } else {
-                format!(
-                    "{} input table(s) missing: the risk may be underestimated",
-                    completeness.missing.len()
-                )
-            },
-        },
-    ];
-    factors.sort_by(|a, b| b.points.cmp(&a.points).then_with(|| a.name.cmp(&b.name)));
-    let score = factors.iter().map(|f| f.points).sum::<u64>().min(100);
-    let level = if score >= HIGH_RISK {
-        "high"
-    } else if score >= MEDIUM_RISK {
-        "medium"
-    } else {
-        "low"
-    };
-    Risk {
-        level: level.into(),
-        score,
-        factors,
-    }
 }

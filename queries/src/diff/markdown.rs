@@ -18,6 +18,7 @@ use output_schema::ErrorCode;
 use super::api::ApiChangeKind;
 use super::compare::{CallChange, Sym};
 use super::{DiffReport, MARKER};
+use crate::analysis::risk::RiskLevel;
 use crate::QueryError;
 
 /// Longest declaration shown inline; longer ones are cut with `…` (the JSON has them whole).
@@ -67,12 +68,17 @@ fn pct(f: f64) -> String {
     format!("{}%", (f * 100.0).round() as i64)
 }
 
-fn risk_icon(level: &str) -> &'static str {
+fn risk_icon(level: RiskLevel) -> &'static str {
     match level {
-        "high" => "🔴",
-        "medium" => "🟠",
-        _ => "🟢",
+        RiskLevel::High => "🔴",
+        RiskLevel::Medium => "🟠",
+        RiskLevel::Low => "🟢",
     }
+}
+
+/// A 0..=1 score or contribution as points out of 100, as the comment prints them.
+fn points(x: f64) -> u64 {
+    (x * 100.0).round() as u64
 }
 
 fn header(r: &DiffReport) -> String {
@@ -87,16 +93,16 @@ fn header(r: &DiffReport) -> String {
     if f.count() == 0 && s.count() == 0 {
         h.push_str(&format!(
             "{} **Risk: {}** (score {}/100) · no changes between the snapshots\n",
-            risk_icon(&r.risk.level),
+            risk_icon(r.risk.level),
             r.risk.level,
-            r.risk.score
+            points(r.risk.score)
         ));
     } else {
         h.push_str(&format!(
             "{} **Risk: {}** (score {}/100) · **{} breaking** API change{} · {} dependent{} in {} module{} · {} test file{} affected\n\n",
-            risk_icon(&r.risk.level),
+            risk_icon(r.risk.level),
             r.risk.level,
-            r.risk.score,
+            points(r.risk.score),
             r.api.breaking.len(),
             if r.api.breaking.len() == 1 { "" } else { "s" },
             r.impact.callers,
@@ -248,15 +254,18 @@ fn sections(r: &DiffReport) -> Vec<Section> {
     });
 
     out.push(Section {
-        title: format!("Risk factors: {} ({})", r.risk.level, r.risk.score),
+        title: format!("Risk factors: {} ({})", r.risk.level, points(r.risk.score)),
         open: false,
         table: String::new(),
         items: r
             .risk
             .factors
             .iter()
-            .filter(|f| f.points > 0)
-            .map(|f| format!("- **{}** +{}: {}\n", f.name, f.points, f.detail))
+            .filter(|f| f.contribution.is_some_and(|c| c > 0.0))
+            .map(|f| {
+                let p = points(f.contribution.unwrap_or(0.0));
+                format!("- **{}** +{p}: {}\n", f.factor, f.detail)
+            })
             .collect(),
     });
 
