@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use super::compare::{FileDiff, Sym, SymbolDiff};
 use super::BaseTables;
+use crate::analysis::call_graph::CallGraph;
 
 /// How many caller levels are followed to find tests and modules.
 pub const MAX_DEPTH: u32 = 3;
@@ -26,12 +27,13 @@ pub const COCHANGE_MIN_DEGREE: f64 = 0.5;
 /// Minimum shared commits for "usually changed together".
 pub const COCHANGE_MIN_SHARED: i64 = 2;
 
-/// The base snapshot's reference graph, indexed for the diff.
+/// The base snapshot's dependents, indexed for the diff: its call graph (the shared
+/// [`CallGraph`]) plus the reference sites of each symbol.
 pub(crate) struct Graph<'a> {
     symbols: BTreeMap<&'a str, &'a SymbolRow>,
     files: BTreeMap<&'a str, &'a FileRow>,
-    /// callee → callers with call-site counts.
-    callers_of: BTreeMap<&'a str, BTreeMap<&'a str, i64>>,
+    /// The base snapshot's call graph.
+    calls: CallGraph,
     /// symbol → its non-definition reference sites.
     refs_of: BTreeMap<&'a str, Vec<&'a OccurrenceRow>>,
 }
@@ -157,18 +159,7 @@ impl<'a> Graph<'a> {
             .iter()
             .map(|f| (f.path.as_str(), f))
             .collect();
-        let mut callers_of: BTreeMap<&str, BTreeMap<&str, i64>> = BTreeMap::new();
-        for e in b.call_edges.as_deref().unwrap_or_default() {
-            if let Some(callee) = &e.callee_id {
-                if callee != &e.caller_id {
-                    *callers_of
-                        .entry(callee.as_str())
-                        .or_default()
-                        .entry(e.caller_id.as_str())
-                        .or_default() += e.count;
-                }
-            }
-        }
+        let calls = CallGraph::from_rows(b.call_edges.as_deref());
         let mut refs_of: BTreeMap<&str, Vec<&OccurrenceRow>> = BTreeMap::new();
         for o in b.occurrences.as_deref().unwrap_or_default() {
             if o.roles.contains(Roles::DEFINITION) || o.roles.contains(Roles::FORWARD_DEFINITION) {
@@ -183,7 +174,7 @@ impl<'a> Graph<'a> {
         Graph {
             symbols,
             files,
-            callers_of,
+            calls,
             refs_of,
         }
     }
@@ -217,20 +208,19 @@ impl<'a> Graph<'a> {
     }
 
     /// Direct dependents: key is the caller ID, or `file:<path>` for a top-level reference.
-    fn dependents(&self, id: &str) -> BTreeMap<String, (Option<&'a str>, String, i64)> {
-        let mut out: BTreeMap<String, (Option<&'a str>, String, i64)> = BTreeMap::new();
-        if let Some(callers) = self.callers_of.get(id) {
-            for (caller, count) in callers {
-                let path = self
-                    .symbols
-                    .get(caller)
-                    .map(|s| s.path.clone())
-                    .unwrap_or_default();
-                out.insert(
-                    caller.to_string(),
-                    (Some(*caller), path.to_string(), *count),
-                );
-            }
+    fn dependents(&self, id: &str) -> BTreeMap<String, (Option<&str>, String, i64)> {
+        let mut out: BTreeMap<String, (Option<&str>, String, i64)> = BTreeMap::new();
+        let callers = self.calls.caller_counts(id);
+        for (caller, count) in &callers {
+            let path = self
+                .symbols
+                .get(caller)
+                .map(|s| s.path.clone())
+                .unwrap_or_default();
+            out.insert(
+                caller.to_string(),
+                (Some(*caller), path.to_string(), *count),
+            );
         }
         for o in self.refs_of.get(id).map(Vec::as_slice).unwrap_or_default() {
             match o.enclosing_symbol_id.as_deref() {
@@ -240,7 +230,7 @@ impl<'a> Graph<'a> {
                         out.entry(enc.to_string())
                             .or_insert((Some(enc), o.path.to_string(), 0));
                     // Call edges already count call sites; count references only where no edge did.
-                    if self.callers_of.get(id).is_none_or(|c| !c.contains_key(enc)) {
+                    if !callers.contains_key(enc) {
                         entry.2 += 1;
                     }
                 }
@@ -260,20 +250,20 @@ impl<'a> Graph<'a> {
     }
 
     /// Callers reached upward from `id`, with their smallest depth (1..=MAX_DEPTH).
-    fn reach(&self, id: &str) -> BTreeMap<&'a str, u32> {
-        let mut depth_of: BTreeMap<&'a str, u32> = BTreeMap::new();
+    fn reach(&self, id: &str) -> BTreeMap<&str, u32> {
+        let mut depth_of: BTreeMap<&str, u32> = BTreeMap::new();
         let mut frontier: Vec<&str> = vec![id];
         for depth in 1..=MAX_DEPTH {
             let mut next = Vec::new();
             for cur in frontier {
-                let callers = self.callers_of.get(cur).into_iter().flat_map(|m| m.keys());
+                let callers = self.calls.caller_counts(cur).into_keys();
                 let enclosing = self
                     .refs_of
                     .get(cur)
                     .into_iter()
                     .flatten()
                     .filter_map(|o| o.enclosing_symbol_id.as_deref());
-                for c in callers.copied().chain(enclosing) {
+                for c in callers.chain(enclosing) {
                     if c == id || depth_of.contains_key(c) {
                         continue;
                     }
