@@ -17,7 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use output_schema::tables::{ImportRow, SymbolRow};
+use output_schema::tables::{CochangeRow, ImportRow, SymbolRow};
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
@@ -31,7 +31,7 @@ use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
 use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
-use crate::snapshot::lookup::Lookup;
+use crate::snapshot::lookup::{Lookup, Resolved};
 use crate::snapshot::read::{self, is_path_or_below};
 use crate::snapshot::target::{target, Target};
 use crate::QueryError;
@@ -82,13 +82,356 @@ fn kind_rank(k: &str) -> u8 {
     }
 }
 
-fn sort_dependents(v: &mut [(String, String, String, Value)]) {
+fn sort_dependents(v: &mut [Dependent]) {
     v.sort_by(|a, b| {
         kind_rank(&a.0)
             .cmp(&kind_rank(&b.0))
             .then(a.1.cmp(&b.1))
             .then(a.2.cmp(&b.2))
     });
+}
+
+/// A dependent: (kind, path, ID, its JSON).
+type Dependent = (String, String, String, Value);
+
+/// What the symbol or path branch found, before the change type and budgets apply.
+struct Plan {
+    target_json: Value,
+    transitive_total: usize,
+    transitive_json: Vec<Value>,
+    risk: Risk,
+    tests: (usize, Vec<Value>),
+    partner_rows: Vec<(String, CochangeRow)>,
+    inv_arg: String,
+    refs_total: usize,
+    ref_files: usize,
+    scip_backed: bool,
+    dependents: Vec<Dependent>,
+    suggestions: Vec<String>,
+}
+
+/// The plan for a symbol: its callers, type dependents and referencing files, as `impact` sees them.
+fn plan_symbol(
+    ctx: &Ctx<'_>,
+    lookup: &Lookup<'_>,
+    files: &FileIndex,
+    r: &Resolved,
+    change: &str,
+    depth: usize,
+) -> Result<Plan, QueryError> {
+    let n = ctx.budget.items;
+    let mut dependents: Vec<Dependent> = Vec::new();
+    let mut suggestions: Vec<String> = Vec::new();
+    let a = impact::analyse_resolved(ctx, lookup, r.symbol.clone(), r.resolution.clone(), depth)?;
+    let s = &a.symbol;
+    for d in &a.direct {
+        let sym = a.symbols.get(&d.id);
+        let path = sym.map(|s| s.path.clone()).unwrap_or_default();
+        let mut v = reached_json(&a, d);
+        v["dependency"] = json!("caller");
+        dependents.push(("caller".into(), path.to_string(), d.id.clone(), v));
+    }
+    for v in impact::type_dependencies(&a) {
+        let rel = v["relation"].as_str().unwrap_or("").to_string();
+        let path = v["path"].as_str().unwrap_or("").to_string();
+        let id = v["id"].as_str().unwrap_or("").to_string();
+        let mut v = v;
+        v["dependency"] = json!(rel.clone());
+        dependents.push((rel, path, id, v));
+    }
+    let covered: BTreeSet<String> = dependents.iter().map(|d| d.1.clone()).collect();
+    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in &a.references {
+        *per_file.entry(o.path.as_str()).or_default() += 1;
+    }
+    let ref_files = per_file.len();
+    let refs_total = a.references.len();
+    for (p, c) in &per_file {
+        if !covered.contains(*p) && *p != s.path {
+            dependents.push((
+                "reference".into(),
+                p.to_string(),
+                String::new(),
+                json!({
+                "dependency": "reference", "path": p, "references": c,
+                "module": a.files.module_of(p), "isTest": a.files.is_test(p)}),
+            ));
+        }
+    }
+    let transitive_total = a.transitive.len();
+    let transitive_json = a
+        .transitive
+        .iter()
+        .take(n)
+        .map(|r| reached_json(&a, r))
+        .collect::<Vec<_>>();
+    let vis = impact::visibility(&a);
+    let mods = impact::modules_affected(&a);
+    let risk = impact::risk(&a, &vis, &mods);
+    let c = collect(ctx, lookup, files, std::slice::from_ref(s), &[], depth)?;
+    let scip_backed = a.scip_backed || c.scip_backed;
+    let tests = (c.files.len(), tests_json(&c, files, n));
+    let partner_rows = partners(ctx, &s.path)?;
+    let target_json = json!({"kind": "symbol", "symbol": crate::envelope::facts::symbol_brief(s), "resolution": a.resolution,
+                         "visibility": vis});
+    let inv_arg = s.stable_id.to_string();
+    let public = vis["value"] == "public";
+    match change {
+        "rename" => {
+            suggestions.push(format!(
+                "update {refs_total} reference site(s) in {ref_files} file(s): ckb query refs {}",
+                s.stable_id
+            ));
+            suggestions.push(
+                "the next snapshot records the rename as an alias, so saved IDs keep resolving"
+                    .into(),
+            );
+            if public {
+                suggestions.push(
+                    "it is public: keep a deprecated alias for callers outside the repository"
+                        .into(),
+                );
+            }
+        }
+        "delete" => {
+            if refs_total == 0 && a.direct.is_empty() {
+                suggestions.push("no references or callers were found: it can be deleted (check completeness before trusting this)".into());
+            } else {
+                suggestions.push(format!(
+                    "remove or redirect {} caller(s) and {refs_total} reference site(s) first",
+                    a.direct.len()
+                ));
+            }
+            suggestions.push(
+                "the next snapshot records a tombstone: saved IDs will report SYMBOL_DELETED"
+                    .into(),
+            );
+        }
+        "extract" => {
+            suggestions.push(
+                "keep the original as a thin delegate so callers do not change in the same commit"
+                    .into(),
+            );
+            suggestions.push("co-change partners show where related code already lives".into());
+        }
+        _ => {
+            if public {
+                suggestions.push("it is public: keep the signature compatible, or update every caller in the same change".into());
+            }
+            suggestions.push(format!(
+                "review the {} direct caller(s) in {} module(s)",
+                a.direct.len(),
+                mods.len()
+            ));
+        }
+    }
+    Ok(Plan {
+        target_json,
+        transitive_total,
+        transitive_json,
+        risk,
+        tests,
+        partner_rows,
+        inv_arg,
+        refs_total,
+        ref_files,
+        scip_backed,
+        dependents,
+        suggestions,
+    })
+}
+
+/// Callers at depth 2..=`depth` of the symbols `ids` that lie outside `paths`: their count and
+/// the first `n` as list items (depth, then confidence, then ID).
+fn transitive_outside(
+    ctx: &Ctx<'_>,
+    lookup: &Lookup<'_>,
+    ids: &BTreeSet<String>,
+    paths: &BTreeSet<String>,
+    depth: usize,
+    n: usize,
+) -> Result<(usize, Vec<Value>), QueryError> {
+    let graph = CallGraph::load(ctx)?;
+    let mut reached: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+    for id in ids {
+        for r in graph.callers_within(id, depth).0 {
+            if r.depth < 2 || ids.contains(&r.id) {
+                continue;
+            }
+            let e = reached
+                .entry(r.id.clone())
+                .or_insert((r.depth, r.confidence));
+            if r.depth < e.0 || (r.depth == e.0 && r.confidence > e.1) {
+                *e = (r.depth, r.confidence);
+            }
+        }
+    }
+    let rows: BTreeMap<String, SymbolRow> = lookup
+        .symbols_by_id(&reached.keys().cloned().collect())?
+        .into_iter()
+        .map(|s| (s.stable_id.to_string(), s))
+        .collect();
+    let mut tr: Vec<(usize, f64, String)> = reached
+        .iter()
+        .filter(|(id, _)| {
+            rows.get(*id)
+                .is_some_and(|s| !paths.contains(s.path.as_str()))
+        })
+        .map(|(id, (d, c))| (*d, *c, id.clone()))
+        .collect();
+    tr.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let shown = tr
+        .iter()
+        .take(n)
+        .map(|(d, c, id)| {
+            let s = rows.get(id);
+            json!({"id": id, "name": s.map(|s| s.name.clone()), "path": s.map(|s| s.path.clone()),
+                   "line": s.map(|s| s.start_line), "depth": d, "confidence": c})
+        })
+        .collect();
+    Ok((tr.len(), shown))
+}
+
+/// The plan for a file or folder: files outside it that reference its symbols or import it.
+fn plan_path(
+    ctx: &Ctx<'_>,
+    lookup: &Lookup<'_>,
+    files: &FileIndex,
+    p: &str,
+    folder: bool,
+    change: &str,
+    depth: usize,
+) -> Result<Plan, QueryError> {
+    let n = ctx.budget.items;
+    let mut dependents: Vec<Dependent> = Vec::new();
+    let mut suggestions: Vec<String> = Vec::new();
+    let paths: BTreeSet<String> = files
+        .iter()
+        .filter(|(f, _)| is_path_or_below(f, p))
+        .map(|(f, _)| f.clone())
+        .collect();
+    let syms: Vec<SymbolRow> = symbols_in(ctx, p, folder)?;
+    let ids: BTreeSet<String> = syms.iter().map(|s| s.stable_id.to_string()).collect();
+    let occ = occurrences_of_many(ctx, &ids)?;
+    let mut per_file: BTreeMap<String, usize> = BTreeMap::new();
+    for o in occ
+        .iter()
+        .filter(|o| !is_definition(o) && !paths.contains(o.path.as_str()))
+    {
+        *per_file.entry(o.path.to_string()).or_default() += 1;
+    }
+    let refs_total = per_file.values().sum();
+    let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
+    let mut importers: BTreeMap<String, usize> = BTreeMap::new();
+    for i in &imports {
+        if i.target.as_deref().is_some_and(|t| paths.contains(t)) && !paths.contains(&i.path) {
+            *importers.entry(i.path.clone()).or_default() += 1;
+        }
+    }
+    let mut dep_files: BTreeSet<String> = per_file.keys().cloned().collect();
+    dep_files.extend(importers.keys().cloned());
+    let ref_files = dep_files.len();
+    for (f, c) in &per_file {
+        dependents.push((
+            "reference".into(),
+            f.clone(),
+            String::new(),
+            json!({"dependency": "reference", "path": f,
+            "references": c, "module": files.module_of(f), "isTest": files.is_test(f)}),
+        ));
+    }
+    for (f, c) in &importers {
+        dependents.push((
+            "import".into(),
+            f.clone(),
+            String::new(),
+            json!({"dependency": "import", "path": f,
+            "imports": c, "module": files.module_of(f), "isTest": files.is_test(f)}),
+        ));
+    }
+    let (transitive_total, transitive_json) =
+        transitive_outside(ctx, lookup, &ids, &paths, depth, n)?;
+    let public = syms.iter().filter(|s| s.visibility == "public").count();
+    let vis = if syms.is_empty() {
+        0.5
+    } else {
+        public as f64 / syms.len() as f64
+    };
+    let own: BTreeSet<String> = paths.iter().map(|q| files.module_of(q)).collect();
+    let others: BTreeSet<String> = dep_files
+        .iter()
+        .map(|q| files.module_of(q))
+        .filter(|m| !own.contains(m))
+        .collect();
+    let kind = if transitive_total > 0 {
+        (0.6, "transitive callers")
+    } else if !dep_files.is_empty() {
+        (0.3, "direct dependents only")
+    } else {
+        (0.0, "no dependents found")
+    };
+    let risk = path_risk(vis, dep_files.len(), others.len(), kind);
+    let pv: Vec<String> = paths.iter().cloned().collect();
+    let c = collect(ctx, lookup, files, &syms, &pv, depth)?;
+    let scip_backed = c.scip_backed || syms.iter().any(|s| s.source == "scip");
+    let tests = (c.files.len(), tests_json(&c, files, n));
+    let mut all_partners = Vec::new();
+    for q in pv.iter().take(50) {
+        for (o, r) in partners(ctx, q)? {
+            if !paths.contains(&o) {
+                all_partners.push((o, r));
+            }
+        }
+    }
+    all_partners.sort_by(|a, b| {
+        b.1.degree
+            .total_cmp(&a.1.degree)
+            .then(b.1.shared_commits.cmp(&a.1.shared_commits))
+            .then(a.0.cmp(&b.0))
+    });
+    all_partners.dedup_by(|a, b| a.0 == b.0);
+    let partner_rows = all_partners;
+    let target_json =
+        json!({"kind": if folder { "folder" } else { "file" }, "path": p, "symbols": syms.len()});
+    let inv_arg = shell_quote(p);
+    match change {
+        "rename" => suggestions.push(format!(
+            "update {} importing file(s) and {refs_total} reference site(s)",
+            importers.len()
+        )),
+        "delete" => {
+            if dep_files.is_empty() {
+                suggestions.push("nothing outside it references or imports it: it can be deleted (check completeness)".into());
+            } else {
+                suggestions.push(format!(
+                    "{} file(s) still depend on it: move or remove those uses first",
+                    dep_files.len()
+                ));
+            }
+        }
+        "extract" => suggestions.push(
+            "move symbols with their co-change partners to keep related changes together".into(),
+        ),
+        _ => suggestions.push(format!(
+            "review {} dependent file(s) in {} other module(s)",
+            dep_files.len(),
+            others.len()
+        )),
+    }
+    Ok(Plan {
+        target_json,
+        transitive_total,
+        transitive_json,
+        risk,
+        tests,
+        partner_rows,
+        inv_arg,
+        refs_total,
+        ref_files,
+        scip_backed,
+        dependents,
+        suggestions,
+    })
 }
 
 /// Runs `prepare-change`.
@@ -112,9 +455,26 @@ pub fn prepare_change(
     let files = FileIndex::load(ctx.snapshot)?;
     let t = target(ctx.snapshot, &lookup, &files, input, false, true)?;
 
-    let mut dependents: Vec<(String, String, String, Value)> = Vec::new();
-    let mut suggestions: Vec<String> = Vec::new();
-    let (
+    let plan = match &t {
+        Target::Symbol(r) => plan_symbol(ctx, &lookup, &files, r, change, depth)?,
+        Target::File(p) | Target::Folder(p) => plan_path(
+            ctx,
+            &lookup,
+            &files,
+            p,
+            matches!(t, Target::Folder(_)),
+            change,
+            depth,
+        )?,
+        Target::Module(_) => {
+            return Err(QueryError::new(
+                ErrorCode::InternalError,
+                "modules are not a prepare-change target",
+                "report this as a bug",
+            ))
+        }
+    };
+    let Plan {
         target_json,
         transitive_total,
         transitive_json,
@@ -125,265 +485,9 @@ pub fn prepare_change(
         refs_total,
         ref_files,
         scip_backed,
-    );
-    match &t {
-        Target::Symbol(r) => {
-            let a = impact::analyse_resolved(
-                ctx,
-                &lookup,
-                r.symbol.clone(),
-                r.resolution.clone(),
-                depth,
-            )?;
-            let s = &a.symbol;
-            for d in &a.direct {
-                let sym = a.symbols.get(&d.id);
-                let path = sym.map(|s| s.path.clone()).unwrap_or_default();
-                let mut v = reached_json(&a, d);
-                v["dependency"] = json!("caller");
-                dependents.push(("caller".into(), path.to_string(), d.id.clone(), v));
-            }
-            for v in impact::type_dependencies(&a) {
-                let rel = v["relation"].as_str().unwrap_or("").to_string();
-                let path = v["path"].as_str().unwrap_or("").to_string();
-                let id = v["id"].as_str().unwrap_or("").to_string();
-                let mut v = v;
-                v["dependency"] = json!(rel.clone());
-                dependents.push((rel, path, id, v));
-            }
-            let covered: BTreeSet<String> = dependents.iter().map(|d| d.1.clone()).collect();
-            let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
-            for o in &a.references {
-                *per_file.entry(o.path.as_str()).or_default() += 1;
-            }
-            ref_files = per_file.len();
-            refs_total = a.references.len();
-            for (p, c) in &per_file {
-                if !covered.contains(*p) && *p != s.path {
-                    dependents.push((
-                        "reference".into(),
-                        p.to_string(),
-                        String::new(),
-                        json!({
-                        "dependency": "reference", "path": p, "references": c,
-                        "module": a.files.module_of(p), "isTest": a.files.is_test(p)}),
-                    ));
-                }
-            }
-            transitive_total = a.transitive.len();
-            transitive_json = a
-                .transitive
-                .iter()
-                .take(n)
-                .map(|r| reached_json(&a, r))
-                .collect::<Vec<_>>();
-            let vis = impact::visibility(&a);
-            let mods = impact::modules_affected(&a);
-            risk = impact::risk(&a, &vis, &mods);
-            let c = collect(ctx, &lookup, &files, std::slice::from_ref(s), &[], depth)?;
-            scip_backed = a.scip_backed || c.scip_backed;
-            tests = (c.files.len(), tests_json(&c, &files, n));
-            partner_rows = partners(ctx, &s.path)?;
-            target_json = json!({"kind": "symbol", "symbol": crate::envelope::facts::symbol_brief(s), "resolution": a.resolution,
-                                 "visibility": vis});
-            inv_arg = s.stable_id.to_string();
-            let public = vis["value"] == "public";
-            match change {
-                "rename" => {
-                    suggestions.push(format!("update {refs_total} reference site(s) in {ref_files} file(s): ckb query refs {}", s.stable_id));
-                    suggestions.push("the next snapshot records the rename as an alias, so saved IDs keep resolving".into());
-                    if public {
-                        suggestions.push("it is public: keep a deprecated alias for callers outside the repository".into());
-                    }
-                }
-                "delete" => {
-                    if refs_total == 0 && a.direct.is_empty() {
-                        suggestions.push("no references or callers were found: it can be deleted (check completeness before trusting this)".into());
-                    } else {
-                        suggestions.push(format!("remove or redirect {} caller(s) and {refs_total} reference site(s) first", a.direct.len()));
-                    }
-                    suggestions.push("the next snapshot records a tombstone: saved IDs will report SYMBOL_DELETED".into());
-                }
-                "extract" => {
-                    suggestions.push("keep the original as a thin delegate so callers do not change in the same commit".into());
-                    suggestions
-                        .push("co-change partners show where related code already lives".into());
-                }
-                _ => {
-                    if public {
-                        suggestions.push("it is public: keep the signature compatible, or update every caller in the same change".into());
-                    }
-                    suggestions.push(format!(
-                        "review the {} direct caller(s) in {} module(s)",
-                        a.direct.len(),
-                        mods.len()
-                    ));
-                }
-            }
-        }
-        Target::File(p) | Target::Folder(p) => {
-            let folder = matches!(t, Target::Folder(_));
-            let paths: BTreeSet<String> = files
-                .iter()
-                .filter(|(f, _)| is_path_or_below(f, p))
-                .map(|(f, _)| f.clone())
-                .collect();
-            let syms: Vec<SymbolRow> = symbols_in(ctx, p, folder)?;
-            let ids: BTreeSet<String> = syms.iter().map(|s| s.stable_id.to_string()).collect();
-            let occ = occurrences_of_many(ctx, &ids)?;
-            let mut per_file: BTreeMap<String, usize> = BTreeMap::new();
-            for o in occ
-                .iter()
-                .filter(|o| !is_definition(o) && !paths.contains(o.path.as_str()))
-            {
-                *per_file.entry(o.path.to_string()).or_default() += 1;
-            }
-            refs_total = per_file.values().sum();
-            let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
-            let mut importers: BTreeMap<String, usize> = BTreeMap::new();
-            for i in &imports {
-                if i.target.as_deref().is_some_and(|t| paths.contains(t))
-                    && !paths.contains(&i.path)
-                {
-                    *importers.entry(i.path.clone()).or_default() += 1;
-                }
-            }
-            let mut dep_files: BTreeSet<String> = per_file.keys().cloned().collect();
-            dep_files.extend(importers.keys().cloned());
-            ref_files = dep_files.len();
-            for (f, c) in &per_file {
-                dependents.push((
-                    "reference".into(),
-                    f.clone(),
-                    String::new(),
-                    json!({"dependency": "reference", "path": f,
-                    "references": c, "module": files.module_of(f), "isTest": files.is_test(f)}),
-                ));
-            }
-            for (f, c) in &importers {
-                dependents.push((
-                    "import".into(),
-                    f.clone(),
-                    String::new(),
-                    json!({"dependency": "import", "path": f,
-                    "imports": c, "module": files.module_of(f), "isTest": files.is_test(f)}),
-                ));
-            }
-            let graph = CallGraph::load(ctx)?;
-            let mut reached: BTreeMap<String, (usize, f64)> = BTreeMap::new();
-            for id in &ids {
-                for r in graph.callers_within(id, depth).0 {
-                    if r.depth < 2 || ids.contains(&r.id) {
-                        continue;
-                    }
-                    let e = reached
-                        .entry(r.id.clone())
-                        .or_insert((r.depth, r.confidence));
-                    if r.depth < e.0 || (r.depth == e.0 && r.confidence > e.1) {
-                        *e = (r.depth, r.confidence);
-                    }
-                }
-            }
-            let rows: BTreeMap<String, SymbolRow> = lookup
-                .symbols_by_id(&reached.keys().cloned().collect())?
-                .into_iter()
-                .map(|s| (s.stable_id.to_string(), s))
-                .collect();
-            let mut tr: Vec<(usize, f64, String)> = reached
-                .iter()
-                .filter(|(id, _)| {
-                    rows.get(*id)
-                        .is_some_and(|s| !paths.contains(s.path.as_str()))
-                })
-                .map(|(id, (d, c))| (*d, *c, id.clone()))
-                .collect();
-            tr.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
-            transitive_total = tr.len();
-            transitive_json = tr
-                .iter()
-                .take(n)
-                .map(|(d, c, id)| {
-                    let s = rows.get(id);
-                    json!({"id": id, "name": s.map(|s| s.name.clone()), "path": s.map(|s| s.path.clone()),
-                           "line": s.map(|s| s.start_line), "depth": d, "confidence": c})
-                })
-                .collect();
-            let public = syms.iter().filter(|s| s.visibility == "public").count();
-            let vis = if syms.is_empty() {
-                0.5
-            } else {
-                public as f64 / syms.len() as f64
-            };
-            let own: BTreeSet<String> = paths.iter().map(|q| files.module_of(q)).collect();
-            let others: BTreeSet<String> = dep_files
-                .iter()
-                .map(|q| files.module_of(q))
-                .filter(|m| !own.contains(m))
-                .collect();
-            let kind = if transitive_total > 0 {
-                (0.6, "transitive callers")
-            } else if !dep_files.is_empty() {
-                (0.3, "direct dependents only")
-            } else {
-                (0.0, "no dependents found")
-            };
-            risk = path_risk(vis, dep_files.len(), others.len(), kind);
-            let pv: Vec<String> = paths.iter().cloned().collect();
-            let c = collect(ctx, &lookup, &files, &syms, &pv, depth)?;
-            scip_backed = c.scip_backed || syms.iter().any(|s| s.source == "scip");
-            tests = (c.files.len(), tests_json(&c, &files, n));
-            let mut all_partners = Vec::new();
-            for q in pv.iter().take(50) {
-                for (o, r) in partners(ctx, q)? {
-                    if !paths.contains(&o) {
-                        all_partners.push((o, r));
-                    }
-                }
-            }
-            all_partners.sort_by(|a, b| {
-                b.1.degree
-                    .total_cmp(&a.1.degree)
-                    .then(b.1.shared_commits.cmp(&a.1.shared_commits))
-                    .then(a.0.cmp(&b.0))
-            });
-            all_partners.dedup_by(|a, b| a.0 == b.0);
-            partner_rows = all_partners;
-            target_json = json!({"kind": if folder { "folder" } else { "file" }, "path": p, "symbols": syms.len()});
-            inv_arg = shell_quote(p);
-            match change {
-                "rename" => suggestions.push(format!(
-                    "update {} importing file(s) and {refs_total} reference site(s)",
-                    importers.len()
-                )),
-                "delete" => {
-                    if dep_files.is_empty() {
-                        suggestions.push("nothing outside it references or imports it: it can be deleted (check completeness)".into());
-                    } else {
-                        suggestions.push(format!(
-                            "{} file(s) still depend on it: move or remove those uses first",
-                            dep_files.len()
-                        ));
-                    }
-                }
-                "extract" => suggestions.push(
-                    "move symbols with their co-change partners to keep related changes together"
-                        .into(),
-                ),
-                _ => suggestions.push(format!(
-                    "review {} dependent file(s) in {} other module(s)",
-                    dep_files.len(),
-                    others.len()
-                )),
-            }
-        }
-        Target::Module(_) => {
-            return Err(QueryError::new(
-                ErrorCode::InternalError,
-                "modules are not a prepare-change target",
-                "report this as a bug",
-            ))
-        }
-    }
+        mut dependents,
+        mut suggestions,
+    } = plan;
     let risk = risk.times("changeType", multiplier(change), change);
     if tests.0 > 0 {
         suggestions.push(format!("run the {} affected test file(s)", tests.0));
