@@ -87,11 +87,7 @@ pub struct Args {
 
 /// Runs `ckb snapshot`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Human
-    };
+    let format = Format::json_if(args.json);
     let stages = match &args.stages {
         None => None,
         Some(names) => Some(

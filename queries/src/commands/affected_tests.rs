@@ -20,7 +20,7 @@ use crate::commands::impact::depth_of;
 use crate::commands::refs::{is_definition, occurrences_of_many};
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::Lookup;
 use crate::snapshot::read::{self, is_path_or_below, Pred};
@@ -275,13 +275,7 @@ pub fn affected_tests(
     let mut draft = Draft::new("affected-tests", inv, facts, explanation);
     draft.completeness = coverage::references(ctx.snapshot, collected.scip_backed);
     draft.depends_on_scip = collected.scip_backed;
-    draft.cut(Cut::of(
-        "testFiles",
-        "max-items",
-        total,
-        shown.len(),
-        Some("--limit"),
-    ));
+    draft.cut_list("testFiles", "max-items", total, shown.len(), "--limit");
     draft.trims = vec![Trim::new("/testFiles", "testFiles")];
     draft.items_in = total as u64;
     draft.items_out = shown.len() as u64;

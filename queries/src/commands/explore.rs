@@ -19,7 +19,7 @@ use crate::commands::hotspots::{hotspot_json, hotspot_rows};
 use crate::commands::search::{kind_weight, visibility_weight};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::Lookup;
 use crate::snapshot::read::{self, is_path_or_below, Pred};
@@ -275,41 +275,41 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
             reason: hist.reason,
         }
     };
-    draft.cut(Cut::of(
+    draft.cut_list(
         "keySymbols",
         "max-items",
         key_total,
         key_values.len(),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "dependencies.out",
         "max-modules",
         out_total,
         deps_out.len(),
-        Some("--max-modules"),
-    ));
-    draft.cut(Cut::of(
+        "--max-modules",
+    );
+    draft.cut_list(
         "dependencies.in",
         "max-modules",
         in_total,
         deps_in.len(),
-        Some("--max-modules"),
-    ));
-    draft.cut(Cut::of(
+        "--max-modules",
+    );
+    draft.cut_list(
         "recentChanges",
         "max-per-module",
         recent_total,
         recent_values.len(),
-        Some("--max-per-module"),
-    ));
-    draft.cut(Cut::of(
+        "--max-per-module",
+    );
+    draft.cut_list(
         "hotspots",
         "max-per-module",
         hot_total,
         hot_values.len(),
-        Some("--max-per-module"),
-    ));
+        "--max-per-module",
+    );
     draft.trims = vec![
         Trim::new("/recentChanges", "recentChanges"),
         Trim::new("/hotspots", "hotspots"),

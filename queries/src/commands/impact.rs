@@ -464,21 +464,15 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
         ("typeDependencies", types.len()),
         ("testDependencies", tests.len()),
     ] {
-        draft.cut(Cut::of(
-            what,
-            "max-items",
-            total,
-            total.min(n),
-            Some("--max-items"),
-        ));
+        draft.cut_list(what, "max-items", total, total.min(n), "--max-items");
     }
-    draft.cut(Cut::of(
+    draft.cut_list(
         "modulesAffected",
         "max-modules",
         modules.len(),
         modules.len().min(ctx.budget.modules),
-        Some("--max-modules"),
-    ));
+        "--max-modules",
+    );
     if a.beyond > 0 && depth < DEPTH_RANGE.1 as usize {
         draft.cut(Some(Cut {
             what: "transitiveCallers".into(),

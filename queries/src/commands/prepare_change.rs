@@ -29,7 +29,7 @@ use crate::commands::impact::{self, depth_of, reached_json};
 use crate::commands::refs::{is_definition, occurrences_of_many};
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::{Lookup, Resolved};
 use crate::snapshot::read::{self, is_path_or_below};
@@ -545,34 +545,34 @@ pub fn prepare_change(
         refs_c
     };
     draft.depends_on_scip = scip_backed;
-    draft.cut(Cut::of(
+    draft.cut_list(
         "directDependents",
         "max-items",
         dep_total,
         dep_total.min(n),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "transitiveImpact.callers",
         "max-items",
         transitive_total,
         transitive_total.min(n),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "affectedTests",
         "max-items",
         tests.0,
         tests.0.min(n),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "cochange",
         "max-per-module",
         partner_rows.len(),
         cochange.len(),
-        Some("--max-per-module"),
-    ));
+        "--max-per-module",
+    );
     draft.trims = vec![
         Trim::new("/cochange", "cochange"),
         Trim::new("/transitiveImpact/callers", "transitiveImpact.callers"),

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::{symbol_brief, FileIndex};
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::{Lookup, Resolved};
 use crate::snapshot::read::{self, is_path_or_below, Pred};
@@ -257,31 +257,31 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     let mut draft = Draft::new("refs", inv.clone(), facts, explanation);
     draft.completeness = coverage::references(ctx.snapshot, scip_backed);
     draft.depends_on_scip = scip_backed;
-    draft.cut(Cut::of(
+    draft.cut_list(
         "modules",
         "max-modules",
         modules_total,
         plan.len(),
-        Some("--max-modules"),
-    ));
-    draft.cut(Cut::of(
+        "--max-modules",
+    );
+    draft.cut_list(
         "files",
         "max-per-module",
         files_in_shown_modules,
         files_shown,
-        Some("--max-per-module"),
-    ));
+        "--max-per-module",
+    );
     let sites_in_shown_files: usize = plan
         .iter()
         .flat_map(|(_, _, fs)| fs.iter().map(|f| f.1))
         .sum();
-    draft.cut(Cut::of(
+    draft.cut_list(
         "sites",
         "max-items",
         sites_in_shown_files,
         shown_sites.len(),
-        Some("--limit"),
-    ));
+        "--limit",
+    );
     draft.trims = vec![Trim::weighted("/modules", "modules", |m| {
         m["files"]
             .as_array()
@@ -293,13 +293,13 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
             .unwrap_or(0)
     })];
     if let Some(u) = &unresolved {
-        draft.cut(Cut::of(
+        draft.cut_list(
             "unresolved.files",
             "max-per-module",
             u.files.len(),
             u.files.len().min(ctx.budget.per_module),
-            Some("--max-per-module"),
-        ));
+            "--max-per-module",
+        );
     }
     draft.items_in = total as u64;
     draft.items_out = shown_sites.len() as u64;

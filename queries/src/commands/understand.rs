@@ -207,41 +207,41 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         };
     }
     draft.depends_on_scip = a.scip_backed;
-    draft.cut(Cut::of(
+    draft.cut_list(
         "references.files",
         "max-items",
         ref_files_total,
         files_json.len(),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "callers",
         "max-items",
         direct.len(),
         direct.len().min(n),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "callees",
         "max-items",
         callees.len(),
         callees_json.len(),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "unresolvedCalls",
         "max-items",
         unresolved.len(),
         unresolved.len().min(n),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "relatedTests",
         "max-items",
         tests.len(),
         tests.len().min(n),
-        Some("--max-items"),
-    ));
+        "--max-items",
+    );
     draft.trims = vec![
         Trim::new("/unresolvedCalls", "unresolvedCalls"),
         Trim::new("/relatedTests", "relatedTests"),

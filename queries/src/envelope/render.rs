@@ -24,6 +24,17 @@ pub enum Format {
     Csv,
 }
 
+impl Format {
+    /// JSON when a command's `--json` flag is set, else human text.
+    pub fn json_if(json: bool) -> Format {
+        if json {
+            Format::Json
+        } else {
+            Format::Human
+        }
+    }
+}
+
 /// Renders an answer.
 pub fn answer(answer: &Answer, format: Format) -> String {
     match format {

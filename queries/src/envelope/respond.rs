@@ -170,6 +170,19 @@ impl Draft {
         self.cuts.extend(cut);
     }
 
+    /// Records that the list `what` was cut from `total` to `shown` items by `budget`
+    /// (`max-items`, `max-modules`, …), when it was; `flag` is what shows more.
+    pub fn cut_list(
+        &mut self,
+        what: &str,
+        budget: &str,
+        total: usize,
+        shown: usize,
+        flag: &'static str,
+    ) {
+        self.cut(Cut::of(what, budget, total, shown, Some(flag)));
+    }
+
     /// Adds a command-specific drilldown.
     pub fn suggest(&mut self, command: impl Into<String>, reason: impl Into<String>) {
         self.drilldowns.push(Drilldown {
