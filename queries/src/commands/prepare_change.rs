@@ -172,9 +172,6 @@ fn plan_symbol(
     let scip_backed = a.scip_backed || c.scip_backed;
     let tests = (c.files.len(), tests_json(&c, files, n));
     let partner_rows = partners(ctx, &s.path)?;
-    let target_json = json!({"kind": "symbol", "symbol": crate::envelope::facts::symbol_brief(s), "resolution": a.resolution,
-                         "visibility": vis});
-    let inv_arg = s.stable_id.to_string();
     let public = vis["value"] == "public";
     match change {
         "rename" => {
@@ -226,13 +223,14 @@ fn plan_symbol(
         }
     }
     Ok(Plan {
-        target_json,
+        target_json: json!({"kind": "symbol", "symbol": crate::envelope::facts::symbol_brief(s),
+                             "resolution": a.resolution, "visibility": vis}),
         transitive_total,
         transitive_json,
         risk,
         tests,
         partner_rows,
-        inv_arg,
+        inv_arg: s.stable_id.to_string(),
         refs_total,
         ref_files,
         scip_backed,
@@ -391,9 +389,6 @@ fn plan_path(
     });
     all_partners.dedup_by(|a, b| a.0 == b.0);
     let partner_rows = all_partners;
-    let target_json =
-        json!({"kind": if folder { "folder" } else { "file" }, "path": p, "symbols": syms.len()});
-    let inv_arg = shell_quote(p);
     match change {
         "rename" => suggestions.push(format!(
             "update {} importing file(s) and {refs_total} reference site(s)",
@@ -419,13 +414,14 @@ fn plan_path(
         )),
     }
     Ok(Plan {
-        target_json,
+        target_json: json!({"kind": if folder { "folder" } else { "file" }, "path": p,
+                             "symbols": syms.len()}),
         transitive_total,
         transitive_json,
         risk,
         tests,
         partner_rows,
-        inv_arg,
+        inv_arg: shell_quote(p),
         refs_total,
         ref_files,
         scip_backed,
