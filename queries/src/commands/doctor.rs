@@ -65,10 +65,17 @@ fn reason(ctx: &Ctx<'_>, name: &str) -> String {
 
 /// Runs every check.
 pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
+    let mut out = Vec::new();
+    snapshot_checks(ctx, &mut out);
+    backend_checks(ctx, &mut out);
+    graph_checks(ctx, &mut out);
+    out
+}
+
+/// The snapshot itself: its files against the manifest, its freshness, tree-sitter coverage.
+fn snapshot_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
     let snap = ctx.snapshot;
     let resnapshot = "ckb snapshot --force".to_string();
-    let mut out = Vec::new();
-
     out.push(match output_schema::verify::verify_snapshot(&snap.dir) {
         Ok(r) if r.ok() => check(
             "snapshot",
@@ -150,7 +157,12 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
             &["ckb snapshot --force --stages scan,syntax,scip,git,identity,modules".into()],
         ),
     });
+}
 
+/// The SCIP index and the git history.
+fn backend_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
+    let snap = ctx.snapshot;
+    let resnapshot = "ckb snapshot --force".to_string();
     let refresh = coverage::scip_index_commands(snap);
     // Only `ckb snapshot --force` left: no indexer is known for these languages.
     let indexable = refresh.len() > 1;
@@ -248,7 +260,11 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
             std::slice::from_ref(&resnapshot),
         ),
     });
+}
 
+/// Identity, the module graph and languages no symbol backend covers.
+fn graph_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
+    let snap = ctx.snapshot;
     out.push(if coverage::ran(snap, "identity") {
         check("identity", "pass", "aliases and tombstones are tracked".into())
     } else {
@@ -323,7 +339,6 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
             ),
         )
     });
-    out
 }
 
 /// The fix script: one commented block per check that is not passing and has a fix.

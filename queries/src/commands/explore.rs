@@ -33,6 +33,112 @@ fn sorted_counts(m: BTreeMap<String, (usize, String)>) -> Vec<(String, usize, St
     v
 }
 
+/// Dependencies leaving and entering the target: module edges by strength for a module; for a
+/// path, imports grouped by target / source module, most imports first.
+fn dependencies(
+    ctx: &Ctx<'_>,
+    t: &Target,
+    paths: &BTreeSet<String>,
+    files: &FileIndex,
+) -> Result<(Vec<Value>, Vec<Value>), QueryError> {
+    Ok(match t {
+        Target::Module(m) => {
+            let out: Vec<ModuleEdgeRow> =
+                read::rows_where(ctx.snapshot, "from_module", &Pred::Eq(m.module_id.clone()))?
+                    .unwrap_or_default();
+            let inn: Vec<ModuleEdgeRow> =
+                read::rows_where(ctx.snapshot, "to_module", &Pred::Eq(m.module_id.clone()))?
+                    .unwrap_or_default();
+            let edge = |e: &ModuleEdgeRow, other: &str| {
+                json!({"module": other, "kind": e.kind, "imports": e.import_count,
+                       "references": e.reference_count, "strength": e.strength})
+            };
+            let order = |v: &mut Vec<ModuleEdgeRow>, by_to: bool| {
+                v.sort_by(|a, b| {
+                    b.strength.total_cmp(&a.strength).then(if by_to {
+                        a.to_module.cmp(&b.to_module)
+                    } else {
+                        a.from_module.cmp(&b.from_module)
+                    })
+                })
+            };
+            let (mut out, mut inn) = (out, inn);
+            order(&mut out, true);
+            order(&mut inn, false);
+            (
+                out.iter().map(|e| edge(e, &e.to_module)).collect(),
+                inn.iter().map(|e| edge(e, &e.from_module)).collect(),
+            )
+        }
+        _ => {
+            let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
+            let mut out: BTreeMap<String, (usize, String)> = BTreeMap::new();
+            let mut inn: BTreeMap<String, (usize, String)> = BTreeMap::new();
+            for i in &imports {
+                let from_inside = paths.contains(&i.path);
+                let target_inside = i.target.as_deref().is_some_and(|t| paths.contains(t));
+                if from_inside && !target_inside {
+                    let k = i
+                        .to_module
+                        .clone()
+                        .or_else(|| i.target.clone())
+                        .unwrap_or_else(|| i.raw.clone());
+                    let e = out.entry(k).or_insert((0, i.kind.clone()));
+                    e.0 += 1;
+                } else if target_inside && !from_inside {
+                    let k = files.module_of(&i.path);
+                    let e = inn.entry(k).or_insert((0, i.kind.clone()));
+                    e.0 += 1;
+                }
+            }
+            let item = |(k, n, kind): (String, usize, String)| json!({"target": k, "imports": n, "kind": kind});
+            (
+                sorted_counts(out).into_iter().map(item).collect(),
+                sorted_counts(inn)
+                    .into_iter()
+                    .map(|(k, n, kind)| json!({"module": k, "imports": n, "kind": kind}))
+                    .collect(),
+            )
+        }
+    })
+}
+
+/// Changes to the files in `paths`, newest first; a merge's rows are left out when the merged
+/// commits are in the history.
+fn recent_changes(
+    ctx: &Ctx<'_>,
+    paths: &BTreeSet<String>,
+) -> Result<Vec<(i64, String, FileChangeRow)>, QueryError> {
+    if !ctx.snapshot.has_table("file_changes") || paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let commits: Vec<CommitRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
+    let times: BTreeMap<&str, i64> = commits
+        .iter()
+        .map(|c| (c.sha.as_str(), c.committer_time))
+        .collect();
+    let repeats = merges_repeating_walked_commits(&commits);
+    let changes: Vec<FileChangeRow> =
+        read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default();
+    let mut recent: Vec<(i64, String, FileChangeRow)> = changes
+        .into_iter()
+        .filter(|c| !repeats.contains(c.sha.as_str()))
+        .map(|c| {
+            (
+                times.get(c.sha.as_str()).copied().unwrap_or(0),
+                c.sha.clone(),
+                c,
+            )
+        })
+        .collect();
+    recent.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.path.cmp(&b.2.path))
+    });
+    Ok(recent)
+}
+
 /// Runs `explore`.
 pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     let lookup = Lookup::new(ctx.snapshot);
@@ -124,99 +230,14 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         .collect();
 
     // Dependencies.
-    let (deps_out, deps_in): (Vec<Value>, Vec<Value>) = match &t {
-        Target::Module(m) => {
-            let out: Vec<ModuleEdgeRow> =
-                read::rows_where(ctx.snapshot, "from_module", &Pred::Eq(m.module_id.clone()))?
-                    .unwrap_or_default();
-            let inn: Vec<ModuleEdgeRow> =
-                read::rows_where(ctx.snapshot, "to_module", &Pred::Eq(m.module_id.clone()))?
-                    .unwrap_or_default();
-            let edge = |e: &ModuleEdgeRow, other: &str| {
-                json!({"module": other, "kind": e.kind, "imports": e.import_count,
-                       "references": e.reference_count, "strength": e.strength})
-            };
-            let order = |v: &mut Vec<ModuleEdgeRow>, by_to: bool| {
-                v.sort_by(|a, b| {
-                    b.strength.total_cmp(&a.strength).then(if by_to {
-                        a.to_module.cmp(&b.to_module)
-                    } else {
-                        a.from_module.cmp(&b.from_module)
-                    })
-                })
-            };
-            let (mut out, mut inn) = (out, inn);
-            order(&mut out, true);
-            order(&mut inn, false);
-            (
-                out.iter().map(|e| edge(e, &e.to_module)).collect(),
-                inn.iter().map(|e| edge(e, &e.from_module)).collect(),
-            )
-        }
-        _ => {
-            let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
-            let mut out: BTreeMap<String, (usize, String)> = BTreeMap::new();
-            let mut inn: BTreeMap<String, (usize, String)> = BTreeMap::new();
-            for i in &imports {
-                let from_inside = paths.contains(&i.path);
-                let target_inside = i.target.as_deref().is_some_and(|t| paths.contains(t));
-                if from_inside && !target_inside {
-                    let k = i
-                        .to_module
-                        .clone()
-                        .or_else(|| i.target.clone())
-                        .unwrap_or_else(|| i.raw.clone());
-                    let e = out.entry(k).or_insert((0, i.kind.clone()));
-                    e.0 += 1;
-                } else if target_inside && !from_inside {
-                    let k = files.module_of(&i.path);
-                    let e = inn.entry(k).or_insert((0, i.kind.clone()));
-                    e.0 += 1;
-                }
-            }
-            let item = |(k, n, kind): (String, usize, String)| json!({"target": k, "imports": n, "kind": kind});
-            (
-                sorted_counts(out).into_iter().map(item).collect(),
-                sorted_counts(inn)
-                    .into_iter()
-                    .map(|(k, n, kind)| json!({"module": k, "imports": n, "kind": kind}))
-                    .collect(),
-            )
-        }
-    };
+    let (deps_out, deps_in) = dependencies(ctx, &t, &paths, &files)?;
     let (out_total, in_total) = (deps_out.len(), deps_in.len());
     let deps_out: Vec<Value> = deps_out.into_iter().take(ctx.budget.modules).collect();
     let deps_in: Vec<Value> = deps_in.into_iter().take(ctx.budget.modules).collect();
 
     // History.
     let changes_cap = ctx.budget.per_module * 2;
-    let mut recent: Vec<(i64, String, FileChangeRow)> = Vec::new();
-    if ctx.snapshot.has_table("file_changes") && !paths.is_empty() {
-        let commits: Vec<CommitRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
-        let times: BTreeMap<&str, i64> = commits
-            .iter()
-            .map(|c| (c.sha.as_str(), c.committer_time))
-            .collect();
-        let repeats = merges_repeating_walked_commits(&commits);
-        let changes: Vec<FileChangeRow> =
-            read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default();
-        recent = changes
-            .into_iter()
-            .filter(|c| !repeats.contains(c.sha.as_str()))
-            .map(|c| {
-                (
-                    times.get(c.sha.as_str()).copied().unwrap_or(0),
-                    c.sha.clone(),
-                    c,
-                )
-            })
-            .collect();
-        recent.sort_by(|a, b| {
-            b.0.cmp(&a.0)
-                .then(a.1.cmp(&b.1))
-                .then(a.2.path.cmp(&b.2.path))
-        });
-    }
+    let recent = recent_changes(ctx, &paths)?;
     let recent_total = recent.len();
     let recent_values: Vec<Value> = recent
         .iter()

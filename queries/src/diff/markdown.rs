@@ -194,8 +194,19 @@ fn call_items(calls: &[CallChange]) -> Vec<String> {
 
 const CLOSE: &str = "\n</details>\n";
 
+/// The sections in print order, empty ones left out.
 fn sections(r: &DiffReport) -> Vec<Section> {
     let mut out = Vec::new();
+    review_sections(r, &mut out);
+    symbol_sections(r, &mut out);
+    file_sections(r, &mut out);
+    out.retain(|s| !s.items.is_empty());
+    out
+}
+
+/// What a reviewer needs first: breaking API changes, call sites that may break, risk factors,
+/// the impact of each changed symbol, and new calls.
+fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let api = &r.api;
     out.push(Section {
         title: format!("Breaking API changes ({})", api.breaking.len()),
@@ -364,7 +375,12 @@ fn sections(r: &DiffReport) -> Vec<Section> {
         table: String::new(),
         items: call_items(&r.calls.added),
     });
+}
 
+/// The symbol sections: renames and moves, signature, body and visibility changes, additions,
+/// removals and compatible API changes.
+fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
+    let api = &r.api;
     let s = &r.symbols;
     out.push(Section {
         title: format!("Renamed or moved symbols ({})", s.renamed.len()),
@@ -486,7 +502,10 @@ fn sections(r: &DiffReport) -> Vec<Section> {
             .map(|c| format!("- {} ({}): {}\n", c.kind, c.severity, c.detail))
             .collect(),
     });
+}
 
+/// The file list and the removed calls.
+fn file_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let f = &r.files;
     let mut files: Vec<String> = Vec::new();
     files.extend(
@@ -524,8 +543,6 @@ fn sections(r: &DiffReport) -> Vec<Section> {
         table: String::new(),
         items: call_items(&r.calls.removed),
     });
-    out.retain(|s| !s.items.is_empty());
-    out
 }
 
 /// Renders the diff as markdown of at most `max_chars` characters.
