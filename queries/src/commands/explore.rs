@@ -139,6 +139,46 @@ fn recent_changes(
     Ok(recent)
 }
 
+/// Key symbols, most important first: exported, then most referenced (sites outside each
+/// symbol's own definition), then kind weight, then ID; their count and the first `--max-items`.
+fn key_symbols(
+    ctx: &Ctx<'_>,
+    symbols: &[SymbolRow],
+    files: &FileIndex,
+) -> Result<(usize, Vec<Value>), QueryError> {
+    let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.to_string()).collect();
+    let mut refs: BTreeMap<String, usize> = BTreeMap::new();
+    for o in crate::commands::refs::occurrences_of_many(ctx, &ids)? {
+        if !o.roles.contains(Roles::DEFINITION) {
+            if let Some(id) = o.symbol_id {
+                *refs.entry(id.to_string()).or_default() += 1;
+            }
+        }
+    }
+    let mut key_symbols: Vec<&SymbolRow> =
+        symbols.iter().filter(|s| !files.is_test(&s.path)).collect();
+    key_symbols.sort_by(|a, b| {
+        visibility_weight(&b.visibility)
+            .cmp(&visibility_weight(&a.visibility))
+            .then(
+                refs.get(b.stable_id.as_str())
+                    .cmp(&refs.get(a.stable_id.as_str())),
+            )
+            .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
+            .then(a.stable_id.cmp(&b.stable_id))
+    });
+    let key_values: Vec<Value> = key_symbols
+        .iter()
+        .take(ctx.budget.items)
+        .map(|s| {
+            let mut v = crate::envelope::facts::symbol_brief(s);
+            v["references"] = json!(refs.get(s.stable_id.as_str()).copied().unwrap_or(0));
+            v
+        })
+        .collect();
+    Ok((key_symbols.len(), key_values))
+}
+
 /// Runs `explore`.
 pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     let lookup = Lookup::new(ctx.snapshot);
@@ -196,38 +236,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default()
     };
 
-    // Key symbols: reference counts from sites outside each symbol's own definition.
-    let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.to_string()).collect();
-    let mut refs: BTreeMap<String, usize> = BTreeMap::new();
-    for o in crate::commands::refs::occurrences_of_many(ctx, &ids)? {
-        if !o.roles.contains(Roles::DEFINITION) {
-            if let Some(id) = o.symbol_id {
-                *refs.entry(id.to_string()).or_default() += 1;
-            }
-        }
-    }
-    let mut key_symbols: Vec<&SymbolRow> =
-        symbols.iter().filter(|s| !files.is_test(&s.path)).collect();
-    key_symbols.sort_by(|a, b| {
-        visibility_weight(&b.visibility)
-            .cmp(&visibility_weight(&a.visibility))
-            .then(
-                refs.get(b.stable_id.as_str())
-                    .cmp(&refs.get(a.stable_id.as_str())),
-            )
-            .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
-            .then(a.stable_id.cmp(&b.stable_id))
-    });
-    let key_total = key_symbols.len();
-    let key_values: Vec<Value> = key_symbols
-        .iter()
-        .take(ctx.budget.items)
-        .map(|s| {
-            let mut v = crate::envelope::facts::symbol_brief(s);
-            v["references"] = json!(refs.get(s.stable_id.as_str()).copied().unwrap_or(0));
-            v
-        })
-        .collect();
+    let (key_total, key_values) = key_symbols(ctx, &symbols, &files)?;
 
     // Dependencies.
     let (deps_out, deps_in) = dependencies(ctx, &t, &paths, &files)?;
@@ -344,9 +353,9 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         + deps_in.len()
         + recent_values.len()
         + hot_values.len()) as u64;
-    if let Some(s) = key_symbols.first() {
+    if let Some(id) = key_values.first().and_then(|v| v["id"].as_str()) {
         draft.suggest(
-            format!("ckb query understand {}", s.stable_id),
+            format!("ckb query understand {id}"),
             "the most important symbol here",
         );
     }
