@@ -179,6 +179,52 @@ fn key_symbols(
     Ok((key_symbols.len(), key_values))
 }
 
+/// The target's recent changes (at most 2 × `--max-per-module`) and its 90-day hotspots (at most
+/// `--max-per-module`), each with its total.
+#[allow(clippy::type_complexity)]
+fn recent_and_hot(
+    ctx: &Ctx<'_>,
+    paths: &BTreeSet<String>,
+    files: &FileIndex,
+) -> Result<((usize, Vec<Value>), (usize, Vec<Value>)), QueryError> {
+    let changes_cap = ctx.budget.per_module * 2;
+    let recent = recent_changes(ctx, paths)?;
+    let recent_total = recent.len();
+    let recent_values: Vec<Value> = recent
+        .iter()
+        .take(changes_cap)
+        .map(|(time, sha, c)| {
+            json!({"sha": sha, "time": time, "path": c.path, "change": c.change,
+                   "additions": c.additions, "deletions": c.deletions})
+        })
+        .collect();
+    let hot: Vec<(f64, output_schema::tables::ChurnRow)> = hotspot_rows(ctx, "90d", None, files)?
+        .into_iter()
+        .filter(|(_, r)| paths.contains(&r.path))
+        .collect();
+    let hot_total = hot.len();
+    let hot_values: Vec<Value> = hot
+        .iter()
+        .take(ctx.budget.per_module)
+        .map(|(s, r)| hotspot_json(*s, r, files))
+        .collect();
+    Ok(((recent_total, recent_values), (hot_total, hot_values)))
+}
+
+/// The lower of the symbols' and the history's completeness: an overview needs both.
+fn completeness(ctx: &Ctx<'_>) -> CompletenessInfo {
+    let sym = coverage::symbols(ctx.snapshot);
+    let hist = coverage::history(ctx.snapshot);
+    if sym.score <= hist.score {
+        sym
+    } else {
+        CompletenessInfo {
+            score: hist.score,
+            reason: hist.reason,
+        }
+    }
+}
+
 /// Runs `explore`.
 pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     let lookup = Lookup::new(ctx.snapshot);
@@ -244,28 +290,8 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     let deps_out: Vec<Value> = deps_out.into_iter().take(ctx.budget.modules).collect();
     let deps_in: Vec<Value> = deps_in.into_iter().take(ctx.budget.modules).collect();
 
-    // History.
-    let changes_cap = ctx.budget.per_module * 2;
-    let recent = recent_changes(ctx, &paths)?;
-    let recent_total = recent.len();
-    let recent_values: Vec<Value> = recent
-        .iter()
-        .take(changes_cap)
-        .map(|(time, sha, c)| {
-            json!({"sha": sha, "time": time, "path": c.path, "change": c.change,
-                   "additions": c.additions, "deletions": c.deletions})
-        })
-        .collect();
-    let hot: Vec<(f64, output_schema::tables::ChurnRow)> = hotspot_rows(ctx, "90d", None, &files)?
-        .into_iter()
-        .filter(|(_, r)| paths.contains(&r.path))
-        .collect();
-    let hot_total = hot.len();
-    let hot_values: Vec<Value> = hot
-        .iter()
-        .take(ctx.budget.per_module)
-        .map(|(s, r)| hotspot_json(*s, r, &files))
-        .collect();
+    let ((recent_total, recent_values), (hot_total, hot_values)) =
+        recent_and_hot(ctx, &paths, &files)?;
 
     let explanation = format!(
         "{label}: {} file(s), {lines} line(s), {} symbol(s), {tests} test file(s); {} outgoing and {} incoming dependencies; {} recent change(s).",
@@ -295,16 +321,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         facts,
         explanation,
     );
-    let sym = coverage::symbols(ctx.snapshot);
-    let hist = coverage::history(ctx.snapshot);
-    draft.completeness = if sym.score <= hist.score {
-        sym
-    } else {
-        CompletenessInfo {
-            score: hist.score,
-            reason: hist.reason,
-        }
-    };
+    draft.completeness = completeness(ctx);
     draft.cut_list(
         "keySymbols",
         "max-items",
