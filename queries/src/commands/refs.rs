@@ -89,6 +89,106 @@ pub fn site_json(o: &OccurrenceRow, names: &BTreeMap<String, String>) -> Value {
     })
 }
 
+/// Sites grouped by module and file: modules with most sites first, files likewise (ties by
+/// name); sites stay in path/line/col order.
+fn group_by_module<'a>(sites: &[&'a OccurrenceRow], files: &FileIndex) -> Vec<ModuleFiles<'a>> {
+    let mut groups: BTreeMap<String, BTreeMap<&str, Vec<&OccurrenceRow>>> = BTreeMap::new();
+    for o in sites {
+        groups
+            .entry(files.module_of(&o.path))
+            .or_default()
+            .entry(o.path.as_str())
+            .or_default()
+            .push(o);
+    }
+    let mut modules: Vec<ModuleFiles<'_>> = groups
+        .into_iter()
+        .map(|(m, by_file)| {
+            let n = by_file.values().map(Vec::len).sum();
+            let mut fs: Vec<FileSites<'_>> = by_file.into_iter().collect();
+            fs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+            (m, n, fs)
+        })
+        .collect();
+    modules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    modules
+}
+
+/// What the budgets let through: at most `per_module` files of each shown module and `limit`
+/// sites in all, in module and file order.
+struct Shown<'a> {
+    sites: Vec<&'a OccurrenceRow>,
+    plan: Vec<(String, usize, Vec<ShownFile<'a>>)>,
+    files_in_shown_modules: usize,
+    files_shown: usize,
+}
+
+/// Spends the budgets over the modules in order (most sites first).
+fn spend_budget<'a>(
+    modules: &[ModuleFiles<'a>],
+    files: &FileIndex,
+    per_module: usize,
+    limit: usize,
+) -> Shown<'a> {
+    let mut budget_left = limit;
+    let mut shown_sites: Vec<&OccurrenceRow> = Vec::new();
+    let mut plan: Vec<(String, usize, Vec<ShownFile<'_>>)> = Vec::new();
+    let mut files_in_shown_modules = 0;
+    let mut files_shown = 0;
+    for (m, n, fs) in modules {
+        files_in_shown_modules += fs.len();
+        let mut out = Vec::new();
+        for (path, os) in fs.iter().take(per_module) {
+            let take = os.len().min(budget_left);
+            budget_left -= take;
+            let kept: Vec<&OccurrenceRow> = os.iter().take(take).copied().collect();
+            shown_sites.extend(kept.iter().copied());
+            files_shown += 1;
+            out.push((*path, os.len(), files.is_test(path), kept));
+        }
+        plan.push((m.clone(), *n, out));
+    }
+    Shown {
+        sites: shown_sites,
+        plan,
+        files_in_shown_modules,
+        files_shown,
+    }
+}
+
+/// The shown modules, files and sites as list items, each site with its enclosing symbol's name.
+fn modules_json(
+    lookup: &Lookup<'_>,
+    plan: &[(String, usize, Vec<ShownFile<'_>>)],
+    shown_sites: &[&OccurrenceRow],
+) -> Result<Vec<Value>, QueryError> {
+    let enclosing: BTreeSet<String> = shown_sites
+        .iter()
+        .filter_map(|o| o.enclosing_symbol_id.as_deref().map(String::from))
+        .collect();
+    let names: BTreeMap<String, String> = lookup
+        .symbols_by_id(&enclosing)?
+        .into_iter()
+        .map(|s| (s.stable_id.to_string(), s.name))
+        .collect();
+    let module_values: Vec<Value> = plan
+        .iter()
+        .map(|(m, n, fs)| {
+            json!({
+                "module": m,
+                "references": n,
+                "files": fs.iter().map(|(p, count, is_test, kept)| json!({
+                    "path": p,
+                    "references": count,
+                    "isTest": is_test,
+                    "sites": kept.iter().map(|o| site_json(o, &names)).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(module_values)
+}
+
 /// Runs `refs`.
 pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     let limit = ctx.budget.limit(args.limit)?;
@@ -125,71 +225,17 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
         .collect();
     let total = sites.len();
 
-    // module -> path -> sites (sites stay in path/line/col order).
-    let mut groups: BTreeMap<String, BTreeMap<&str, Vec<&OccurrenceRow>>> = BTreeMap::new();
-    for o in &sites {
-        groups
-            .entry(files.module_of(&o.path))
-            .or_default()
-            .entry(o.path.as_str())
-            .or_default()
-            .push(o);
-    }
-    let mut modules: Vec<ModuleFiles<'_>> = groups
-        .into_iter()
-        .map(|(m, by_file)| {
-            let n = by_file.values().map(Vec::len).sum();
-            let mut fs: Vec<FileSites<'_>> = by_file.into_iter().collect();
-            fs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
-            (m, n, fs)
-        })
-        .collect();
-    modules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut modules = group_by_module(&sites, &files);
     let modules_total = modules.len();
     modules.truncate(ctx.budget.modules);
 
-    let mut budget_left = limit;
-    let mut shown_sites: Vec<&OccurrenceRow> = Vec::new();
-    let mut plan: Vec<(String, usize, Vec<ShownFile<'_>>)> = Vec::new();
-    let mut files_in_shown_modules = 0;
-    let mut files_shown = 0;
-    for (m, n, fs) in &modules {
-        files_in_shown_modules += fs.len();
-        let mut out = Vec::new();
-        for (path, os) in fs.iter().take(ctx.budget.per_module) {
-            let take = os.len().min(budget_left);
-            budget_left -= take;
-            let kept: Vec<&OccurrenceRow> = os.iter().take(take).copied().collect();
-            shown_sites.extend(kept.iter().copied());
-            files_shown += 1;
-            out.push((*path, os.len(), files.is_test(path), kept));
-        }
-        plan.push((m.clone(), *n, out));
-    }
-    let enclosing: BTreeSet<String> = shown_sites
-        .iter()
-        .filter_map(|o| o.enclosing_symbol_id.as_deref().map(String::from))
-        .collect();
-    let names: BTreeMap<String, String> = lookup
-        .symbols_by_id(&enclosing)?
-        .into_iter()
-        .map(|s| (s.stable_id.to_string(), s.name))
-        .collect();
-    let module_values: Vec<Value> = plan
-        .iter()
-        .map(|(m, n, fs)| {
-            json!({
-                "module": m,
-                "references": n,
-                "files": fs.iter().map(|(p, count, is_test, kept)| json!({
-                    "path": p,
-                    "references": count,
-                    "isTest": is_test,
-                    "sites": kept.iter().map(|o| site_json(o, &names)).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+    let Shown {
+        sites: shown_sites,
+        plan,
+        files_in_shown_modules,
+        files_shown,
+    } = spend_budget(&modules, &files, ctx.budget.per_module, limit);
+    let module_values = modules_json(&lookup, &plan, &shown_sites)?;
 
     let mut by_source: BTreeMap<&str, usize> = BTreeMap::new();
     for o in &sites {
