@@ -1,5 +1,7 @@
 //! `ckb query explore <PATH|MODULE>`: an overview of a module, folder or file.
 //!
+//! Size: `explore` (~160 lines) assembles the overview in print order.
+//!
 //! Facts: `target` (kind and ID/path), `overview` (files, lines, tests, symbols, languages),
 //! `keySymbols` (exported first, then most referenced, then kind weight, then ID; at most the
 //! items budget), `dependencies.out` / `dependencies.in` (for a module: module edges by

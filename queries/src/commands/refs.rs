@@ -1,6 +1,8 @@
 //! `ckb query refs <ID|NAME> [--scope MODULE] [--limit N]`: where a symbol is used, grouped by
 //! module and file.
 //!
+//! Size: `refs` (~175 lines) is the hot path's one pass from sites to answer.
+//!
 //! Sites are the symbol's `occurrences` that are not definitions (definitions are counted
 //! apart). Order: modules by reference count (most first, then module ID), files inside a
 //! module likewise (then path), sites by line and column. Budgets: at most `--max-modules`

@@ -1,6 +1,8 @@
 //! `ckb query understand <QUERY>`: everything needed to understand one symbol, or — when the
 //! query names several — an `ambiguity` block instead of a guess.
 //!
+//! Size: `understand` (~180 lines) assembles one answer in print order; not split yet.
+//!
 //! The query is a stable ID (resolved like `symbol`; its errors are errors) or a name: one
 //! exact match (ignoring case only when no case-sensitive match exists) is understood; several
 //! give `ambiguity` {query, total, matches (top 5 by the search ranking), hint} with exit 0; none

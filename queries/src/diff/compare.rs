@@ -1,5 +1,7 @@
 //! The raw comparison of two snapshots: files, symbols and call edges.
 //!
+//! Size: `symbols` (~190 lines) matches in one pass; ~120 of the ~800 lines are tests.
+//!
 //! Files are matched by path and compared by `content_hash`; a removed and an added file with the
 //! same content (and no other file sharing it) are a rename. Symbols are matched by stable ID: an
 //! ID present on both sides is compared by `definition_version_id` (signature), `body_hash` and

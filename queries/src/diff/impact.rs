@@ -1,5 +1,6 @@
-//! Who a change affects, measured on the **base** snapshot (the code the change lands on), and the
-//! overall risk.
+//! Who a change affects, measured on the **base** snapshot (the code the change lands on).
+//!
+//! Size: `impact` (~200 lines) is one pass filling shared tallies; not split yet.
 //!
 //! A changed symbol is one removed, renamed / moved / merged, signature-changed, visibility-
 //! narrowed (interface changes: their dependents may stop compiling) or body-changed (behaviour

@@ -1,5 +1,7 @@
 //! The diff as a pull-request comment that always fits a character budget.
 //!
+//! Size: `review_sections` (~170 lines) writes the reviewer-first sections in print order.
+//!
 //! Layout: the [`MARKER`](super::MARKER) line (bots find their earlier comment by it), a title,
 //! the risk line, change counts and warnings (the header, always shown), then sections in order
 //! of importance — breaking API changes and call sites that may break open, everything else in
