@@ -9,6 +9,39 @@
 //! on `pipeline`; facts it cannot compute from a snapshot (the working tree's current HEAD) are
 //! handed in by the caller as a [`Freshness`].
 
+/// An enum whose values print and serialize as fixed strings (`as_str`, `Display`, `Serialize`
+/// all use the one table), ordered as declared.
+macro_rules! named_enum {
+    ($(#[$m:meta])* pub enum $name:ident { $($(#[$vm:meta])* $variant:ident => $s:literal,)+ }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name {
+            $($(#[$vm])* $variant,)+
+        }
+
+        impl $name {
+            /// The string answers print.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $s,)+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
 pub mod analysis;
 pub mod commands;
 pub mod diff;

@@ -32,16 +32,16 @@ pub const HIGH: f64 = 0.7;
 /// Score at or above which the risk is `medium`.
 pub const MEDIUM: f64 = 0.4;
 
-/// How risky a change is; serialized lowercase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RiskLevel {
-    /// Below [`MEDIUM`].
-    Low,
-    /// From [`MEDIUM`] up to [`HIGH`].
-    Medium,
-    /// [`HIGH`] and above.
-    High,
+named_enum! {
+    /// How risky a change is, least first.
+    pub enum RiskLevel {
+        /// Below [`MEDIUM`].
+        Low => "low",
+        /// From [`MEDIUM`] up to [`HIGH`].
+        Medium => "medium",
+        /// [`HIGH`] and above.
+        High => "high",
+    }
 }
 
 impl RiskLevel {
@@ -54,21 +54,6 @@ impl RiskLevel {
         } else {
             RiskLevel::Low
         }
-    }
-
-    /// The name answers print.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RiskLevel::Low => "low",
-            RiskLevel::Medium => "medium",
-            RiskLevel::High => "high",
-        }
-    }
-}
-
-impl std::fmt::Display for RiskLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

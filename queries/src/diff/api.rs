@@ -28,82 +28,41 @@ use serde::Serialize;
 use super::compare::{Sym, SymbolDiff};
 use super::impact::Graph;
 
-/// What happened to a symbol of the public surface; serialized as the kebab-case name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ApiChangeKind {
-    /// A public base symbol is gone.
-    Removed,
-    /// Renamed with no public symbol keeping the old name.
-    Renamed,
-    /// Moved (same name, other place) with no public symbol keeping the old name.
-    Moved,
-    /// The declaration changed.
-    SignatureChanged,
-    /// Public became internal, protected or private.
-    VisibilityNarrowed,
-    /// A new public symbol.
-    Added,
-    /// Became public.
-    VisibilityWidened,
-    /// Renamed, and the old name is still public.
-    RenamedWithShim,
-    /// Moved, and the old name is still public.
-    MovedWithShim,
-}
-
-impl ApiChangeKind {
-    /// The name reports print.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApiChangeKind::Removed => "removed",
-            ApiChangeKind::Renamed => "renamed",
-            ApiChangeKind::Moved => "moved",
-            ApiChangeKind::SignatureChanged => "signature-changed",
-            ApiChangeKind::VisibilityNarrowed => "visibility-narrowed",
-            ApiChangeKind::Added => "added",
-            ApiChangeKind::VisibilityWidened => "visibility-widened",
-            ApiChangeKind::RenamedWithShim => "renamed-with-shim",
-            ApiChangeKind::MovedWithShim => "moved-with-shim",
-        }
+named_enum! {
+    /// What happened to a symbol of the public surface.
+    pub enum ApiChangeKind {
+        /// A public base symbol is gone.
+        Removed => "removed",
+        /// Renamed with no public symbol keeping the old name.
+        Renamed => "renamed",
+        /// Moved (same name, other place) with no public symbol keeping the old name.
+        Moved => "moved",
+        /// The declaration changed.
+        SignatureChanged => "signature-changed",
+        /// Public became internal, protected or private.
+        VisibilityNarrowed => "visibility-narrowed",
+        /// A new public symbol.
+        Added => "added",
+        /// Became public.
+        VisibilityWidened => "visibility-widened",
+        /// Renamed, and the old name is still public.
+        RenamedWithShim => "renamed-with-shim",
+        /// Moved, and the old name is still public.
+        MovedWithShim => "moved-with-shim",
     }
 }
 
-impl std::fmt::Display for ApiChangeKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// How much a change to the public surface may break; ordered most severe first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Dependents stop compiling or working.
-    High,
-    /// Dependents likely need an edit.
-    Medium,
-    /// The old name still works.
-    Low,
-    /// Compatible.
-    Info,
-}
-
-impl Severity {
-    /// The name reports print.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::High => "high",
-            Severity::Medium => "medium",
-            Severity::Low => "low",
-            Severity::Info => "info",
-        }
-    }
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+named_enum! {
+    /// How much a change to the public surface may break; ordered most severe first.
+    pub enum Severity {
+        /// Dependents stop compiling or working.
+        High => "high",
+        /// Dependents likely need an edit.
+        Medium => "medium",
+        /// The old name still works.
+        Low => "low",
+        /// Compatible.
+        Info => "info",
     }
 }
 

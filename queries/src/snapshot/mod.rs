@@ -27,47 +27,31 @@ pub struct Snapshot {
     pub manifest: Manifest,
 }
 
-/// Where the snapshot stands against the working tree; serialized as its lowercase name.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FreshnessState {
-    /// The snapshot describes the working tree.
-    Current,
-    /// The snapshot's commit is an ancestor of HEAD.
-    Behind,
-    /// HEAD is the snapshot's commit but the working tree has other changes.
-    Dirty,
-    /// The snapshot's commit is not an ancestor of HEAD.
-    Diverged,
-    /// Nothing is known about the working tree.
-    #[default]
-    Unknown,
+named_enum! {
+    /// Where the snapshot stands against the working tree.
+    #[derive(Default)]
+    pub enum FreshnessState {
+        /// The snapshot describes the working tree.
+        Current => "current",
+        /// The snapshot's commit is an ancestor of HEAD.
+        Behind => "behind",
+        /// HEAD is the snapshot's commit but the working tree has other changes.
+        Dirty => "dirty",
+        /// The snapshot's commit is not an ancestor of HEAD.
+        Diverged => "diverged",
+        /// Nothing is known about the working tree.
+        #[default]
+        Unknown => "unknown",
+    }
 }
 
 impl FreshnessState {
-    /// The name answers print.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FreshnessState::Current => "current",
-            FreshnessState::Behind => "behind",
-            FreshnessState::Dirty => "dirty",
-            FreshnessState::Diverged => "diverged",
-            FreshnessState::Unknown => "unknown",
-        }
-    }
-
     /// Whether taking a new snapshot would describe the working tree better.
     pub fn is_outdated(self) -> bool {
         matches!(
             self,
             FreshnessState::Behind | FreshnessState::Dirty | FreshnessState::Diverged
         )
-    }
-}
-
-impl std::fmt::Display for FreshnessState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
