@@ -94,6 +94,23 @@ fn sort_dependents(v: &mut [Dependent]) {
 /// A dependent: (kind, path, ID, its JSON).
 type Dependent = (String, String, String, Value);
 
+/// A file that depends on the target through `count` reference sites (`kind` `reference`) or
+/// imports (`import`).
+fn file_dependent(kind: &str, path: &str, count: usize, files: &FileIndex) -> Dependent {
+    let counted = if kind == "import" {
+        "imports"
+    } else {
+        "references"
+    };
+    (
+        kind.into(),
+        path.to_string(),
+        String::new(),
+        json!({"dependency": kind, "path": path, counted: count,
+               "module": files.module_of(path), "isTest": files.is_test(path)}),
+    )
+}
+
 /// What the symbol or path branch found, before the change type and budgets apply.
 struct Plan {
     target_json: Value,
@@ -148,14 +165,7 @@ fn plan_symbol(
     let refs_total = a.references.len();
     for (p, c) in &per_file {
         if !covered.contains(*p) && *p != s.path {
-            dependents.push((
-                "reference".into(),
-                p.to_string(),
-                String::new(),
-                json!({
-                "dependency": "reference", "path": p, "references": c,
-                "module": a.files.module_of(p), "isTest": a.files.is_test(p)}),
-            ));
+            dependents.push(file_dependent("reference", p, *c, &a.files));
         }
     }
     let transitive_total = a.transitive.len();
@@ -330,22 +340,10 @@ fn plan_path(
     dep_files.extend(importers.keys().cloned());
     let ref_files = dep_files.len();
     for (f, c) in &per_file {
-        dependents.push((
-            "reference".into(),
-            f.clone(),
-            String::new(),
-            json!({"dependency": "reference", "path": f,
-            "references": c, "module": files.module_of(f), "isTest": files.is_test(f)}),
-        ));
+        dependents.push(file_dependent("reference", f, *c, files));
     }
     for (f, c) in &importers {
-        dependents.push((
-            "import".into(),
-            f.clone(),
-            String::new(),
-            json!({"dependency": "import", "path": f,
-            "imports": c, "module": files.module_of(f), "isTest": files.is_test(f)}),
-        ));
+        dependents.push(file_dependent("import", f, *c, files));
     }
     let (transitive_total, transitive_json) =
         transitive_outside(ctx, lookup, &ids, &paths, depth, n)?;
