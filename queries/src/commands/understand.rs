@@ -1,8 +1,6 @@
 //! `ckb query understand <QUERY>`: everything needed to understand one symbol, or — when the
 //! query names several — an `ambiguity` block instead of a guess.
 //!
-//! Size: `understand` (~180 lines) assembles one answer in print order; not split yet.
-//!
 //! The query is a stable ID (resolved like `symbol`; its errors are errors) or a name: one
 //! exact match (ignoring case only when no case-sensitive match exists) is understood; several
 //! give `ambiguity` {query, total, matches (top 5 by the search ranking), hint} with exit 0; none
@@ -18,7 +16,7 @@ use std::collections::BTreeMap;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies};
+use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies, Analysis};
 use crate::commands::search::{find, rank_matches, result_json};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::symbol_full;
@@ -84,6 +82,65 @@ fn ambiguity(
     finish(ctx, draft)
 }
 
+/// Files referencing the symbol, most sites first: their count and the first `--max-items`, each
+/// with its lines (at most `--max-per-module`).
+fn reference_files(ctx: &Ctx<'_>, a: &Analysis) -> (usize, Vec<Value>) {
+    let n = ctx.budget.items;
+    let mut by_file: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
+    for o in &a.references {
+        by_file.entry(o.path.as_str()).or_default().push(o.line);
+    }
+    let mut ref_files: Vec<(&str, Vec<i32>)> = by_file.into_iter().collect();
+    ref_files.sort_by(|x, y| y.1.len().cmp(&x.1.len()).then(x.0.cmp(y.0)));
+    let ref_files_total = ref_files.len();
+    let files_json: Vec<Value> = ref_files
+        .iter()
+        .take(n)
+        .map(|(p, lines)| {
+            let mut ls = lines.clone();
+            ls.dedup();
+            json!({"path": p, "count": lines.len(), "isTest": a.files.is_test(p),
+                   "lines": ls.into_iter().take(ctx.budget.per_module).collect::<Vec<_>>()})
+        })
+        .collect();
+    (ref_files_total, files_json)
+}
+
+/// What the symbol calls, most confident first: their count and the first `--max-items`.
+fn callees(
+    ctx: &Ctx<'_>,
+    lookup: &Lookup<'_>,
+    a: &Analysis,
+) -> Result<(usize, Vec<Value>), QueryError> {
+    let n = ctx.budget.items;
+    let id = &a.symbol.stable_id;
+    let mut callees: Vec<_> = a.graph.callees_of(id).to_vec();
+    callees.sort_by(|x, y| {
+        y.confidence
+            .total_cmp(&x.confidence)
+            .then(y.count.cmp(&x.count))
+            .then(x.other.cmp(&y.other))
+    });
+    let callee_ids: std::collections::BTreeSet<String> =
+        callees.iter().take(n).map(|e| e.other.clone()).collect();
+    let callee_rows: BTreeMap<String, output_schema::tables::SymbolRow> = lookup
+        .symbols_by_id(&callee_ids)?
+        .into_iter()
+        .map(|s| (s.stable_id.to_string(), s))
+        .collect();
+    let callees_json: Vec<Value> = callees
+        .iter()
+        .take(n)
+        .map(|e| {
+            let s = callee_rows.get(&e.other);
+            json!({"id": e.other, "name": s.map(|s| s.name.clone()), "kind": s.map(|s| s.kind.clone()),
+                   "path": s.map(|s| s.path.clone()), "line": s.map(|s| s.start_line),
+                   "calls": e.count, "confidence": e.confidence, "external": s.is_none()})
+        })
+        .collect();
+    Ok((callees.len(), callees_json))
+}
+
 /// Runs `understand`.
 pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
     let query = query.trim();
@@ -120,23 +177,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
     let n = ctx.budget.items;
     let id = a.symbol.stable_id.clone();
 
-    let mut by_file: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
-    for o in &a.references {
-        by_file.entry(o.path.as_str()).or_default().push(o.line);
-    }
-    let mut ref_files: Vec<(&str, Vec<i32>)> = by_file.into_iter().collect();
-    ref_files.sort_by(|x, y| y.1.len().cmp(&x.1.len()).then(x.0.cmp(y.0)));
-    let ref_files_total = ref_files.len();
-    let files_json: Vec<Value> = ref_files
-        .iter()
-        .take(n)
-        .map(|(p, lines)| {
-            let mut ls = lines.clone();
-            ls.dedup();
-            json!({"path": p, "count": lines.len(), "isTest": a.files.is_test(p),
-                   "lines": ls.into_iter().take(ctx.budget.per_module).collect::<Vec<_>>()})
-        })
-        .collect();
+    let (ref_files_total, files_json) = reference_files(ctx, &a);
 
     let mut direct: Vec<_> = a.direct.iter().collect();
     direct.sort_by(|x, y| {
@@ -145,30 +186,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
             .then(y.calls.cmp(&x.calls))
             .then(x.id.cmp(&y.id))
     });
-    let mut callees: Vec<_> = a.graph.callees_of(&id).to_vec();
-    callees.sort_by(|x, y| {
-        y.confidence
-            .total_cmp(&x.confidence)
-            .then(y.count.cmp(&x.count))
-            .then(x.other.cmp(&y.other))
-    });
-    let callee_ids: std::collections::BTreeSet<String> =
-        callees.iter().take(n).map(|e| e.other.clone()).collect();
-    let callee_rows: BTreeMap<String, output_schema::tables::SymbolRow> = lookup
-        .symbols_by_id(&callee_ids)?
-        .into_iter()
-        .map(|s| (s.stable_id.to_string(), s))
-        .collect();
-    let callees_json: Vec<Value> = callees
-        .iter()
-        .take(n)
-        .map(|e| {
-            let s = callee_rows.get(&e.other);
-            json!({"id": e.other, "name": s.map(|s| s.name.clone()), "kind": s.map(|s| s.kind.clone()),
-                   "path": s.map(|s| s.path.clone()), "line": s.map(|s| s.start_line),
-                   "calls": e.count, "confidence": e.confidence, "external": s.is_none()})
-        })
-        .collect();
+    let (callees_total, callees_json) = callees(ctx, &lookup, &a)?;
     let mut unresolved: Vec<_> = a.graph.unresolved_of(&id).to_vec();
     unresolved.sort_by(|x, y| y.count.cmp(&x.count).then(x.name.cmp(&y.name)));
     let tests = test_dependencies(&a);
@@ -182,7 +200,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         a.references.len(),
         ref_files_total,
         a.direct.len(),
-        callees.len() + unresolved.len(),
+        callees_total + unresolved.len(),
         tests.len()
     );
     let facts = json!({
@@ -226,7 +244,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
     draft.cut_list(
         "callees",
         "max-items",
-        callees.len(),
+        callees_total,
         callees_json.len(),
         "--max-items",
     );
@@ -252,7 +270,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         Trim::new("/callers", "callers"),
     ];
     draft.items_in =
-        (ref_files_total + a.direct.len() + callees.len() + unresolved.len() + tests.len()) as u64;
+        (ref_files_total + a.direct.len() + callees_total + unresolved.len() + tests.len()) as u64;
     draft.items_out = (files_json.len()
         + direct.len().min(n)
         + callees_json.len()
