@@ -1,7 +1,5 @@
 //! compareAPI: how the change alters the public surface (symbols whose `visibility` is `public`).
 //!
-//! Size: `compare` (~230 lines) walks the change kinds in the table's order; not split yet.
-//!
 //! Breaking changes, with their severity:
 //!
 //! | kind | when | severity |
@@ -126,67 +124,47 @@ fn change(
     }
 }
 
-/// Compares the public surface.
-pub(crate) fn compare(
-    symbols: &SymbolDiff,
-    head: Option<&[SymbolRow]>,
-    graph: &Graph<'_>,
-) -> ApiDiff {
-    let mut out = ApiDiff {
-        public_before: graph.public_count(),
-        public_after: head
+/// Public head symbols by (path, name) and (container, name): a shim keeps an old name reachable.
+struct Shims<'a> {
+    by_path: BTreeMap<(&'a str, &'a str), Vec<&'a SymbolRow>>,
+    by_container: BTreeMap<(&'a str, &'a str), Vec<&'a SymbolRow>>,
+}
+
+impl<'a> Shims<'a> {
+    fn new(head: Option<&'a [SymbolRow]>) -> Shims<'a> {
+        let mut by_path: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
+        let mut by_container: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
+        for s in head
             .unwrap_or_default()
             .iter()
             .filter(|s| is_public(&s.visibility))
-            .count() as u64,
-        ..ApiDiff::default()
-    };
-    // Public head symbols by (path, name) and (container, name): a shim keeps an old name reachable.
-    let mut by_path: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
-    let mut by_container: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
-    for s in head
-        .unwrap_or_default()
-        .iter()
-        .filter(|s| is_public(&s.visibility))
-    {
-        by_path.entry((&s.path, &s.name)).or_default().push(s);
-        if let Some(c) = s.container.as_deref() {
-            by_container.entry((c, &s.name)).or_default().push(s);
+        {
+            by_path.entry((&s.path, &s.name)).or_default().push(s);
+            if let Some(c) = s.container.as_deref() {
+                by_container.entry((c, &s.name)).or_default().push(s);
+            }
+        }
+        Shims {
+            by_path,
+            by_container,
         }
     }
-    let shim = |old: &Sym, new_id: &str| -> bool {
+
+    /// Whether a public head symbol other than `new_id` keeps `old`'s name in its file or container.
+    fn keep(&self, old: &Sym, new_id: &str) -> bool {
         let others = |v: Option<&Vec<&SymbolRow>>| {
             v.is_some_and(|v| v.iter().any(|s| s.stable_id != new_id))
         };
-        others(by_path.get(&(old.path.as_str(), old.name.as_str())))
+        others(self.by_path.get(&(old.path.as_str(), old.name.as_str())))
             || old
                 .container
                 .as_deref()
-                .is_some_and(|c| others(by_container.get(&(c, old.name.as_str()))))
-    };
-
-    let narrowed: std::collections::BTreeSet<&str> = symbols
-        .visibility_changed
-        .iter()
-        .filter(|v| is_public(&v.before) && v.direction == "narrowed")
-        .map(|v| v.symbol.id.as_str())
-        .collect();
-    for r in &symbols.removed {
-        let s = &r.symbol;
-        if !is_public(&s.visibility) {
-            continue;
-        }
-        out.breaking.push(ApiChange {
-            before: s.signature.clone(),
-            ..change(
-                ApiChangeKind::Removed,
-                Severity::High,
-                s,
-                graph.dependent_count(&s.id),
-                format!("public {} `{}` was removed", s.kind, s.qualified()),
-            )
-        });
+                .is_some_and(|c| others(self.by_container.get(&(c, old.name.as_str()))))
     }
+}
+
+/// Renamed and moved public symbols: breaking unless a shim keeps the old name.
+fn renames(out: &mut ApiDiff, symbols: &SymbolDiff, graph: &Graph<'_>, shims: &Shims<'_>) {
     for r in &symbols.renamed {
         let (from, to) = (&r.from, &r.to);
         if !is_public(&from.visibility) {
@@ -200,7 +178,7 @@ pub(crate) fn compare(
         } else {
             format!("`{}`", to.qualified())
         };
-        if shim(from, &to.id) {
+        if shims.keep(from, &to.id) {
             out.non_breaking.push(ApiChange {
                 replacement: Some(to.clone()),
                 before: from.signature.clone(),
@@ -244,6 +222,17 @@ pub(crate) fn compare(
             });
         }
     }
+}
+
+/// Changed declarations of public symbols (a narrowed visibility with the same arity is reported
+/// as `visibility-narrowed` instead).
+fn signature_changes(out: &mut ApiDiff, symbols: &SymbolDiff, graph: &Graph<'_>) {
+    let narrowed: std::collections::BTreeSet<&str> = symbols
+        .visibility_changed
+        .iter()
+        .filter(|v| is_public(&v.before) && v.direction == "narrowed")
+        .map(|v| v.symbol.id.as_str())
+        .collect();
     for c in &symbols.signature_changed {
         let s = &c.symbol;
         let arity_changed = matches!((c.arity_before, s.arity), (Some(a), Some(b)) if a != b);
@@ -288,6 +277,42 @@ pub(crate) fn compare(
             )
         });
     }
+}
+
+/// Compares the public surface.
+pub(crate) fn compare(
+    symbols: &SymbolDiff,
+    head: Option<&[SymbolRow]>,
+    graph: &Graph<'_>,
+) -> ApiDiff {
+    let mut out = ApiDiff {
+        public_before: graph.public_count(),
+        public_after: head
+            .unwrap_or_default()
+            .iter()
+            .filter(|s| is_public(&s.visibility))
+            .count() as u64,
+        ..ApiDiff::default()
+    };
+    let shims = Shims::new(head);
+    for r in &symbols.removed {
+        let s = &r.symbol;
+        if !is_public(&s.visibility) {
+            continue;
+        }
+        out.breaking.push(ApiChange {
+            before: s.signature.clone(),
+            ..change(
+                ApiChangeKind::Removed,
+                Severity::High,
+                s,
+                graph.dependent_count(&s.id),
+                format!("public {} `{}` was removed", s.kind, s.qualified()),
+            )
+        });
+    }
+    renames(&mut out, symbols, graph, &shims);
+    signature_changes(&mut out, symbols, graph);
     for v in &symbols.visibility_changed {
         let s = &v.symbol;
         let callers = graph.dependent_count(&s.id);
