@@ -1,7 +1,5 @@
 //! Who a change affects, measured on the **base** snapshot (the code the change lands on).
 //!
-//! Size: `impact` (~200 lines) is one pass filling shared tallies; not split yet.
-//!
 //! A changed symbol is one removed, renamed / moved / merged, signature-changed, visibility-
 //! narrowed (interface changes: their dependents may stop compiling) or body-changed (behaviour
 //! changes). Its dependents are the callers in `call_edges` plus the definitions enclosing its
@@ -284,15 +282,9 @@ struct Changed<'s> {
     interface: bool,
 }
 
-/// Computes the impact of the changed symbols on the base snapshot.
-pub(crate) fn impact(
-    symbols: &SymbolDiff,
-    files: &FileDiff,
-    graph: &Graph<'_>,
-    base: &BaseTables,
-) -> Impact {
-    let touched = files.touched_paths();
-    // Each changed base ID once, the first (most severe) change kind winning.
+/// Each changed base ID once, the first (most severe) change kind winning: removals, renames and
+/// moves, narrowed visibility and changed signatures are interface changes; body changes are not.
+fn changed_symbols(symbols: &SymbolDiff, graph: &Graph<'_>) -> BTreeMap<String, Changed<'static>> {
     let mut changed: BTreeMap<String, Changed<'_>> = BTreeMap::new();
     let base_sym = |s: &Sym| {
         graph
@@ -331,7 +323,86 @@ pub(crate) fn impact(
     for s in &symbols.body_changed {
         add(base_sym(s), "body", false);
     }
+    changed
+}
 
+/// The direct dependents of a changed symbol as callers, most call sites first.
+fn callers_of(
+    graph: &Graph<'_>,
+    deps: &BTreeMap<String, (Option<&str>, String, i64)>,
+    touched: &BTreeSet<&str>,
+) -> Vec<Caller> {
+    let mut callers: Vec<Caller> = deps
+        .iter()
+        .map(|(_, (cid, path, count))| Caller {
+            id: cid.map(String::from),
+            name: match cid.and_then(|x| graph.symbol(x)) {
+                Some(s) => s.name.clone(),
+                None => cid
+                    .map(String::from)
+                    .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path).to_string()),
+            },
+            path: path.clone(),
+            count: *count,
+            is_test: graph.is_test_path(path),
+            touched: touched.contains(path.as_str()),
+        })
+        .collect();
+    callers.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    callers
+}
+
+/// Modules reached, most changed symbols + dependents first.
+fn module_impacts(
+    module_changed: &BTreeMap<String, u64>,
+    module_callers: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<ModuleImpact> {
+    let module_ids: BTreeSet<&String> =
+        module_changed.keys().chain(module_callers.keys()).collect();
+    let mut modules: Vec<ModuleImpact> = module_ids
+        .into_iter()
+        .map(|m| ModuleImpact {
+            module_id: m.clone(),
+            changed_symbols: module_changed.get(m).copied().unwrap_or(0),
+            callers: module_callers.get(m).map(|s| s.len() as u64).unwrap_or(0),
+        })
+        .collect();
+    modules.sort_by(|a, b| {
+        (b.changed_symbols + b.callers)
+            .cmp(&(a.changed_symbols + a.callers))
+            .then_with(|| a.module_id.cmp(&b.module_id))
+    });
+    modules
+}
+
+/// Test files reached, nearest first.
+fn test_impacts(tests: BTreeMap<String, (BTreeSet<String>, u32)>) -> Vec<TestImpact> {
+    let mut tests: Vec<TestImpact> = tests
+        .into_iter()
+        .map(|(path, (symbols, depth))| TestImpact {
+            path,
+            symbols: symbols.into_iter().collect(),
+            depth,
+        })
+        .collect();
+    tests.sort_by(|a, b| a.depth.cmp(&b.depth).then_with(|| a.path.cmp(&b.path)));
+    tests
+}
+
+/// Computes the impact of the changed symbols on the base snapshot.
+pub(crate) fn impact(
+    symbols: &SymbolDiff,
+    files: &FileDiff,
+    graph: &Graph<'_>,
+    base: &BaseTables,
+) -> Impact {
+    let touched = files.touched_paths();
+    let changed = changed_symbols(symbols, graph);
     let changed_ids: BTreeSet<&str> = changed.keys().map(String::as_str).collect();
     let mut all_direct: BTreeSet<String> = BTreeSet::new();
     let mut all_transitive: BTreeSet<&str> = BTreeSet::new();
@@ -344,28 +415,7 @@ pub(crate) fn impact(
     for (id, c) in &changed {
         let deps = graph.dependents(id);
         let reach = graph.reach(id);
-        let mut callers: Vec<Caller> = deps
-            .iter()
-            .map(|(_, (cid, path, count))| Caller {
-                id: cid.map(String::from),
-                name: match cid.and_then(|x| graph.symbol(x)) {
-                    Some(s) => s.name.clone(),
-                    None => cid
-                        .map(String::from)
-                        .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path).to_string()),
-                },
-                path: path.clone(),
-                count: *count,
-                is_test: graph.is_test_path(path),
-                touched: touched.contains(path.as_str()),
-            })
-            .collect();
-        callers.sort_by(|a, b| {
-            b.count
-                .cmp(&a.count)
-                .then_with(|| a.path.cmp(&b.path))
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        let callers = callers_of(graph, &deps, &touched);
         let refs = graph
             .refs_of
             .get(id.as_str())
@@ -452,30 +502,8 @@ pub(crate) fn impact(
             .then_with(|| a.symbol.id.cmp(&b.symbol.id))
     });
 
-    let module_ids: BTreeSet<&String> =
-        module_changed.keys().chain(module_callers.keys()).collect();
-    let mut modules: Vec<ModuleImpact> = module_ids
-        .into_iter()
-        .map(|m| ModuleImpact {
-            module_id: m.clone(),
-            changed_symbols: module_changed.get(m).copied().unwrap_or(0),
-            callers: module_callers.get(m).map(|s| s.len() as u64).unwrap_or(0),
-        })
-        .collect();
-    modules.sort_by(|a, b| {
-        (b.changed_symbols + b.callers)
-            .cmp(&(a.changed_symbols + a.callers))
-            .then_with(|| a.module_id.cmp(&b.module_id))
-    });
-    let mut tests: Vec<TestImpact> = tests
-        .into_iter()
-        .map(|(path, (symbols, depth))| TestImpact {
-            path,
-            symbols: symbols.into_iter().collect(),
-            depth,
-        })
-        .collect();
-    tests.sort_by(|a, b| a.depth.cmp(&b.depth).then_with(|| a.path.cmp(&b.path)));
+    let modules = module_impacts(&module_changed, &module_callers);
+    let tests = test_impacts(tests);
 
     Impact {
         changed: out_changed,
