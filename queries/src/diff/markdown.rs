@@ -1,7 +1,5 @@
 //! The diff as a pull-request comment that always fits a character budget.
 //!
-//! Size: `review_sections` (~170 lines) writes the reviewer-first sections in print order.
-//!
 //! Layout: the [`MARKER`](super::MARKER) line (bots find their earlier comment by it), a title,
 //! the risk line, change counts and warnings (the header, always shown), then sections in order
 //! of importance — breaking API changes and call sites that may break open, everything else in
@@ -200,14 +198,14 @@ const CLOSE: &str = "\n</details>\n";
 fn sections(r: &DiffReport) -> Vec<Section> {
     let mut out = Vec::new();
     review_sections(r, &mut out);
+    impact_sections(r, &mut out);
     symbol_sections(r, &mut out);
     file_sections(r, &mut out);
     out.retain(|s| !s.items.is_empty());
     out
 }
 
-/// What a reviewer needs first: breaking API changes, call sites that may break, risk factors,
-/// the impact of each changed symbol, and new calls.
+/// What a reviewer needs first: breaking API changes, call sites that may break, risk factors.
 fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let api = &r.api;
     out.push(Section {
@@ -281,7 +279,11 @@ fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
             })
             .collect(),
     });
+}
 
+/// Who the change affects: each changed symbol's impact, the affected tests and modules, and the
+/// new calls.
+fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
     out.push(Section {
         title: format!("Impact of {} changed symbol(s)", r.impact.changed.len()),
         open: false,
