@@ -111,6 +111,16 @@ fn file_dependent(kind: &str, path: &str, count: usize, files: &FileIndex) -> De
     )
 }
 
+/// What both plans read: the call, the snapshot's lookups, the change type and the depth.
+#[derive(Clone, Copy)]
+struct Inputs<'a> {
+    ctx: &'a Ctx<'a>,
+    lookup: &'a Lookup<'a>,
+    files: &'a FileIndex,
+    change: &'a str,
+    depth: usize,
+}
+
 /// What the symbol or path branch found, before the change type and budgets apply.
 struct Plan {
     target_json: Value,
@@ -128,14 +138,14 @@ struct Plan {
 }
 
 /// The plan for a symbol: its callers, type dependents and referencing files, as `impact` sees them.
-fn plan_symbol(
-    ctx: &Ctx<'_>,
-    lookup: &Lookup<'_>,
-    files: &FileIndex,
-    r: &Resolved,
-    change: &str,
-    depth: usize,
-) -> Result<Plan, QueryError> {
+fn plan_symbol(inputs: &Inputs<'_>, r: &Resolved) -> Result<Plan, QueryError> {
+    let Inputs {
+        ctx,
+        lookup,
+        files,
+        change,
+        depth,
+    } = *inputs;
     let n = ctx.budget.items;
     let mut dependents: Vec<Dependent> = Vec::new();
     let mut suggestions: Vec<String> = Vec::new();
@@ -301,15 +311,14 @@ fn transitive_outside(
 }
 
 /// The plan for a file or folder: files outside it that reference its symbols or import it.
-fn plan_path(
-    ctx: &Ctx<'_>,
-    lookup: &Lookup<'_>,
-    files: &FileIndex,
-    p: &str,
-    folder: bool,
-    change: &str,
-    depth: usize,
-) -> Result<Plan, QueryError> {
+fn plan_path(inputs: &Inputs<'_>, p: &str, folder: bool) -> Result<Plan, QueryError> {
+    let Inputs {
+        ctx,
+        lookup,
+        files,
+        change,
+        depth,
+    } = *inputs;
     let n = ctx.budget.items;
     let mut dependents: Vec<Dependent> = Vec::new();
     let mut suggestions: Vec<String> = Vec::new();
@@ -448,18 +457,19 @@ pub fn prepare_change(
     let lookup = Lookup::new(ctx.snapshot);
     let files = FileIndex::load(ctx.snapshot)?;
     let t = target(ctx.snapshot, &lookup, &files, input, false, true)?;
+    let inputs = Inputs {
+        ctx,
+        lookup: &lookup,
+        files: &files,
+        change,
+        depth,
+    };
 
     let plan = match &t {
-        Target::Symbol(r) => plan_symbol(ctx, &lookup, &files, r, change, depth)?,
-        Target::File(p) | Target::Folder(p) => plan_path(
-            ctx,
-            &lookup,
-            &files,
-            p,
-            matches!(t, Target::Folder(_)),
-            change,
-            depth,
-        )?,
+        Target::Symbol(r) => plan_symbol(&inputs, r)?,
+        Target::File(p) | Target::Folder(p) => {
+            plan_path(&inputs, p, matches!(t, Target::Folder(_)))?
+        }
         Target::Module(_) => {
             return Err(QueryError::new(
                 ErrorCode::InternalError,
