@@ -121,6 +121,13 @@ struct Inputs<'a> {
     depth: usize,
 }
 
+impl<'a> Inputs<'a> {
+    /// Its fields, for a plan to use by name.
+    fn parts(&self) -> (&'a Ctx<'a>, &'a Lookup<'a>, &'a FileIndex, &'a str, usize) {
+        (self.ctx, self.lookup, self.files, self.change, self.depth)
+    }
+}
+
 /// What the symbol or path branch found, before the change type and budgets apply.
 struct Plan {
     target_json: Value,
@@ -139,13 +146,7 @@ struct Plan {
 
 /// The plan for a symbol: its callers, type dependents and referencing files, as `impact` sees them.
 fn plan_symbol(inputs: &Inputs<'_>, r: &Resolved) -> Result<Plan, QueryError> {
-    let Inputs {
-        ctx,
-        lookup,
-        files,
-        change,
-        depth,
-    } = *inputs;
+    let (ctx, lookup, files, change, depth) = inputs.parts();
     let n = ctx.budget.items;
     let mut dependents: Vec<Dependent> = Vec::new();
     let mut suggestions: Vec<String> = Vec::new();
@@ -312,13 +313,7 @@ fn transitive_outside(
 
 /// The plan for a file or folder: files outside it that reference its symbols or import it.
 fn plan_path(inputs: &Inputs<'_>, p: &str, folder: bool) -> Result<Plan, QueryError> {
-    let Inputs {
-        ctx,
-        lookup,
-        files,
-        change,
-        depth,
-    } = *inputs;
+    let (ctx, lookup, files, change, depth) = inputs.parts();
     let n = ctx.budget.items;
     let mut dependents: Vec<Dependent> = Vec::new();
     let mut suggestions: Vec<String> = Vec::new();
