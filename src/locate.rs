@@ -15,6 +15,7 @@ use output_schema::verify::read_manifest;
 use output_schema::ErrorCode;
 use pipeline::repo_state::{open_repository, read_git_state, StateExclusions};
 use pipeline::store::{head_relation, newest_ancestor_snapshot, HeadRelation, Store};
+use queries::snapshot::FreshnessState;
 use queries::{Freshness, QueryError, Snapshot};
 
 /// The folder a query runs from: the nearest ancestor of the current directory holding `.git` or
@@ -239,15 +240,22 @@ fn freshness(
                     || (snap.manifest.privacy == "anonymized"
                         && keyed_state(s).is_some_and(|k| &k.repo_state_id == recorded))
             });
-            (if same_state { "current" } else { "dirty" }, Some(0))
+            (
+                if same_state {
+                    FreshnessState::Current
+                } else {
+                    FreshnessState::Dirty
+                },
+                Some(0),
+            )
         }
-        Some(HeadRelation::Same) => ("current", Some(0)),
-        Some(HeadRelation::Behind(n)) => ("behind", Some(n)),
-        Some(HeadRelation::Diverged) => ("diverged", None),
-        None => ("unknown", None),
+        Some(HeadRelation::Same) => (FreshnessState::Current, Some(0)),
+        Some(HeadRelation::Behind(n)) => (FreshnessState::Behind, Some(n)),
+        Some(HeadRelation::Diverged) => (FreshnessState::Diverged, None),
+        None => (FreshnessState::Unknown, None),
     };
     Freshness {
-        state: state.into(),
+        state,
         head_commit: head,
         commits_behind: behind,
         worktree_dirty: dirty,

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use queries::render::Format;
+use queries::envelope::render::Format;
 use queries::QueryError;
 
 /// Code Knowledge Backend: deterministic, versioned snapshots of code knowledge.
@@ -96,10 +96,10 @@ fn install_panic_hook(json: bool) {
              already in the store was changed (a snapshot is published whole or not at all)",
         );
         if json {
-            let _ = emit(&queries::render::error(&error, Format::Json));
+            let _ = emit(&queries::envelope::render::error(&error, Format::Json));
         } else {
             let _ = std::io::stderr()
-                .write_all(queries::render::error(&error, Format::Human).as_bytes());
+                .write_all(queries::envelope::render::error(&error, Format::Human).as_bytes());
         }
         std::process::exit(1);
     }));
@@ -137,7 +137,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(f) => {
-            let text = queries::render::error(&f.error, f.format);
+            let text = queries::envelope::render::error(&f.error, f.format);
             if matches!(f.format, Format::Json | Format::Csv) {
                 let _ = emit(&text);
             } else {

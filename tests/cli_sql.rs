@@ -492,7 +492,7 @@ fn store_sessions_cannot_write_change_the_store_or_read_elsewhere() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The guard of `ckb query sql` (queries/src/sql.rs): one read statement, parsed by DuckDB, over
+// The guard of `ckb query sql` (queries/src/commands/sql.rs): one read statement, parsed by DuckDB, over
 // the snapshot's files only, within limits. Every attack below must leave every byte in place.
 
 /// A repository snapshotted into its own store; returns (repo, store, snapshot folder).

@@ -6,8 +6,9 @@ mod fixture;
 
 use fixture::{sid, Options, HEAD};
 use output_schema::ErrorCode;
-use queries::answer::Answer;
-use queries::budget::{Budget, Overrides};
+use queries::envelope::answer::Answer;
+use queries::envelope::budget::{Budget, Overrides};
+use queries::snapshot::FreshnessState;
 use queries::{Ctx, Freshness, QueryError, Snapshot};
 use serde_json::Value;
 
@@ -82,7 +83,7 @@ fn symbol_by_id_name_and_qualified_name() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let a = v(&queries::symbol::symbol(&c, &sid(2)).unwrap());
+    let a = v(&queries::commands::symbol::symbol(&c, &sid(2)).unwrap());
     assert_eq!(a["command"], "symbol");
     assert_eq!(a["facts"]["symbol"]["name"], "parse");
     assert_eq!(
@@ -93,26 +94,26 @@ fn symbol_by_id_name_and_qualified_name() {
     assert_eq!(a["facts"]["resolution"]["redirected"], false);
     assert_eq!(a["facts"]["locationFreshness"], "may-be-stale");
     assert_eq!(a["provenance"]["completeness"]["reason"], "scip");
-    let by_name = v(&queries::symbol::symbol(&c, "Parser::parse").unwrap());
+    let by_name = v(&queries::commands::symbol::symbol(&c, "Parser::parse").unwrap());
     assert_eq!(by_name["facts"]["symbol"]["id"], sid(2));
     assert_eq!(by_name["facts"]["resolution"]["matchedBy"], "name");
-    let t = v(&queries::symbol::symbol(&c, "tokenize").unwrap());
+    let t = v(&queries::commands::symbol::symbol(&c, "tokenize").unwrap());
     assert_eq!(t["facts"]["symbol"]["id"], sid(3));
 
     let current = Freshness {
-        state: "current".into(),
+        state: FreshnessState::Current,
         head_commit: Some(HEAD.into()),
         commits_behind: Some(0),
         worktree_dirty: false,
     };
-    let a = v(&queries::symbol::symbol(&ctx(&f, &current), &sid(2)).unwrap());
+    let a = v(&queries::commands::symbol::symbol(&ctx(&f, &current), &sid(2)).unwrap());
     assert_eq!(a["facts"]["locationFreshness"], "current");
     let dirty = Freshness {
-        state: "dirty".into(),
+        state: FreshnessState::Dirty,
         worktree_dirty: true,
         ..current.clone()
     };
-    let a = v(&queries::symbol::symbol(&ctx(&f, &dirty), &sid(2)).unwrap());
+    let a = v(&queries::commands::symbol::symbol(&ctx(&f, &dirty), &sid(2)).unwrap());
     assert_eq!(a["facts"]["locationFreshness"], "may-be-stale");
     assert!(drill(&a).contains(&"ckb snapshot".to_string()));
 }
@@ -122,7 +123,7 @@ fn aliases_redirect_and_report_their_hops() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let a = v(&queries::symbol::symbol(&c, &sid(100)).unwrap());
+    let a = v(&queries::commands::symbol::symbol(&c, &sid(100)).unwrap());
     let r = &a["facts"]["resolution"];
     assert_eq!(r["redirected"], true);
     assert_eq!(r["redirectedFrom"], sid(100));
@@ -130,7 +131,7 @@ fn aliases_redirect_and_report_their_hops() {
     assert_eq!(r["confidence"], 0.95);
     assert_eq!(a["facts"]["symbol"]["id"], sid(2));
     // Three hops is the most that is followed.
-    let a = v(&queries::symbol::symbol(&c, &sid(102)).unwrap());
+    let a = v(&queries::commands::symbol::symbol(&c, &sid(102)).unwrap());
     assert_eq!(a["facts"]["symbol"]["id"], sid(1));
     assert_eq!(a["facts"]["resolution"]["reason"], "moved+renamed+renamed");
     assert_eq!(a["facts"]["resolution"]["confidence"], 0.9);
@@ -139,9 +140,9 @@ fn aliases_redirect_and_report_their_hops() {
         3
     );
     // Other commands resolve the same way.
-    let r = v(&queries::refs::refs(
+    let r = v(&queries::commands::refs::refs(
         &c,
-        &queries::refs::RefsArgs {
+        &queries::commands::refs::RefsArgs {
             input: sid(100),
             ..Default::default()
         },
@@ -156,7 +157,7 @@ fn every_resolution_error_has_its_code() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let sym = |x: &str| queries::symbol::symbol(&c, x);
+    let sym = |x: &str| queries::commands::symbol::symbol(&c, x);
     assert_eq!(code(sym(&sid(101))), ErrorCode::AliasChainTooDeep);
     assert_eq!(code(sym(&sid(110))), ErrorCode::AliasCycle);
     assert_eq!(code(sym(&sid(999))), ErrorCode::SymbolNotFound);
@@ -206,9 +207,9 @@ fn search_ranks_by_the_documented_order() {
     let fresh = unknown();
     let c = ctx(&f, &fresh);
     let s = |q: &str, kinds: &[&str], scope: Option<&str>, limit: Option<u64>| {
-        queries::search::search(
+        queries::commands::search::search(
             &c,
-            &queries::search::SearchArgs {
+            &queries::commands::search::SearchArgs {
                 query: q.into(),
                 kinds: kinds.iter().map(|k| k.to_string()).collect(),
                 scope: scope.map(String::from),
@@ -292,9 +293,9 @@ fn refs_group_by_module_and_file_within_budget() {
     let fresh = unknown();
     let c = ctx(&f, &fresh);
     let r = |c: &Ctx<'_>, input: String, limit: Option<u64>| {
-        queries::refs::refs(
+        queries::commands::refs::refs(
             c,
-            &queries::refs::RefsArgs {
+            &queries::commands::refs::RefsArgs {
                 input,
                 scope: None,
                 limit,
@@ -376,9 +377,9 @@ fn refs_group_by_module_and_file_within_budget() {
     assert!(a["facts"]["unresolved"].is_null());
 
     // Scope keeps one module.
-    let scoped = queries::refs::refs(
+    let scoped = queries::commands::refs::refs(
         &c,
-        &queries::refs::RefsArgs {
+        &queries::commands::refs::RefsArgs {
             input: sid(2),
             scope: Some("crates/app".into()),
             limit: None,
@@ -396,9 +397,9 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
     });
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let a = v(&queries::refs::refs(
+    let a = v(&queries::commands::refs::refs(
         &c,
-        &queries::refs::RefsArgs {
+        &queries::commands::refs::RefsArgs {
             input: sid(2),
             ..Default::default()
         },
@@ -416,9 +417,9 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
         .contains(&"rust-analyzer scip . --output index.scip && ckb snapshot --force".to_string()));
     assert_eq!(a["provenance"]["completeness"]["score"], 0.75);
     // A tree-sitter answer does not depend on the index.
-    let t = v(&queries::refs::refs(
+    let t = v(&queries::commands::refs::refs(
         &c,
-        &queries::refs::RefsArgs {
+        &queries::commands::refs::RefsArgs {
             input: sid(13),
             ..Default::default()
         },
@@ -435,9 +436,9 @@ fn arch_serves_the_view_within_budget() {
     let fresh = unknown();
     let c = ctx(&f, &fresh);
     let arch = |c: &Ctx<'_>, depth: Option<u64>, ext: bool| {
-        queries::arch::arch(
+        queries::commands::arch::arch(
             c,
-            &queries::arch::ArchArgs {
+            &queries::commands::arch::ArchArgs {
                 depth,
                 include_external: ext,
             },
@@ -493,7 +494,7 @@ fn impact_classifies_dependents_and_scores_risk() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let a = v(&queries::impact::impact(&c, &sid(2), None).unwrap());
+    let a = v(&queries::commands::impact::impact(&c, &sid(2), None).unwrap());
     let facts = &a["facts"];
     assert_eq!(facts["visibility"]["derivedFrom"], "signature");
     assert_eq!(ids(&facts["directCallers"]), vec![sid(10), sid(11)]);
@@ -516,7 +517,7 @@ fn impact_classifies_dependents_and_scores_risk() {
     assert_eq!(facts["risk"]["factors"].as_array().unwrap().len(), 4);
 
     // A trait: its implementations are type dependencies.
-    let t = v(&queries::impact::impact(&c, &sid(7), None).unwrap());
+    let t = v(&queries::commands::impact::impact(&c, &sid(7), None).unwrap());
     let rel: Vec<(&str, &str)> = t["facts"]["typeDependencies"]
         .as_array()
         .unwrap()
@@ -533,7 +534,7 @@ fn impact_classifies_dependents_and_scores_risk() {
     );
 
     // Depth bounds the walk and says what lies beyond.
-    let d1 = v(&queries::impact::impact(&c, &sid(3), Some(1)).unwrap());
+    let d1 = v(&queries::commands::impact::impact(&c, &sid(3), Some(1)).unwrap());
     assert_eq!(ids(&d1["facts"]["directCallers"]), vec![sid(2)]);
     assert!(d1["provenance"]["truncations"]
         .as_array()
@@ -541,17 +542,17 @@ fn impact_classifies_dependents_and_scores_risk() {
         .iter()
         .any(|t| t["budget"] == "depth"));
     assert!(drill(&d1).contains(&format!("ckb query impact {} --depth 2", sid(3))));
-    let d3 = v(&queries::impact::impact(&c, &sid(3), Some(3)).unwrap());
+    let d3 = v(&queries::commands::impact::impact(&c, &sid(3), Some(3)).unwrap());
     assert_eq!(
         ids(&d3["facts"]["transitiveCallers"]),
         vec![sid(10), sid(11), sid(9)]
     );
     assert_eq!(
-        code(queries::impact::impact(&c, &sid(3), Some(0))),
+        code(queries::commands::impact::impact(&c, &sid(3), Some(0))),
         ErrorCode::InvalidParameter
     );
     assert_eq!(
-        code(queries::impact::impact(&c, &sid(3), Some(11))),
+        code(queries::commands::impact::impact(&c, &sid(3), Some(11))),
         ErrorCode::InvalidParameter
     );
 }
@@ -561,7 +562,7 @@ fn dead_code_candidates_with_confidence() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let a = v(&queries::dead_code::dead_code(&c, &Default::default()).unwrap());
+    let a = v(&queries::commands::dead_code::dead_code(&c, &Default::default()).unwrap());
     let got: Vec<(String, String, f64)> = a["facts"]["candidates"]
         .as_array()
         .unwrap()
@@ -595,9 +596,9 @@ fn dead_code_candidates_with_confidence() {
     assert!(walk["reasons"]
         .to_string()
         .contains("could not be resolved"));
-    let k = v(&queries::dead_code::dead_code(
+    let k = v(&queries::commands::dead_code::dead_code(
         &c,
-        &queries::dead_code::DeadCodeArgs {
+        &queries::commands::dead_code::DeadCodeArgs {
             kinds: vec!["struct".into(), "enum".into()],
             ..Default::default()
         },
@@ -611,7 +612,7 @@ fn history_answers() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let h = v(&queries::history::hotspots(&c, None, None, Some(3)).unwrap());
+    let h = v(&queries::commands::hotspots::hotspots(&c, None, None, Some(3)).unwrap());
     let paths: Vec<&str> = h["facts"]["hotspots"]
         .as_array()
         .unwrap()
@@ -629,13 +630,20 @@ fn history_answers() {
     assert_eq!(h["facts"]["hotspots"][0]["score"], 19.183162);
     assert_eq!(h["facts"]["total"], 8);
     assert_eq!(
-        code(queries::history::hotspots(&c, Some("7d"), None, None)),
+        code(queries::commands::hotspots::hotspots(
+            &c,
+            Some("7d"),
+            None,
+            None
+        )),
         ErrorCode::InvalidParameter
     );
-    let scoped = v(&queries::history::hotspots(&c, Some("all"), Some("web/"), None).unwrap());
+    let scoped =
+        v(&queries::commands::hotspots::hotspots(&c, Some("all"), Some("web/"), None).unwrap());
     assert_eq!(scoped["facts"]["total"], 2);
 
-    let cp = v(&queries::history::coupling(&c, "crates/core/src/parser.rs", None).unwrap());
+    let cp =
+        v(&queries::commands::hotspots::coupling(&c, "crates/core/src/parser.rs", None).unwrap());
     let partners: Vec<&str> = cp["facts"]["partners"]
         .as_array()
         .unwrap()
@@ -653,11 +661,16 @@ fn history_answers() {
     assert_eq!(cp["facts"]["partners"][0]["commits"], 2);
     assert_eq!(cp["facts"]["partners"][0]["commitsOfTarget"], 4);
     assert_eq!(
-        code(queries::history::coupling(&c, "../etc/passwd", None)),
+        code(queries::commands::hotspots::coupling(
+            &c,
+            "../etc/passwd",
+            None
+        )),
         ErrorCode::InvalidParameter
     );
 
-    let o = v(&queries::history::ownership(&c, "crates/core/src/parser.rs", None).unwrap());
+    let o =
+        v(&queries::commands::hotspots::ownership(&c, "crates/core/src/parser.rs", None).unwrap());
     let owners: Vec<(&str, f64, bool)> = o["facts"]["owners"]
         .as_array()
         .unwrap()
@@ -678,7 +691,7 @@ fn history_answers() {
             ("bot0000000000000", 0.25, true)
         ]
     );
-    let folder = v(&queries::history::ownership(&c, "crates", None).unwrap());
+    let folder = v(&queries::commands::hotspots::ownership(&c, "crates", None).unwrap());
     assert_eq!(folder["facts"]["unit"], "file-commits");
     assert_eq!(folder["facts"]["owners"][0]["commits"], 5);
 
@@ -686,7 +699,7 @@ fn history_answers() {
         history: false,
         ..Options::default()
     });
-    let a = v(&queries::history::hotspots(&ctx(&nh, &fresh), None, None, None).unwrap());
+    let a = v(&queries::commands::hotspots::hotspots(&ctx(&nh, &fresh), None, None, None).unwrap());
     assert_eq!(
         a["provenance"]["completeness"]["reason"],
         "history-not-recorded"
@@ -702,7 +715,7 @@ fn explore_understand_prepare_and_tests() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let e = v(&queries::explore::explore(&c, "crates/core").unwrap());
+    let e = v(&queries::commands::explore::explore(&c, "crates/core").unwrap());
     assert_eq!(e["facts"]["target"]["kind"], "module");
     assert_eq!(e["facts"]["overview"]["files"], 4);
     assert_eq!(e["facts"]["overview"]["tests"], 1);
@@ -714,41 +727,45 @@ fn explore_understand_prepare_and_tests() {
         e["facts"]["hotspots"][0]["path"],
         "crates/core/src/parser.rs"
     );
-    let file = v(&queries::explore::explore(&c, "crates/app/src/main.rs").unwrap());
+    let file = v(&queries::commands::explore::explore(&c, "crates/app/src/main.rs").unwrap());
     assert_eq!(file["facts"]["target"]["kind"], "file");
     assert_eq!(
         file["facts"]["dependencies"]["out"][0]["target"],
         "crates/core"
     );
-    let folder = v(&queries::explore::explore(&c, "web/src").unwrap());
+    let folder = v(&queries::commands::explore::explore(&c, "web/src").unwrap());
     assert_eq!(folder["facts"]["target"]["kind"], "folder");
     assert_eq!(
-        code(queries::explore::explore(&c, "nope/x.rs")),
+        code(queries::commands::explore::explore(&c, "nope/x.rs")),
         ErrorCode::PathNotFound
     );
 
-    let amb = v(&queries::understand::understand(&c, "parse").unwrap());
+    let amb = v(&queries::commands::understand::understand(&c, "parse").unwrap());
     assert_eq!(amb["facts"]["ambiguity"]["total"], 2);
     assert_eq!(amb["facts"]["ambiguity"]["exactName"], true);
     assert_eq!(
         ids(&amb["facts"]["ambiguity"]["matches"]),
         vec![sid(2), sid(20)]
     );
-    let similar = v(&queries::understand::understand(&c, "pars").unwrap());
+    let similar = v(&queries::commands::understand::understand(&c, "pars").unwrap());
     assert_eq!(similar["facts"]["ambiguity"]["exactName"], false);
-    let u = v(&queries::understand::understand(&c, "Parser::parse").unwrap());
+    let u = v(&queries::commands::understand::understand(&c, "Parser::parse").unwrap());
     assert_eq!(ids(&u["facts"]["callers"]), vec![sid(10), sid(11)]);
     assert_eq!(ids(&u["facts"]["callees"]), vec![sid(3)]);
     assert_eq!(u["facts"]["references"]["total"], 4);
     assert_eq!(u["facts"]["relatedTests"][0]["id"], sid(11));
-    let run = v(&queries::understand::understand(&c, "run").unwrap());
+    let run = v(&queries::commands::understand::understand(&c, "run").unwrap());
     assert_eq!(run["facts"]["unresolvedCalls"][0]["name"], "println");
     assert_eq!(
-        code(queries::understand::understand(&c, "zzzz")),
+        code(queries::commands::understand::understand(&c, "zzzz")),
         ErrorCode::SymbolNotFound
     );
 
-    let p = v(&queries::prepare_change::prepare_change(&c, &sid(2), Some("rename"), None).unwrap());
+    let p =
+        v(
+            &queries::commands::prepare_change::prepare_change(&c, &sid(2), Some("rename"), None)
+                .unwrap(),
+        );
     assert_eq!(p["facts"]["changeType"], "rename");
     assert!(p["facts"]["suggestions"][0]
         .as_str()
@@ -762,24 +779,28 @@ fn explore_understand_prepare_and_tests() {
         .collect();
     assert_eq!(kinds, ["caller", "caller", "reference"]);
     assert_eq!(p["facts"]["cochange"][0]["path"], "crates/app/src/main.rs");
-    let del =
-        v(
-            &queries::prepare_change::prepare_change(&c, "helper_unused", Some("delete"), None)
-                .unwrap(),
-        );
+    let del = v(&queries::commands::prepare_change::prepare_change(
+        &c,
+        "helper_unused",
+        Some("delete"),
+        None,
+    )
+    .unwrap());
     assert!(del["facts"]["suggestions"][0]
         .as_str()
         .unwrap()
         .starts_with("no references or callers"));
-    let file =
-        v(
-            &queries::prepare_change::prepare_change(&c, "crates/core/src/parser.rs", None, None)
-                .unwrap(),
-        );
+    let file = v(&queries::commands::prepare_change::prepare_change(
+        &c,
+        "crates/core/src/parser.rs",
+        None,
+        None,
+    )
+    .unwrap());
     assert_eq!(file["facts"]["target"]["kind"], "file");
     assert!(file["facts"]["counts"]["dependentFiles"].as_u64().unwrap() >= 2);
     assert_eq!(
-        code(queries::prepare_change::prepare_change(
+        code(queries::commands::prepare_change::prepare_change(
             &c,
             &sid(2),
             Some("explode"),
@@ -788,23 +809,26 @@ fn explore_understand_prepare_and_tests() {
         ErrorCode::InvalidParameter
     );
 
-    let t = v(&queries::affected_tests::affected_tests(&c, &sid(3), None, None).unwrap());
+    let t = v(&queries::commands::affected_tests::affected_tests(&c, &sid(3), None, None).unwrap());
     assert_eq!(
         t["facts"]["testFiles"][0]["path"],
         "crates/core/tests/parser_test.rs"
     );
     assert_eq!(t["facts"]["testFiles"][0]["depth"], 2);
     assert_eq!(t["facts"]["testFiles"][0]["tests"][0]["name"], "test_parse");
-    let tp =
-        v(
-            &queries::affected_tests::affected_tests(&c, "crates/core/src/parser.rs", None, None)
-                .unwrap(),
-        );
+    let tp = v(&queries::commands::affected_tests::affected_tests(
+        &c,
+        "crates/core/src/parser.rs",
+        None,
+        None,
+    )
+    .unwrap());
     let reasons = tp["facts"]["testFiles"][0]["reasons"].to_string();
     for r in ["calls", "references", "imports", "co-change"] {
         assert!(reasons.contains(r), "{reasons}");
     }
-    let web = v(&queries::affected_tests::affected_tests(&c, "render", None, None).unwrap());
+    let web =
+        v(&queries::commands::affected_tests::affected_tests(&c, "render", None, None).unwrap());
     assert_eq!(
         web["facts"]["testFiles"][0]["path"],
         "web/src/render.test.ts"
@@ -823,7 +847,7 @@ fn batches_report_per_item_errors() {
         sid(122),
         "tokenize".into(),
     ];
-    let a = v(&queries::batch::batch_get(&c, &inputs).unwrap());
+    let a = v(&queries::commands::batch::batch_get(&c, &inputs).unwrap());
     let st: Vec<(&str, &str)> = a["facts"]["results"]
         .as_array()
         .unwrap()
@@ -847,16 +871,16 @@ fn batches_report_per_item_errors() {
     assert_eq!(a["facts"]["found"], 2);
     let many: Vec<String> = (0..51).map(sid).collect();
     assert_eq!(
-        code(queries::batch::batch_get(&c, &many)),
+        code(queries::commands::batch::batch_get(&c, &many)),
         ErrorCode::InvalidParameter
     );
     assert_eq!(
-        code(queries::batch::batch_get(&c, &[])),
+        code(queries::commands::batch::batch_get(&c, &[])),
         ErrorCode::InvalidParameter
     );
 
     let q = vec!["parse".to_string(), "render".into(), " ".into()];
-    let s = v(&queries::batch::batch_search(&c, &q, &[], None).unwrap());
+    let s = v(&queries::commands::batch::batch_search(&c, &q, &[], None).unwrap());
     assert_eq!(
         s["facts"]["searches"][0]["results"]
             .as_array()
@@ -875,7 +899,12 @@ fn batches_report_per_item_errors() {
     );
     let eleven: Vec<String> = (0..11).map(|i| format!("q{i}")).collect();
     assert_eq!(
-        code(queries::batch::batch_search(&c, &eleven, &[], None)),
+        code(queries::commands::batch::batch_search(
+            &c,
+            &eleven,
+            &[],
+            None
+        )),
         ErrorCode::InvalidParameter
     );
 }
@@ -889,7 +918,7 @@ fn doctor_checks_and_fix_script() {
     });
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let a = v(&queries::doctor::doctor(&c).unwrap());
+    let a = v(&queries::commands::doctor::doctor(&c).unwrap());
     let st: Vec<(&str, &str)> = a["facts"]["checks"]
         .as_array()
         .unwrap()
@@ -909,7 +938,7 @@ fn doctor_checks_and_fix_script() {
             ("languages", "pass")
         ]
     );
-    let script = queries::doctor::fix_script(&c, &queries::doctor::checks(&c));
+    let script = queries::commands::doctor::fix_script(&c, &queries::commands::doctor::checks(&c));
     assert!(script.starts_with("#!/bin/sh\n"));
     assert!(script.contains("# [warn] scip: INDEX_STALE"), "{script}");
     assert!(
@@ -920,7 +949,7 @@ fn doctor_checks_and_fix_script() {
 
     // A damaged file fails the snapshot check.
     std::fs::write(f.snap.dir.join("churn.parquet"), b"not parquet").unwrap();
-    let a = v(&queries::doctor::doctor(&c).unwrap());
+    let a = v(&queries::commands::doctor::doctor(&c).unwrap());
     assert_eq!(a["facts"]["checks"][0]["status"], "fail");
     assert!(a["facts"]["checks"][0]["message"]
         .as_str()
@@ -934,9 +963,9 @@ fn a_corrupt_table_is_named() {
     let fresh = unknown();
     let c = ctx(&f, &fresh);
     std::fs::write(f.snap.dir.join("occurrences.parquet"), b"PAR1 garbage").unwrap();
-    let e = queries::refs::refs(
+    let e = queries::commands::refs::refs(
         &c,
-        &queries::refs::RefsArgs {
+        &queries::commands::refs::RefsArgs {
             input: sid(2),
             ..Default::default()
         },
@@ -946,9 +975,9 @@ fn a_corrupt_table_is_named() {
     assert!(e.message.contains("table occurrences"), "{}", e.message);
     assert!(e.remediation.contains("ckb verify"));
     // Commands that do not need the table still answer.
-    assert!(queries::symbol::symbol(&c, &sid(2)).is_ok());
+    assert!(queries::commands::symbol::symbol(&c, &sid(2)).is_ok());
     std::fs::remove_file(f.snap.dir.join("symbols.parquet")).unwrap();
-    let e = queries::symbol::symbol(&c, &sid(2)).unwrap_err();
+    let e = queries::commands::symbol::symbol(&c, &sid(2)).unwrap_err();
     assert_eq!(e.code, ErrorCode::SnapshotCorrupt);
     assert!(e.message.contains("table symbols"));
 }
@@ -958,9 +987,9 @@ fn token_budget_trims_lists_not_json() {
     let f = fx();
     let fresh = unknown();
     let c = ctx(&f, &fresh);
-    let full = queries::search::search(
+    let full = queries::commands::search::search(
         &c,
-        &queries::search::SearchArgs {
+        &queries::commands::search::SearchArgs {
             query: "e".into(),
             ..Default::default()
         },
@@ -975,9 +1004,9 @@ fn token_budget_trims_lists_not_json() {
         },
         c,
     );
-    let a = queries::search::search(
+    let a = queries::commands::search::search(
         &small,
-        &queries::search::SearchArgs {
+        &queries::commands::search::SearchArgs {
             query: "e".into(),
             ..Default::default()
         },
@@ -1017,7 +1046,7 @@ fn token_budget_trims_lists_not_json() {
         },
         c,
     );
-    let e = queries::impact::impact(&tiny, &sid(2), None).unwrap_err();
+    let e = queries::commands::impact::impact(&tiny, &sid(2), None).unwrap_err();
     assert_eq!(e.code, ErrorCode::BudgetExceeded);
     assert!(e.remediation.contains("--max-tokens"));
 }
@@ -1030,32 +1059,37 @@ fn answers_are_byte_identical_across_runs_and_copies() {
     let run = |f: &Fx| -> Vec<String> {
         let c = ctx(f, &fresh);
         let answers = vec![
-            queries::symbol::symbol(&c, &sid(2)).unwrap(),
-            queries::search::search(
+            queries::commands::symbol::symbol(&c, &sid(2)).unwrap(),
+            queries::commands::search::search(
                 &c,
-                &queries::search::SearchArgs {
+                &queries::commands::search::SearchArgs {
                     query: "r".into(),
                     ..Default::default()
                 },
             )
             .unwrap(),
-            queries::refs::refs(
+            queries::commands::refs::refs(
                 &c,
-                &queries::refs::RefsArgs {
+                &queries::commands::refs::RefsArgs {
                     input: sid(2),
                     ..Default::default()
                 },
             )
             .unwrap(),
-            queries::arch::arch(&c, &Default::default()).unwrap(),
-            queries::impact::impact(&c, &sid(3), None).unwrap(),
-            queries::explore::explore(&c, "crates/core").unwrap(),
-            queries::understand::understand(&c, &sid(2)).unwrap(),
-            queries::prepare_change::prepare_change(&c, &sid(2), None, None).unwrap(),
-            queries::dead_code::dead_code(&c, &Default::default()).unwrap(),
-            queries::affected_tests::affected_tests(&c, "crates/core/src/parser.rs", None, None)
-                .unwrap(),
-            queries::history::hotspots(&c, None, None, None).unwrap(),
+            queries::commands::arch::arch(&c, &Default::default()).unwrap(),
+            queries::commands::impact::impact(&c, &sid(3), None).unwrap(),
+            queries::commands::explore::explore(&c, "crates/core").unwrap(),
+            queries::commands::understand::understand(&c, &sid(2)).unwrap(),
+            queries::commands::prepare_change::prepare_change(&c, &sid(2), None, None).unwrap(),
+            queries::commands::dead_code::dead_code(&c, &Default::default()).unwrap(),
+            queries::commands::affected_tests::affected_tests(
+                &c,
+                "crates/core/src/parser.rs",
+                None,
+                None,
+            )
+            .unwrap(),
+            queries::commands::hotspots::hotspots(&c, None, None, None).unwrap(),
         ];
         answers
             .iter()
@@ -1086,7 +1120,7 @@ fn scip_fix_commands_follow_the_recorded_tool_else_the_main_languages() {
     let f = fx();
     // With a SCIP backend recorded, its tool is rerun into index.scip.
     assert_eq!(
-        queries::coverage::scip_index_commands(&f.snap),
+        queries::snapshot::coverage::scip_index_commands(&f.snap),
         [
             "rust-analyzer scip . --output index.scip",
             "ckb snapshot --force"
@@ -1105,7 +1139,7 @@ fn scip_fix_commands_follow_the_recorded_tool_else_the_main_languages() {
         );
     }
     assert_eq!(
-        queries::coverage::scip_index_commands(&snap),
+        queries::snapshot::coverage::scip_index_commands(&snap),
         [
             "mkdir -p .ckb",
             "rust-analyzer scip . --output .ckb/rust.scip",
@@ -1117,7 +1151,60 @@ fn scip_fix_commands_follow_the_recorded_tool_else_the_main_languages() {
     let scan = snap.manifest.stages.get_mut("scan").unwrap();
     scan.breakdown.retain(|l, _| l == "markdown");
     assert_eq!(
-        queries::coverage::scip_index_commands(&snap),
+        queries::snapshot::coverage::scip_index_commands(&snap),
         ["ckb snapshot --force"]
     );
+}
+
+/// `status` goes through the one finishing step like every answer (ARCHITECTURE.md): a smaller
+/// `--max-tokens` shortens its lists (or refuses with `BUDGET_EXCEEDED`), `--max-drilldowns`
+/// caps its next steps.
+#[test]
+fn status_keeps_to_its_budgets() {
+    let f = fx();
+    let behind = Freshness {
+        state: FreshnessState::Behind,
+        commits_behind: Some(2),
+        ..unknown()
+    };
+    let c = ctx(&f, &behind);
+    let status = |o: Overrides| queries::commands::status::status(&with(o, c));
+    let full = status(Overrides::default()).unwrap();
+    let full_tokens = full.compression.estimated_tokens;
+    assert!(full_tokens > 500, "{full_tokens}");
+    assert!(full.drilldowns.len() >= 2, "{:?}", full.drilldowns);
+
+    let one = status(Overrides {
+        drilldowns: Some(1),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(one.drilldowns.len(), 1);
+    assert_eq!(one.drilldowns[0].command, "ckb snapshot");
+    let none = status(Overrides {
+        drilldowns: Some(0),
+        ..Default::default()
+    })
+    .unwrap();
+    assert!(none.drilldowns.is_empty());
+
+    let small = status(Overrides {
+        tokens: Some(500),
+        ..Default::default()
+    });
+    match small {
+        Ok(a) => {
+            assert!(a.compression.estimated_tokens <= 500, "{}", v(&a));
+            assert!(
+                a.provenance
+                    .truncations
+                    .iter()
+                    .any(|t| t.budget == "max-tokens" && t.what == "tables"),
+                "{}",
+                v(&a)
+            );
+            assert!(a.compression.items_out < full.compression.items_out);
+        }
+        Err(e) => assert_eq!(e.code, ErrorCode::BudgetExceeded),
+    }
 }

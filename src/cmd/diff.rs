@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use queries::diff::{self, DEFAULT_MAX_CHARS};
-use queries::render::{self, Format};
+use queries::envelope::render::{self, Format};
 use queries::Snapshot;
 
 use crate::{emit, finish_output, Failure};

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use output_schema::config::{Config, CONFIG_FILE};
 use output_schema::ErrorCode;
-use queries::render::Format;
+use queries::envelope::render::Format;
 use queries::QueryError;
 
 use crate::{emit, finish_output, Failure};

@@ -8,7 +8,7 @@ pub mod snapshot;
 pub mod verify;
 
 use output_schema::ErrorCode;
-use queries::render::Format;
+use queries::envelope::render::Format;
 use queries::QueryError;
 
 use crate::Failure;

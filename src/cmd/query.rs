@@ -12,8 +12,8 @@ use std::process::ExitCode;
 
 use output_schema::config::Config;
 use output_schema::ErrorCode;
-use queries::render::{self, Format};
-use queries::sql::{run_sql, SqlLimitFlags, SqlLimits, SqlSource};
+use queries::commands::sql::{run_sql, SqlLimitFlags, SqlLimits, SqlSource};
+use queries::envelope::render::{self, Format};
 use queries::{Budget, Ctx, Overrides, QueryError};
 
 use crate::locate::{locate, repo_root, store_for};
@@ -54,7 +54,7 @@ pub struct Args {
     command: QueryCommand,
 }
 
-/// Limits of a SQL session (`sql`, `canned`). Parsed by `queries::sql::SqlLimits`, so a bad value
+/// Limits of a SQL session (`sql`, `canned`). Parsed by `queries::commands::sql::SqlLimits`, so a bad value
 /// is `INVALID_PARAMETER` and going over one is `SQL_LIMIT_EXCEEDED`, naming the flag.
 #[derive(clap::Args)]
 struct SqlLimitArgs {
@@ -314,7 +314,10 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let fail = |e| Failure::new(e, format);
     match &args.command {
         QueryCommand::Canned { name: None, .. } => {
-            return finish_output(emit(&render::sql(&queries::canned::list(), format)));
+            return finish_output(emit(&render::sql(
+                &queries::commands::canned::list(),
+                format,
+            )));
         }
         QueryCommand::Canned {
             name: Some(name),
@@ -325,7 +328,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 Some(s) => s.clone(),
                 None => store_for(&repo_root(args.repo.as_deref()), None).map_err(fail)?,
             };
-            let result = queries::canned::run(&store, name, &limits).map_err(fail)?;
+            let result = queries::commands::canned::run(&store, name, &limits).map_err(fail)?;
             return finish_output(emit(&render::sql(&result, format)));
         }
         QueryCommand::Sql { sql, file, limits } => {
@@ -372,9 +375,9 @@ enum Output {
 }
 
 fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
-    use queries::*;
+    use queries::commands::*;
     let a = match command {
-        QueryCommand::Status => status::status(ctx.snapshot, ctx.freshness),
+        QueryCommand::Status => status::status(ctx)?,
         QueryCommand::Doctor { fix: true } => {
             return Ok(Output::Text(doctor::fix_script(ctx, &doctor::checks(ctx))))
         }
@@ -435,17 +438,17 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
             window,
             scope,
             limit,
-        } => history::hotspots(
+        } => hotspots::hotspots(
             ctx,
             window.as_deref(),
             scope.as_deref(),
             number("--limit", limit)?,
         )?,
         QueryCommand::Coupling { path, limit } => {
-            history::coupling(ctx, path, number("--limit", limit)?)?
+            hotspots::coupling(ctx, path, number("--limit", limit)?)?
         }
         QueryCommand::Ownership { path, limit } => {
-            history::ownership(ctx, path, number("--limit", limit)?)?
+            hotspots::ownership(ctx, path, number("--limit", limit)?)?
         }
         QueryCommand::DeadCode {
             kinds,

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use output_schema::{TableInfo, ViewInfo, ALL_TABLES, ALL_VIEWS, SCHEMA_VERSION};
-use queries::render::Format;
+use queries::envelope::render::Format;
 use serde_json::json;
 
 use crate::{emit, finish_output, Failure};

@@ -7,7 +7,7 @@ use std::time::Duration;
 use output_schema::manifest::StageStatus;
 use output_schema::Stage;
 use pipeline::{PreviousChoice, SnapshotOptions, SnapshotOutcome};
-use queries::render::Format;
+use queries::envelope::render::Format;
 use serde_json::json;
 
 use crate::progress::{Bars, ProgressMode};
@@ -87,11 +87,7 @@ pub struct Args {
 
 /// Runs `ckb snapshot`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Human
-    };
+    let format = Format::json_if(args.json);
     let stages = match &args.stages {
         None => None,
         Some(names) => Some(

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use output_schema::verify::verify_snapshot;
 use output_schema::ErrorCode;
-use queries::render::Format;
+use queries::envelope::render::Format;
 use queries::QueryError;
 
 use crate::{emit, finish_output, Failure};
@@ -22,11 +22,7 @@ pub struct Args {
 
 /// Runs `ckb verify`; exits 1 with SNAPSHOT_CORRUPT when any file is wrong.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
-    let format = if args.json {
-        Format::Json
-    } else {
-        Format::Human
-    };
+    let format = Format::json_if(args.json);
     queries::Snapshot::open(&args.snapshot).map_err(|e| Failure::new(e, format))?;
     let report = verify_snapshot(&args.snapshot)
         .map_err(|e| Failure::new(QueryError::from_format("manifest", e), format))?;

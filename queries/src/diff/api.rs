@@ -26,15 +26,52 @@ use serde::Serialize;
 use super::compare::{Sym, SymbolDiff};
 use super::impact::Graph;
 
+named_enum! {
+    /// What happened to a symbol of the public surface.
+    pub enum ApiChangeKind {
+        /// A public base symbol is gone.
+        Removed => "removed",
+        /// Renamed with no public symbol keeping the old name.
+        Renamed => "renamed",
+        /// Moved (same name, other place) with no public symbol keeping the old name.
+        Moved => "moved",
+        /// The declaration changed.
+        SignatureChanged => "signature-changed",
+        /// Public became internal, protected or private.
+        VisibilityNarrowed => "visibility-narrowed",
+        /// A new public symbol.
+        Added => "added",
+        /// Became public.
+        VisibilityWidened => "visibility-widened",
+        /// Renamed, and the old name is still public.
+        RenamedWithShim => "renamed-with-shim",
+        /// Moved, and the old name is still public.
+        MovedWithShim => "moved-with-shim",
+    }
+}
+
+named_enum! {
+    /// How much a change to the public surface may break; ordered most severe first.
+    pub enum Severity {
+        /// Dependents stop compiling or working.
+        High => "high",
+        /// Dependents likely need an edit.
+        Medium => "medium",
+        /// The old name still works.
+        Low => "low",
+        /// Compatible.
+        Info => "info",
+    }
+}
+
 /// One change to the public surface.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiChange {
-    /// `removed`, `renamed`, `moved`, `signature-changed`, `visibility-narrowed`, `added`,
-    /// `visibility-widened`, `renamed-with-shim` or `moved-with-shim`.
-    pub kind: String,
-    /// `high`, `medium`, `low` or `info`.
-    pub severity: String,
+    /// What happened to the symbol.
+    pub kind: ApiChangeKind,
+    /// How much it may break.
+    pub severity: Severity,
     /// The symbol: as it was in the base for removals, renames and moves; as it is in the head otherwise.
     pub symbol: Sym,
     /// The rename or move target.
@@ -63,25 +100,21 @@ pub struct ApiDiff {
     pub public_after: u64,
 }
 
-/// Order of severities, most severe first.
-pub fn severity_rank(s: &str) -> u8 {
-    match s {
-        "high" => 0,
-        "medium" => 1,
-        "low" => 2,
-        _ => 3,
-    }
-}
-
 fn is_public(v: &str) -> bool {
     v == "public"
 }
 
 /// A change with no replacement and no before/after; callers fill those in with struct update.
-fn change(kind: &str, severity: &str, symbol: &Sym, callers: u64, detail: String) -> ApiChange {
+fn change(
+    kind: ApiChangeKind,
+    severity: Severity,
+    symbol: &Sym,
+    callers: u64,
+    detail: String,
+) -> ApiChange {
     ApiChange {
-        kind: kind.into(),
-        severity: severity.into(),
+        kind,
+        severity,
         symbol: symbol.clone(),
         replacement: None,
         before: None,
@@ -91,67 +124,47 @@ fn change(kind: &str, severity: &str, symbol: &Sym, callers: u64, detail: String
     }
 }
 
-/// Compares the public surface.
-pub(crate) fn compare(
-    symbols: &SymbolDiff,
-    head: Option<&[SymbolRow]>,
-    graph: &Graph<'_>,
-) -> ApiDiff {
-    let mut out = ApiDiff {
-        public_before: graph.public_count(),
-        public_after: head
+/// Public head symbols by (path, name) and (container, name): a shim keeps an old name reachable.
+struct Shims<'a> {
+    by_path: BTreeMap<(&'a str, &'a str), Vec<&'a SymbolRow>>,
+    by_container: BTreeMap<(&'a str, &'a str), Vec<&'a SymbolRow>>,
+}
+
+impl<'a> Shims<'a> {
+    fn new(head: Option<&'a [SymbolRow]>) -> Shims<'a> {
+        let mut by_path: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
+        let mut by_container: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
+        for s in head
             .unwrap_or_default()
             .iter()
             .filter(|s| is_public(&s.visibility))
-            .count() as u64,
-        ..ApiDiff::default()
-    };
-    // Public head symbols by (path, name) and (container, name): a shim keeps an old name reachable.
-    let mut by_path: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
-    let mut by_container: BTreeMap<(&str, &str), Vec<&SymbolRow>> = BTreeMap::new();
-    for s in head
-        .unwrap_or_default()
-        .iter()
-        .filter(|s| is_public(&s.visibility))
-    {
-        by_path.entry((&s.path, &s.name)).or_default().push(s);
-        if let Some(c) = s.container.as_deref() {
-            by_container.entry((c, &s.name)).or_default().push(s);
+        {
+            by_path.entry((&s.path, &s.name)).or_default().push(s);
+            if let Some(c) = s.container.as_deref() {
+                by_container.entry((c, &s.name)).or_default().push(s);
+            }
+        }
+        Shims {
+            by_path,
+            by_container,
         }
     }
-    let shim = |old: &Sym, new_id: &str| -> bool {
+
+    /// Whether a public head symbol other than `new_id` keeps `old`'s name in its file or container.
+    fn keep(&self, old: &Sym, new_id: &str) -> bool {
         let others = |v: Option<&Vec<&SymbolRow>>| {
             v.is_some_and(|v| v.iter().any(|s| s.stable_id != new_id))
         };
-        others(by_path.get(&(old.path.as_str(), old.name.as_str())))
+        others(self.by_path.get(&(old.path.as_str(), old.name.as_str())))
             || old
                 .container
                 .as_deref()
-                .is_some_and(|c| others(by_container.get(&(c, old.name.as_str()))))
-    };
-
-    let narrowed: std::collections::BTreeSet<&str> = symbols
-        .visibility_changed
-        .iter()
-        .filter(|v| is_public(&v.before) && v.direction == "narrowed")
-        .map(|v| v.symbol.id.as_str())
-        .collect();
-    for r in &symbols.removed {
-        let s = &r.symbol;
-        if !is_public(&s.visibility) {
-            continue;
-        }
-        out.breaking.push(ApiChange {
-            before: s.signature.clone(),
-            ..change(
-                "removed",
-                "high",
-                s,
-                graph.dependent_count(&s.id),
-                format!("public {} `{}` was removed", s.kind, s.qualified()),
-            )
-        });
+                .is_some_and(|c| others(self.by_container.get(&(c, old.name.as_str()))))
     }
+}
+
+/// Renamed and moved public symbols: breaking unless a shim keeps the old name.
+fn renames(out: &mut ApiDiff, symbols: &SymbolDiff, graph: &Graph<'_>, shims: &Shims<'_>) {
     for r in &symbols.renamed {
         let (from, to) = (&r.from, &r.to);
         if !is_public(&from.visibility) {
@@ -165,14 +178,18 @@ pub(crate) fn compare(
         } else {
             format!("`{}`", to.qualified())
         };
-        if shim(from, &to.id) {
+        if shims.keep(from, &to.id) {
             out.non_breaking.push(ApiChange {
                 replacement: Some(to.clone()),
                 before: from.signature.clone(),
                 after: to.signature.clone(),
                 ..change(
-                    &format!("{verb}-with-shim"),
-                    "low",
+                    if moved {
+                        ApiChangeKind::MovedWithShim
+                    } else {
+                        ApiChangeKind::RenamedWithShim
+                    },
+                    Severity::Low,
                     from,
                     callers,
                     format!(
@@ -188,8 +205,12 @@ pub(crate) fn compare(
                 before: from.signature.clone(),
                 after: to.signature.clone(),
                 ..change(
-                    verb,
-                    if moved { "medium" } else { "high" },
+                    if moved {
+                        ApiChangeKind::Moved
+                    } else {
+                        ApiChangeKind::Renamed
+                    },
+                    if moved { Severity::Medium } else { Severity::High },
                     from,
                     callers,
                     format!(
@@ -201,6 +222,17 @@ pub(crate) fn compare(
             });
         }
     }
+}
+
+/// Changed declarations of public symbols (a narrowed visibility with the same arity is reported
+/// as `visibility-narrowed` instead).
+fn signature_changes(out: &mut ApiDiff, symbols: &SymbolDiff, graph: &Graph<'_>) {
+    let narrowed: std::collections::BTreeSet<&str> = symbols
+        .visibility_changed
+        .iter()
+        .filter(|v| is_public(&v.before) && v.direction == "narrowed")
+        .map(|v| v.symbol.id.as_str())
+        .collect();
     for c in &symbols.signature_changed {
         let s = &c.symbol;
         let arity_changed = matches!((c.arity_before, s.arity), (Some(a), Some(b)) if a != b);
@@ -219,8 +251,12 @@ pub(crate) fn compare(
             before: c.before.clone(),
             after: c.after.clone(),
             ..change(
-                "signature-changed",
-                if arity_changed { "high" } else { "medium" },
+                ApiChangeKind::SignatureChanged,
+                if arity_changed {
+                    Severity::High
+                } else {
+                    Severity::Medium
+                },
                 s,
                 graph.dependent_count(&s.id),
                 if arity_changed {
@@ -241,6 +277,42 @@ pub(crate) fn compare(
             )
         });
     }
+}
+
+/// Compares the public surface.
+pub(crate) fn compare(
+    symbols: &SymbolDiff,
+    head: Option<&[SymbolRow]>,
+    graph: &Graph<'_>,
+) -> ApiDiff {
+    let mut out = ApiDiff {
+        public_before: graph.public_count(),
+        public_after: head
+            .unwrap_or_default()
+            .iter()
+            .filter(|s| is_public(&s.visibility))
+            .count() as u64,
+        ..ApiDiff::default()
+    };
+    let shims = Shims::new(head);
+    for r in &symbols.removed {
+        let s = &r.symbol;
+        if !is_public(&s.visibility) {
+            continue;
+        }
+        out.breaking.push(ApiChange {
+            before: s.signature.clone(),
+            ..change(
+                ApiChangeKind::Removed,
+                Severity::High,
+                s,
+                graph.dependent_count(&s.id),
+                format!("public {} `{}` was removed", s.kind, s.qualified()),
+            )
+        });
+    }
+    renames(&mut out, symbols, graph, &shims);
+    signature_changes(&mut out, symbols, graph);
     for v in &symbols.visibility_changed {
         let s = &v.symbol;
         let callers = graph.dependent_count(&s.id);
@@ -249,8 +321,8 @@ pub(crate) fn compare(
                 before: Some(v.before.clone()),
                 after: Some(v.after.clone()),
                 ..change(
-                    "visibility-narrowed",
-                    "high",
+                    ApiChangeKind::VisibilityNarrowed,
+                    Severity::High,
                     s,
                     callers,
                     format!(
@@ -267,8 +339,8 @@ pub(crate) fn compare(
                 before: Some(v.before.clone()),
                 after: Some(v.after.clone()),
                 ..change(
-                    "visibility-widened",
-                    "info",
+                    ApiChangeKind::VisibilityWidened,
+                    Severity::Info,
                     s,
                     callers,
                     format!(
@@ -289,8 +361,8 @@ pub(crate) fn compare(
         out.non_breaking.push(ApiChange {
             after: s.signature.clone(),
             ..change(
-                "added",
-                "info",
+                ApiChangeKind::Added,
+                Severity::Info,
                 s,
                 0,
                 format!("new public {} `{}`", s.kind, s.qualified()),
@@ -298,13 +370,13 @@ pub(crate) fn compare(
         });
     }
     let order = |a: &ApiChange, b: &ApiChange| {
-        severity_rank(&a.severity)
-            .cmp(&severity_rank(&b.severity))
+        a.severity
+            .cmp(&b.severity)
             .then_with(|| b.callers.cmp(&a.callers))
             .then_with(|| a.symbol.path.cmp(&b.symbol.path))
             .then_with(|| a.symbol.line.cmp(&b.symbol.line))
             .then_with(|| a.symbol.id.cmp(&b.symbol.id))
-            .then_with(|| a.kind.cmp(&b.kind))
+            .then_with(|| a.kind.as_str().cmp(b.kind.as_str()))
     };
     out.breaking.sort_by(order);
     out.non_breaking.sort_by(order);

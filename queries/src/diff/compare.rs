@@ -1,5 +1,7 @@
 //! The raw comparison of two snapshots: files, symbols and call edges.
 //!
+//! Size: about 120 of its ~820 lines are the tests at its end.
+//!
 //! Files are matched by path and compared by `content_hash`; a removed and an added file with the
 //! same content (and no other file sharing it) are a rename. Symbols are matched by stable ID: an
 //! ID present on both sides is compared by `definition_version_id` (signature), `body_hash` and
@@ -364,21 +366,13 @@ fn signature_differs_beyond_name(from: &SymbolRow, to: &SymbolRow) -> bool {
     }
 }
 
-/// Compares the `symbols` tables; empty when either is missing.
-pub fn symbols(
-    base: Option<&[SymbolRow]>,
-    head: Option<&[SymbolRow]>,
-    aliases: Option<&[AliasRow]>,
-    tombstones: Option<&[TombstoneRow]>,
-) -> SymbolDiff {
-    let (Some(base), Some(head)) = (base, head) else {
-        return SymbolDiff::default();
-    };
-    let b: BTreeMap<&str, &SymbolRow> = base.iter().map(|s| (s.stable_id.as_str(), s)).collect();
-    let h: BTreeMap<&str, &SymbolRow> = head.iter().map(|s| (s.stable_id.as_str(), s)).collect();
-    let mut out = SymbolDiff::default();
-
-    for (id, bs) in &b {
+/// Symbols in both snapshots: signature, body and visibility changes, or unchanged.
+fn compare_kept(
+    b: &BTreeMap<&str, &SymbolRow>,
+    h: &BTreeMap<&str, &SymbolRow>,
+    out: &mut SymbolDiff,
+) {
+    for (id, bs) in b {
         let Some(hs) = h.get(id) else { continue };
         let mut same = true;
         if bs.definition_version_id != hs.definition_version_id {
@@ -415,7 +409,84 @@ pub fn symbols(
             out.unchanged += 1;
         }
     }
+}
 
+/// Without an identity stage in the head, a removed and an added symbol of the same kind whose
+/// body hash is unique on both sides are paired as a rename or move (`body-match`, 0.8).
+fn pair_by_body(
+    b: &BTreeMap<&str, &SymbolRow>,
+    unresolved: &mut Vec<RemovedSymbol>,
+    added: &mut Vec<&SymbolRow>,
+    out: &mut SymbolDiff,
+) {
+    let key = |s: &SymbolRow| s.body_hash.clone().map(|h| (h, s.kind.to_string()));
+    let mut removed_by: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, r) in unresolved.iter().enumerate() {
+        if let Some(k) = b.get(r.symbol.id.as_str()).and_then(|s| key(s)) {
+            removed_by.entry(k).or_default().push(i);
+        }
+    }
+    let mut added_by: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, a) in added.iter().enumerate() {
+        if let Some(k) = key(a) {
+            added_by.entry(k).or_default().push(i);
+        }
+    }
+    let mut paired_removed = BTreeSet::new();
+    let mut paired_added = BTreeSet::new();
+    for (k, rs) in &removed_by {
+        if let (&[ri], Some(&[ai])) = (rs.as_slice(), added_by.get(k).map(Vec::as_slice)) {
+            let bs = b[unresolved[ri].symbol.id.as_str()];
+            let hs = added[ai];
+            paired_removed.insert(ri);
+            paired_added.insert(ai);
+            out.renamed.push(RenamedSymbol {
+                from: Sym::of(bs),
+                to: Sym::of(hs),
+                change: if bs.name == hs.name {
+                    "moved"
+                } else {
+                    "renamed"
+                }
+                .into(),
+                reason: "body-match".into(),
+                confidence: 0.8,
+                hops: 0,
+                source: "body-match".into(),
+                signature_changed: signature_differs_beyond_name(bs, hs),
+                body_changed: false,
+            });
+        }
+    }
+    *unresolved = std::mem::take(unresolved)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !paired_removed.contains(i))
+        .map(|(_, r)| r)
+        .collect();
+    *added = std::mem::take(added)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| !paired_added.contains(i))
+        .map(|(_, a)| a)
+        .collect();
+}
+
+/// Compares the `symbols` tables; empty when either is missing.
+pub fn symbols(
+    base: Option<&[SymbolRow]>,
+    head: Option<&[SymbolRow]>,
+    aliases: Option<&[AliasRow]>,
+    tombstones: Option<&[TombstoneRow]>,
+) -> SymbolDiff {
+    let (Some(base), Some(head)) = (base, head) else {
+        return SymbolDiff::default();
+    };
+    let b: BTreeMap<&str, &SymbolRow> = base.iter().map(|s| (s.stable_id.as_str(), s)).collect();
+    let h: BTreeMap<&str, &SymbolRow> = head.iter().map(|s| (s.stable_id.as_str(), s)).collect();
+    let mut out = SymbolDiff::default();
+
+    compare_kept(&b, &h, &mut out);
     let no_aliases: [AliasRow; 0] = [];
     let no_tombs: [TombstoneRow; 0] = [];
     let resolver = Resolver::new(
@@ -484,58 +555,7 @@ pub fn symbols(
         .collect();
 
     if aliases.is_none() {
-        // No identity stage in the head: pair unique body hashes of the same kind instead.
-        let key = |s: &SymbolRow| s.body_hash.clone().map(|h| (h, s.kind.to_string()));
-        let mut removed_by: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-        for (i, r) in unresolved.iter().enumerate() {
-            if let Some(k) = b.get(r.symbol.id.as_str()).and_then(|s| key(s)) {
-                removed_by.entry(k).or_default().push(i);
-            }
-        }
-        let mut added_by: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-        for (i, a) in added.iter().enumerate() {
-            if let Some(k) = key(a) {
-                added_by.entry(k).or_default().push(i);
-            }
-        }
-        let mut paired_removed = BTreeSet::new();
-        let mut paired_added = BTreeSet::new();
-        for (k, rs) in &removed_by {
-            if let (&[ri], Some(&[ai])) = (rs.as_slice(), added_by.get(k).map(Vec::as_slice)) {
-                let bs = b[unresolved[ri].symbol.id.as_str()];
-                let hs = added[ai];
-                paired_removed.insert(ri);
-                paired_added.insert(ai);
-                out.renamed.push(RenamedSymbol {
-                    from: Sym::of(bs),
-                    to: Sym::of(hs),
-                    change: if bs.name == hs.name {
-                        "moved"
-                    } else {
-                        "renamed"
-                    }
-                    .into(),
-                    reason: "body-match".into(),
-                    confidence: 0.8,
-                    hops: 0,
-                    source: "body-match".into(),
-                    signature_changed: signature_differs_beyond_name(bs, hs),
-                    body_changed: false,
-                });
-            }
-        }
-        unresolved = unresolved
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| !paired_removed.contains(i))
-            .map(|(_, r)| r)
-            .collect();
-        added = added
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| !paired_added.contains(i))
-            .map(|(_, a)| a)
-            .collect();
+        pair_by_body(&b, &mut unresolved, &mut added, &mut out);
     }
 
     out.added = added.into_iter().map(Sym::of).collect();

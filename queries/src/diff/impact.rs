@@ -1,5 +1,4 @@
-//! Who a change affects, measured on the **base** snapshot (the code the change lands on), and the
-//! overall risk.
+//! Who a change affects, measured on the **base** snapshot (the code the change lands on).
 //!
 //! A changed symbol is one removed, renamed / moved / merged, signature-changed, visibility-
 //! narrowed (interface changes: their dependents may stop compiling) or body-changed (behaviour
@@ -8,10 +7,7 @@
 //! tests (definitions in `is_test` files) and modules reached. Co-change partners are files that
 //! historically change together with a touched file (`cochange`, degree ≥ [`COCHANGE_MIN_DEGREE`],
 //! at least [`COCHANGE_MIN_SHARED`] shared commits) but that this change leaves alone.
-//!
-//! The risk level is a sum of bounded points per factor (see [`risk`]): ≥ 40 is `high`, ≥ 15 is
-//! `medium`, else `low`. Every factor is listed with its value, points and a sentence, so the level
-//! is explainable and stable.
+//! The overall risk is scored from these findings in `diff::risk`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,9 +15,9 @@ use output_schema::tables::{FileRow, OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 use serde::Serialize;
 
-use super::api::ApiDiff;
 use super::compare::{FileDiff, Sym, SymbolDiff};
-use super::{BaseTables, DiffCompleteness};
+use super::BaseTables;
+use crate::analysis::call_graph::CallGraph;
 
 /// How many caller levels are followed to find tests and modules.
 pub const MAX_DEPTH: u32 = 3;
@@ -30,12 +26,13 @@ pub const COCHANGE_MIN_DEGREE: f64 = 0.5;
 /// Minimum shared commits for "usually changed together".
 pub const COCHANGE_MIN_SHARED: i64 = 2;
 
-/// The base snapshot's reference graph, indexed for the diff.
+/// The base snapshot's dependents, indexed for the diff: its call graph (the shared
+/// [`CallGraph`]) plus the reference sites of each symbol.
 pub(crate) struct Graph<'a> {
     symbols: BTreeMap<&'a str, &'a SymbolRow>,
     files: BTreeMap<&'a str, &'a FileRow>,
-    /// callee → callers with call-site counts.
-    callers_of: BTreeMap<&'a str, BTreeMap<&'a str, i64>>,
+    /// The base snapshot's call graph.
+    calls: CallGraph,
     /// symbol → its non-definition reference sites.
     refs_of: BTreeMap<&'a str, Vec<&'a OccurrenceRow>>,
 }
@@ -161,18 +158,7 @@ impl<'a> Graph<'a> {
             .iter()
             .map(|f| (f.path.as_str(), f))
             .collect();
-        let mut callers_of: BTreeMap<&str, BTreeMap<&str, i64>> = BTreeMap::new();
-        for e in b.call_edges.as_deref().unwrap_or_default() {
-            if let Some(callee) = &e.callee_id {
-                if callee != &e.caller_id {
-                    *callers_of
-                        .entry(callee.as_str())
-                        .or_default()
-                        .entry(e.caller_id.as_str())
-                        .or_default() += e.count;
-                }
-            }
-        }
+        let calls = CallGraph::from_rows(b.call_edges.as_deref());
         let mut refs_of: BTreeMap<&str, Vec<&OccurrenceRow>> = BTreeMap::new();
         for o in b.occurrences.as_deref().unwrap_or_default() {
             if o.roles.contains(Roles::DEFINITION) || o.roles.contains(Roles::FORWARD_DEFINITION) {
@@ -187,7 +173,7 @@ impl<'a> Graph<'a> {
         Graph {
             symbols,
             files,
-            callers_of,
+            calls,
             refs_of,
         }
     }
@@ -221,20 +207,19 @@ impl<'a> Graph<'a> {
     }
 
     /// Direct dependents: key is the caller ID, or `file:<path>` for a top-level reference.
-    fn dependents(&self, id: &str) -> BTreeMap<String, (Option<&'a str>, String, i64)> {
-        let mut out: BTreeMap<String, (Option<&'a str>, String, i64)> = BTreeMap::new();
-        if let Some(callers) = self.callers_of.get(id) {
-            for (caller, count) in callers {
-                let path = self
-                    .symbols
-                    .get(caller)
-                    .map(|s| s.path.clone())
-                    .unwrap_or_default();
-                out.insert(
-                    caller.to_string(),
-                    (Some(*caller), path.to_string(), *count),
-                );
-            }
+    fn dependents(&self, id: &str) -> BTreeMap<String, (Option<&str>, String, i64)> {
+        let mut out: BTreeMap<String, (Option<&str>, String, i64)> = BTreeMap::new();
+        let callers = self.calls.caller_counts(id);
+        for (caller, count) in &callers {
+            let path = self
+                .symbols
+                .get(caller)
+                .map(|s| s.path.clone())
+                .unwrap_or_default();
+            out.insert(
+                caller.to_string(),
+                (Some(*caller), path.to_string(), *count),
+            );
         }
         for o in self.refs_of.get(id).map(Vec::as_slice).unwrap_or_default() {
             match o.enclosing_symbol_id.as_deref() {
@@ -244,7 +229,7 @@ impl<'a> Graph<'a> {
                         out.entry(enc.to_string())
                             .or_insert((Some(enc), o.path.to_string(), 0));
                     // Call edges already count call sites; count references only where no edge did.
-                    if self.callers_of.get(id).is_none_or(|c| !c.contains_key(enc)) {
+                    if !callers.contains_key(enc) {
                         entry.2 += 1;
                     }
                 }
@@ -264,20 +249,20 @@ impl<'a> Graph<'a> {
     }
 
     /// Callers reached upward from `id`, with their smallest depth (1..=MAX_DEPTH).
-    fn reach(&self, id: &str) -> BTreeMap<&'a str, u32> {
-        let mut depth_of: BTreeMap<&'a str, u32> = BTreeMap::new();
+    fn reach(&self, id: &str) -> BTreeMap<&str, u32> {
+        let mut depth_of: BTreeMap<&str, u32> = BTreeMap::new();
         let mut frontier: Vec<&str> = vec![id];
         for depth in 1..=MAX_DEPTH {
             let mut next = Vec::new();
             for cur in frontier {
-                let callers = self.callers_of.get(cur).into_iter().flat_map(|m| m.keys());
+                let callers = self.calls.caller_counts(cur).into_keys();
                 let enclosing = self
                     .refs_of
                     .get(cur)
                     .into_iter()
                     .flatten()
                     .filter_map(|o| o.enclosing_symbol_id.as_deref());
-                for c in callers.copied().chain(enclosing) {
+                for c in callers.chain(enclosing) {
                     if c == id || depth_of.contains_key(c) {
                         continue;
                     }
@@ -297,15 +282,9 @@ struct Changed<'s> {
     interface: bool,
 }
 
-/// Computes the impact of the changed symbols on the base snapshot.
-pub(crate) fn impact(
-    symbols: &SymbolDiff,
-    files: &FileDiff,
-    graph: &Graph<'_>,
-    base: &BaseTables,
-) -> Impact {
-    let touched = files.touched_paths();
-    // Each changed base ID once, the first (most severe) change kind winning.
+/// Each changed base ID once, the first (most severe) change kind winning: removals, renames and
+/// moves, narrowed visibility and changed signatures are interface changes; body changes are not.
+fn changed_symbols(symbols: &SymbolDiff, graph: &Graph<'_>) -> BTreeMap<String, Changed<'static>> {
     let mut changed: BTreeMap<String, Changed<'_>> = BTreeMap::new();
     let base_sym = |s: &Sym| {
         graph
@@ -344,7 +323,86 @@ pub(crate) fn impact(
     for s in &symbols.body_changed {
         add(base_sym(s), "body", false);
     }
+    changed
+}
 
+/// The direct dependents of a changed symbol as callers, most call sites first.
+fn callers_of(
+    graph: &Graph<'_>,
+    deps: &BTreeMap<String, (Option<&str>, String, i64)>,
+    touched: &BTreeSet<&str>,
+) -> Vec<Caller> {
+    let mut callers: Vec<Caller> = deps
+        .iter()
+        .map(|(_, (cid, path, count))| Caller {
+            id: cid.map(String::from),
+            name: match cid.and_then(|x| graph.symbol(x)) {
+                Some(s) => s.name.clone(),
+                None => cid
+                    .map(String::from)
+                    .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path).to_string()),
+            },
+            path: path.clone(),
+            count: *count,
+            is_test: graph.is_test_path(path),
+            touched: touched.contains(path.as_str()),
+        })
+        .collect();
+    callers.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    callers
+}
+
+/// Modules reached, most changed symbols + dependents first.
+fn module_impacts(
+    module_changed: &BTreeMap<String, u64>,
+    module_callers: &BTreeMap<String, BTreeSet<String>>,
+) -> Vec<ModuleImpact> {
+    let module_ids: BTreeSet<&String> =
+        module_changed.keys().chain(module_callers.keys()).collect();
+    let mut modules: Vec<ModuleImpact> = module_ids
+        .into_iter()
+        .map(|m| ModuleImpact {
+            module_id: m.clone(),
+            changed_symbols: module_changed.get(m).copied().unwrap_or(0),
+            callers: module_callers.get(m).map(|s| s.len() as u64).unwrap_or(0),
+        })
+        .collect();
+    modules.sort_by(|a, b| {
+        (b.changed_symbols + b.callers)
+            .cmp(&(a.changed_symbols + a.callers))
+            .then_with(|| a.module_id.cmp(&b.module_id))
+    });
+    modules
+}
+
+/// Test files reached, nearest first.
+fn test_impacts(tests: BTreeMap<String, (BTreeSet<String>, u32)>) -> Vec<TestImpact> {
+    let mut tests: Vec<TestImpact> = tests
+        .into_iter()
+        .map(|(path, (symbols, depth))| TestImpact {
+            path,
+            symbols: symbols.into_iter().collect(),
+            depth,
+        })
+        .collect();
+    tests.sort_by(|a, b| a.depth.cmp(&b.depth).then_with(|| a.path.cmp(&b.path)));
+    tests
+}
+
+/// Computes the impact of the changed symbols on the base snapshot.
+pub(crate) fn impact(
+    symbols: &SymbolDiff,
+    files: &FileDiff,
+    graph: &Graph<'_>,
+    base: &BaseTables,
+) -> Impact {
+    let touched = files.touched_paths();
+    let changed = changed_symbols(symbols, graph);
     let changed_ids: BTreeSet<&str> = changed.keys().map(String::as_str).collect();
     let mut all_direct: BTreeSet<String> = BTreeSet::new();
     let mut all_transitive: BTreeSet<&str> = BTreeSet::new();
@@ -357,28 +415,7 @@ pub(crate) fn impact(
     for (id, c) in &changed {
         let deps = graph.dependents(id);
         let reach = graph.reach(id);
-        let mut callers: Vec<Caller> = deps
-            .iter()
-            .map(|(_, (cid, path, count))| Caller {
-                id: cid.map(String::from),
-                name: match cid.and_then(|x| graph.symbol(x)) {
-                    Some(s) => s.name.clone(),
-                    None => cid
-                        .map(String::from)
-                        .unwrap_or_else(|| path.rsplit('/').next().unwrap_or(path).to_string()),
-                },
-                path: path.clone(),
-                count: *count,
-                is_test: graph.is_test_path(path),
-                touched: touched.contains(path.as_str()),
-            })
-            .collect();
-        callers.sort_by(|a, b| {
-            b.count
-                .cmp(&a.count)
-                .then_with(|| a.path.cmp(&b.path))
-                .then_with(|| a.id.cmp(&b.id))
-        });
+        let callers = callers_of(graph, &deps, &touched);
         let refs = graph
             .refs_of
             .get(id.as_str())
@@ -465,30 +502,8 @@ pub(crate) fn impact(
             .then_with(|| a.symbol.id.cmp(&b.symbol.id))
     });
 
-    let module_ids: BTreeSet<&String> =
-        module_changed.keys().chain(module_callers.keys()).collect();
-    let mut modules: Vec<ModuleImpact> = module_ids
-        .into_iter()
-        .map(|m| ModuleImpact {
-            module_id: m.clone(),
-            changed_symbols: module_changed.get(m).copied().unwrap_or(0),
-            callers: module_callers.get(m).map(|s| s.len() as u64).unwrap_or(0),
-        })
-        .collect();
-    modules.sort_by(|a, b| {
-        (b.changed_symbols + b.callers)
-            .cmp(&(a.changed_symbols + a.callers))
-            .then_with(|| a.module_id.cmp(&b.module_id))
-    });
-    let mut tests: Vec<TestImpact> = tests
-        .into_iter()
-        .map(|(path, (symbols, depth))| TestImpact {
-            path,
-            symbols: symbols.into_iter().collect(),
-            depth,
-        })
-        .collect();
-    tests.sort_by(|a, b| a.depth.cmp(&b.depth).then_with(|| a.path.cmp(&b.path)));
+    let modules = module_impacts(&module_changed, &module_callers);
+    let tests = test_impacts(tests);
 
     Impact {
         changed: out_changed,
@@ -543,167 +558,4 @@ fn cochange(base: &BaseTables, touched: &BTreeSet<&str>) -> Vec<CochangePartner>
             .then_with(|| a.path.cmp(&b.path))
     });
     out
-}
-
-/// One contribution to the risk score.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Factor {
-    /// Stable factor name.
-    pub name: String,
-    /// The measured count.
-    pub value: u64,
-    /// Points it adds (bounded per factor).
-    pub points: u64,
-    /// What it means.
-    pub detail: String,
-}
-
-/// Overall risk.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Risk {
-    /// `low`, `medium` or `high`.
-    pub level: String,
-    /// Sum of the factors' points, 0..=100.
-    pub score: u64,
-    /// Every factor, most points first (ties by name).
-    pub factors: Vec<Factor>,
-}
-
-/// Score at or above which the risk is `high`.
-pub const HIGH_RISK: u64 = 40;
-/// Score at or above which the risk is `medium`.
-pub const MEDIUM_RISK: u64 = 15;
-
-/// Scores the change.
-///
-/// | factor | value | points |
-/// |---|---|---|
-/// | `breaking-api` | breaking changes | 15 per high, 8 per medium, 3 per low; ≤ 45 |
-/// | `untouched-callers` | dependents of interface changes in untouched files | 3 each; ≤ 24 |
-/// | `modules-affected` | modules reached | 4 per module beyond the first; ≤ 12 |
-/// | `callers-reached` | direct + transitive dependents | 1 per 3; ≤ 10 |
-/// | `untested-changes` | changed symbols outside tests that no test reaches (not measured without the base's call graph and references) | 2 each; ≤ 10 |
-/// | `missed-cochange` | co-change partners left untouched | 3 each; ≤ 9 |
-/// | `change-size` | files touched | 1 per 5 files; ≤ 10 |
-/// | `incomplete-data` | missing inputs | 5 when any is missing |
-pub(crate) fn risk(
-    files: &FileDiff,
-    symbols: &SymbolDiff,
-    api: &ApiDiff,
-    impact: &Impact,
-    completeness: &DiffCompleteness,
-) -> Risk {
-    let by = |sev: &str| api.breaking.iter().filter(|c| c.severity == sev).count() as u64;
-    let (high, medium, low) = (by("high"), by("medium"), by("low"));
-    // Without the base's call graph and references nothing is known to reach tests: not measured.
-    let no_graph = ["call_edges", "occurrences"].iter().all(|t| {
-        completeness
-            .missing
-            .iter()
-            .any(|m| m.snapshot == "base" && m.table == *t)
-    });
-    let untested = if no_graph {
-        0
-    } else {
-        impact
-            .changed
-            .iter()
-            .filter(|c| c.tests.is_empty() && !c.in_test_file)
-            .count() as u64
-    };
-    let reached = impact.callers + impact.transitive_callers;
-    let modules = impact.modules.len() as u64;
-    let mut factors = vec![
-        Factor {
-            name: "breaking-api".into(),
-            value: api.breaking.len() as u64,
-            points: (15 * high + 8 * medium + 3 * low).min(45),
-            detail: format!(
-                "{} breaking change(s) to the public surface ({high} high, {medium} medium, {low} low)",
-                api.breaking.len()
-            ),
-        },
-        Factor {
-            name: "untouched-callers".into(),
-            value: impact.untouched_callers,
-            points: (3 * impact.untouched_callers).min(24),
-            detail: format!(
-                "{} dependent(s) of changed interfaces are in files this change does not touch",
-                impact.untouched_callers
-            ),
-        },
-        Factor {
-            name: "modules-affected".into(),
-            value: modules,
-            points: (4 * modules.saturating_sub(1)).min(12),
-            detail: format!("the change reaches {modules} module(s)"),
-        },
-        Factor {
-            name: "callers-reached".into(),
-            value: reached,
-            points: (reached / 3).min(10),
-            detail: format!(
-                "{} direct and {} transitive dependent(s) (to depth {MAX_DEPTH})",
-                impact.callers, impact.transitive_callers
-            ),
-        },
-        Factor {
-            name: "untested-changes".into(),
-            value: untested,
-            points: (2 * untested).min(10),
-            detail: if no_graph {
-                "not measured: the base snapshot has no call graph or references".into()
-            } else {
-                format!("{untested} changed symbol(s) that no test reaches")
-            },
-        },
-        Factor {
-            name: "missed-cochange".into(),
-            value: impact.cochange.len() as u64,
-            points: (3 * impact.cochange.len() as u64).min(9),
-            detail: format!(
-                "{} file(s) usually changed together with touched files were not touched",
-                impact.cochange.len()
-            ),
-        },
-        Factor {
-            name: "change-size".into(),
-            value: files.count() as u64,
-            points: (files.count() as u64 / 5).min(10),
-            detail: format!(
-                "{} file(s) and {} symbol change(s)",
-                files.count(),
-                symbols.count()
-            ),
-        },
-        Factor {
-            name: "incomplete-data".into(),
-            value: completeness.missing.len() as u64,
-            points: if completeness.missing.is_empty() { 0 } else { 5 },
-            detail: if completeness.missing.is_empty() {
-                "every input was available".into()
-            } else {
-                format!(
-                    "{} input table(s) missing: the risk may be underestimated",
-                    completeness.missing.len()
-                )
-            },
-        },
-    ];
-    factors.sort_by(|a, b| b.points.cmp(&a.points).then_with(|| a.name.cmp(&b.name)));
-    let score = factors.iter().map(|f| f.points).sum::<u64>().min(100);
-    let level = if score >= HIGH_RISK {
-        "high"
-    } else if score >= MEDIUM_RISK {
-        "medium"
-    } else {
-        "low"
-    };
-    Risk {
-        level: level.into(),
-        score,
-        factors,
-    }
 }

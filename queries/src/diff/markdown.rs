@@ -15,8 +15,10 @@
 use output_schema::json::format_float;
 use output_schema::ErrorCode;
 
+use super::api::ApiChangeKind;
 use super::compare::{CallChange, Sym};
 use super::{DiffReport, MARKER};
+use crate::analysis::risk::RiskLevel;
 use crate::QueryError;
 
 /// Longest declaration shown inline; longer ones are cut with `…` (the JSON has them whole).
@@ -66,12 +68,17 @@ fn pct(f: f64) -> String {
     format!("{}%", (f * 100.0).round() as i64)
 }
 
-fn risk_icon(level: &str) -> &'static str {
+fn risk_icon(level: RiskLevel) -> &'static str {
     match level {
-        "high" => "🔴",
-        "medium" => "🟠",
-        _ => "🟢",
+        RiskLevel::High => "🔴",
+        RiskLevel::Medium => "🟠",
+        RiskLevel::Low => "🟢",
     }
+}
+
+/// A 0..=1 score or contribution as points out of 100, as the comment prints them.
+fn points(x: f64) -> u64 {
+    (x * 100.0).round() as u64
 }
 
 fn header(r: &DiffReport) -> String {
@@ -86,16 +93,16 @@ fn header(r: &DiffReport) -> String {
     if f.count() == 0 && s.count() == 0 {
         h.push_str(&format!(
             "{} **Risk: {}** (score {}/100) · no changes between the snapshots\n",
-            risk_icon(&r.risk.level),
+            risk_icon(r.risk.level),
             r.risk.level,
-            r.risk.score
+            points(r.risk.score)
         ));
     } else {
         h.push_str(&format!(
             "{} **Risk: {}** (score {}/100) · **{} breaking** API change{} · {} dependent{} in {} module{} · {} test file{} affected\n\n",
-            risk_icon(&r.risk.level),
+            risk_icon(r.risk.level),
             r.risk.level,
-            r.risk.score,
+            points(r.risk.score),
             r.api.breaking.len(),
             if r.api.breaking.len() == 1 { "" } else { "s" },
             r.impact.callers,
@@ -187,8 +194,19 @@ fn call_items(calls: &[CallChange]) -> Vec<String> {
 
 const CLOSE: &str = "\n</details>\n";
 
+/// The sections in print order, empty ones left out.
 fn sections(r: &DiffReport) -> Vec<Section> {
     let mut out = Vec::new();
+    review_sections(r, &mut out);
+    impact_sections(r, &mut out);
+    symbol_sections(r, &mut out);
+    file_sections(r, &mut out);
+    out.retain(|s| !s.items.is_empty());
+    out
+}
+
+/// What a reviewer needs first: breaking API changes, call sites that may break, risk factors.
+fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let api = &r.api;
     out.push(Section {
         title: format!("Breaking API changes ({})", api.breaking.len()),
@@ -200,7 +218,7 @@ fn sections(r: &DiffReport) -> Vec<Section> {
             .iter()
             .map(|c| {
                 let mut detail = c.detail.clone();
-                if c.kind == "signature-changed" {
+                if c.kind == ApiChangeKind::SignatureChanged {
                     if let (Some(b), Some(a)) = (&c.before, &c.after) {
                         detail.push_str(&format!(
                             ": {} → {}",
@@ -247,18 +265,25 @@ fn sections(r: &DiffReport) -> Vec<Section> {
     });
 
     out.push(Section {
-        title: format!("Risk factors: {} ({})", r.risk.level, r.risk.score),
+        title: format!("Risk factors: {} ({})", r.risk.level, points(r.risk.score)),
         open: false,
         table: String::new(),
         items: r
             .risk
             .factors
             .iter()
-            .filter(|f| f.points > 0)
-            .map(|f| format!("- **{}** +{}: {}\n", f.name, f.points, f.detail))
+            .filter(|f| f.contribution.is_some_and(|c| c > 0.0))
+            .map(|f| {
+                let p = points(f.contribution.unwrap_or(0.0));
+                format!("- **{}** +{p}: {}\n", f.factor, f.detail)
+            })
             .collect(),
     });
+}
 
+/// Who the change affects: each changed symbol's impact, the affected tests and modules, and the
+/// new calls.
+fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
     out.push(Section {
         title: format!("Impact of {} changed symbol(s)", r.impact.changed.len()),
         open: false,
@@ -354,7 +379,12 @@ fn sections(r: &DiffReport) -> Vec<Section> {
         table: String::new(),
         items: call_items(&r.calls.added),
     });
+}
 
+/// The symbol sections: renames and moves, signature, body and visibility changes, additions,
+/// removals and compatible API changes.
+fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
+    let api = &r.api;
     let s = &r.symbols;
     out.push(Section {
         title: format!("Renamed or moved symbols ({})", s.renamed.len()),
@@ -476,7 +506,10 @@ fn sections(r: &DiffReport) -> Vec<Section> {
             .map(|c| format!("- {} ({}): {}\n", c.kind, c.severity, c.detail))
             .collect(),
     });
+}
 
+/// The file list and the removed calls.
+fn file_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let f = &r.files;
     let mut files: Vec<String> = Vec::new();
     files.extend(
@@ -514,8 +547,6 @@ fn sections(r: &DiffReport) -> Vec<Section> {
         table: String::new(),
         items: call_items(&r.calls.removed),
     });
-    out.retain(|s| !s.items.is_empty());
-    out
 }
 
 /// Renders the diff as markdown of at most `max_chars` characters.

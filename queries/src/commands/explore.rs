@@ -1,5 +1,7 @@
 //! `ckb query explore <PATH|MODULE>`: an overview of a module, folder or file.
 //!
+//! Size: `explore` (~160 lines) assembles the overview in print order.
+//!
 //! Facts: `target` (kind and ID/path), `overview` (files, lines, tests, symbols, languages),
 //! `keySymbols` (exported first, then most referenced, then kind weight, then ID; at most the
 //! items budget), `dependencies.out` / `dependencies.in` (for a module: module edges by
@@ -15,15 +17,15 @@ use output_schema::tables::{CommitRow, FileChangeRow, ImportRow, ModuleEdgeRow, 
 use output_schema::Roles;
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::history::{hotspot_json, hotspot_rows};
-use crate::read::{self, is_path_or_below, Pred};
-use crate::resolve::Lookup;
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
-use crate::search::{kind_weight, visibility_weight};
-use crate::target::{target, Target};
+use crate::commands::hotspots::{hotspot_json, hotspot_rows};
+use crate::commands::search::{kind_weight, visibility_weight};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::Lookup;
+use crate::snapshot::read::{self, is_path_or_below, Pred};
+use crate::snapshot::target::{target, Target};
 use crate::QueryError;
 
 fn sorted_counts(m: BTreeMap<String, (usize, String)>) -> Vec<(String, usize, String)> {
@@ -31,6 +33,198 @@ fn sorted_counts(m: BTreeMap<String, (usize, String)>) -> Vec<(String, usize, St
         m.into_iter().map(|(k, (n, kind))| (k, n, kind)).collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     v
+}
+
+/// Dependencies leaving and entering the target: module edges by strength for a module; for a
+/// path, imports grouped by target / source module, most imports first.
+fn dependencies(
+    ctx: &Ctx<'_>,
+    t: &Target,
+    paths: &BTreeSet<String>,
+    files: &FileIndex,
+) -> Result<(Vec<Value>, Vec<Value>), QueryError> {
+    Ok(match t {
+        Target::Module(m) => {
+            let out: Vec<ModuleEdgeRow> =
+                read::rows_where(ctx.snapshot, "from_module", &Pred::Eq(m.module_id.clone()))?
+                    .unwrap_or_default();
+            let inn: Vec<ModuleEdgeRow> =
+                read::rows_where(ctx.snapshot, "to_module", &Pred::Eq(m.module_id.clone()))?
+                    .unwrap_or_default();
+            let edge = |e: &ModuleEdgeRow, other: &str| {
+                json!({"module": other, "kind": e.kind, "imports": e.import_count,
+                       "references": e.reference_count, "strength": e.strength})
+            };
+            let order = |v: &mut Vec<ModuleEdgeRow>, by_to: bool| {
+                v.sort_by(|a, b| {
+                    b.strength.total_cmp(&a.strength).then(if by_to {
+                        a.to_module.cmp(&b.to_module)
+                    } else {
+                        a.from_module.cmp(&b.from_module)
+                    })
+                })
+            };
+            let (mut out, mut inn) = (out, inn);
+            order(&mut out, true);
+            order(&mut inn, false);
+            (
+                out.iter().map(|e| edge(e, &e.to_module)).collect(),
+                inn.iter().map(|e| edge(e, &e.from_module)).collect(),
+            )
+        }
+        _ => {
+            let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
+            let mut out: BTreeMap<String, (usize, String)> = BTreeMap::new();
+            let mut inn: BTreeMap<String, (usize, String)> = BTreeMap::new();
+            for i in &imports {
+                let from_inside = paths.contains(&i.path);
+                let target_inside = i.target.as_deref().is_some_and(|t| paths.contains(t));
+                if from_inside && !target_inside {
+                    let k = i
+                        .to_module
+                        .clone()
+                        .or_else(|| i.target.clone())
+                        .unwrap_or_else(|| i.raw.clone());
+                    let e = out.entry(k).or_insert((0, i.kind.clone()));
+                    e.0 += 1;
+                } else if target_inside && !from_inside {
+                    let k = files.module_of(&i.path);
+                    let e = inn.entry(k).or_insert((0, i.kind.clone()));
+                    e.0 += 1;
+                }
+            }
+            let item = |(k, n, kind): (String, usize, String)| json!({"target": k, "imports": n, "kind": kind});
+            (
+                sorted_counts(out).into_iter().map(item).collect(),
+                sorted_counts(inn)
+                    .into_iter()
+                    .map(|(k, n, kind)| json!({"module": k, "imports": n, "kind": kind}))
+                    .collect(),
+            )
+        }
+    })
+}
+
+/// Changes to the files in `paths`, newest first; a merge's rows are left out when the merged
+/// commits are in the history.
+fn recent_changes(
+    ctx: &Ctx<'_>,
+    paths: &BTreeSet<String>,
+) -> Result<Vec<(i64, String, FileChangeRow)>, QueryError> {
+    if !ctx.snapshot.has_table("file_changes") || paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let commits: Vec<CommitRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
+    let times: BTreeMap<&str, i64> = commits
+        .iter()
+        .map(|c| (c.sha.as_str(), c.committer_time))
+        .collect();
+    let repeats = merges_repeating_walked_commits(&commits);
+    let changes: Vec<FileChangeRow> =
+        read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default();
+    let mut recent: Vec<(i64, String, FileChangeRow)> = changes
+        .into_iter()
+        .filter(|c| !repeats.contains(c.sha.as_str()))
+        .map(|c| {
+            (
+                times.get(c.sha.as_str()).copied().unwrap_or(0),
+                c.sha.clone(),
+                c,
+            )
+        })
+        .collect();
+    recent.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then(a.1.cmp(&b.1))
+            .then(a.2.path.cmp(&b.2.path))
+    });
+    Ok(recent)
+}
+
+/// Key symbols, most important first: exported, then most referenced (sites outside each
+/// symbol's own definition), then kind weight, then ID; their count and the first `--max-items`.
+fn key_symbols(
+    ctx: &Ctx<'_>,
+    symbols: &[SymbolRow],
+    files: &FileIndex,
+) -> Result<(usize, Vec<Value>), QueryError> {
+    let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.to_string()).collect();
+    let mut refs: BTreeMap<String, usize> = BTreeMap::new();
+    for o in crate::commands::refs::occurrences_of_many(ctx, &ids)? {
+        if !o.roles.contains(Roles::DEFINITION) {
+            if let Some(id) = o.symbol_id {
+                *refs.entry(id.to_string()).or_default() += 1;
+            }
+        }
+    }
+    let mut key_symbols: Vec<&SymbolRow> =
+        symbols.iter().filter(|s| !files.is_test(&s.path)).collect();
+    key_symbols.sort_by(|a, b| {
+        visibility_weight(&b.visibility)
+            .cmp(&visibility_weight(&a.visibility))
+            .then(
+                refs.get(b.stable_id.as_str())
+                    .cmp(&refs.get(a.stable_id.as_str())),
+            )
+            .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
+            .then(a.stable_id.cmp(&b.stable_id))
+    });
+    let key_values: Vec<Value> = key_symbols
+        .iter()
+        .take(ctx.budget.items)
+        .map(|s| {
+            let mut v = crate::envelope::facts::symbol_brief(s);
+            v["references"] = json!(refs.get(s.stable_id.as_str()).copied().unwrap_or(0));
+            v
+        })
+        .collect();
+    Ok((key_symbols.len(), key_values))
+}
+
+/// The target's recent changes (at most 2 × `--max-per-module`) and its 90-day hotspots (at most
+/// `--max-per-module`), each with its total.
+#[allow(clippy::type_complexity)]
+fn recent_and_hot(
+    ctx: &Ctx<'_>,
+    paths: &BTreeSet<String>,
+    files: &FileIndex,
+) -> Result<((usize, Vec<Value>), (usize, Vec<Value>)), QueryError> {
+    let changes_cap = ctx.budget.per_module * 2;
+    let recent = recent_changes(ctx, paths)?;
+    let recent_total = recent.len();
+    let recent_values: Vec<Value> = recent
+        .iter()
+        .take(changes_cap)
+        .map(|(time, sha, c)| {
+            json!({"sha": sha, "time": time, "path": c.path, "change": c.change,
+                   "additions": c.additions, "deletions": c.deletions})
+        })
+        .collect();
+    let hot: Vec<(f64, output_schema::tables::ChurnRow)> = hotspot_rows(ctx, "90d", None, files)?
+        .into_iter()
+        .filter(|(_, r)| paths.contains(&r.path))
+        .collect();
+    let hot_total = hot.len();
+    let hot_values: Vec<Value> = hot
+        .iter()
+        .take(ctx.budget.per_module)
+        .map(|(s, r)| hotspot_json(*s, r, files))
+        .collect();
+    Ok(((recent_total, recent_values), (hot_total, hot_values)))
+}
+
+/// The lower of the symbols' and the history's completeness: an overview needs both.
+fn completeness(ctx: &Ctx<'_>) -> CompletenessInfo {
+    let sym = coverage::symbols(ctx.snapshot);
+    let hist = coverage::history(ctx.snapshot);
+    if sym.score <= hist.score {
+        sym
+    } else {
+        CompletenessInfo {
+            score: hist.score,
+            reason: hist.reason,
+        }
+    }
 }
 
 /// Runs `explore`.
@@ -90,152 +284,16 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default()
     };
 
-    // Key symbols: reference counts from sites outside each symbol's own definition.
-    let ids: BTreeSet<String> = symbols.iter().map(|s| s.stable_id.to_string()).collect();
-    let mut refs: BTreeMap<String, usize> = BTreeMap::new();
-    for o in crate::refs::occurrences_of_many(ctx, &ids)? {
-        if !o.roles.contains(Roles::DEFINITION) {
-            if let Some(id) = o.symbol_id {
-                *refs.entry(id.to_string()).or_default() += 1;
-            }
-        }
-    }
-    let mut key_symbols: Vec<&SymbolRow> =
-        symbols.iter().filter(|s| !files.is_test(&s.path)).collect();
-    key_symbols.sort_by(|a, b| {
-        visibility_weight(&b.visibility)
-            .cmp(&visibility_weight(&a.visibility))
-            .then(
-                refs.get(b.stable_id.as_str())
-                    .cmp(&refs.get(a.stable_id.as_str())),
-            )
-            .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
-            .then(a.stable_id.cmp(&b.stable_id))
-    });
-    let key_total = key_symbols.len();
-    let key_values: Vec<Value> = key_symbols
-        .iter()
-        .take(ctx.budget.items)
-        .map(|s| {
-            let mut v = crate::facts::symbol_brief(s);
-            v["references"] = json!(refs.get(s.stable_id.as_str()).copied().unwrap_or(0));
-            v
-        })
-        .collect();
+    let (key_total, key_values) = key_symbols(ctx, &symbols, &files)?;
 
     // Dependencies.
-    let (deps_out, deps_in): (Vec<Value>, Vec<Value>) = match &t {
-        Target::Module(m) => {
-            let out: Vec<ModuleEdgeRow> =
-                read::rows_where(ctx.snapshot, "from_module", &Pred::Eq(m.module_id.clone()))?
-                    .unwrap_or_default();
-            let inn: Vec<ModuleEdgeRow> =
-                read::rows_where(ctx.snapshot, "to_module", &Pred::Eq(m.module_id.clone()))?
-                    .unwrap_or_default();
-            let edge = |e: &ModuleEdgeRow, other: &str| {
-                json!({"module": other, "kind": e.kind, "imports": e.import_count,
-                       "references": e.reference_count, "strength": e.strength})
-            };
-            let order = |v: &mut Vec<ModuleEdgeRow>, by_to: bool| {
-                v.sort_by(|a, b| {
-                    b.strength.total_cmp(&a.strength).then(if by_to {
-                        a.to_module.cmp(&b.to_module)
-                    } else {
-                        a.from_module.cmp(&b.from_module)
-                    })
-                })
-            };
-            let (mut out, mut inn) = (out, inn);
-            order(&mut out, true);
-            order(&mut inn, false);
-            (
-                out.iter().map(|e| edge(e, &e.to_module)).collect(),
-                inn.iter().map(|e| edge(e, &e.from_module)).collect(),
-            )
-        }
-        _ => {
-            let imports: Vec<ImportRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
-            let mut out: BTreeMap<String, (usize, String)> = BTreeMap::new();
-            let mut inn: BTreeMap<String, (usize, String)> = BTreeMap::new();
-            for i in &imports {
-                let from_inside = paths.contains(&i.path);
-                let target_inside = i.target.as_deref().is_some_and(|t| paths.contains(t));
-                if from_inside && !target_inside {
-                    let k = i
-                        .to_module
-                        .clone()
-                        .or_else(|| i.target.clone())
-                        .unwrap_or_else(|| i.raw.clone());
-                    let e = out.entry(k).or_insert((0, i.kind.clone()));
-                    e.0 += 1;
-                } else if target_inside && !from_inside {
-                    let k = files.module_of(&i.path);
-                    let e = inn.entry(k).or_insert((0, i.kind.clone()));
-                    e.0 += 1;
-                }
-            }
-            let item = |(k, n, kind): (String, usize, String)| json!({"target": k, "imports": n, "kind": kind});
-            (
-                sorted_counts(out).into_iter().map(item).collect(),
-                sorted_counts(inn)
-                    .into_iter()
-                    .map(|(k, n, kind)| json!({"module": k, "imports": n, "kind": kind}))
-                    .collect(),
-            )
-        }
-    };
+    let (deps_out, deps_in) = dependencies(ctx, &t, &paths, &files)?;
     let (out_total, in_total) = (deps_out.len(), deps_in.len());
     let deps_out: Vec<Value> = deps_out.into_iter().take(ctx.budget.modules).collect();
     let deps_in: Vec<Value> = deps_in.into_iter().take(ctx.budget.modules).collect();
 
-    // History.
-    let changes_cap = ctx.budget.per_module * 2;
-    let mut recent: Vec<(i64, String, FileChangeRow)> = Vec::new();
-    if ctx.snapshot.has_table("file_changes") && !paths.is_empty() {
-        let commits: Vec<CommitRow> = read::all_rows(ctx.snapshot)?.unwrap_or_default();
-        let times: BTreeMap<&str, i64> = commits
-            .iter()
-            .map(|c| (c.sha.as_str(), c.committer_time))
-            .collect();
-        let repeats = merges_repeating_walked_commits(&commits);
-        let changes: Vec<FileChangeRow> =
-            read::rows_where(ctx.snapshot, "path", &Pred::In(paths.clone()))?.unwrap_or_default();
-        recent = changes
-            .into_iter()
-            .filter(|c| !repeats.contains(c.sha.as_str()))
-            .map(|c| {
-                (
-                    times.get(c.sha.as_str()).copied().unwrap_or(0),
-                    c.sha.clone(),
-                    c,
-                )
-            })
-            .collect();
-        recent.sort_by(|a, b| {
-            b.0.cmp(&a.0)
-                .then(a.1.cmp(&b.1))
-                .then(a.2.path.cmp(&b.2.path))
-        });
-    }
-    let recent_total = recent.len();
-    let recent_values: Vec<Value> = recent
-        .iter()
-        .take(changes_cap)
-        .map(|(time, sha, c)| {
-            json!({"sha": sha, "time": time, "path": c.path, "change": c.change,
-                   "additions": c.additions, "deletions": c.deletions})
-        })
-        .collect();
-    let hot: Vec<(f64, output_schema::tables::ChurnRow)> = hotspot_rows(ctx, "90d", None, &files)?
-        .into_iter()
-        .filter(|(_, r)| paths.contains(&r.path))
-        .collect();
-    let hot_total = hot.len();
-    let hot_values: Vec<Value> = hot
-        .iter()
-        .take(ctx.budget.per_module)
-        .map(|(s, r)| hotspot_json(*s, r, &files))
-        .collect();
+    let ((recent_total, recent_values), (hot_total, hot_values)) =
+        recent_and_hot(ctx, &paths, &files)?;
 
     let explanation = format!(
         "{label}: {} file(s), {lines} line(s), {} symbol(s), {tests} test file(s); {} outgoing and {} incoming dependencies; {} recent change(s).",
@@ -265,51 +323,42 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         facts,
         explanation,
     );
-    let sym = coverage::symbols(ctx.snapshot);
-    let hist = coverage::history(ctx.snapshot);
-    draft.completeness = if sym.score <= hist.score {
-        sym
-    } else {
-        CompletenessInfo {
-            score: hist.score,
-            reason: hist.reason,
-        }
-    };
-    draft.cut(Cut::of(
+    draft.completeness = completeness(ctx);
+    draft.cut_list(
         "keySymbols",
         "max-items",
         key_total,
         key_values.len(),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "dependencies.out",
         "max-modules",
         out_total,
         deps_out.len(),
-        Some("--max-modules"),
-    ));
-    draft.cut(Cut::of(
+        "--max-modules",
+    );
+    draft.cut_list(
         "dependencies.in",
         "max-modules",
         in_total,
         deps_in.len(),
-        Some("--max-modules"),
-    ));
-    draft.cut(Cut::of(
+        "--max-modules",
+    );
+    draft.cut_list(
         "recentChanges",
         "max-per-module",
         recent_total,
         recent_values.len(),
-        Some("--max-per-module"),
-    ));
-    draft.cut(Cut::of(
+        "--max-per-module",
+    );
+    draft.cut_list(
         "hotspots",
         "max-per-module",
         hot_total,
         hot_values.len(),
-        Some("--max-per-module"),
-    ));
+        "--max-per-module",
+    );
     draft.trims = vec![
         Trim::new("/recentChanges", "recentChanges"),
         Trim::new("/hotspots", "hotspots"),
@@ -323,9 +372,9 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         + deps_in.len()
         + recent_values.len()
         + hot_values.len()) as u64;
-    if let Some(s) = key_symbols.first() {
+    if let Some(id) = key_values.first().and_then(|v| v["id"].as_str()) {
         draft.suggest(
-            format!("ckb query understand {}", s.stable_id),
+            format!("ckb query understand {id}"),
             "the most important symbol here",
         );
     }

@@ -1,6 +1,8 @@
 //! `ckb query refs <ID|NAME> [--scope MODULE] [--limit N]`: where a symbol is used, grouped by
 //! module and file.
 //!
+//! Size: `refs` (~175 lines) is the hot path's one pass from sites to answer.
+//!
 //! Sites are the symbol's `occurrences` that are not definitions (definitions are counted
 //! apart). Order: modules by reference count (most first, then module ID), files inside a
 //! module likewise (then path), sites by line and column. Budgets: at most `--max-modules`
@@ -27,12 +29,12 @@ use output_schema::tables::OccurrenceRow;
 use output_schema::Roles;
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::{symbol_brief, FileIndex};
-use crate::read::{self, is_path_or_below, Pred};
-use crate::resolve::{Lookup, Resolved};
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::{symbol_brief, FileIndex};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::{Lookup, Resolved};
+use crate::snapshot::read::{self, is_path_or_below, Pred};
 use crate::QueryError;
 
 /// A file's sites, grouped: (path, sites).
@@ -89,6 +91,106 @@ pub fn site_json(o: &OccurrenceRow, names: &BTreeMap<String, String>) -> Value {
     })
 }
 
+/// Sites grouped by module and file: modules with most sites first, files likewise (ties by
+/// name); sites stay in path/line/col order.
+fn group_by_module<'a>(sites: &[&'a OccurrenceRow], files: &FileIndex) -> Vec<ModuleFiles<'a>> {
+    let mut groups: BTreeMap<String, BTreeMap<&str, Vec<&OccurrenceRow>>> = BTreeMap::new();
+    for o in sites {
+        groups
+            .entry(files.module_of(&o.path))
+            .or_default()
+            .entry(o.path.as_str())
+            .or_default()
+            .push(o);
+    }
+    let mut modules: Vec<ModuleFiles<'_>> = groups
+        .into_iter()
+        .map(|(m, by_file)| {
+            let n = by_file.values().map(Vec::len).sum();
+            let mut fs: Vec<FileSites<'_>> = by_file.into_iter().collect();
+            fs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+            (m, n, fs)
+        })
+        .collect();
+    modules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    modules
+}
+
+/// What the budgets let through: at most `per_module` files of each shown module and `limit`
+/// sites in all, in module and file order.
+struct Shown<'a> {
+    sites: Vec<&'a OccurrenceRow>,
+    plan: Vec<(String, usize, Vec<ShownFile<'a>>)>,
+    files_in_shown_modules: usize,
+    files_shown: usize,
+}
+
+/// Spends the budgets over the modules in order (most sites first).
+fn spend_budget<'a>(
+    modules: &[ModuleFiles<'a>],
+    files: &FileIndex,
+    per_module: usize,
+    limit: usize,
+) -> Shown<'a> {
+    let mut budget_left = limit;
+    let mut shown_sites: Vec<&OccurrenceRow> = Vec::new();
+    let mut plan: Vec<(String, usize, Vec<ShownFile<'_>>)> = Vec::new();
+    let mut files_in_shown_modules = 0;
+    let mut files_shown = 0;
+    for (m, n, fs) in modules {
+        files_in_shown_modules += fs.len();
+        let mut out = Vec::new();
+        for (path, os) in fs.iter().take(per_module) {
+            let take = os.len().min(budget_left);
+            budget_left -= take;
+            let kept: Vec<&OccurrenceRow> = os.iter().take(take).copied().collect();
+            shown_sites.extend(kept.iter().copied());
+            files_shown += 1;
+            out.push((*path, os.len(), files.is_test(path), kept));
+        }
+        plan.push((m.clone(), *n, out));
+    }
+    Shown {
+        sites: shown_sites,
+        plan,
+        files_in_shown_modules,
+        files_shown,
+    }
+}
+
+/// The shown modules, files and sites as list items, each site with its enclosing symbol's name.
+fn modules_json(
+    lookup: &Lookup<'_>,
+    plan: &[(String, usize, Vec<ShownFile<'_>>)],
+    shown_sites: &[&OccurrenceRow],
+) -> Result<Vec<Value>, QueryError> {
+    let enclosing: BTreeSet<String> = shown_sites
+        .iter()
+        .filter_map(|o| o.enclosing_symbol_id.as_deref().map(String::from))
+        .collect();
+    let names: BTreeMap<String, String> = lookup
+        .symbols_by_id(&enclosing)?
+        .into_iter()
+        .map(|s| (s.stable_id.to_string(), s.name))
+        .collect();
+    let module_values: Vec<Value> = plan
+        .iter()
+        .map(|(m, n, fs)| {
+            json!({
+                "module": m,
+                "references": n,
+                "files": fs.iter().map(|(p, count, is_test, kept)| json!({
+                    "path": p,
+                    "references": count,
+                    "isTest": is_test,
+                    "sites": kept.iter().map(|o| site_json(o, &names)).collect::<Vec<_>>(),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(module_values)
+}
+
 /// Runs `refs`.
 pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     let limit = ctx.budget.limit(args.limit)?;
@@ -125,71 +227,17 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
         .collect();
     let total = sites.len();
 
-    // module -> path -> sites (sites stay in path/line/col order).
-    let mut groups: BTreeMap<String, BTreeMap<&str, Vec<&OccurrenceRow>>> = BTreeMap::new();
-    for o in &sites {
-        groups
-            .entry(files.module_of(&o.path))
-            .or_default()
-            .entry(o.path.as_str())
-            .or_default()
-            .push(o);
-    }
-    let mut modules: Vec<ModuleFiles<'_>> = groups
-        .into_iter()
-        .map(|(m, by_file)| {
-            let n = by_file.values().map(Vec::len).sum();
-            let mut fs: Vec<FileSites<'_>> = by_file.into_iter().collect();
-            fs.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
-            (m, n, fs)
-        })
-        .collect();
-    modules.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut modules = group_by_module(&sites, &files);
     let modules_total = modules.len();
     modules.truncate(ctx.budget.modules);
 
-    let mut budget_left = limit;
-    let mut shown_sites: Vec<&OccurrenceRow> = Vec::new();
-    let mut plan: Vec<(String, usize, Vec<ShownFile<'_>>)> = Vec::new();
-    let mut files_in_shown_modules = 0;
-    let mut files_shown = 0;
-    for (m, n, fs) in &modules {
-        files_in_shown_modules += fs.len();
-        let mut out = Vec::new();
-        for (path, os) in fs.iter().take(ctx.budget.per_module) {
-            let take = os.len().min(budget_left);
-            budget_left -= take;
-            let kept: Vec<&OccurrenceRow> = os.iter().take(take).copied().collect();
-            shown_sites.extend(kept.iter().copied());
-            files_shown += 1;
-            out.push((*path, os.len(), files.is_test(path), kept));
-        }
-        plan.push((m.clone(), *n, out));
-    }
-    let enclosing: BTreeSet<String> = shown_sites
-        .iter()
-        .filter_map(|o| o.enclosing_symbol_id.as_deref().map(String::from))
-        .collect();
-    let names: BTreeMap<String, String> = lookup
-        .symbols_by_id(&enclosing)?
-        .into_iter()
-        .map(|s| (s.stable_id.to_string(), s.name))
-        .collect();
-    let module_values: Vec<Value> = plan
-        .iter()
-        .map(|(m, n, fs)| {
-            json!({
-                "module": m,
-                "references": n,
-                "files": fs.iter().map(|(p, count, is_test, kept)| json!({
-                    "path": p,
-                    "references": count,
-                    "isTest": is_test,
-                    "sites": kept.iter().map(|o| site_json(o, &names)).collect::<Vec<_>>(),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
+    let Shown {
+        sites: shown_sites,
+        plan,
+        files_in_shown_modules,
+        files_shown,
+    } = spend_budget(&modules, &files, ctx.budget.per_module, limit);
+    let module_values = modules_json(&lookup, &plan, &shown_sites)?;
 
     let mut by_source: BTreeMap<&str, usize> = BTreeMap::new();
     for o in &sites {
@@ -257,31 +305,31 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     let mut draft = Draft::new("refs", inv.clone(), facts, explanation);
     draft.completeness = coverage::references(ctx.snapshot, scip_backed);
     draft.depends_on_scip = scip_backed;
-    draft.cut(Cut::of(
+    draft.cut_list(
         "modules",
         "max-modules",
         modules_total,
         plan.len(),
-        Some("--max-modules"),
-    ));
-    draft.cut(Cut::of(
+        "--max-modules",
+    );
+    draft.cut_list(
         "files",
         "max-per-module",
         files_in_shown_modules,
         files_shown,
-        Some("--max-per-module"),
-    ));
+        "--max-per-module",
+    );
     let sites_in_shown_files: usize = plan
         .iter()
         .flat_map(|(_, _, fs)| fs.iter().map(|f| f.1))
         .sum();
-    draft.cut(Cut::of(
+    draft.cut_list(
         "sites",
         "max-items",
         sites_in_shown_files,
         shown_sites.len(),
-        Some("--limit"),
-    ));
+        "--limit",
+    );
     draft.trims = vec![Trim::weighted("/modules", "modules", |m| {
         m["files"]
             .as_array()
@@ -293,13 +341,13 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
             .unwrap_or(0)
     })];
     if let Some(u) = &unresolved {
-        draft.cut(Cut::of(
+        draft.cut_list(
             "unresolved.files",
             "max-per-module",
             u.files.len(),
             u.files.len().min(ctx.budget.per_module),
-            Some("--max-per-module"),
-        ));
+            "--max-per-module",
+        );
     }
     draft.items_in = total as u64;
     draft.items_out = shown_sites.len() as u64;

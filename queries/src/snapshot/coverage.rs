@@ -17,7 +17,7 @@
 
 use output_schema::manifest::{StageReport, StageStatus};
 
-use crate::answer::CompletenessInfo;
+use crate::envelope::answer::CompletenessInfo;
 use crate::Snapshot;
 
 /// A stage's report, when recorded.

@@ -16,13 +16,13 @@ use std::collections::BTreeMap;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::coverage;
-use crate::facts::symbol_full;
-use crate::impact::{analyse_resolved, reached_json, test_dependencies};
-use crate::resolve::{split_qualified, Lookup, AMBIGUITY_MATCHES};
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
-use crate::search::{find, rank_matches, result_json};
+use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies, Analysis};
+use crate::commands::search::{find, rank_matches, result_json};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::facts::symbol_full;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::{split_qualified, Lookup, AMBIGUITY_MATCHES};
 use crate::QueryError;
 
 fn ambiguity(
@@ -33,7 +33,7 @@ fn ambiguity(
 ) -> Result<Answer, QueryError> {
     let (_, name) = split_qualified(query);
     let total = matches.len();
-    let tests = crate::search::test_paths(ctx.snapshot, &matches)?;
+    let tests = crate::commands::search::test_paths(ctx.snapshot, &matches)?;
     let ranked = rank_matches(name, matches, &tests);
     let top: Vec<Value> = ranked
         .iter()
@@ -82,42 +82,10 @@ fn ambiguity(
     finish(ctx, draft)
 }
 
-/// Runs `understand`.
-pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
-    let query = query.trim();
-    let lookup = Lookup::new(ctx.snapshot);
-    let resolved = if query.starts_with(output_schema::ids::STABLE_ID_PREFIX) || query.is_empty() {
-        lookup.resolve(query)?
-    } else {
-        let matches = lookup.by_name(query)?;
-        match matches.len() {
-            0 => {
-                let (_, name) = split_qualified(query);
-                let similar = find(ctx, name, &[], None)?;
-                if similar.is_empty() {
-                    return Err(QueryError::new(
-                        ErrorCode::SymbolNotFound,
-                        format!("no symbol name contains {query:?}"),
-                        "check the spelling, or list what exists with `ckb query search <part of a name>`",
-                    ));
-                }
-                return ambiguity(ctx, query, similar, false);
-            }
-            1 => {
-                let mut m = matches;
-                crate::resolve::Resolved {
-                    symbol: m.remove(0),
-                    resolution: json!({"redirected": false, "matchedBy": "name"}),
-                    redirected: false,
-                }
-            }
-            _ => return ambiguity(ctx, query, matches, true),
-        }
-    };
-    let a = analyse_resolved(ctx, &lookup, resolved.symbol, resolved.resolution, 2)?;
+/// Files referencing the symbol, most sites first: their count and the first `--max-items`, each
+/// with its lines (at most `--max-per-module`).
+fn reference_files(ctx: &Ctx<'_>, a: &Analysis) -> (usize, Vec<Value>) {
     let n = ctx.budget.items;
-    let id = a.symbol.stable_id.clone();
-
     let mut by_file: BTreeMap<&str, Vec<i32>> = BTreeMap::new();
     for o in &a.references {
         by_file.entry(o.path.as_str()).or_default().push(o.line);
@@ -135,15 +103,18 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
                    "lines": ls.into_iter().take(ctx.budget.per_module).collect::<Vec<_>>()})
         })
         .collect();
+    (ref_files_total, files_json)
+}
 
-    let mut direct: Vec<_> = a.direct.iter().collect();
-    direct.sort_by(|x, y| {
-        y.confidence
-            .total_cmp(&x.confidence)
-            .then(y.calls.cmp(&x.calls))
-            .then(x.id.cmp(&y.id))
-    });
-    let mut callees: Vec<_> = a.graph.callees_of(&id).to_vec();
+/// What the symbol calls, most confident first: their count and the first `--max-items`.
+fn callees(
+    ctx: &Ctx<'_>,
+    lookup: &Lookup<'_>,
+    a: &Analysis,
+) -> Result<(usize, Vec<Value>), QueryError> {
+    let n = ctx.budget.items;
+    let id = &a.symbol.stable_id;
+    let mut callees: Vec<_> = a.graph.callees_of(id).to_vec();
     callees.sort_by(|x, y| {
         y.confidence
             .total_cmp(&x.confidence)
@@ -167,6 +138,55 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
                    "calls": e.count, "confidence": e.confidence, "external": s.is_none()})
         })
         .collect();
+    Ok((callees.len(), callees_json))
+}
+
+/// Runs `understand`.
+pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
+    let query = query.trim();
+    let lookup = Lookup::new(ctx.snapshot);
+    let resolved = if query.starts_with(output_schema::ids::STABLE_ID_PREFIX) || query.is_empty() {
+        lookup.resolve(query)?
+    } else {
+        let matches = lookup.by_name(query)?;
+        match matches.len() {
+            0 => {
+                let (_, name) = split_qualified(query);
+                let similar = find(ctx, name, &[], None)?;
+                if similar.is_empty() {
+                    return Err(QueryError::new(
+                        ErrorCode::SymbolNotFound,
+                        format!("no symbol name contains {query:?}"),
+                        "check the spelling, or list what exists with `ckb query search <part of a name>`",
+                    ));
+                }
+                return ambiguity(ctx, query, similar, false);
+            }
+            1 => {
+                let mut m = matches;
+                crate::snapshot::lookup::Resolved {
+                    symbol: m.remove(0),
+                    resolution: json!({"redirected": false, "matchedBy": "name"}),
+                    redirected: false,
+                }
+            }
+            _ => return ambiguity(ctx, query, matches, true),
+        }
+    };
+    let a = analyse_resolved(ctx, &lookup, resolved.symbol, resolved.resolution, 2)?;
+    let n = ctx.budget.items;
+    let id = a.symbol.stable_id.clone();
+
+    let (ref_files_total, files_json) = reference_files(ctx, &a);
+
+    let mut direct: Vec<_> = a.direct.iter().collect();
+    direct.sort_by(|x, y| {
+        y.confidence
+            .total_cmp(&x.confidence)
+            .then(y.calls.cmp(&x.calls))
+            .then(x.id.cmp(&y.id))
+    });
+    let (callees_total, callees_json) = callees(ctx, &lookup, &a)?;
     let mut unresolved: Vec<_> = a.graph.unresolved_of(&id).to_vec();
     unresolved.sort_by(|x, y| y.count.cmp(&x.count).then(x.name.cmp(&y.name)));
     let tests = test_dependencies(&a);
@@ -180,13 +200,13 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         a.references.len(),
         ref_files_total,
         a.direct.len(),
-        callees.len() + unresolved.len(),
+        callees_total + unresolved.len(),
         tests.len()
     );
     let facts = json!({
         "symbol": symbol_full(&a.symbol),
         "resolution": a.resolution,
-        "locationFreshness": crate::symbol::location_freshness(ctx),
+        "locationFreshness": crate::commands::symbol::location_freshness(ctx),
         "references": {"total": a.references.len(), "files": files_json},
         "callers": direct.iter().take(n).map(|r| reached_json(&a, r)).collect::<Vec<_>>(),
         "callees": callees_json,
@@ -207,41 +227,41 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         };
     }
     draft.depends_on_scip = a.scip_backed;
-    draft.cut(Cut::of(
+    draft.cut_list(
         "references.files",
         "max-items",
         ref_files_total,
         files_json.len(),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "callers",
         "max-items",
         direct.len(),
         direct.len().min(n),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "callees",
         "max-items",
-        callees.len(),
+        callees_total,
         callees_json.len(),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "unresolvedCalls",
         "max-items",
         unresolved.len(),
         unresolved.len().min(n),
-        Some("--max-items"),
-    ));
-    draft.cut(Cut::of(
+        "--max-items",
+    );
+    draft.cut_list(
         "relatedTests",
         "max-items",
         tests.len(),
         tests.len().min(n),
-        Some("--max-items"),
-    ));
+        "--max-items",
+    );
     draft.trims = vec![
         Trim::new("/unresolvedCalls", "unresolvedCalls"),
         Trim::new("/relatedTests", "relatedTests"),
@@ -250,7 +270,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         Trim::new("/callers", "callers"),
     ];
     draft.items_in =
-        (ref_files_total + a.direct.len() + callees.len() + unresolved.len() + tests.len()) as u64;
+        (ref_files_total + a.direct.len() + callees_total + unresolved.len() + tests.len()) as u64;
     draft.items_out = (files_json.len()
         + direct.len().min(n)
         + callees_json.len()

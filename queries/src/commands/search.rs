@@ -24,11 +24,11 @@ use output_schema::tables::SymbolRow;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::{symbol_brief, FileIndex};
-use crate::read::{self, is_path_or_below, Pred};
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::{symbol_brief, FileIndex};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::read::{self, is_path_or_below, Pred};
 use crate::QueryError;
 
 /// Longest accepted query.
@@ -224,7 +224,7 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
                 s.module_id
                     .as_deref()
                     .map(String::from)
-                    .unwrap_or_else(|| crate::facts::fallback_module(&s.path)),
+                    .unwrap_or_else(|| crate::envelope::facts::fallback_module(&s.path)),
             )
             .or_default() += 1;
     }

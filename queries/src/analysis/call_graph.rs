@@ -1,5 +1,6 @@
-//! The call graph of a snapshot (`call_edges`), for impact, understand, prepare-change and
-//! affected-tests: who calls a symbol, directly and transitively, and what it calls.
+//! The call graph of a snapshot (`call_edges`), for impact, understand, prepare-change,
+//! affected-tests and `ckb diff` (which reads it from the base snapshot's rows): who calls a
+//! symbol, directly and transitively, and what it calls.
 //!
 //! Transitive callers are found breadth first up to a depth; a caller reached at depth `d` gets
 //! the best product of edge confidences over the shortest paths, times [`DECAY`]^(d-1): a
@@ -8,8 +9,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::read;
-use crate::respond::Ctx;
+use output_schema::tables::CallEdgeRow;
+
+use crate::envelope::respond::Ctx;
+use crate::snapshot::read;
 use crate::QueryError;
 
 /// Confidence kept per extra hop.
@@ -92,32 +95,86 @@ impl CallGraph {
             ..CallGraph::default()
         };
         for i in 0..caller.len() {
-            match &callee[i] {
-                Some(c) => {
-                    g.callers.entry(c.clone()).or_default().push(Edge {
-                        other: caller[i].clone(),
-                        count: count[i],
-                        confidence: conf[i],
-                        source: source[i].clone(),
-                    });
-                    g.callees.entry(caller[i].clone()).or_default().push(Edge {
-                        other: c.clone(),
-                        count: count[i],
-                        confidence: conf[i],
-                        source: source[i].clone(),
-                    });
-                }
-                None => g
-                    .unresolved
-                    .entry(caller[i].clone())
-                    .or_default()
-                    .push(Unresolved {
-                        name: name[i].clone(),
-                        count: count[i],
-                    }),
-            }
+            g.add(
+                &caller[i],
+                callee[i].as_deref(),
+                &name[i],
+                count[i],
+                conf[i],
+                &source[i],
+            );
         }
         Ok(g)
+    }
+
+    /// The graph of `call_edges` rows already read; `None` when the table was not written.
+    pub fn from_rows(rows: Option<&[CallEdgeRow]>) -> CallGraph {
+        let Some(rows) = rows else {
+            return CallGraph::default();
+        };
+        let mut g = CallGraph {
+            present: true,
+            ..CallGraph::default()
+        };
+        for e in rows {
+            g.add(
+                &e.caller_id,
+                e.callee_id.as_deref(),
+                &e.callee_name,
+                e.count,
+                e.confidence,
+                &e.source,
+            );
+        }
+        g
+    }
+
+    fn add(
+        &mut self,
+        caller: &str,
+        callee: Option<&str>,
+        name: &str,
+        count: i64,
+        confidence: f64,
+        source: &str,
+    ) {
+        let edge = |other: &str| Edge {
+            other: other.to_string(),
+            count,
+            confidence,
+            source: source.to_string(),
+        };
+        match callee {
+            Some(c) => {
+                self.callers
+                    .entry(c.to_string())
+                    .or_default()
+                    .push(edge(caller));
+                self.callees
+                    .entry(caller.to_string())
+                    .or_default()
+                    .push(edge(c));
+            }
+            None => self
+                .unresolved
+                .entry(caller.to_string())
+                .or_default()
+                .push(Unresolved {
+                    name: name.to_string(),
+                    count,
+                }),
+        }
+    }
+
+    /// Callers of a symbol other than itself, each with its call sites summed over its edges.
+    pub fn caller_counts(&self, id: &str) -> BTreeMap<&str, i64> {
+        let mut out: BTreeMap<&str, i64> = BTreeMap::new();
+        for e in self.callers_of(id) {
+            if e.other != id {
+                *out.entry(e.other.as_str()).or_default() += e.count;
+            }
+        }
+        out
     }
 
     /// Direct callers of a symbol.

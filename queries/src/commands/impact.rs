@@ -5,14 +5,13 @@
 //!   public; from other files of its module → internal; only its own file → private), else from
 //!   naming conventions (`_x` private; Go capitals public); confidence says how sure.
 //! - `directCallers` (call edges into it), `transitiveCallers` (depth 2..=N, default 3, with
-//!   confidence decaying per hop, see `graph`), `typeDependencies` (relationships pointing at
+//!   confidence decaying per hop, see `analysis::call_graph`), `typeDependencies` (relationships pointing at
 //!   it — implementations, type definitions — and, for type-like symbols, definitions that name
 //!   it without calling it), `testDependencies` (any of those, or a reference site, in a test
 //!   file), `modulesAffected` (dependents per module, most first; `own` marks its module).
-//! - `risk`: score 0..1 = 0.25·visibility + 0.30·direct callers (n/10, at most 1) + 0.25·module
-//!   spread (other modules / 5, at most 1) + 0.20·impact kind (type dependencies 1, transitive
-//!   callers 0.6, direct only 0.3, none 0); level high ≥ 0.7 > medium ≥ 0.4 > low. Each factor
-//!   is listed with its value, weight and contribution.
+//! - `risk`: the shared risk model (`analysis::risk`) over visibility, direct callers, module
+//!   spread and impact kind (type dependencies 1, transitive callers 0.6, direct only 0.3, none
+//!   0). Each factor is listed with its value, weight and contribution.
 //!
 //! Lists hold at most `--max-items` entries each (orders: direct callers by confidence, calls,
 //! then ID; transitive by depth, confidence, ID; type dependencies by relation, path, ID; tests
@@ -24,15 +23,16 @@ use output_schema::tables::{OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::Roles;
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::budget::check_range;
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::graph::{CallGraph, Reached};
-use crate::read::{self, Pred};
-use crate::refs::{is_definition, occurrences_of};
-use crate::resolve::{Lookup, Resolved};
-use crate::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::analysis::call_graph::{CallGraph, Reached};
+use crate::analysis::risk::Risk;
+use crate::commands::refs::{is_definition, occurrences_of};
+use crate::envelope::answer::Answer;
+use crate::envelope::budget::check_range;
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::{Lookup, Resolved};
+use crate::snapshot::read::{self, Pred};
 use crate::QueryError;
 
 /// Allowed range of `--depth` for impact-like commands.
@@ -237,10 +237,6 @@ fn visibility_factor(v: &str) -> f64 {
     }
 }
 
-fn round(x: f64) -> f64 {
-    (x * 1_000_000.0).round() / 1_000_000.0
-}
-
 /// Modules of every dependent, with counts (most first, then module).
 pub fn modules_affected(a: &Analysis) -> Vec<(String, usize)> {
     let mut counts: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -268,8 +264,8 @@ pub fn modules_affected(a: &Analysis) -> Vec<(String, usize)> {
     out
 }
 
-/// Risk of changing the analysed symbol: (score, level, factors).
-pub fn risk(a: &Analysis, visibility: &Value, modules: &[(String, usize)]) -> Value {
+/// Risk of changing the analysed symbol, in the shared model (`analysis::risk`).
+pub fn risk(a: &Analysis, visibility: &Value, modules: &[(String, usize)]) -> Risk {
     let own = a.files.module_of(&a.symbol.path);
     let vis = visibility["value"].as_str().unwrap_or("unknown");
     let other_modules = modules.iter().filter(|(m, _)| m != &own).count();
@@ -282,41 +278,22 @@ pub fn risk(a: &Analysis, visibility: &Value, modules: &[(String, usize)]) -> Va
     } else {
         (0.0, "no dependents found")
     };
-    let factors = [
+    Risk::weighted(vec![
         ("visibility", visibility_factor(vis), 0.25, vis.to_string()),
         (
             "directCallers",
-            (a.direct.len() as f64 / 10.0).min(1.0),
+            a.direct.len() as f64 / 10.0,
             0.30,
             format!("{} direct caller(s)", a.direct.len()),
         ),
         (
             "moduleSpread",
-            (other_modules as f64 / 5.0).min(1.0),
+            other_modules as f64 / 5.0,
             0.25,
             format!("{other_modules} other module(s) affected"),
         ),
         ("impactKind", kind.0, 0.20, kind.1.to_string()),
-    ];
-    let score = round(factors.iter().map(|(_, v, w, _)| v * w).sum::<f64>());
-    let level = if score >= 0.7 {
-        "high"
-    } else if score >= 0.4 {
-        "medium"
-    } else {
-        "low"
-    };
-    json!({
-        "score": score,
-        "level": level,
-        "factors": factors.iter().map(|(name, v, w, detail)| json!({
-            "factor": name,
-            "value": round(*v),
-            "weight": w,
-            "contribution": round(v * w),
-            "detail": detail,
-        })).collect::<Vec<_>>(),
-    })
+    ])
 }
 
 /// A caller as a list item.
@@ -438,7 +415,7 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
     let tests = test_dependencies(&a);
     let types = type_dependencies(&a);
     let facts = json!({
-        "symbol": crate::facts::symbol_brief(&a.symbol),
+        "symbol": crate::envelope::facts::symbol_brief(&a.symbol),
         "resolution": a.resolution,
         "depth": depth,
         "visibility": vis,
@@ -460,7 +437,7 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
         "risk": risk,
     });
     let explanation = format!(
-        "Changing {} {} ({} visibility, from {}) affects {} direct caller(s), {} transitive caller(s) within depth {depth}, {} type dependent(s) and {} test(s) across {} module(s); risk {} ({}).",
+        "Changing {} {} ({} visibility, from {}) affects {} direct caller(s), {} transitive caller(s) within depth {depth}, {} type dependent(s) and {} test(s) across {} module(s); risk {}.",
         a.symbol.kind,
         a.symbol.name,
         vis["value"].as_str().unwrap_or(""),
@@ -470,8 +447,7 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
         types.len(),
         tests.len(),
         modules.len(),
-        risk["level"].as_str().unwrap_or(""),
-        output_schema::json::format_float(risk["score"].as_f64().unwrap_or(0.0)).unwrap_or_default(),
+        risk.summary(),
     );
     let id = &a.symbol.stable_id;
     let inv = format!("ckb query impact {id} --depth {depth}");
@@ -488,21 +464,15 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
         ("typeDependencies", types.len()),
         ("testDependencies", tests.len()),
     ] {
-        draft.cut(Cut::of(
-            what,
-            "max-items",
-            total,
-            total.min(n),
-            Some("--max-items"),
-        ));
+        draft.cut_list(what, "max-items", total, total.min(n), "--max-items");
     }
-    draft.cut(Cut::of(
+    draft.cut_list(
         "modulesAffected",
         "max-modules",
         modules.len(),
         modules.len().min(ctx.budget.modules),
-        Some("--max-modules"),
-    ));
+        "--max-modules",
+    );
     if a.beyond > 0 && depth < DEPTH_RANGE.1 as usize {
         draft.cut(Some(Cut {
             what: "transitiveCallers".into(),

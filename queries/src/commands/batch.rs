@@ -10,12 +10,12 @@
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::symbol_full;
-use crate::resolve::Lookup;
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
-use crate::search::{check_query, find, result_json};
+use crate::commands::search::{check_query, find, result_json};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::symbol_full;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::Lookup;
 use crate::QueryError;
 
 /// Most IDs in one batch-get.
@@ -42,7 +42,7 @@ fn error_json(e: &QueryError) -> Value {
 pub fn batch_get(ctx: &Ctx<'_>, inputs: &[String]) -> Result<Answer, QueryError> {
     count_check("batch-get", inputs.len(), MAX_GET)?;
     let lookup = Lookup::new(ctx.snapshot);
-    let fresh = crate::symbol::location_freshness(ctx);
+    let fresh = crate::commands::symbol::location_freshness(ctx);
     let mut ok = 0;
     let mut scip = false;
     let results: Vec<Value> = inputs

@@ -2,7 +2,7 @@
 //! symbol, a file or a folder.
 //!
 //! Evidence, strongest first: a test calls the symbol (`calls`, directly or through callers up to
-//! `--depth`, default 3, confidence decaying per hop as in `graph`), a test references it or one
+//! `--depth`, default 3, confidence decaying per hop as in `analysis::call_graph`), a test references it or one
 //! of the file's symbols (`references`), a test file imports the file (`imports`), a test file
 //! usually changes together with it (`co-change`, confidence = co-change degree × 0.5). For a
 //! path, the seeds are every symbol defined in it. Results are grouped by test file: its tests
@@ -14,17 +14,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use output_schema::tables::{ImportRow, SymbolRow};
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::graph::CallGraph;
-use crate::history::partners;
-use crate::impact::depth_of;
-use crate::read::{self, is_path_or_below, Pred};
-use crate::refs::{is_definition, occurrences_of_many};
-use crate::resolve::Lookup;
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
-use crate::target::{target, Target};
+use crate::analysis::call_graph::CallGraph;
+use crate::commands::hotspots::partners;
+use crate::commands::impact::depth_of;
+use crate::commands::refs::{is_definition, occurrences_of_many};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::Lookup;
+use crate::snapshot::read::{self, is_path_or_below, Pred};
+use crate::snapshot::target::{target, Target};
 use crate::QueryError;
 
 /// One test file and why it is affected.
@@ -224,7 +224,7 @@ pub fn affected_tests(
         Target::Symbol(r) => (
             vec![r.symbol.clone()],
             Vec::new(),
-            json!({"kind": "symbol", "symbol": crate::facts::symbol_brief(&r.symbol), "resolution": r.resolution}),
+            json!({"kind": "symbol", "symbol": crate::envelope::facts::symbol_brief(&r.symbol), "resolution": r.resolution}),
             r.symbol.stable_id.to_string(),
         ),
         Target::File(p) => (
@@ -275,13 +275,7 @@ pub fn affected_tests(
     let mut draft = Draft::new("affected-tests", inv, facts, explanation);
     draft.completeness = coverage::references(ctx.snapshot, collected.scip_backed);
     draft.depends_on_scip = collected.scip_backed;
-    draft.cut(Cut::of(
-        "testFiles",
-        "max-items",
-        total,
-        shown.len(),
-        Some("--limit"),
-    ));
+    draft.cut_list("testFiles", "max-items", total, shown.len(), "--limit");
     draft.trims = vec![Trim::new("/testFiles", "testFiles")];
     draft.items_in = total as u64;
     draft.items_out = shown.len() as u64;

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::snapshot::{Freshness, Snapshot};
+use crate::snapshot::{Freshness, FreshnessState, Snapshot};
 
 /// A suggested next command.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -111,14 +111,14 @@ impl Provenance {
         backends.sort();
         backends.dedup();
         let mut warnings = Vec::new();
-        if freshness.state == "behind" {
+        if freshness.state == FreshnessState::Behind {
             warnings.push(format!(
                 "snapshot is {} commit(s) behind HEAD",
                 freshness.commits_behind.unwrap_or(0)
             ));
-        } else if freshness.state == "dirty" {
+        } else if freshness.state == FreshnessState::Dirty {
             warnings.push("working tree has changes the snapshot does not include".into());
-        } else if freshness.state == "diverged" {
+        } else if freshness.state == FreshnessState::Diverged {
             warnings.push("snapshot's commit is not an ancestor of HEAD".into());
         }
         Provenance {

@@ -1,4 +1,12 @@
-//! Opening a snapshot folder and reading its tables.
+//! Reading snapshots: opening a snapshot folder ([`Snapshot`], how fresh it is against the working
+//! tree: [`Freshness`]) and, below, reading only what a query needs from its Parquet files
+//! (`read`), finding what an argument names (`lookup`: a symbol ID or name; `target`: a
+//! symbol, file, folder or module), and how complete its stages are (`coverage`).
+
+pub mod coverage;
+pub mod lookup;
+pub mod read;
+pub mod target;
 
 use std::path::{Path, PathBuf};
 
@@ -19,12 +27,40 @@ pub struct Snapshot {
     pub manifest: Manifest,
 }
 
+named_enum! {
+    /// Where the snapshot stands against the working tree.
+    #[derive(Default)]
+    pub enum FreshnessState {
+        /// The snapshot describes the working tree.
+        Current => "current",
+        /// The snapshot's commit is an ancestor of HEAD.
+        Behind => "behind",
+        /// HEAD is the snapshot's commit but the working tree has other changes.
+        Dirty => "dirty",
+        /// The snapshot's commit is not an ancestor of HEAD.
+        Diverged => "diverged",
+        /// Nothing is known about the working tree.
+        #[default]
+        Unknown => "unknown",
+    }
+}
+
+impl FreshnessState {
+    /// Whether taking a new snapshot would describe the working tree better.
+    pub fn is_outdated(self) -> bool {
+        matches!(
+            self,
+            FreshnessState::Behind | FreshnessState::Dirty | FreshnessState::Diverged
+        )
+    }
+}
+
 /// How the snapshot relates to the working tree it is queried from (computed by the caller).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Freshness {
-    /// `current`, `behind`, `dirty`, `diverged` or `unknown`.
-    pub state: String,
+    /// Where the snapshot stands against the working tree.
+    pub state: FreshnessState,
     /// The working tree's HEAD.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head_commit: Option<String>,
@@ -39,14 +75,14 @@ impl Freshness {
     /// Freshness when nothing is known about the working tree (an explicit --snapshot).
     pub fn unknown() -> Freshness {
         Freshness {
-            state: "unknown".into(),
+            state: FreshnessState::Unknown,
             ..Freshness::default()
         }
     }
 
     /// Whether locations in the snapshot may not match the working tree.
     pub fn may_be_stale(&self) -> bool {
-        self.state != "current"
+        self.state != FreshnessState::Current
     }
 }
 

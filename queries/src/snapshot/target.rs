@@ -7,10 +7,10 @@
 use output_schema::tables::ModuleRow;
 use output_schema::ErrorCode;
 
-use crate::facts::FileIndex;
-use crate::history::check_path;
-use crate::read::{self, is_path_or_below, Pred};
-use crate::resolve::{Lookup, Resolved};
+use crate::commands::hotspots::check_path;
+use crate::envelope::facts::FileIndex;
+use crate::snapshot::lookup::{Lookup, Resolved};
+use crate::snapshot::read::{self, is_path_or_below, Pred};
 use crate::{QueryError, Snapshot};
 
 /// What an argument names.

@@ -5,14 +5,14 @@
 //! `.ckb/snapshots`), read with `getvariable('ckb_store')`; each file is one read-only statement
 //! over `read_parquet(<store>/repo=*/commit=*/<table>.parquet, hive_partitioning = true, …)`.
 //! The stock CLI sets it with `duckdb -c "SET VARIABLE ckb_store = '<store>'" -f <file>`; ckb sets
-//! it to the store folder of the session before locking the session down (see [`crate::sql`]).
+//! it to the store folder of the session before locking the session down (see [`crate::commands::sql`]).
 
 use std::path::Path;
 
 use output_schema::ErrorCode;
 use serde_json::Value;
 
-use crate::sql::{run_sql, SqlLimits, SqlResult, SqlSource};
+use crate::commands::sql::{run_sql, SqlLimits, SqlResult, SqlSource};
 use crate::QueryError;
 
 /// One canned analysis.
@@ -29,7 +29,7 @@ macro_rules! canned {
     ($($name:literal),* $(,)?) => {
         &[$(Canned {
             name: $name,
-            sql: include_str!(concat!("../sql/", $name, ".sql")),
+            sql: include_str!(concat!("../../sql/", $name, ".sql")),
         }),*]
     };
 }

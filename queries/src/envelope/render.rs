@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use output_schema::json::{format_float, to_string_pretty, value_to_string};
 
-use crate::sql::SqlResult;
+use crate::commands::sql::SqlResult;
 use crate::{Answer, QueryError};
 
 /// Output format.
@@ -22,6 +22,17 @@ pub enum Format {
     Markdown,
     /// CSV (SQL results only; other answers fall back to JSON).
     Csv,
+}
+
+impl Format {
+    /// JSON when a command's `--json` flag is set, else human text.
+    pub fn json_if(json: bool) -> Format {
+        if json {
+            Format::Json
+        } else {
+            Format::Human
+        }
+    }
 }
 
 /// Renders an answer.

@@ -4,7 +4,7 @@ use output_schema::{ErrorCode, FormatError};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::answer::Drilldown;
+use crate::envelope::answer::Drilldown;
 
 /// An error answer. Printed as JSON (`{"error": {...}}`) or text, with a non-zero exit.
 #[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]

@@ -1,11 +1,18 @@
 //! `ckb query status`: what a snapshot holds, how healthy each backend is, and what to do next.
+//!
+//! Like every answer it goes through [`finish`], so `--max-tokens` trims its `tables` list (then
+//! `backends`) and `--max-drilldowns` caps its next steps. Its own next steps: each unavailable or
+//! degraded backend's remediation, then `ckb verify`; `finish` puts "take a new snapshot" first
+//! when the snapshot is behind, dirty or diverged.
 
 use serde_json::{json, Value};
 
 use output_schema::manifest::{StageReport, StageStatus};
 
-use crate::answer::{Answer, CompletenessInfo, Drilldown, Provenance};
-use crate::snapshot::{Freshness, Snapshot};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::respond::{finish, Ctx, Draft, Trim};
+use crate::snapshot::Snapshot;
+use crate::QueryError;
 
 /// Health of one backend.
 struct Health {
@@ -89,7 +96,8 @@ fn health(snapshot: &Snapshot) -> Vec<Health> {
 }
 
 /// Builds the status answer.
-pub fn status(snapshot: &Snapshot, freshness: &Freshness) -> Answer {
+pub fn status(ctx: &Ctx<'_>) -> Result<Answer, QueryError> {
+    let (snapshot, freshness) = (ctx.snapshot, ctx.freshness);
     let m = &snapshot.manifest;
     let healths = health(snapshot);
     let backends: Vec<Value> = healths
@@ -139,32 +147,6 @@ pub fn status(snapshot: &Snapshot, freshness: &Freshness) -> Answer {
         })
         .unwrap_or_default();
 
-    let mut suggestions: Vec<Drilldown> = Vec::new();
-    match freshness.state.as_str() {
-        "behind" | "dirty" | "diverged" => suggestions.push(Drilldown {
-            command: "ckb snapshot".into(),
-            reason: format!(
-                "the snapshot is {} relative to the working tree",
-                freshness.state
-            ),
-        }),
-        _ => {}
-    }
-    for h in &healths {
-        if h.tier != "available" {
-            if let Some(r) = h.remediation {
-                suggestions.push(Drilldown {
-                    command: r.to_string(),
-                    reason: format!("{} is {} ({})", h.backend, h.tier, h.reason),
-                });
-            }
-        }
-    }
-    suggestions.push(Drilldown {
-        command: format!("ckb verify {}", snapshot.dir.display()),
-        reason: "check every table against the manifest".into(),
-    });
-
     let available = healths.iter().filter(|h| h.tier == "available").count();
     let score = healths
         .iter()
@@ -205,17 +187,31 @@ pub fn status(snapshot: &Snapshot, freshness: &Freshness) -> Answer {
         "freshness": freshness,
     });
     let n = tables.len() as u64;
-    let provenance = Provenance::of(
-        snapshot,
-        freshness,
-        CompletenessInfo {
-            score,
-            reason: if available == healths.len() {
-                "all-backends".into()
-            } else {
-                "some-backends-unavailable".into()
-            },
+    let mut draft = Draft::new("status", "ckb query status".into(), facts, explanation);
+    draft.completeness = CompletenessInfo {
+        score,
+        reason: if available == healths.len() {
+            "all-backends".into()
+        } else {
+            "some-backends-unavailable".into()
         },
+    };
+    for h in &healths {
+        if h.tier != "available" {
+            if let Some(r) = h.remediation {
+                draft.suggest(r, format!("{} is {} ({})", h.backend, h.tier, h.reason));
+            }
+        }
+    }
+    draft.suggest(
+        format!("ckb verify {}", snapshot.dir.display()),
+        "check every table against the manifest",
     );
-    Answer::new("status", facts, explanation, provenance, suggestions, n, n)
+    draft.trims = vec![
+        Trim::new("/tables", "tables"),
+        Trim::summary("/backends", "backends"),
+    ];
+    draft.items_in = n;
+    draft.items_out = n;
+    finish(ctx, draft)
 }

@@ -14,9 +14,10 @@ use std::collections::BTreeSet;
 use output_schema::manifest::StageStatus;
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::coverage::{self, stage};
-use crate::respond::{finish, shell_quote, Ctx, Draft};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
+use crate::snapshot::coverage::{self, stage};
+use crate::snapshot::FreshnessState;
 use crate::QueryError;
 
 /// One check.
@@ -64,10 +65,17 @@ fn reason(ctx: &Ctx<'_>, name: &str) -> String {
 
 /// Runs every check.
 pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
+    let mut out = Vec::new();
+    snapshot_checks(ctx, &mut out);
+    backend_checks(ctx, &mut out);
+    graph_checks(ctx, &mut out);
+    out
+}
+
+/// The snapshot itself: its files against the manifest, its freshness, tree-sitter coverage.
+fn snapshot_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
     let snap = ctx.snapshot;
     let resnapshot = "ckb snapshot --force".to_string();
-    let mut out = Vec::new();
-
     out.push(match output_schema::verify::verify_snapshot(&snap.dir) {
         Ok(r) if r.ok() => check(
             "snapshot",
@@ -99,9 +107,9 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
     });
 
     let f = ctx.freshness;
-    out.push(match f.state.as_str() {
-        "current" => check("freshness", "pass", "the snapshot describes the working tree".into()),
-        "unknown" => check(
+    out.push(match f.state {
+        FreshnessState::Current => check("freshness", "pass", "the snapshot describes the working tree".into()),
+        FreshnessState::Unknown => check(
             "freshness",
             "warn",
             "freshness is unknown (the snapshot was given explicitly or its repository is not at hand)".into(),
@@ -111,7 +119,7 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
                 "freshness",
                 "warn",
                 match f.commits_behind {
-                    Some(n) if s == "behind" => format!("the snapshot is {n} commit(s) behind HEAD"),
+                    Some(n) if s == FreshnessState::Behind => format!("the snapshot is {n} commit(s) behind HEAD"),
                     _ => format!("the snapshot is {s} relative to the working tree"),
                 },
             ),
@@ -149,7 +157,12 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
             &["ckb snapshot --force --stages scan,syntax,scip,git,identity,modules".into()],
         ),
     });
+}
 
+/// The SCIP index and the git history.
+fn backend_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
+    let snap = ctx.snapshot;
+    let resnapshot = "ckb snapshot --force".to_string();
     let refresh = coverage::scip_index_commands(snap);
     // Only `ckb snapshot --force` left: no indexer is known for these languages.
     let indexable = refresh.len() > 1;
@@ -247,7 +260,11 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
             std::slice::from_ref(&resnapshot),
         ),
     });
+}
 
+/// Identity, the module graph and languages no symbol backend covers.
+fn graph_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
+    let snap = ctx.snapshot;
     out.push(if coverage::ran(snap, "identity") {
         check("identity", "pass", "aliases and tombstones are tracked".into())
     } else {
@@ -266,7 +283,7 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
             .manifest
             .views
             .iter()
-            .any(|v| v.name == crate::arch::VIEW)
+            .any(|v| v.name == crate::commands::arch::VIEW)
         {
             check(
                 "modules",
@@ -327,7 +344,6 @@ pub fn checks(ctx: &Ctx<'_>) -> Vec<Check> {
             ),
         )
     });
-    out
 }
 
 /// The fix script: one commented block per check that is not passing and has a fix.

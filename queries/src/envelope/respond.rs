@@ -8,16 +8,16 @@
 //!   fits `--max-tokens`, recording each trim as a `max-tokens` truncation — JSON is never cut,
 //!   only list items are dropped; an answer that cannot fit even then is `BUDGET_EXCEEDED`;
 //! - chooses drilldowns, in this order: one per truncation (raise the budget that cut), the stale
-//!   SCIP index, a snapshot behind or off the working tree, low completeness (< 0.8), then the
-//!   command's own — deduplicated by command and capped at `--max-drilldowns`.
+//!   SCIP index, a snapshot behind or off the working tree, low completeness (< 0.8; not for
+//!   `doctor` and `status`, which list the fixes themselves), then the command's own — deduplicated by command and capped at `--max-drilldowns`.
 
 use serde_json::Value;
 
 use output_schema::ErrorCode;
 
-use crate::answer::{Answer, CompletenessInfo, Drilldown, Provenance, Truncation};
-use crate::budget::{self, Budget};
-use crate::coverage;
+use crate::envelope::answer::{Answer, CompletenessInfo, Drilldown, Provenance, Truncation};
+use crate::envelope::budget::{self, Budget};
+use crate::snapshot::coverage;
 use crate::snapshot::{Freshness, Snapshot};
 use crate::QueryError;
 
@@ -168,6 +168,19 @@ impl Draft {
     /// Adds a cut when one was made.
     pub fn cut(&mut self, cut: Option<Cut>) {
         self.cuts.extend(cut);
+    }
+
+    /// Records that the list `what` was cut from `total` to `shown` items by `budget`
+    /// (`max-items`, `max-modules`, …), when it was; `flag` is what shows more.
+    pub fn cut_list(
+        &mut self,
+        what: &str,
+        budget: &str,
+        total: usize,
+        shown: usize,
+        flag: &'static str,
+    ) {
+        self.cut(Cut::of(what, budget, total, shown, Some(flag)));
     }
 
     /// Adds a command-specific drilldown.
@@ -384,10 +397,7 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
             reason: format!("the SCIP index is stale ({why})"),
         });
     }
-    if matches!(
-        ctx.freshness.state.as_str(),
-        "behind" | "dirty" | "diverged"
-    ) {
+    if ctx.freshness.state.is_outdated() {
         drilldowns.push(Drilldown {
             command: "ckb snapshot".into(),
             reason: format!(
@@ -396,7 +406,8 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
             ),
         });
     }
-    if draft.completeness.score < 0.8 && draft.command != "doctor" {
+    // `doctor` and `status` already say what is missing and how to fix it.
+    if draft.completeness.score < 0.8 && !matches!(draft.command.as_str(), "doctor" | "status") {
         drilldowns.push(Drilldown {
             command: "ckb query doctor".into(),
             reason: format!(

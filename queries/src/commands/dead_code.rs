@@ -25,11 +25,11 @@ use output_schema::tables::{RelationshipRow, SymbolRow};
 use output_schema::Roles;
 use serde_json::{json, Value};
 
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::read;
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::read;
 use crate::QueryError;
 
 /// Kinds that can be candidates.

@@ -21,10 +21,10 @@ use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::facts::symbol_brief;
-use crate::read::{self, Pred};
-use crate::respond::shell_quote;
-use crate::search::rank_matches;
+use crate::commands::search::rank_matches;
+use crate::envelope::facts::symbol_brief;
+use crate::envelope::respond::shell_quote;
+use crate::snapshot::read::{self, Pred};
 use crate::{QueryError, Snapshot};
 
 /// Most matches an ambiguity lists.
@@ -346,7 +346,7 @@ impl<'a> Lookup<'a> {
                 })
             }
             n => {
-                let tests = crate::search::test_paths(self.snapshot, &matches)?;
+                let tests = crate::commands::search::test_paths(self.snapshot, &matches)?;
                 Err(ambiguous(input, matches, n, &tests))
             }
         }

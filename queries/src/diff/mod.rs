@@ -24,6 +24,7 @@ pub mod api;
 pub mod compare;
 pub mod impact;
 pub mod markdown;
+pub mod risk;
 
 use std::collections::BTreeSet;
 
@@ -34,13 +35,14 @@ use output_schema::{ErrorCode, Table};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::answer::{Answer, CompletenessInfo, Drilldown, Provenance};
+use crate::envelope::answer::{Answer, CompletenessInfo, Drilldown, Provenance};
 use crate::snapshot::{Freshness, Snapshot};
 use crate::QueryError;
 
+pub use crate::analysis::risk::Risk;
 pub use api::{ApiChange, ApiDiff};
 pub use compare::{FileDiff, SymbolDiff};
-pub use impact::{Impact, Risk};
+pub use impact::Impact;
 
 /// Default markdown budget in characters: under GitHub's 65536-character comment limit with room
 /// for a bot's own text.
@@ -336,7 +338,7 @@ pub fn diff(base: &Snapshot, head: &Snapshot) -> Result<DiffReport, QueryError> 
         },
         missing,
     };
-    let risk = impact::risk(&files, &symbols, &api, &impact, &completeness);
+    let risk = risk::risk(&files, &symbols, &api, &impact, &completeness);
     Ok(DiffReport {
         base: SnapshotRef::of(base),
         head: SnapshotRef::of(head),
@@ -449,9 +451,8 @@ pub fn summary(report: &DiffReport) -> String {
     let f = &report.files;
     let s = &report.symbols;
     format!(
-        "Risk {} ({}); {} breaking API change{}; files +{} -{} ~{}; symbols +{} -{}, {} renamed, {} signature, {} body; {} dependent{} in {} module{}, {} test file{} affected.",
-        report.risk.level,
-        report.risk.score,
+        "Risk {}; {} breaking API change{}; files +{} -{} ~{}; symbols +{} -{}, {} renamed, {} signature, {} body; {} dependent{} in {} module{}, {} test file{} affected.",
+        report.risk.summary(),
         report.api.breaking.len(),
         plural(report.api.breaking.len()),
         f.added.len(),

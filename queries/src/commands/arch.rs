@@ -13,10 +13,10 @@ use output_schema::views::{ArchitectureView, ModuleEdgeEntry, ModuleEntry};
 use output_schema::{ErrorCode, View};
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::budget::check_range;
-use crate::coverage;
-use crate::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::budget::check_range;
+use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
 use crate::QueryError;
 
 /// Name of the view.
@@ -213,7 +213,10 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
     draft.items_out = (shown.len() + edges.len() + eps.len() + ext_shown) as u64;
     if let Some(t) = top {
         draft.suggest(
-            format!("ckb query explore {}", crate::respond::shell_quote(&t)),
+            format!(
+                "ckb query explore {}",
+                crate::envelope::respond::shell_quote(&t)
+            ),
             "the most central module in detail",
         );
     }

@@ -24,11 +24,11 @@ use output_schema::tables::{ChurnRow, CochangeRow, OwnershipRow};
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::answer::{Answer, CompletenessInfo};
-use crate::coverage;
-use crate::facts::FileIndex;
-use crate::read::{self, is_path_or_below, Pred};
-use crate::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::answer::{Answer, CompletenessInfo};
+use crate::envelope::facts::FileIndex;
+use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::snapshot::coverage;
+use crate::snapshot::read::{self, is_path_or_below, Pred};
 use crate::QueryError;
 
 /// Windows of the churn table.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use output_schema::tables::{FileRow, SymbolRow};
 use serde_json::{json, Value};
 
-use crate::read;
+use crate::snapshot::read;
 use crate::{QueryError, Snapshot};
 
 /// A symbol with everything the snapshot knows about it.

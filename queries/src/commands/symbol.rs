@@ -8,11 +8,11 @@
 
 use serde_json::json;
 
-use crate::answer::Answer;
-use crate::coverage;
-use crate::facts::symbol_full;
-use crate::resolve::Lookup;
-use crate::respond::{finish, Ctx, Draft};
+use crate::envelope::answer::Answer;
+use crate::envelope::facts::symbol_full;
+use crate::envelope::respond::{finish, Ctx, Draft};
+use crate::snapshot::coverage;
+use crate::snapshot::lookup::Lookup;
 use crate::QueryError;
 
 /// `current` or `may-be-stale`.
@@ -89,7 +89,10 @@ pub fn symbol(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         "what a change would affect",
     );
     draft.suggest(
-        format!("ckb query explore {}", crate::respond::shell_quote(&s.path)),
+        format!(
+            "ckb query explore {}",
+            crate::envelope::respond::shell_quote(&s.path)
+        ),
         "its file in context",
     );
     finish(ctx, draft)
