@@ -117,9 +117,28 @@ fn open(
         return Ok(None);
     };
     let file = File::open(&path).map_err(|e| corrupt(table, e))?;
-    ParquetRecordBatchReaderBuilder::try_new_with_options(file, ArrowReaderOptions::new())
-        .map(Some)
-        .map_err(|e| corrupt(table, e))
+    let probe = file.try_clone().map_err(|e| corrupt(table, e))?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new_with_options(file, ArrowReaderOptions::new())
+            .map_err(|e| corrupt(table, e))?;
+    output_schema::parquet_io::check_chunk_ranges(builder.metadata(), &probe)
+        .map_err(|e| corrupt(table, e))?;
+    Ok(Some(builder))
+}
+
+/// Runs a decode of `table` so that a panic of the Parquet decoder on a damaged file is the
+/// table's `SNAPSHOT_CORRUPT` error (see `output_schema::contain`), not a crash.
+fn contained<R>(
+    table: &str,
+    decode: impl FnOnce() -> Result<R, QueryError>,
+) -> Result<R, QueryError> {
+    let mut answer = None;
+    output_schema::contain::decoding(table, || {
+        answer = Some(decode());
+        Ok(())
+    })
+    .map_err(|e| corrupt(table, e))?;
+    answer.unwrap_or_else(|| Err(corrupt(table, "the decoder stopped")))
 }
 
 fn leaf_index(metadata: &ParquetMetaData, column: &str) -> Option<usize> {
@@ -183,10 +202,12 @@ pub fn rows_where<T: Table>(
     pred: &Pred,
 ) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
-    let Some(builder) = open(snapshot, table)? else {
-        return Ok(None);
-    };
-    collect_rows(filtered_builder(builder, table, column, pred)?).map(Some)
+    contained(table, || {
+        let Some(builder) = open(snapshot, table)? else {
+            return Ok(None);
+        };
+        collect_rows(filtered_builder(builder, table, column, pred)?).map(Some)
+    })
 }
 
 /// Decodes every row a (filtered) reader yields, in stored order.
@@ -211,6 +232,16 @@ fn collect_rows<T: Table>(
 /// and the other columns only for the rows kept. (`refs` of a by-name symbol: its resolved sites
 /// and the same-name sites resolution left open.) Rows come back in stored order.
 pub fn rows_where_or_unset<T: Table>(
+    snapshot: &Snapshot,
+    (key, pred): (&str, &Pred),
+    (fallback, fallback_pred): (&str, &Pred),
+) -> Result<Option<Vec<T>>, QueryError> {
+    contained(T::INFO.name, || {
+        rows_where_or_unset_contained(snapshot, (key, pred), (fallback, fallback_pred))
+    })
+}
+
+fn rows_where_or_unset_contained<T: Table>(
     snapshot: &Snapshot,
     (key, pred): (&str, &Pred),
     (fallback, fallback_pred): (&str, &Pred),
@@ -252,6 +283,17 @@ pub fn rows_where_or_unset<T: Table>(
 /// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
 /// holding exactly the named columns; `Ok(None)` when the table was not written.
 pub fn read_columns(
+    snapshot: &Snapshot,
+    table: &str,
+    columns: &[&str],
+    filter: Option<(&str, &Pred)>,
+) -> Result<Option<Columns>, QueryError> {
+    contained(table, || {
+        read_columns_contained(snapshot, table, columns, filter)
+    })
+}
+
+fn read_columns_contained(
     snapshot: &Snapshot,
     table: &str,
     columns: &[&str],

@@ -1,0 +1,115 @@
+//! A table file that the fuzzers found to crash the Parquet decoder, put into a real snapshot:
+//! every reader says `SNAPSHOT_CORRUPT` and names the table — `ckb query` (which reads tables
+//! without checking their hashes first), `ckb verify`, and a snapshot that would build on it —
+//! never `INTERNAL_ERROR` and never a crash.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+/// The fuzz input, without its first byte (which picks the table in the `table_parquet` target).
+fn crash_file(name: &str) -> Vec<u8> {
+    let path = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+        .join("fuzz/regressions/table_parquet")
+        .join(name);
+    std::fs::read(&path).expect("the regression input")[1..].to_vec()
+}
+
+fn assert_corrupt(out: &std::process::Output, table: &str, what: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{what}: {stdout}{stderr}");
+    assert!(
+        stdout.contains("SNAPSHOT_CORRUPT") || stderr.contains("SNAPSHOT_CORRUPT"),
+        "{what}: {stdout}{stderr}"
+    );
+    assert!(
+        !stdout.contains("INTERNAL_ERROR") && !stderr.contains("INTERNAL_ERROR"),
+        "{what}: {stdout}{stderr}"
+    );
+    assert!(
+        stdout.contains(table) || stderr.contains(table),
+        "{what} names {table}: {stdout}{stderr}"
+    );
+}
+
+fn snapshot_of_a_small_repository(store: &Path) -> (Fixture, PathBuf) {
+    let repo = Fixture::git();
+    repo.write(
+        "src/lib.rs",
+        "pub fn parse(s: &str) -> usize { s.len() }\npub fn run() -> usize { parse(\"x\") }\n",
+    );
+    repo.commit("one");
+    repo.write("src/main.rs", "fn main() { let _ = run(); }\n");
+    repo.commit("two");
+    let snap = snapshot(repo.path(), store, &[]);
+    (repo, snap)
+}
+
+#[test]
+fn a_table_that_crashed_the_decoder_is_a_corrupt_snapshot_for_every_reader() {
+    let store = tempfile::tempdir().unwrap();
+    let (repo, snap) = snapshot_of_a_small_repository(store.path());
+    let snap_arg = snap.to_str().unwrap();
+    // A footer that places a column chunk at a negative offset (files), and pages the
+    // dictionary decoder was never set up for (ownership).
+    std::fs::write(
+        snap.join("files.parquet"),
+        crash_file("negative-column-offset"),
+    )
+    .unwrap();
+    std::fs::write(
+        snap.join("ownership.parquet"),
+        crash_file("dictionary-decoder-unset"),
+    )
+    .unwrap();
+
+    let explore = ckb(
+        repo.path(),
+        &[
+            "query",
+            "--snapshot",
+            snap_arg,
+            "--format",
+            "json",
+            "explore",
+            "src",
+        ],
+    );
+    assert_corrupt(&explore, "files", "ckb query explore");
+    let ownership = ckb(
+        repo.path(),
+        &[
+            "query",
+            "--snapshot",
+            snap_arg,
+            "--format",
+            "json",
+            "ownership",
+            "src/lib.rs",
+        ],
+    );
+    assert_corrupt(&ownership, "ownership", "ckb query ownership");
+    let verify = ckb(repo.path(), &["verify", snap_arg]);
+    assert_corrupt(&verify, "files", "ckb verify");
+
+    // Built on explicitly, the damaged snapshot is refused before any of its rows is read.
+    repo.write("src/extra.rs", "pub fn extra() {}\n");
+    repo.commit("three");
+    let next = ckb(
+        repo.path(),
+        &[
+            "snapshot",
+            repo.path().to_str().unwrap(),
+            "--out",
+            store.path().to_str().unwrap(),
+            "--previous",
+            snap_arg,
+            "--progress",
+            "never",
+        ],
+    );
+    assert_corrupt(&next, "files", "ckb snapshot --previous");
+}
