@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use output_schema::resolve::{resolve, Resolution};
+use output_schema::redirect::{resolve, Resolution};
 use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
 use pipeline::fingerprint::{
     definition_version_id, discriminators, qualify_scip, qualify_source, symbol_id,

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use output_schema::manifest::StageStatus;
 use output_schema::parquet_io::read_table;
-use output_schema::resolve::{resolve, Resolution};
+use output_schema::redirect::{resolve, Resolution};
 use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
 use pipeline::store::StoredSnapshot;
 use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions};
