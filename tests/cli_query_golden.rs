@@ -233,7 +233,6 @@ fn extension(c: &Case) -> &'static str {
 fn answers_match_the_reviewed_goldens() {
     let root = tempfile::tempdir().unwrap();
     fixture::build(root.path(), &fixture::Options::default());
-    let update = std::env::var_os("CKB_UPDATE_GOLDEN").is_some();
     let dir = golden_dir();
     let mut mismatches = Vec::new();
     for c in cases() {
@@ -246,19 +245,8 @@ fn answers_match_the_reviewed_goldens() {
             c.name
         );
         let file = dir.join(format!("{}.{}", c.name, extension(&c)));
-        if update {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&file, &got).unwrap();
-            continue;
-        }
-        match std::fs::read_to_string(&file) {
-            Ok(want) if want == got => {}
-            Ok(want) => mismatches.push(format!(
-                "{}: differs from {}\n--- want\n{want}\n--- got\n{got}",
-                c.name,
-                file.display()
-            )),
-            Err(_) => mismatches.push(format!("{}: no golden file {}", c.name, file.display())),
+        if let Err(m) = test_support::check_golden(&file, &got) {
+            mismatches.push(format!("{}: {m}", c.name));
         }
     }
     assert!(

@@ -81,14 +81,9 @@ fn a_shallow_clone_says_its_history_is_cut() {
     }
     let parent = tempfile::tempdir().unwrap();
     let url = format!("file://{}", src.path().display());
-    let out = git_command(parent.path(), src.time, &src.author)
-        .args(["clone", "-q", "--depth", "2", &url, "clone"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    test_support::run_ok(
+        git_command(parent.path(), src.time, &src.author)
+            .args(["clone", "-q", "--depth", "2", &url, "clone"]),
     );
     let clone = parent.path().join("clone");
     let store = tempfile::tempdir().unwrap();

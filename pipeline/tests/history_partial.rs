@@ -45,17 +45,12 @@ fn source() -> Repo {
 /// `git clone <args> file://<src> <name>` under `parent`; returns the clone's path.
 fn clone(src: &Repo, parent: &Path, name: &str, args: &[&str]) -> PathBuf {
     let url = format!("file://{}", src.path().display());
-    let out = git_command(parent, src.time, &src.author)
-        .arg("clone")
-        .arg("-q")
-        .args(args)
-        .args([url.as_str(), name])
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git clone {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    test_support::run_ok(
+        git_command(parent, src.time, &src.author)
+            .arg("clone")
+            .arg("-q")
+            .args(args)
+            .args([url.as_str(), name]),
     );
     parent.join(name)
 }
@@ -299,15 +294,11 @@ fn incremental_snapshots_of_a_blobless_clone_equal_a_full_walk_and_fill_gaps_lat
         src.write(&format!("new{i}.txt"), "n\n");
         src.commit(&format!("grow {i}"));
     }
-    let pull = git_command(&blobless, src.time, &src.author)
-        .args(["pull", "-q", "--ff-only"])
-        .output()
-        .unwrap();
-    assert!(
-        pull.status.success(),
-        "{}",
-        String::from_utf8_lossy(&pull.stderr)
-    );
+    test_support::run_ok(git_command(&blobless, src.time, &src.author).args([
+        "pull",
+        "-q",
+        "--ff-only",
+    ]));
 
     let previous = PreviousChoice::Explicit(first.clone());
     let (_s2, incremental) = snapshot_in(&blobless, |o| o.previous = previous.clone());

@@ -228,6 +228,16 @@ pub fn edges<const N: usize>(
 /// Recounts every edge from the output tables alone and checks it matches: an edge must be backed
 /// by import rows (from_module/to_module/target) or SCIP reference occurrences (files.module_id and
 /// symbols.module_id), with exactly the counts it claims; and every cross-module import is on an edge.
+/// The modules marked as entry points, in table order.
+pub fn entrypoints(t: &TableSet) -> Vec<&str> {
+    let modules = t.modules.as_ref().expect("modules table");
+    modules
+        .iter()
+        .filter(|m| m.is_entrypoint)
+        .map(|m| m.module_id.as_str())
+        .collect()
+}
+
 pub fn assert_traceable(t: &TableSet) {
     let file_module: HashMap<&str, &str> = t
         .files
