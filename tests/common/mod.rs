@@ -150,6 +150,25 @@ pub fn doctor_check<'a>(doctor: &'a serde_json::Value, id: &str) -> &'a serde_js
         .unwrap_or_else(|| panic!("no doctor check {id}: {doctor}"))
 }
 
+/// Flips every bit of the byte at `at` (from the start; from the end when `from_end`) of `file`.
+pub fn flip_byte(file: &Path, at: usize, from_end: bool) {
+    let mut bytes = std::fs::read(file).unwrap();
+    let i = if from_end { bytes.len() - 1 - at } else { at };
+    bytes[i] ^= 0xff;
+    std::fs::write(file, bytes).unwrap();
+}
+
+/// `ckb verify <snapshot>` fails with exit code 1 and `SNAPSHOT_CORRUPT` naming `file`.
+pub fn assert_verify_names(dir: &Path, snapshot: &Path, file: &str) {
+    let out = ckb(dir, &["verify", snapshot.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("SNAPSHOT_CORRUPT") && err.contains(file),
+        "{err}"
+    );
+}
+
 /// Reads a snapshot's manifest.
 pub fn manifest(snapshot: &Path) -> Manifest {
     output_schema::verify::read_manifest(snapshot).unwrap()
