@@ -131,22 +131,21 @@ fn same_input_gives_identical_bytes_for_any_thread_count() {
     assert_eq!(fa, strip(files_of(&sc)));
 }
 
+/// `ckb snapshot . --out <store> --json` in `dir`: its stdout.
+fn snapshot_json(dir: &Path, store: &Path) -> String {
+    ckb_ok(
+        dir,
+        &["snapshot", ".", "--out", store.to_str().unwrap(), "--json"],
+    )
+}
+
 #[test]
 fn existing_snapshot_is_left_alone_and_reported() {
     let repo = mixed_repo();
     let store = tempfile::tempdir().unwrap();
     let first = snapshot(repo.path(), store.path(), &[]);
     let before = files_of(&first);
-    let out = ckb_ok(
-        repo.path(),
-        &[
-            "snapshot",
-            ".",
-            "--out",
-            store.path().to_str().unwrap(),
-            "--json",
-        ],
-    );
+    let out = snapshot_json(repo.path(), store.path());
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["status"], "existing");
     assert_eq!(v["snapshot"], first.to_str().unwrap());
@@ -202,16 +201,7 @@ fn plain_folders_unborn_branches_and_detached_heads_work() {
     );
     assert!(!manifest(&s).repo_state.is_git);
     // Same content → same state; changed content → another snapshot.
-    let out = ckb_ok(
-        plain.path(),
-        &[
-            "snapshot",
-            ".",
-            "--out",
-            store.path().to_str().unwrap(),
-            "--json",
-        ],
-    );
+    let out = snapshot_json(plain.path(), store.path());
     assert!(out.contains("\"existing\""), "{out}");
     plain.write("a.py", "x = 2\n");
     assert_ne!(snapshot(plain.path(), store.path(), &[]), s);

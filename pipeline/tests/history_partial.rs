@@ -170,11 +170,8 @@ fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_count
     assert_eq!(count(&report, "commits.file-changes-unknown"), 0);
     assert!(count(&report, "objects.missing") >= 3);
     assert_eq!(count(&report, "commits.renames-unscored"), 1);
-    let w = report
-        .warnings
-        .iter()
-        .find(|w| w.code == "lines-unavailable")
-        .expect("a warning counts the changes without line counts");
+    // A warning counts the changes without line counts.
+    let w = warning(&report, "lines-unavailable");
     assert!(
         w.message.starts_with(&format!("{without} file change(s)")),
         "{}",
@@ -224,11 +221,8 @@ fn a_treeless_clone_keeps_every_commit_without_its_file_changes() {
     assert_eq!(c.reason, "treeless-clone");
     assert!(c.score < 0.5, "{}", c.score);
     assert_eq!(count(&report, "commits.file-changes-unknown"), 5);
-    let w = report
-        .warnings
-        .iter()
-        .find(|w| w.code == "changes-unavailable")
-        .expect("a warning counts the commits without file changes");
+    // A warning counts the commits without file changes.
+    let w = warning(&report, "changes-unavailable");
     assert!(w.message.starts_with("5 commit(s)"), "{}", w.message);
     // Ownership of a file needs its changes; the commits still name their authors.
     assert!(h.ownership.is_empty());

@@ -158,6 +158,17 @@ pub fn git_report(dir: &Path) -> output_schema::manifest::StageReport {
     manifest(dir).stages["git"].clone()
 }
 
+/// The first warning of a stage report with this code (panics, listing them, if there is none).
+pub fn warning<'a>(
+    report: &'a output_schema::manifest::StageReport,
+    code: &str,
+) -> &'a output_schema::manifest::Warning {
+    let mut warnings = report.warnings.iter();
+    warnings
+        .find(|w| w.code == code)
+        .unwrap_or_else(|| panic!("no {code} warning: {:?}", report.warnings))
+}
+
 /// A count of the git stage report (0 when absent).
 pub fn count(report: &output_schema::manifest::StageReport, key: &str) -> i64 {
     report.counts.get(key).copied().unwrap_or(0)
