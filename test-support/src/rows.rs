@@ -3,7 +3,8 @@
 //! (`SymbolRow { signature: …, ..rows::symbol("id", "src/a.rs", "f") }`), so each test spells out
 //! only the fields it is about.
 
-use output_schema::tables::{FileRow, SymbolRow};
+use output_schema::tables::{FileRow, OccurrenceRow, SymbolRow};
+use output_schema::Roles;
 
 /// A public Rust function `name` at `path`, lines 1–3, from tree-sitter, with stable ID `id`;
 /// no signature, arity, definition version, module, backend ID or body hash.
@@ -29,6 +30,29 @@ pub fn symbol(id: &str, path: &str, name: &str) -> SymbolRow {
         source: "tree-sitter".into(),
         backend_id: None,
         body_hash: None,
+    }
+}
+
+/// A reference to `symbol_id` (none: unresolved) named `name` at `path:line`, columns 1–2, from
+/// `source`, with no enclosing symbol.
+pub fn reference(
+    symbol_id: Option<&str>,
+    name: &str,
+    path: &str,
+    line: i32,
+    source: &str,
+) -> OccurrenceRow {
+    OccurrenceRow {
+        symbol_id: symbol_id.map(Into::into),
+        name: name.into(),
+        path: path.into(),
+        line,
+        col: 1,
+        end_line: line,
+        end_col: 2,
+        roles: Roles::REFERENCE,
+        enclosing_symbol_id: None,
+        source: source.into(),
     }
 }
 

@@ -131,18 +131,7 @@ pub fn symbol(id: &str, name: &str, kind: &str, path: &str, container: Option<&s
 }
 
 pub fn reference(symbol_id: &str, path: &str, line: i32, source: &str) -> OccurrenceRow {
-    OccurrenceRow {
-        symbol_id: Some(symbol_id.into()),
-        name: "x".into(),
-        path: path.into(),
-        line,
-        col: 1,
-        end_line: line,
-        end_col: 2,
-        roles: Roles::REFERENCE,
-        enclosing_symbol_id: None,
-        source: source.into(),
-    }
+    test_support::rows::reference(Some(symbol_id), "x", path, line, source)
 }
 
 /// The classification of the import at (path, line) as (kind, target, method).
