@@ -5,11 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools="${CKB_TOOLS_DIR:-$HOME/.cache/ckb-tools}"
+# The version tests/golden/sql was checked against.
+DUCKDB_CLI_VERSION=1.5.6
 mkdir -p "$tools"
 
-if ! "$tools/venv/bin/duckdb" -version >/dev/null 2>&1; then
+if ! "$tools/venv/bin/duckdb" -version 2>/dev/null | grep -q "^v$DUCKDB_CLI_VERSION "; then
   python3 -m venv "$tools/venv"
-  "$tools/venv/bin/pip" install --quiet --disable-pip-version-check duckdb-cli
+  "$tools/venv/bin/pip" install --quiet --disable-pip-version-check "duckdb-cli==$DUCKDB_CLI_VERSION"
 fi
 echo "duckdb CLI: $("$tools/venv/bin/duckdb" -version)"
 

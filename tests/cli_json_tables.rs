@@ -69,18 +69,8 @@ fn json_tables_mirror_every_written_table() {
 
     // ckb verify checks them; a damaged export is named.
     ckb_ok(r.path(), &["verify", s.to_str().unwrap()]);
-    let target = s.join("files.jsonl.zst");
-    let mut bytes = std::fs::read(&target).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 0xff;
-    std::fs::write(&target, bytes).unwrap();
-    let out = ckb(r.path(), &["verify", s.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("SNAPSHOT_CORRUPT") && err.contains("files.jsonl.zst"),
-        "{err}"
-    );
+    flip_byte(&s.join("files.jsonl.zst"), 0, true);
+    assert_verify_names(r.path(), &s, "files.jsonl.zst");
 }
 
 #[test]
@@ -105,31 +95,17 @@ fn json_tables_are_byte_stable_and_only_written_on_request() {
 
 #[test]
 fn stock_duckdb_reads_the_json_lines() {
-    let duckdb = std::env::var_os("HOME")
-        .map(|h| Path::new(&h).join(".cache/ckb-tools/venv/bin/duckdb"))
-        .filter(|p| p.is_file());
-    let Some(duckdb) = duckdb else {
-        common::tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
+    let Some(duckdb) = duckdb_cli() else {
         return;
     };
     let r = repo();
     let store = tempfile::tempdir().unwrap();
     let s = snapshot(r.path(), store.path(), &["--json-tables"]);
-    let out = Command::new(duckdb)
-        .args(["-csv", "-noheader", "-c"])
-        .arg(format!(
+    let out = test_support::run_ok(Command::new(duckdb).args(["-csv", "-noheader", "-c"]).arg(
+        format!(
             "select count(*), min(path), bool_or(is_test) from read_json('{}', format = 'newline_delimited')",
             s.join("files.jsonl.zst").display()
-        ))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        "4,README.md,true"
-    );
+        ),
+    ));
+    assert_eq!(test_support::stdout_of(&out).trim(), "4,README.md,true");
 }

@@ -241,13 +241,7 @@ fn doctor_fix_prints_a_script_and_runs_nothing() {
     // The JSON answer lists the same checks.
     let (code, v) = query(root.path(), &["doctor"]);
     assert_eq!(code, Some(0));
-    let scip = v["facts"]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "scip")
-        .unwrap()
-        .clone();
+    let scip = doctor_check(&v, "scip");
     assert_eq!(scip["status"], "warn");
     assert!(scip["message"].as_str().unwrap().starts_with("INDEX_STALE"));
 }

@@ -36,22 +36,22 @@ fn case(name: &'static str, args: &[&str], exit: i32) -> Case {
     }
 }
 
+/// A case answered in JSON with exit code 0.
+fn json_case(name: &'static str, args: &[&str]) -> Case {
+    let mut case = case(name, args, 0);
+    case.args
+        .splice(0..0, ["--format".to_string(), "json".to_string()]);
+    case
+}
+
 fn cases() -> Vec<Case> {
     let p = sid(2);
     vec![
-        case("symbol", &["--format", "json", "symbol", &p], 0),
-        case(
-            "symbol-redirected",
-            &["--format", "json", "symbol", &sid(102)],
-            0,
-        ),
+        json_case("symbol", &["symbol", &p]),
+        json_case("symbol-redirected", &["symbol", &sid(102)]),
         case("symbol-human", &["--format", "human", "symbol", &p], 0),
-        case("search", &["--format", "json", "search", "parse"], 0),
-        case(
-            "search-limit-2",
-            &["--format", "json", "search", "parse", "--limit", "2"],
-            0,
-        ),
+        json_case("search", &["search", "parse"]),
+        json_case("search-limit-2", &["search", "parse", "--limit", "2"]),
         case(
             "search-markdown",
             &[
@@ -59,34 +59,14 @@ fn cases() -> Vec<Case> {
             ],
             0,
         ),
-        case("refs", &["--format", "json", "refs", &p], 0),
-        case(
-            "refs-max-modules-1",
-            &["--format", "json", "--max-modules", "1", "refs", &p],
-            0,
-        ),
-        case(
-            "arch",
-            &["--format", "json", "arch", "--include-external"],
-            0,
-        ),
-        case("impact", &["--format", "json", "impact", &p], 0),
-        case("impact-trait", &["--format", "json", "impact", &sid(7)], 0),
-        case(
-            "explore-module",
-            &["--format", "json", "explore", "crates/core"],
-            0,
-        ),
-        case(
-            "understand",
-            &["--format", "json", "understand", "Parser::parse"],
-            0,
-        ),
-        case(
-            "understand-ambiguous",
-            &["--format", "json", "understand", "parse"],
-            0,
-        ),
+        json_case("refs", &["refs", &p]),
+        json_case("refs-max-modules-1", &["--max-modules", "1", "refs", &p]),
+        json_case("arch", &["arch", "--include-external"]),
+        json_case("impact", &["impact", &p]),
+        json_case("impact-trait", &["impact", &sid(7)]),
+        json_case("explore-module", &["explore", "crates/core"]),
+        json_case("understand", &["understand", "Parser::parse"]),
+        json_case("understand-ambiguous", &["understand", "parse"]),
         case(
             "prepare-change-rename",
             &[
@@ -123,23 +103,11 @@ fn cases() -> Vec<Case> {
             ],
             0,
         ),
-        case(
-            "batch-search",
-            &["--format", "json", "batch-search", "parse", "render"],
-            0,
-        ),
-        case("hotspots", &["--format", "json", "hotspots"], 0),
-        case(
-            "coupling",
-            &["--format", "json", "coupling", "crates/core/src/parser.rs"],
-            0,
-        ),
-        case(
-            "ownership",
-            &["--format", "json", "ownership", "crates/core/src/parser.rs"],
-            0,
-        ),
-        case("dead-code", &["--format", "json", "dead-code"], 0),
+        json_case("batch-search", &["batch-search", "parse", "render"]),
+        json_case("hotspots", &["hotspots"]),
+        json_case("coupling", &["coupling", "crates/core/src/parser.rs"]),
+        json_case("ownership", &["ownership", "crates/core/src/parser.rs"]),
+        json_case("dead-code", &["dead-code"]),
         case(
             "affected-tests",
             &[
@@ -150,7 +118,7 @@ fn cases() -> Vec<Case> {
             ],
             0,
         ),
-        case("doctor", &["--format", "json", "doctor"], 0),
+        json_case("doctor", &["doctor"]),
         case("doctor-fix", &["doctor", "--fix"], 0),
         case(
             "error-ambiguous",
@@ -233,7 +201,6 @@ fn extension(c: &Case) -> &'static str {
 fn answers_match_the_reviewed_goldens() {
     let root = tempfile::tempdir().unwrap();
     fixture::build(root.path(), &fixture::Options::default());
-    let update = std::env::var_os("CKB_UPDATE_GOLDEN").is_some();
     let dir = golden_dir();
     let mut mismatches = Vec::new();
     for c in cases() {
@@ -246,19 +213,8 @@ fn answers_match_the_reviewed_goldens() {
             c.name
         );
         let file = dir.join(format!("{}.{}", c.name, extension(&c)));
-        if update {
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(&file, &got).unwrap();
-            continue;
-        }
-        match std::fs::read_to_string(&file) {
-            Ok(want) if want == got => {}
-            Ok(want) => mismatches.push(format!(
-                "{}: differs from {}\n--- want\n{want}\n--- got\n{got}",
-                c.name,
-                file.display()
-            )),
-            Err(_) => mismatches.push(format!("{}: no golden file {}", c.name, file.display())),
+        if let Err(m) = test_support::check_golden(&file, &got) {
+            mismatches.push(format!("{}: {m}", c.name));
         }
     }
     assert!(

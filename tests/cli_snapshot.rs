@@ -36,29 +36,8 @@ fn mixed_repo() -> Fixture {
     // A nested repository is not descended into.
     f.write("vendored/inner/a.rs", "fn a() {}\n");
     let inner = f.path().join("vendored/inner");
-    for args in [
-        &["init", "-q"][..],
-        &["add", "-A"],
-        &[
-            "-c",
-            "user.name=x",
-            "-c",
-            "user.email=x@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "inner",
-        ],
-    ] {
-        let ok = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&inner)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?} in the nested repository");
-    }
+    test_support::git_init(&inner);
+    test_support::git_commit_all(&inner, "inner");
     // Symlinks are never followed: one loops, one points outside the repository.
     std::os::unix::fs::symlink(".", f.path().join("loop")).unwrap();
     std::os::unix::fs::symlink("/etc/hostname", f.path().join("outside")).unwrap();
@@ -152,22 +131,21 @@ fn same_input_gives_identical_bytes_for_any_thread_count() {
     assert_eq!(fa, strip(files_of(&sc)));
 }
 
+/// `ckb snapshot . --out <store> --json` in `dir`: its stdout.
+fn snapshot_json(dir: &Path, store: &Path) -> String {
+    ckb_ok(
+        dir,
+        &["snapshot", ".", "--out", store.to_str().unwrap(), "--json"],
+    )
+}
+
 #[test]
 fn existing_snapshot_is_left_alone_and_reported() {
     let repo = mixed_repo();
     let store = tempfile::tempdir().unwrap();
     let first = snapshot(repo.path(), store.path(), &[]);
     let before = files_of(&first);
-    let out = ckb_ok(
-        repo.path(),
-        &[
-            "snapshot",
-            ".",
-            "--out",
-            store.path().to_str().unwrap(),
-            "--json",
-        ],
-    );
+    let out = snapshot_json(repo.path(), store.path());
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["status"], "existing");
     assert_eq!(v["snapshot"], first.to_str().unwrap());
@@ -223,16 +201,7 @@ fn plain_folders_unborn_branches_and_detached_heads_work() {
     );
     assert!(!manifest(&s).repo_state.is_git);
     // Same content → same state; changed content → another snapshot.
-    let out = ckb_ok(
-        plain.path(),
-        &[
-            "snapshot",
-            ".",
-            "--out",
-            store.path().to_str().unwrap(),
-            "--json",
-        ],
-    );
+    let out = snapshot_json(plain.path(), store.path());
     assert!(out.contains("\"existing\""), "{out}");
     plain.write("a.py", "x = 2\n");
     assert_ne!(snapshot(plain.path(), store.path(), &[]), s);
@@ -485,17 +454,9 @@ fn verify_names_the_damaged_table() {
     let ok = ckb_ok(repo.path(), &["verify", s.to_str().unwrap()]);
     assert!(ok.contains("ok") && ok.contains("files"));
     let p = s.join("files.parquet");
-    let mut bytes = std::fs::read(&p).unwrap();
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 0xff;
-    std::fs::write(&p, bytes).unwrap();
-    let out = ckb(repo.path(), &["verify", s.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("SNAPSHOT_CORRUPT") && err.contains("files.parquet"),
-        "{err}"
-    );
+    let mid = std::fs::metadata(&p).unwrap().len() as usize / 2;
+    flip_byte(&p, mid, false);
+    assert_verify_names(repo.path(), &s, "files.parquet");
     // A damaged manifest is reported too.
     std::fs::write(s.join("manifest.json.zst"), b"garbage").unwrap();
     let out = ckb(repo.path(), &["verify", s.to_str().unwrap()]);
@@ -603,21 +564,14 @@ fn a_second_writer_of_the_same_state_waits_for_the_lock() {
 
 /// `git clone <args> file://<src> <dest>` without the machine's git configuration.
 fn git_clone(src: &Path, dest: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .arg("clone")
-        .arg("-q")
-        .args(args)
-        .arg(format!("file://{}", src.display()))
-        .arg(dest)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git clone {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let url = format!("file://{}", src.display());
+    let dest = dest.to_str().unwrap();
+    let clone_args: Vec<&str> = ["clone", "-q"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .chain([url.as_str(), dest])
+        .collect();
+    test_support::git(src, &clone_args);
 }
 
 #[test]
@@ -683,41 +637,15 @@ fn a_blobless_clone_snapshots_every_stage_and_doctor_names_the_fix() {
 
     // doctor names the fix; the fix works.
     let snapshot_arg = got_dir.to_str().unwrap();
-    let out = ckb_ok(
-        &blobless,
-        &[
-            "query",
-            "--snapshot",
-            snapshot_arg,
-            "--format",
-            "json",
-            "doctor",
-        ],
-    );
+    let out = query_json_ok(&blobless, snapshot_arg, &["doctor"]);
     let doctor: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let history = doctor["facts"]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "history")
-        .unwrap()
-        .clone();
+    let history = doctor_check(&doctor, "history");
     assert_eq!(history["status"], "warn", "{history}");
     assert!(
         history.to_string().contains("--history-fetch-missing"),
         "{history}"
     );
-    let out = ckb_ok(
-        &blobless,
-        &[
-            "query",
-            "--snapshot",
-            snapshot_arg,
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    let out = query_json_ok(&blobless, snapshot_arg, &["status"]);
     let status: serde_json::Value = serde_json::from_str(&out).unwrap();
     let git = status["facts"]["backends"]
         .as_array()

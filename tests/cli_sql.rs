@@ -23,6 +23,20 @@ fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
+/// `ckb query --store <store> --format <format> <rest…>` in `dir`.
+fn store_query(dir: &Path, store: &str, format: &str, rest: &[&str]) -> std::process::Output {
+    let mut args = vec!["query", "--store", store, "--format", format];
+    args.extend_from_slice(rest);
+    ckb(dir, &args)
+}
+
+/// [`store_query`] that must succeed; its stdout.
+fn store_query_ok(dir: &Path, store: &str, format: &str, rest: &[&str]) -> String {
+    let out = store_query(dir, store, format, rest);
+    test_support::assert_success(&out, &format!("ckb query --store {store} {rest:?}"));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn repo_root() -> PathBuf {
     PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
 }
@@ -43,19 +57,9 @@ fn canned_names() -> Vec<String> {
 }
 
 fn golden(name: &str, actual: &str) -> String {
-    let dir = repo_root().join("tests/golden/sql");
-    let path = dir.join(format!("{name}.csv"));
-    if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (CKB_UPDATE_GOLDEN=1 writes it)", path.display()));
-    assert_eq!(
-        actual, expected,
-        "{name}: differs from tests/golden/sql/{name}.csv"
-    );
-    expected
+    let path = repo_root().join(format!("tests/golden/sql/{name}.csv"));
+    test_support::assert_golden(&path, actual);
+    actual.to_string()
 }
 
 #[test]
@@ -65,33 +69,15 @@ fn every_canned_query_runs_through_ckb_and_matches_its_golden() {
     assert_eq!(names.len(), 6, "{names:?}");
     let dir = tempfile::tempdir().unwrap();
     for name in &names {
-        let csv = ckb_ok(
-            dir.path(),
-            &[
-                "query",
-                "--store",
-                s(store.path()),
-                "--format",
-                "csv",
-                "canned",
-                name,
-            ],
-        );
+        let csv = store_query_ok(dir.path(), s(store.path()), "csv", &["canned", name]);
         golden(name, &csv);
         // `sql --file` runs the very same file.
         let file = repo_root().join(format!("queries/sql/{name}.sql"));
-        let via_file = ckb_ok(
+        let via_file = store_query_ok(
             dir.path(),
-            &[
-                "query",
-                "--store",
-                s(store.path()),
-                "--format",
-                "csv",
-                "sql",
-                "--file",
-                s(&file),
-            ],
+            s(store.path()),
+            "csv",
+            &["sql", "--file", s(&file)],
         );
         assert_eq!(via_file, csv, "{name}");
     }
@@ -102,17 +88,11 @@ fn canned_results_say_what_the_fixture_store_holds() {
     let store = sample_store();
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str| -> Value {
-        json(&ckb_ok(
+        json(&store_query_ok(
             dir.path(),
-            &[
-                "query",
-                "--store",
-                s(store.path()),
-                "--format",
-                "json",
-                "canned",
-                name,
-            ],
+            s(store.path()),
+            "json",
+            &["canned", name],
         ))
     };
     let col = |v: &Value, name: &str| {
@@ -256,8 +236,7 @@ fn same_csv(a: &str, b: &str) -> bool {
 
 #[test]
 fn the_stock_duckdb_cli_runs_every_canned_file_as_is() {
-    let Some(duckdb) = stock_duckdb() else {
-        common::tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
+    let Some(duckdb) = duckdb_cli() else {
         return;
     };
     let store = sample_store();
@@ -265,21 +244,16 @@ fn the_stock_duckdb_cli_runs_every_canned_file_as_is() {
     for name in canned_names() {
         let file = repo_root().join(format!("queries/sql/{name}.sql"));
         // Exactly the documented command.
-        let out = Command::new(&duckdb)
-            .args(["-csv", "-nullvalue", ""])
-            .arg("-c")
-            .arg(format!("SET VARIABLE ckb_store = '{}'", s(store.path())))
-            .arg("-f")
-            .arg(&file)
-            .current_dir(cwd.path())
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = test_support::run_ok(
+            Command::new(&duckdb)
+                .args(["-csv", "-nullvalue", ""])
+                .arg("-c")
+                .arg(format!("SET VARIABLE ckb_store = '{}'", s(store.path())))
+                .arg("-f")
+                .arg(&file)
+                .current_dir(cwd.path()),
         );
+        let stdout = test_support::stdout_of(&out);
         let expected =
             std::fs::read_to_string(repo_root().join(format!("tests/golden/sql/{name}.csv")))
                 .unwrap();
@@ -293,19 +267,14 @@ fn the_stock_duckdb_cli_runs_every_canned_file_as_is() {
     let snapshots = repo.path().join(".ckb/snapshots");
     std::fs::create_dir_all(repo.path().join(".ckb")).unwrap();
     std::fs::rename(store.path(), &snapshots).unwrap();
-    let out = Command::new(&duckdb)
-        .args(["-csv", "-nullvalue", "", "-f"])
-        .arg(repo_root().join("queries/sql/hotspots.sql"))
-        .current_dir(repo.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = test_support::run_ok(
+        Command::new(&duckdb)
+            .args(["-csv", "-nullvalue", "", "-f"])
+            .arg(repo_root().join("queries/sql/hotspots.sql"))
+            .current_dir(repo.path()),
     );
     assert!(same_csv(
-        &String::from_utf8_lossy(&out.stdout),
+        &test_support::stdout_of(&out),
         &std::fs::read_to_string(repo_root().join("tests/golden/sql/hotspots.csv")).unwrap()
     ));
 }
@@ -325,21 +294,8 @@ fn canned_list_unknown_names_and_missing_tables() {
     assert_eq!(v["rows"].as_array().unwrap().len(), canned_names().len());
     assert_eq!(v["rows"][0][0], "api_changes");
 
-    let out = ckb(
-        dir.path(),
-        &[
-            "query",
-            "--store",
-            s(store.path()),
-            "--format",
-            "json",
-            "canned",
-            "nope",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let v = json(&String::from_utf8_lossy(&out.stdout));
-    assert_eq!(v["error"]["code"], "INVALID_PARAMETER");
+    let out = store_query(dir.path(), s(store.path()), "json", &["canned", "nope"]);
+    let v = error_answer(&out, "INVALID_PARAMETER");
     assert!(v["error"]["remediation"]
         .as_str()
         .unwrap()
@@ -350,21 +306,8 @@ fn canned_list_unknown_names_and_missing_tables() {
     SnapshotBuilder::new("acme", &"f".repeat(40))
         .without("churn")
         .write(thin.path());
-    let out = ckb(
-        dir.path(),
-        &[
-            "query",
-            "--store",
-            s(thin.path()),
-            "--format",
-            "json",
-            "canned",
-            "hotspots",
-        ],
-    );
-    assert_eq!(out.status.code(), Some(1));
-    let v = json(&String::from_utf8_lossy(&out.stdout));
-    assert_eq!(v["error"]["code"], "SQL_ERROR");
+    let out = store_query(dir.path(), s(thin.path()), "json", &["canned", "hotspots"]);
+    let v = error_answer(&out, "SQL_ERROR");
     assert!(
         v["error"]["message"]
             .as_str()
@@ -374,17 +317,11 @@ fn canned_list_unknown_names_and_missing_tables() {
     );
 
     // No store at all.
-    let out = ckb(
+    let out = store_query(
         dir.path(),
-        &[
-            "query",
-            "--store",
-            "/nonexistent/store",
-            "--format",
-            "json",
-            "canned",
-            "hotspots",
-        ],
+        "/nonexistent/store",
+        "json",
+        &["canned", "hotspots"],
     );
     assert_eq!(
         json(&String::from_utf8_lossy(&out.stdout))["error"]["code"],
@@ -416,18 +353,11 @@ fn canned_list_unknown_names_and_missing_tables() {
             .code(),
         Some(2)
     );
-    let out = ckb(
+    let out = store_query(
         dir.path(),
-        &[
-            "query",
-            "--store",
-            s(store.path()),
-            "--format",
-            "json",
-            "sql",
-            "--file",
-            "/nonexistent.sql",
-        ],
+        s(store.path()),
+        "json",
+        &["sql", "--file", "/nonexistent.sql"],
     );
     assert_eq!(
         json(&String::from_utf8_lossy(&out.stdout))["error"]["code"],
@@ -443,10 +373,7 @@ fn store_sessions_cannot_write_change_the_store_or_read_elsewhere() {
     let dir = tempfile::tempdir().unwrap();
     let st = s(store.path());
     let run = |sql: &str| {
-        let out = ckb(
-            dir.path(),
-            &["query", "--store", st, "--format", "json", "sql", sql],
-        );
+        let out = store_query(dir.path(), st, "json", &["sql", sql]);
         (
             out.status.code(),
             json(&String::from_utf8_lossy(&out.stdout)),
@@ -960,19 +887,11 @@ fn sql_limits_hold_at_the_limit_and_name_the_flag_beyond() {
 fn canned_queries_take_the_same_limits() {
     let store = sample_store();
     let dir = tempfile::tempdir().unwrap();
-    let out = ckb(
+    let out = store_query(
         dir.path(),
-        &[
-            "query",
-            "--store",
-            s(store.path()),
-            "--format",
-            "json",
-            "canned",
-            "hotspots",
-            "--max-rows",
-            "2",
-        ],
+        s(store.path()),
+        "json",
+        &["canned", "hotspots", "--max-rows", "2"],
     );
     assert_eq!(out.status.code(), Some(1));
     let v = json(&String::from_utf8_lossy(&out.stdout));

@@ -42,6 +42,15 @@ fn tables_of(snapshot: &Path) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// Snapshots again cold (`--force --no-previous`) and asserts its tables and views are the bytes of
+/// `snapshot`'s; returns the cold snapshot's folder.
+fn assert_same_as_cold(repo: &Fixture, snapshot: &Path, why: &str) -> PathBuf {
+    let tables = tables_of(snapshot);
+    let cold = snapshot_in_repo(repo, &["--force", "--no-previous"]);
+    assert_eq!(tables_of(&cold), tables, "{why}");
+    cold
+}
+
 /// Changes one byte in the middle of a file (size unchanged): only its hash can tell.
 fn flip_a_byte(file: &Path) {
     let mut bytes = std::fs::read(file).unwrap();
@@ -98,10 +107,8 @@ fn the_honest_previous_snapshot_is_verified_and_its_rows_reused() {
         m.stages["git"]
     );
     assert_eq!(m.repo_state.head_commit.as_deref(), Some(head.as_str()));
-    let reused = tables_of(&second);
-    let cold = snapshot_in_repo(&repo, &["--force", "--no-previous"]);
+    let cold = assert_same_as_cold(&repo, &second, "reuse gives the cold bytes");
     assert_eq!(cold, second);
-    assert_eq!(tables_of(&cold), reused, "reuse gives the cold bytes");
 }
 
 #[test]
@@ -135,10 +142,8 @@ fn a_committed_fake_snapshot_of_the_parent_is_not_reused_and_the_run_is_cold() {
     assert_eq!(count(&m, "syntax", "files.reused"), 0);
     assert_eq!(count(&m, "git", "commits.reused"), 0);
 
-    let tables = tables_of(&second);
-    let cold = snapshot_in_repo(&repo, &["--force", "--no-previous"]);
+    let cold = assert_same_as_cold(&repo, &second, "same bytes as a cold run");
     assert_eq!(cold, second);
-    assert_eq!(tables_of(&cold), tables, "same bytes as a cold run");
 }
 
 #[test]
@@ -368,9 +373,7 @@ fn a_committed_snapshot_is_not_reused_even_when_it_matches_its_manifest() {
         "{:?}",
         m.stages["identity"]
     );
-    let tables = tables_of(&second);
-    let cold = snapshot_in_repo(&repo, &["--force", "--no-previous"]);
-    assert_eq!(tables_of(&cold), tables, "same bytes as a cold run");
+    assert_same_as_cold(&repo, &second, "same bytes as a cold run");
 }
 
 /// A manifest that decompresses far past any real one (a zstd bomb from an artifact store) is

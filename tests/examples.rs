@@ -292,6 +292,12 @@ fn read_state(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
+/// The fake GitHub's comments on issue (pull request) `issue`, oldest first.
+fn comments_on(state: &Value, issue: i64) -> Vec<&Value> {
+    let comments = state["comments"].as_array().unwrap().iter();
+    comments.filter(|c| c["issue"] == issue).collect()
+}
+
 fn snapshots_in(store: &Path) -> Vec<String> {
     let mut out: Vec<String> = files_of(store)
         .into_iter()
@@ -383,16 +389,7 @@ fn workflows_are_valid_and_their_run_steps_are_the_example_scripts() {
     }
     // Every script is used by a workflow and parses; common.sh is sourced by the others.
     for (rel, _) in files_of(&scripts_dir) {
-        let out = Command::new("bash")
-            .arg("-n")
-            .arg(scripts_dir.join(&rel))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{rel}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        test_support::run_ok(Command::new("bash").arg("-n").arg(scripts_dir.join(&rel)));
         if rel != "common.sh" {
             assert!(used.contains(&rel), "{rel} is not used by any workflow");
         }
@@ -532,12 +529,7 @@ fn pr_workflow_posts_one_comment_and_updates_it_on_the_next_push() {
     assert_eq!(snapshots_in(&runner.store()).len(), 4, "{text}");
 
     let v = read_state(&state);
-    let mine: Vec<&Value> = v["comments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["issue"] == 7)
-        .collect();
+    let mine = comments_on(&v, 7);
     assert_eq!(mine.len(), 2, "LGTM and ckb's");
     let body = mine[1]["body"].as_str().unwrap();
     assert!(
@@ -574,12 +566,7 @@ fn pr_workflow_posts_one_comment_and_updates_it_on_the_next_push() {
         "{text}"
     );
     let v = read_state(&state);
-    let mine: Vec<&Value> = v["comments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["issue"] == 7)
-        .collect();
+    let mine = comments_on(&v, 7);
     assert_eq!(mine.len(), 2, "still one ckb comment");
     assert_eq!(mine[1]["id"], comment_id);
     let body = mine[1]["body"].as_str().unwrap();
@@ -602,14 +589,15 @@ fn pr_workflow_posts_one_comment_and_updates_it_on_the_next_push() {
     assert_eq!(facts["facts"]["base"]["headCommit"], fork_point.as_str());
 }
 
+/// The folder of the stock DuckDB CLI (empty when it is `PATH`'s); `None` when it is missing (which
+/// fails the test under CI).
 fn stock_duckdb_dir() -> Option<PathBuf> {
-    let p = PathBuf::from(std::env::var_os("HOME")?).join(".cache/ckb-tools/venv/bin");
-    p.join("duckdb").is_file().then_some(p)
+    duckdb_cli().map(|p| p.parent().map(Path::to_path_buf).unwrap_or_default())
 }
 
 fn walkthrough_env(cmd: &mut Command) -> &mut Command {
     let mut path = std::env::var("PATH").unwrap_or_default();
-    if let Some(d) = stock_duckdb_dir() {
+    if let Some(d) = stock_duckdb_dir().filter(|d| !d.as_os_str().is_empty()) {
         path = format!("{}:{path}", d.display());
     }
     let bin = Path::new(env!("CARGO_BIN_EXE_ckb")).parent().unwrap();
@@ -658,19 +646,13 @@ fn sql_walkthrough_runs_over_a_store() {
                 continue;
             }
             if line.starts_with("duckdb") && stock_duckdb_dir().is_none() {
-                common::tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
                 continue;
             }
             let mut cmd = Command::new("bash");
             cmd.args(["-eo", "pipefail", "-c", line])
                 .env("STORE", store.path())
                 .current_dir(root());
-            let out = walkthrough_env(&mut cmd).output().unwrap();
-            assert!(
-                out.status.success(),
-                "{line}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let out = test_support::run_ok(walkthrough_env(&mut cmd));
             assert!(!out.stdout.is_empty(), "{line}");
             ran += 1;
         }

@@ -11,12 +11,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::*;
 
 /// Every artifact under `dir` as `(what, text)` pairs to search: each file's relative name, its
-/// raw bytes, its decompressed content when it is a `.zst`, and every row of every Parquet file
+/// raw bytes (its decompressed content when it is a `.zst`), and every row of every Parquet file
 /// decoded by DuckDB.
 fn artifact_texts(dir: &Path) -> Vec<(String, String)> {
     let conn = duckdb::Connection::open_in_memory().unwrap();
@@ -24,16 +24,19 @@ fn artifact_texts(dir: &Path) -> Vec<(String, String)> {
     let mut parquet_files = 0;
     for (rel, bytes) in files_of(dir) {
         out.push((format!("{rel} (file name)"), rel.clone()));
-        out.push((
-            format!("{rel} (bytes)"),
-            String::from_utf8_lossy(&bytes).into_owned(),
-        ));
         if rel.ends_with(".zst") {
+            // Only the content: compressed bytes hold any three-letter canary by chance now and
+            // then (the manifest's timings change them every run).
             let text = output_schema::manifest::decompress(&bytes)
                 .unwrap_or_else(|e| panic!("{rel}: {e}"));
             out.push((
                 format!("{rel} (decompressed)"),
                 String::from_utf8_lossy(&text).into_owned(),
+            ));
+        } else {
+            out.push((
+                format!("{rel} (bytes)"),
+                String::from_utf8_lossy(&bytes).into_owned(),
             ));
         }
         if rel.ends_with(".parquet") {
@@ -85,44 +88,19 @@ fn assert_absent(texts: &[(String, String)], needles: &[&str]) {
     );
 }
 
-/// scip-typescript where `ci/install-indexers.sh` puts it. Missing, it fails the test under
-/// `CI=true` and is skipped loudly otherwise.
-fn scip_typescript() -> Option<PathBuf> {
-    let dir = std::env::var_os("CKB_INDEXERS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/ckb-indexers")
-        });
-    let path = dir.join("node_modules/.bin/scip-typescript");
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "scip-typescript is missing; install it with `bash ci/install-indexers.sh`"
-    );
-    eprintln!(
-        "NOTICE: scip-typescript is not installed; the SCIP part of this test is skipped \
-         (install it with `bash ci/install-indexers.sh`)"
-    );
-    None
-}
-
-/// Indexes the repository's TypeScript with scip-typescript into `index.scip` at its root.
-fn index_typescript(repo: &Path) {
-    if let Some(tool) = scip_typescript() {
-        let out = std::process::Command::new(tool)
+/// Indexes the repository's TypeScript with scip-typescript into `index.scip` at its root;
+/// whether it did (scip-typescript missing fails the test under `CI=true`).
+fn index_typescript(repo: &Path) -> bool {
+    let Some(tool) = npm_indexer("scip-typescript") else {
+        return false;
+    };
+    test_support::run_ok(
+        std::process::Command::new(tool)
             .args(["index", "--output", "index.scip"])
-            .current_dir(repo)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "scip-typescript: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(repo.join("index.scip").is_file());
-    }
+            .current_dir(repo),
+    );
+    assert!(repo.join("index.scip").is_file());
+    true
 }
 
 /// A repository whose every name is a canary (`zqx…`), committed twice on branch `zqxbranch`.
@@ -213,7 +191,7 @@ fn canary_repo() -> Fixture {
 #[test]
 fn anonymized_snapshot_holds_no_canary() {
     let f = canary_repo();
-    index_typescript(f.path());
+    let indexed = index_typescript(f.path());
     let store = tempfile::tempdir().unwrap();
     let head = snapshot(
         f.path(),
@@ -275,7 +253,7 @@ fn anonymized_snapshot_holds_no_canary() {
         m.stages["scan"].warnings_total > 0,
         "the fixture makes warnings"
     );
-    if scip_typescript().is_some() {
+    if indexed {
         assert!(
             m.backends.iter().any(|b| b.kind == "scip"),
             "the SCIP index was read"
@@ -333,22 +311,9 @@ fn anonymized_snapshot_holds_no_canary() {
 
     // Queries and diff still answer, from hashed values that join across tables.
     let head_dir = head.to_str().unwrap();
-    let status = ckb_ok(
-        f.path(),
-        &[
-            "query",
-            "--snapshot",
-            head_dir,
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    let status = query_json_ok(f.path(), head_dir, &["status"]);
     assert!(!status.to_lowercase().contains("zqx"), "{status}");
-    let arch = ckb_ok(
-        f.path(),
-        &["query", "--snapshot", head_dir, "--format", "json", "arch"],
-    );
+    let arch = query_json_ok(f.path(), head_dir, &["arch"]);
     let arch: serde_json::Value = serde_json::from_str(&arch).unwrap();
     assert!(
         arch["facts"]["modules"]
@@ -357,31 +322,9 @@ fn anonymized_snapshot_holds_no_canary() {
         "{arch}"
     );
     let symbol = symbol_named(&head, "zqxfunction");
-    let understand = ckb_ok(
-        f.path(),
-        &[
-            "query",
-            "--snapshot",
-            head_dir,
-            "--format",
-            "json",
-            "symbol",
-            &symbol,
-        ],
-    );
+    let understand = query_json_ok(f.path(), head_dir, &["symbol", &symbol]);
     assert!(understand.contains(&symbol), "{understand}");
-    let refs = ckb_ok(
-        f.path(),
-        &[
-            "query",
-            "--snapshot",
-            head_dir,
-            "--format",
-            "json",
-            "refs",
-            &symbol,
-        ],
-    );
+    let refs = query_json_ok(f.path(), head_dir, &["refs", &symbol]);
     assert!(!refs.to_lowercase().contains("zqx"), "{refs}");
     let diff = ckb_ok(
         f.path(),
@@ -452,16 +395,22 @@ fn no_absolute_path_or_source_text_in_any_artifact() {
     f.commit("first");
     index_typescript(f.path());
     let snap1 = snapshot(f.path(), &f.path().join(".ckb/snapshots"), &[]);
-    f.write(
-        "src/lib.rs",
-        "// zqvcommenttext\npub fn parse(s: &str) -> bool {\n    s.is_empty()\n}\n",
-    );
-    f.commit("second");
+    // Commits a new `src/lib.rs` and snapshots it with `--previous <previous>`.
+    let next = |lib: &str, message: &str, previous: &Path| {
+        f.write("src/lib.rs", lib);
+        f.commit(message);
+        let previous = previous.to_str().unwrap();
+        snapshot(
+            f.path(),
+            &f.path().join(".ckb/snapshots"),
+            &["--previous", previous],
+        )
+    };
     // An explicit previous snapshot, given by absolute path.
-    let snap2 = snapshot(
-        f.path(),
-        &f.path().join(".ckb/snapshots"),
-        &["--previous", snap1.to_str().unwrap()],
+    let snap2 = next(
+        "// zqvcommenttext\npub fn parse(s: &str) -> bool {\n    s.is_empty()\n}\n",
+        "second",
+        &snap1,
     );
     assert_eq!(
         manifest(&snap2).previous.map(|p| p.chosen_by),
@@ -473,25 +422,15 @@ fn no_absolute_path_or_source_text_in_any_artifact() {
     let damaged = f.dir.path().join("zqvdeepone/zqvdamaged");
     std::fs::create_dir_all(&damaged).unwrap();
     std::fs::write(damaged.join("manifest.json.zst"), b"not zstd").unwrap();
-    f.write(
-        "src/lib.rs",
+    let snap3 = next(
         "pub fn parse(s: &str) -> bool {\n    s.len() > 2\n}\n",
+        "third",
+        &not_a_snapshot,
     );
-    f.commit("third");
-    let snap3 = snapshot(
-        f.path(),
-        &f.path().join(".ckb/snapshots"),
-        &["--previous", not_a_snapshot.to_str().unwrap()],
-    );
-    f.write(
-        "src/lib.rs",
+    let snap4 = next(
         "pub fn parse(s: &str) -> bool {\n    s.len() > 3\n}\n",
-    );
-    f.commit("fourth");
-    let snap4 = snapshot(
-        f.path(),
-        &f.path().join(".ckb/snapshots"),
-        &["--previous", damaged.to_str().unwrap()],
+        "fourth",
+        &damaged,
     );
     for snap in [&snap3, &snap4] {
         let m = manifest(snap);

@@ -6,7 +6,7 @@
 //! how rows become Parquet bytes ([`parquet_io`]), the manifest
 //! ([`manifest`]), the canonical JSON encoding ([`json`]), the stable error codes ([`ErrorCode`]),
 //! the shape of stable symbol IDs ([`ids`]) and how a saved ID resolves through aliases and
-//! tombstones ([`resolve`]).
+//! tombstones ([`redirect`]).
 //!
 //! Architecture invariant: this crate depends on no other ckb crate and knows nothing about how
 //! facts are extracted or how they are queried. It never reads a repository.
@@ -21,7 +21,7 @@ pub mod json;
 pub mod layout;
 pub mod manifest;
 pub mod parquet_io;
-pub mod resolve;
+pub mod redirect;
 pub mod shared_str;
 pub mod table;
 pub mod tables;

@@ -1,6 +1,6 @@
 //! How long each language's syntax query takes to compile. Every run that parses a file of a
 //! language pays this once (a one-file commit included), so it bounds how fast a per-commit
-//! snapshot of a repository in that language can be; `pipeline/queries/README.md` says which
+//! snapshot of a repository in that language can be; `pipeline/grammar-queries/README.md` says which
 //! pattern shapes are expensive.
 //!
 //! Usage: `query_compile [--runs N] [FILE.scm LANG]...`. Without files, prints the median and

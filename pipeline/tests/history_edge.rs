@@ -81,14 +81,9 @@ fn a_shallow_clone_says_its_history_is_cut() {
     }
     let parent = tempfile::tempdir().unwrap();
     let url = format!("file://{}", src.path().display());
-    let out = git_command(parent.path(), src.time, &src.author)
-        .args(["clone", "-q", "--depth", "2", &url, "clone"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    test_support::run_ok(
+        git_command(parent.path(), src.time, &src.author)
+            .args(["clone", "-q", "--depth", "2", &url, "clone"]),
     );
     let clone = parent.path().join("clone");
     let store = tempfile::tempdir().unwrap();
@@ -139,11 +134,7 @@ fn invalid_utf8_paths_are_counted_and_skipped() {
     let report = git_report(&snap);
     assert_eq!(report.status, StageStatus::Partial);
     assert_eq!(count(&report, "paths.skipped-invalid"), 1);
-    let w = report
-        .warnings
-        .iter()
-        .find(|w| w.code == "invalid-path")
-        .unwrap();
+    let w = warning(&report, "invalid-path");
     assert!(w.message.contains(&sha), "{}", w.message);
 }
 
@@ -297,11 +288,7 @@ fn missing_and_corrupt_history_objects_degrade_and_name_the_commit() {
             );
             assert_eq!(count(&report, "objects.missing"), 1);
             assert_eq!(count(&report, "file-changes.without-line-counts"), 2);
-            let w = report
-                .warnings
-                .iter()
-                .find(|w| w.code == "lines-unavailable")
-                .unwrap();
+            let w = warning(&report, "lines-unavailable");
             assert!(w.message.contains("git fsck --full"), "{}", w.message);
             // Not a partial clone: there is no promisor remote to fetch the blob from.
             let mut fetch = git_only(r.path(), store.path());

@@ -45,17 +45,12 @@ fn source() -> Repo {
 /// `git clone <args> file://<src> <name>` under `parent`; returns the clone's path.
 fn clone(src: &Repo, parent: &Path, name: &str, args: &[&str]) -> PathBuf {
     let url = format!("file://{}", src.path().display());
-    let out = git_command(parent, src.time, &src.author)
-        .arg("clone")
-        .arg("-q")
-        .args(args)
-        .args([url.as_str(), name])
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git clone {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
+    test_support::run_ok(
+        git_command(parent, src.time, &src.author)
+            .arg("clone")
+            .arg("-q")
+            .args(args)
+            .args([url.as_str(), name]),
     );
     parent.join(name)
 }
@@ -175,11 +170,8 @@ fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_count
     assert_eq!(count(&report, "commits.file-changes-unknown"), 0);
     assert!(count(&report, "objects.missing") >= 3);
     assert_eq!(count(&report, "commits.renames-unscored"), 1);
-    let w = report
-        .warnings
-        .iter()
-        .find(|w| w.code == "lines-unavailable")
-        .expect("a warning counts the changes without line counts");
+    // A warning counts the changes without line counts.
+    let w = warning(&report, "lines-unavailable");
     assert!(
         w.message.starts_with(&format!("{without} file change(s)")),
         "{}",
@@ -229,11 +221,8 @@ fn a_treeless_clone_keeps_every_commit_without_its_file_changes() {
     assert_eq!(c.reason, "treeless-clone");
     assert!(c.score < 0.5, "{}", c.score);
     assert_eq!(count(&report, "commits.file-changes-unknown"), 5);
-    let w = report
-        .warnings
-        .iter()
-        .find(|w| w.code == "changes-unavailable")
-        .expect("a warning counts the commits without file changes");
+    // A warning counts the commits without file changes.
+    let w = warning(&report, "changes-unavailable");
     assert!(w.message.starts_with("5 commit(s)"), "{}", w.message);
     // Ownership of a file needs its changes; the commits still name their authors.
     assert!(h.ownership.is_empty());
@@ -299,15 +288,11 @@ fn incremental_snapshots_of_a_blobless_clone_equal_a_full_walk_and_fill_gaps_lat
         src.write(&format!("new{i}.txt"), "n\n");
         src.commit(&format!("grow {i}"));
     }
-    let pull = git_command(&blobless, src.time, &src.author)
-        .args(["pull", "-q", "--ff-only"])
-        .output()
-        .unwrap();
-    assert!(
-        pull.status.success(),
-        "{}",
-        String::from_utf8_lossy(&pull.stderr)
-    );
+    test_support::run_ok(git_command(&blobless, src.time, &src.author).args([
+        "pull",
+        "-q",
+        "--ff-only",
+    ]));
 
     let previous = PreviousChoice::Explicit(first.clone());
     let (_s2, incremental) = snapshot_in(&blobless, |o| o.previous = previous.clone());

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use output_schema::resolve::{resolve, Resolution};
+use output_schema::redirect::{resolve, Resolution};
 use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
 use pipeline::fingerprint::{
     definition_version_id, discriminators, qualify_scip, qualify_source, symbol_id,
@@ -76,23 +76,14 @@ fn table(defs: &[Def]) -> Vec<SymbolRow> {
     defs.iter()
         .enumerate()
         .map(|(i, d)| SymbolRow {
-            stable_id: symbol_id(REPO, &qualified[i], d.name, d.kind, disc[i].as_deref()),
-            name: d.name.into(),
             kind: d.kind.into(),
             container: d.container.map(Into::into),
             signature: Some(d.signature.into()),
             arity: d.arity,
             definition_version_id: definition_version_id(Some(d.signature)),
-            visibility: "public".into(),
-            visibility_confidence: 1.0,
-            visibility_source: "signature".into(),
-            module_id: None,
             language: Some(d.lang.into()),
-            path: d.path.into(),
             start_line: 1 + i as i32,
-            start_col: 1,
             end_line: 2 + i as i32,
-            end_col: 2,
             source: if d.scip.is_some() {
                 "scip"
             } else {
@@ -101,6 +92,11 @@ fn table(defs: &[Def]) -> Vec<SymbolRow> {
             .into(),
             backend_id: d.scip.map(output_schema::SharedStr::from),
             body_hash: Some(format!("body-{}", d.body)),
+            ..test_support::rows::symbol(
+                &symbol_id(REPO, &qualified[i], d.name, d.kind, disc[i].as_deref()),
+                d.path,
+                d.name,
+            )
         })
         .collect()
 }

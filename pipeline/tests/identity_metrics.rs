@@ -97,33 +97,20 @@ fn row(e: &Entity, header_in_body: bool) -> SymbolRow {
     } else {
         e.body.to_string()
     };
+    let id = symbol_id(
+        "fx",
+        &qualify_source("rust", &path, None),
+        &name,
+        "function",
+        None,
+    );
     SymbolRow {
-        stable_id: symbol_id(
-            "fx",
-            &qualify_source("rust", &path, None),
-            &name,
-            "function",
-            None,
-        ),
-        name,
-        kind: "function".into(),
-        container: None,
         definition_version_id: definition_version_id(Some(&sig)),
         signature: Some(sig),
         arity: Some(e.params.len() as i32),
-        visibility: "public".into(),
-        visibility_confidence: 1.0,
-        visibility_source: "signature".into(),
-        module_id: None,
-        language: Some("rust".into()),
-        path: path.into(),
-        start_line: 1,
-        start_col: 1,
         end_line: 2,
-        end_col: 2,
-        source: "tree-sitter".into(),
-        backend_id: None,
         body_hash: Some(blake3::hash(body.as_bytes()).to_hex()[..16].to_string()),
+        ..test_support::rows::symbol(&id, &path, &name)
     }
 }
 

@@ -3,7 +3,8 @@
 //! gives the same qualified container as [`qualify_source`] over the container the syntax stage
 //! writes for it (`impl {trait} for {type}` labels, enclosing scopes joined with `::`).
 //!
-//! Skipped, with a message, when `rust-analyzer` is not on PATH. Prints the agreement rate.
+//! Without `rust-analyzer` on PATH it fails under `CI=true` and is skipped loudly otherwise; a
+//! failing `rust-analyzer scip` always fails it. Prints the agreement rate.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -13,9 +14,7 @@ use pipeline::fingerprint::{qualify_scip, qualify_source, scip_name};
 use protobuf::Message;
 
 fn write(root: &Path, path: &str, text: &str) {
-    let p = root.join(path);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
+    test_support::write_file(root, path, text);
 }
 
 const LIB: &str = r#"pub mod net;
@@ -87,20 +86,9 @@ const TREE_SITTER: &[(&str, Option<&str>, &str)] = &[
 
 #[test]
 fn rust_analyzer_definitions_get_the_tree_sitter_container() {
-    if !Command::new("rust-analyzer")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "rust-analyzer is missing under CI; install it with `bash ci/install-indexers.sh`"
-        );
-        eprintln!(
-            "SKIPPED (tool missing): rust-analyzer; install it with `bash ci/install-indexers.sh`"
-        );
+    let Some(rust_analyzer) = test_support::rust_analyzer() else {
         return;
-    }
+    };
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     write(
@@ -125,15 +113,10 @@ fn rust_analyzer_definitions_get_the_tree_sitter_container() {
         "crates/foo-core/src/net/tcp.rs",
         "pub struct Stream;\nimpl crate::Shape for Stream { fn area(&self) -> f64 { 1.0 } }\n",
     );
-    let out = Command::new("rust-analyzer")
-        .args(["scip", ".", "--output", "index.scip"])
-        .current_dir(root)
-        .output()
-        .expect("rust-analyzer runs");
-    assert!(
-        out.status.success(),
-        "rust-analyzer scip failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    test_support::run_ok(
+        Command::new(rust_analyzer)
+            .args(["scip", ".", "--output", "index.scip"])
+            .current_dir(root),
     );
     let bytes = std::fs::read(root.join("index.scip")).unwrap();
     let index = scip::types::Index::parse_from_bytes(&bytes).expect("index decodes");

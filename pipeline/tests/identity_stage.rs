@@ -14,33 +14,19 @@ use pipeline::store::StoredSnapshot;
 use pipeline::{NoProgress, StageContext};
 
 fn sym(path: &str, name: &str, body: &str) -> SymbolRow {
+    let id = symbol_id(
+        "fx",
+        &qualify_source("rust", path, None),
+        name,
+        "function",
+        None,
+    );
     SymbolRow {
-        stable_id: symbol_id(
-            "fx",
-            &qualify_source("rust", path, None),
-            name,
-            "function",
-            None,
-        ),
-        name: name.into(),
-        kind: "function".into(),
-        container: None,
         signature: Some(format!("fn {name}()")),
         arity: Some(0),
         definition_version_id: definition_version_id(Some(&format!("fn {name}()"))),
-        visibility: "public".into(),
-        visibility_confidence: 1.0,
-        visibility_source: "signature".into(),
-        module_id: None,
-        language: Some("rust".into()),
-        path: path.into(),
-        start_line: 1,
-        start_col: 1,
-        end_line: 3,
-        end_col: 2,
-        source: "tree-sitter".into(),
-        backend_id: None,
         body_hash: Some(body.into()),
+        ..test_support::rows::symbol(&id, path, name)
     }
 }
 

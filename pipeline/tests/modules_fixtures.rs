@@ -167,14 +167,7 @@ fn cargo_workspace() {
         ])
     );
     assert_traceable(&t);
-    let entry: Vec<_> = t
-        .modules
-        .as_ref()
-        .unwrap()
-        .iter()
-        .filter(|m| m.is_entrypoint)
-        .map(|m| m.module_id.as_str())
-        .collect();
+    let entry = entrypoints(&t);
     assert_eq!(entry, ["crates/cli"]);
     assert_eq!(out.report.status, StageStatus::Ok);
     assert_eq!(out.report.counts["imports"], 15);
@@ -472,14 +465,7 @@ fn python_src_layout() {
         ])
     );
     assert_traceable(&t);
-    let entry: Vec<_> = t
-        .modules
-        .as_ref()
-        .unwrap()
-        .iter()
-        .filter(|m| m.is_entrypoint)
-        .map(|m| m.module_id.as_str())
-        .collect();
+    let entry = entrypoints(&t);
     assert_eq!(
         entry,
         ["src/acme"],
@@ -621,14 +607,7 @@ fn go_module() {
         ])
     );
     assert_traceable(&t);
-    let entry: Vec<_> = t
-        .modules
-        .as_ref()
-        .unwrap()
-        .iter()
-        .filter(|m| m.is_entrypoint)
-        .map(|m| m.module_id.as_str())
-        .collect();
+    let entry = entrypoints(&t);
     assert_eq!(entry, ["cmd/server"]);
     let sym = &t.symbols.as_ref().unwrap()[0];
     assert_eq!(sym.module_id.as_deref(), Some("cmd/server"));
@@ -904,13 +883,6 @@ fn maven_multi_module_java_and_dart() {
         ])
     );
     assert_traceable(&t);
-    let entry: Vec<_> = t
-        .modules
-        .as_ref()
-        .unwrap()
-        .iter()
-        .filter(|m| m.is_entrypoint)
-        .map(|m| m.module_id.as_str())
-        .collect();
+    let entry = entrypoints(&t);
     assert_eq!(entry, ["mobile"]);
 }

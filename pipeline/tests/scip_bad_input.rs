@@ -195,25 +195,11 @@ fn no_cut_of_an_index_panics() {
     let root = repo.path().canonicalize().expect("root");
     let bytes = good_index().write_to_bytes().expect("encodes");
     let files = [FileRow {
-        path: "src/lib.rs".into(),
-        language: Some("rust".into()),
-        size_bytes: LIB.len() as i64,
         line_count: 2,
-        content_hash: "0".into(),
-        module_id: None,
-        is_test: false,
-        is_generated: false,
+        ..test_support::rows::file("src/lib.rs", "rust", LIB.len() as i64)
     }];
     let state = RepoState::default();
-    let input = pipeline::scip::ScipInput {
-        root: &root,
-        repo_id: "fx",
-        files: &files,
-        repo: None,
-        repo_state: &state,
-        indexed_commit: None,
-        config: pipeline::scip::ScipConfig::default(),
-    };
+    let input = stage_input(&root, &files, &state, Default::default());
     let path = root.join("cut.scip");
     let mut ok = 0;
     let mut variants: Vec<Vec<u8>> = (0..bytes.len()).map(|n| bytes[..n].to_vec()).collect();

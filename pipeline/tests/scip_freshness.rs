@@ -163,14 +163,8 @@ fn discovery_order_and_explicit_indexes() {
     std::fs::write(r.join(".git/info/exclude"), ".scip/notes.txt\n").expect("exclude");
     // .scip and .ckb indexes are ckb inputs: ignored for dirtiness even though untracked.
     let snap = backend_facts(r, |_| {});
-    let inputs: Vec<String> = snap
-        .manifest
-        .backends
-        .iter()
-        .filter_map(|b| b.input.clone())
-        .collect();
     assert_eq!(
-        inputs,
+        snap.backend_inputs(),
         ["index.scip", ".scip/a.scip", ".scip/b.scip", ".ckb/z.scip"]
     );
     assert_eq!(snap.scip().counts["files.covered"], 4);
@@ -180,13 +174,7 @@ fn discovery_order_and_explicit_indexes() {
     write_index(&r.join("idx/e.scip"), &index_for(&["e.rs"]));
     std::fs::write(r.join("idx/e.scip.commit"), git(r, &["rev-parse", "HEAD"])).expect("sidecar");
     let snap = backend_facts(r, |o| o.scip = vec![r.join("idx/e.scip")]);
-    let inputs: Vec<String> = snap
-        .manifest
-        .backends
-        .iter()
-        .filter_map(|b| b.input.clone())
-        .collect();
-    assert_eq!(inputs, ["idx/e.scip"]);
+    assert_eq!(snap.backend_inputs(), ["idx/e.scip"]);
     assert_eq!(snap.manifest.backends[0].facts["freshness"], "current");
     assert!(!snap.manifest.repo_state.dirty);
     assert_eq!(snap.symbols().len(), 1);

@@ -4,7 +4,6 @@
 use std::collections::BTreeSet;
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
-use output_schema::Roles;
 use pipeline::merge::{merge, merge_into, MergeStats, SyntaxTables};
 use pipeline::scip::ScipTables;
 use pipeline::write::TableSet;
@@ -77,16 +76,8 @@ fn ts_sym(
 
 fn ts_occ(path: &str, line: i32, target: Option<&str>, enclosing: Option<&str>) -> OccurrenceRow {
     OccurrenceRow {
-        symbol_id: target.map(Into::into),
-        name: "n".into(),
-        path: path.into(),
-        line,
-        col: 1,
-        end_line: line,
-        end_col: 2,
-        roles: Roles::REFERENCE,
         enclosing_symbol_id: enclosing.map(Into::into),
-        source: "tree-sitter".into(),
+        ..test_support::rows::reference(target, "n", path, line, "tree-sitter")
     }
 }
 

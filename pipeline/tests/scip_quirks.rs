@@ -592,7 +592,6 @@ fn project_root_elsewhere_matches_a_sub_folder() {
 #[test]
 fn a_document_over_the_occurrence_limit_is_skipped() {
     use output_schema::manifest::RepoState;
-    use output_schema::tables::FileRow;
     let repo = repo_with(&[("a.rs", "fn a() {}\n"), ("b.rs", "fn b() {}\n")]);
     let root = repo.path().canonicalize().expect("root");
     let mut idx = index("rust-analyzer", "1", "");
@@ -608,31 +607,15 @@ fn a_document_over_the_occurrence_limit_is_skipped() {
     idx.documents.push(b);
     let path = root.join("index.scip");
     write_index(&path, &idx);
-    let file = |p: &str| FileRow {
-        path: p.into(),
-        language: Some("rust".into()),
-        size_bytes: 10,
-        line_count: 1,
-        content_hash: "0".into(),
-        module_id: None,
-        is_test: false,
-        is_generated: false,
-    };
+    let file = |p: &str| test_support::rows::file(p, "rust", 10);
     let files = [file("a.rs"), file("b.rs")];
     let state = RepoState::default();
-    let input = pipeline::scip::ScipInput {
-        root: &root,
-        repo_id: "fx",
-        files: &files,
-        repo: None,
-        repo_state: &state,
-        indexed_commit: None,
-        config: pipeline::scip::ScipConfig {
-            max_occurrences_per_document: 1000,
-            batch_bytes: 16,
-            ..Default::default()
-        },
+    let config = pipeline::scip::ScipConfig {
+        max_occurrences_per_document: 1000,
+        batch_bytes: 16,
+        ..Default::default()
     };
+    let input = stage_input(&root, &files, &state, config);
     let out = pipeline::scip::run(&input, &[path], &pipeline::NoProgress).expect("stage");
     assert_eq!(
         out.report.counts["skipped.document-too-many-occurrences"],

@@ -1,7 +1,8 @@
 //! End-to-end SCIP tests on real indexer output: small fixture projects under
 //! `tests/fixtures/scip/{ts,py,rust}` are copied into fresh git repositories, indexed with
-//! scip-typescript, scip-python and rust-analyzer at test time, and snapshotted. Each test prints a
-//! notice and returns when its indexer is not installed (`ci/install-indexers.sh` installs them).
+//! scip-typescript, scip-python and rust-analyzer at test time, and snapshotted. A missing indexer
+//! fails the test under `CI=true` (`ci/install-indexers.sh` installs the pinned versions) and skips
+//! it loudly otherwise.
 
 mod scip_support;
 
@@ -104,6 +105,15 @@ mod output_schema_counts {
     pub const ABS: &str = "quirk.project-root-absolute-uri";
 }
 
+/// Indexes fixture `name` with `tool`, snapshots it with the index's commit sidecar, and runs the
+/// checks every indexer's snapshot passes; `None` when the tool is missing (outside CI).
+fn checked_fixture(name: &str, tool: &str) -> Option<(tempfile::TempDir, Snap)> {
+    let (repo, index) = index_fixture(name)?;
+    let snap = snapshot_with_sidecar(repo.path(), &index);
+    common_checks(repo.path(), &index, &snap, tool);
+    Some((repo, snap))
+}
+
 fn snapshot_with_sidecar(repo: &Path, index: &Path) -> Snap {
     let head = git(repo, &["rev-parse", "HEAD"]);
     std::fs::write(format!("{}.commit", index.display()), format!("{head}\n")).expect("sidecar");
@@ -112,11 +122,9 @@ fn snapshot_with_sidecar(repo: &Path, index: &Path) -> Snap {
 
 #[test]
 fn scip_typescript_fixture() {
-    let Some((repo, index)) = index_fixture("ts") else {
+    let Some((repo, snap)) = checked_fixture("ts", "scip-typescript") else {
         return;
     };
-    let snap = snapshot_with_sidecar(repo.path(), &index);
-    common_checks(repo.path(), &index, &snap, "scip-typescript");
     let report = snap.scip();
     assert_eq!(
         report.completeness.as_ref().map(|c| c.reason.as_str()),
@@ -185,11 +193,9 @@ fn scip_typescript_fixture() {
 
 #[test]
 fn scip_python_fixture() {
-    let Some((repo, index)) = index_fixture("py") else {
+    let Some((repo, snap)) = checked_fixture("py", "scip-python") else {
         return;
     };
-    let snap = snapshot_with_sidecar(repo.path(), &index);
-    common_checks(repo.path(), &index, &snap, "scip-python");
     let report = snap.scip();
     assert!(
         report.counts["quirk.unsorted-occurrences"] > 0,
@@ -227,11 +233,9 @@ fn scip_python_fixture() {
 
 #[test]
 fn rust_analyzer_fixture() {
-    let Some((repo, index)) = index_fixture("rust") else {
+    let Some((repo, snap)) = checked_fixture("rust", "rust-analyzer") else {
         return;
     };
-    let snap = snapshot_with_sidecar(repo.path(), &index);
-    common_checks(repo.path(), &index, &snap, "rust-analyzer");
     let report = snap.scip();
     assert_eq!(
         report.counts["quirk.no-relationships"], 1,

@@ -7,7 +7,7 @@
 
 mod scip_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use output_schema::manifest::Warning;
 use output_schema::Stage;
@@ -53,13 +53,18 @@ fn previous_warnings(s: &StoredSnapshot) -> Vec<&Warning> {
         .collect()
 }
 
+/// An empty git repository `repo` and the path of a store `store`, both under `tmp`.
+fn repo_and_store(tmp: &Path) -> (PathBuf, PathBuf) {
+    let root = tmp.join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    test_support::git_init(&root);
+    (root, tmp.join("store"))
+}
+
 #[test]
 fn the_newest_ancestor_is_found_by_folder_name_reading_only_its_commits_manifests() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
-    let store = tmp.path().join("store");
-    std::fs::create_dir_all(&root).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
+    let (root, store) = repo_and_store(tmp.path());
 
     let a = commit_file(&root, "a.py", "def a():\n    return 1\n");
     let first = snap(&root, &store);
@@ -150,10 +155,7 @@ fn parquet_bytes(s: &StoredSnapshot) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn a_previous_snapshot_that_fails_verification_is_passed_over_even_without_identity() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("repo");
-    let store = tmp.path().join("store");
-    std::fs::create_dir_all(&root).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
+    let (root, store) = repo_and_store(tmp.path());
     commit_file(&root, "a.py", "def a():\n    return 1\n");
     let stages = [Stage::Scan, Stage::Syntax, Stage::Git];
     let first = snap_stages(&root, &store, &stages, PreviousChoice::Auto);

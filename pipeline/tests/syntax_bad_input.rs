@@ -15,14 +15,9 @@ use pipeline::{NoProgress, StageContext};
 fn file_row(root: &Path, path: &str, language: &str, bytes: &[u8]) -> FileRow {
     std::fs::write(root.join(path), bytes).unwrap();
     FileRow {
-        path: path.to_string(),
-        language: Some(language.to_string()),
-        size_bytes: bytes.len() as i64,
         line_count: pipeline::scan::count_lines(bytes),
         content_hash: pipeline::scan::content_hash(bytes),
-        module_id: None,
-        is_test: false,
-        is_generated: false,
+        ..test_support::rows::file(path, language, bytes.len() as i64)
     }
 }
 

@@ -3,7 +3,7 @@
 //! visibility), imports and reference sites in `<fixture>.golden.json`.
 //!
 //! The goldens are reviewed by hand. To regenerate after an intended change, run
-//! `CKB_UPDATE_GOLDENS=1 cargo test -p pipeline --test syntax_golden` and review the diff line by
+//! `CKB_UPDATE_GOLDEN=1 cargo test -p pipeline --test syntax_golden` and review the diff line by
 //! line before committing it.
 
 use std::collections::HashMap;
@@ -96,7 +96,6 @@ fn render(name: &str, lang: Lang, src: &[u8]) -> serde_json::Value {
 
 #[test]
 fn every_fixture_matches_its_golden() {
-    let update = std::env::var_os("CKB_UPDATE_GOLDENS").is_some();
     let mut checked = 0;
     let mut failures = Vec::new();
     let mut entries: Vec<PathBuf> = std::fs::read_dir(fixtures())
@@ -114,14 +113,8 @@ fn every_fixture_matches_its_golden() {
         let got = render(&name, lang, &src);
         let golden = path.with_file_name(format!("{name}.golden.json"));
         let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
-        if update {
-            std::fs::write(&golden, &text).unwrap();
-        } else {
-            let want = std::fs::read_to_string(&golden)
-                .unwrap_or_else(|_| panic!("{name}: missing golden (see the module doc)"));
-            if want != text {
-                failures.push(format!("{name}: differs from {}\n{text}", golden.display()));
-            }
+        if let Err(m) = test_support::check_golden(&golden, &text) {
+            failures.push(format!("{name}: {m}"));
         }
         checked += 1;
     }

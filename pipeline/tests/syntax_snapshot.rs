@@ -3,34 +3,13 @@
 //! and no source line or comment of the fixtures reaches any written artifact.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use output_schema::manifest::{decompress, Manifest};
 use output_schema::parquet_io::read_table;
 use output_schema::tables::*;
 use output_schema::Stage;
 use pipeline::{snapshot, NoProgress, PreviousChoice, SnapshotOptions, SnapshotOutcome};
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Fixture")
-        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Fixture")
-        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use test_support::git;
 
 fn fixtures() -> PathBuf {
     Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR"))
@@ -205,20 +184,23 @@ fn incremental_snapshot_is_byte_identical_to_cold() {
     assert_ne!(old.stable_id, new.stable_id);
 }
 
+/// Takes a first snapshot of `root` into `store`; its folder and its symbols.
+fn first_snapshot(root: &Path, store: &Path, threads: usize) -> (PathBuf, Vec<SymbolRow>) {
+    let options = options(root, store, PreviousChoice::Auto, threads);
+    let first = snapshot(&options, &NoProgress).unwrap();
+    let dir = first.snapshot().dir.clone();
+    let symbols = read_table(&dir.join("symbols.parquet")).unwrap();
+    (dir, symbols)
+}
+
 #[test]
 fn reuse_resets_columns_later_stages_fill() {
     let repo = fixture_repo();
     let root = repo.path();
     let store = tempfile::tempdir().unwrap();
-    let first = snapshot(
-        &options(root, store.path(), PreviousChoice::Auto, 1),
-        &NoProgress,
-    )
-    .unwrap();
     // Simulate the modules stage having classified imports and assigned modules in the stored
     // snapshot: rewrite its tables in place, and the manifest with them (reuse checks hashes).
-    let dir = first.snapshot().dir.clone();
-    let mut symbols: Vec<SymbolRow> = read_table(&dir.join("symbols.parquet")).unwrap();
+    let (dir, mut symbols) = first_snapshot(root, store.path(), 1);
     for s in &mut symbols {
         s.module_id = Some("m1".into());
     }
@@ -242,15 +224,9 @@ fn file_merged_with_another_backend_is_parsed_again() {
     let repo = fixture_repo();
     let root = repo.path();
     let store = tempfile::tempdir().unwrap();
-    let first = snapshot(
-        &options(root, store.path(), PreviousChoice::Auto, 2),
-        &NoProgress,
-    )
-    .unwrap();
     // Mark one unchanged file's rows as SCIP's, as a merge by a later stage leaves them: the
     // stage cannot reuse them and parses that file in its late pass.
-    let dir = first.snapshot().dir.clone();
-    let mut symbols: Vec<SymbolRow> = read_table(&dir.join("symbols.parquet")).unwrap();
+    let (dir, mut symbols) = first_snapshot(root, store.path(), 2);
     let merged = symbols[0].path.clone();
     let mut marked = 0;
     for s in symbols.iter_mut().filter(|s| s.path == merged) {

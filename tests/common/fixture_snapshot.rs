@@ -154,26 +154,14 @@ pub fn file(path: &str, hash: &str, module: Option<&str>) -> FileRow {
 pub fn func(repo: &str, key: &str, name: &str, path: &str, line: i32) -> SymbolRow {
     let signature = format!("pub fn {name}()");
     SymbolRow {
-        stable_id: sid(repo, key).into(),
-        name: name.into(),
-        kind: "function".into(),
-        container: None,
         definition_version_id: format!("dv:{signature}"),
         signature: Some(signature),
         arity: Some(0),
-        visibility: "public".into(),
-        visibility_confidence: 1.0,
-        visibility_source: "signature".into(),
-        module_id: None,
-        language: Some("rust".into()),
-        path: path.into(),
         start_line: line,
-        start_col: 1,
         end_line: line + 3,
-        end_col: 2,
         source: "scip".into(),
-        backend_id: None,
         body_hash: Some(format!("body:{key}")),
+        ..test_support::rows::symbol(&sid(repo, key), path, name)
     }
 }
 

@@ -1,6 +1,7 @@
-//! Shared helpers for CLI integration tests: fixture repositories built at runtime with the git CLI
-//! (fixed identities and dates, no user or system config), and a runner for the `ckb` binary.
-#![allow(dead_code)]
+//! Shared helpers for CLI integration tests: fixture repositories built at runtime with
+//! `test_support`'s hermetic git (one identity, a day per git call), and a runner for the `ckb`
+//! binary.
+#![allow(dead_code, unused_imports)] // each test binary uses a part of it
 
 pub mod fixture_snapshot;
 
@@ -9,16 +10,7 @@ use std::process::{Command, Output};
 
 use output_schema::manifest::Manifest;
 
-/// Called when a test's external tool is missing. Under CI (`CI=true`, as `.ci/run` runs) the test
-/// fails: `.ci/run` installs every tool, so a missing one is a broken setup, never a pass. Locally the
-/// test may go on without the tool, and says so loudly with the command that installs it.
-pub fn tool_missing(tool: &str, install: &str) {
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{tool} is missing under CI; install it with `{install}`"
-    );
-    eprintln!("SKIPPED (tool missing): {tool}; install it with `{install}`");
-}
+pub use test_support::{duckdb_cli, npm_indexer, tool_missing};
 
 /// A temporary folder holding a fixture repository.
 pub struct Fixture {
@@ -64,36 +56,20 @@ impl Fixture {
 
     /// Writes a file (creating folders).
     pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Self {
-        let p = self.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, content).unwrap();
+        test_support::write_file(self.path(), rel, content);
         self
     }
 
-    /// Runs git with a fixed, config-free environment; panics on failure.
+    /// Runs git as the fixture identity; panics on failure. Each call is one day after the previous
+    /// one from [`test_support::DATE`] (the goldens' commits and dates depend on this clock).
     pub fn run_git(&self, args: &[&str]) -> String {
         let t = self.tick.get();
         self.tick.set(t + 1);
         let date = format!("2024-01-{:02}T12:00:00Z", 1 + t.min(27));
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(self.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Fixture Author")
-            .env("GIT_AUTHOR_EMAIL", "author@example.com")
-            .env("GIT_COMMITTER_NAME", "Fixture Author")
-            .env("GIT_COMMITTER_EMAIL", "author@example.com")
-            .env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_DATE", &date)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        let who = test_support::Signature::fixture().at(&date);
+        test_support::git_as(self.path(), &who, args)
+            .trim()
+            .to_string()
     }
 
     /// Stages everything and commits.
@@ -127,14 +103,26 @@ pub fn ckb_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
 /// Runs `ckb` and asserts success; returns stdout.
 pub fn ckb_ok(dir: &Path, args: &[&str]) -> String {
     let out = ckb(dir, args);
-    assert!(
-        out.status.success(),
-        "ckb {args:?} failed ({:?}):\nstdout: {}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_support::assert_success(&out, &format!("ckb {args:?}"));
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// `ckb query --snapshot <snapshot> --format json <args…>` in `dir`; asserts success and returns
+/// stdout.
+pub fn query_json_ok(dir: &Path, snapshot: &str, args: &[&str]) -> String {
+    let mut all = vec!["query", "--snapshot", snapshot, "--format", "json"];
+    all.extend_from_slice(args);
+    ckb_ok(dir, &all)
+}
+
+/// The JSON answer of a command that failed with exit code 1 and the error `code`.
+pub fn error_answer(out: &Output, code: &str) -> serde_json::Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let v: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(v["error"]["code"], code, "{v}");
+    v
 }
 
 /// Snapshots `repo` into `store` and returns the snapshot folder (the last stdout line).
@@ -150,6 +138,35 @@ pub fn snapshot(repo: &Path, store: &Path, extra: &[&str]) -> PathBuf {
     args.extend_from_slice(extra);
     let out = ckb_ok(repo, &args);
     PathBuf::from(out.lines().last().unwrap())
+}
+
+/// The check with this `id` in a `ckb query doctor --format json` answer (panics if absent).
+pub fn doctor_check<'a>(doctor: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    doctor["facts"]["checks"]
+        .as_array()
+        .expect("doctor lists checks")
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no doctor check {id}: {doctor}"))
+}
+
+/// Flips every bit of the byte at `at` (from the start; from the end when `from_end`) of `file`.
+pub fn flip_byte(file: &Path, at: usize, from_end: bool) {
+    let mut bytes = std::fs::read(file).unwrap();
+    let i = if from_end { bytes.len() - 1 - at } else { at };
+    bytes[i] ^= 0xff;
+    std::fs::write(file, bytes).unwrap();
+}
+
+/// `ckb verify <snapshot>` fails with exit code 1 and `SNAPSHOT_CORRUPT` naming `file`.
+pub fn assert_verify_names(dir: &Path, snapshot: &Path, file: &str) {
+    let out = ckb(dir, &["verify", snapshot.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("SNAPSHOT_CORRUPT") && err.contains(file),
+        "{err}"
+    );
 }
 
 /// Reads a snapshot's manifest.

@@ -8,7 +8,7 @@
 //! ([`backend_agreement`]).
 //!
 //! A missing or unreadable previous snapshot is a warning and a full computation (no aliases),
-//! never a failure. How a saved ID is then resolved lives in `output_schema::resolve`.
+//! never a failure. How a saved ID is then resolved lives in `output_schema::redirect`.
 
 pub mod matching;
 pub mod similarity;

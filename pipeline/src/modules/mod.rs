@@ -21,9 +21,9 @@ pub mod detect;
 pub mod formats;
 pub mod glob;
 pub mod graph;
+pub mod import_targets;
 pub mod manifests;
 pub mod paths;
-pub mod resolve;
 pub mod stdlib;
 pub mod view;
 
@@ -38,9 +38,9 @@ use crate::write::TableSet;
 use crate::StageContext;
 use detect::{DetectReport, Partition};
 use graph::Entrypoint;
+use import_targets::{Resolver, Unresolved};
 use manifests::Manifests;
 use paths::{child, file_name, parent_dir, RepoIndex};
-use resolve::{Resolver, Unresolved};
 
 /// A file with more import rows than this is reported as a huge (probably generated) import list.
 pub const HUGE_IMPORT_LIST: usize = 1000;
@@ -299,7 +299,7 @@ fn classify_imports(
         slots.push(slot);
         *per_file.entry(row.path.as_str()).or_default() += 1;
     }
-    let results: Vec<resolve::Resolution> = firsts
+    let results: Vec<import_targets::Resolution> = firsts
         .par_iter()
         .map(|&i| resolver.resolve(&imports[i]))
         .collect();
@@ -608,7 +608,7 @@ fn entrypoints(
 mod tests {
     #[test]
     fn kinds_are_named_as_stored() {
-        use super::resolve::Kind;
+        use super::import_targets::Kind;
         let names: Vec<&str> = [
             Kind::LocalFile,
             Kind::LocalModule,

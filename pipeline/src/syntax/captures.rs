@@ -1,4 +1,4 @@
-//! What each capture name of a syntax query means to the extractor (see `pipeline/queries/README.md`).
+//! What each capture name of a syntax query means to the extractor (see `pipeline/grammar-queries/README.md`).
 
 use tree_sitter::{Node, Query};
 

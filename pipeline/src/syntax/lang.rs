@@ -1,6 +1,6 @@
 //! The languages the syntax stage parses: grammar, query and per-language rules.
 //!
-//! Each language's query lives in `pipeline/queries/<language>/syntax.scm` (see the README there for
+//! Each language's query lives in `pipeline/grammar-queries/<language>/syntax.scm` (see the README there for
 //! the capture names). Queries are compiled at most once per process, on first use, and shared by
 //! every worker thread (`tree_sitter::Query` is immutable and `Sync`).
 
@@ -42,15 +42,15 @@ pub enum Lang {
     Cpp,
 }
 
-const RUST_QUERY: &str = include_str!("../../queries/rust/syntax.scm");
-const PYTHON_QUERY: &str = include_str!("../../queries/python/syntax.scm");
-const TYPESCRIPT_QUERY: &str = include_str!("../../queries/typescript/syntax.scm");
-const TSX_EXTRA_QUERY: &str = include_str!("../../queries/typescript/tsx.scm");
-const JAVASCRIPT_QUERY: &str = include_str!("../../queries/javascript/syntax.scm");
-const GO_QUERY: &str = include_str!("../../queries/go/syntax.scm");
-const JAVA_QUERY: &str = include_str!("../../queries/java/syntax.scm");
-const C_QUERY: &str = include_str!("../../queries/c/syntax.scm");
-const CPP_QUERY: &str = include_str!("../../queries/cpp/syntax.scm");
+const RUST_QUERY: &str = include_str!("../../grammar-queries/rust/syntax.scm");
+const PYTHON_QUERY: &str = include_str!("../../grammar-queries/python/syntax.scm");
+const TYPESCRIPT_QUERY: &str = include_str!("../../grammar-queries/typescript/syntax.scm");
+const TSX_EXTRA_QUERY: &str = include_str!("../../grammar-queries/typescript/tsx.scm");
+const JAVASCRIPT_QUERY: &str = include_str!("../../grammar-queries/javascript/syntax.scm");
+const GO_QUERY: &str = include_str!("../../grammar-queries/go/syntax.scm");
+const JAVA_QUERY: &str = include_str!("../../grammar-queries/java/syntax.scm");
+const C_QUERY: &str = include_str!("../../grammar-queries/c/syntax.scm");
+const CPP_QUERY: &str = include_str!("../../grammar-queries/cpp/syntax.scm");
 
 /// Bumped whenever extraction changes in a way the queries do not show (kinds, signatures, body
 /// hashes, visibility rules), so a previous snapshot's rows are not reused across versions.

@@ -2,7 +2,7 @@
 //!
 //! Every scanned file of a supported language (Rust, Python, TypeScript, TSX, JavaScript, Go,
 //! Java, C, C++) is parsed in parallel with its grammar and the language's query
-//! (`pipeline/queries/<language>/syntax.scm`), and turned into `symbols`, `occurrences`,
+//! (`pipeline/grammar-queries/<language>/syntax.scm`), and turned into `symbols`, `occurrences`,
 //! `imports` and `call_edges` rows with `source = tree-sitter`:
 //!
 //! - per file (`extract.rs`): definitions with stable IDs, containers, signatures, arity,

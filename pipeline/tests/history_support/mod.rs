@@ -1,5 +1,5 @@
-//! Shared helpers of the history tests: fixture repositories scripted with the git CLI (fixed
-//! identities and dates, no user or system config), and snapshot/table readers.
+//! Shared helpers of the history tests: fixture repositories scripted with `test_support`'s
+//! hermetic git, with a clock and an author the tests move, and snapshot/table readers.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -9,6 +9,7 @@ use output_schema::parquet_io::read_table;
 use output_schema::tables::{ChurnRow, CochangeRow, CommitRow, FileChangeRow, OwnershipRow};
 use output_schema::Stage;
 use pipeline::{NoProgress, PreviousChoice, SnapshotOptions};
+use test_support::Signature;
 
 /// Seconds in a day.
 pub const DAY: i64 = 86_400;
@@ -44,12 +45,8 @@ impl Repo {
     /// Runs git with fixed identity and dates; panics on failure; returns stdout.
     pub fn git(&self, args: &[&str]) -> String {
         let out = self.git_raw(args);
-        assert!(
-            out.status.success(),
-            "git {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        test_support::assert_success(&out, &format!("git {args:?}"));
+        test_support::stdout_of(&out)
     }
 
     /// Runs git and returns the raw output.
@@ -62,9 +59,7 @@ impl Repo {
 
     /// Writes a file (creating folders).
     pub fn write(&self, path: &str, content: impl AsRef<[u8]>) {
-        let p = self.path().join(path);
-        std::fs::create_dir_all(p.parent().expect("has parent")).expect("mkdir");
-        std::fs::write(p, content).expect("write");
+        test_support::write_file(self.path(), path, content);
     }
 
     /// Removes a file.
@@ -86,23 +81,10 @@ impl Repo {
     }
 }
 
-/// A git command in `dir` isolated from the machine's configuration.
+/// A git command in `dir` isolated from the machine's configuration, as `author` at `time`.
 pub fn git_command(dir: &Path, time: i64, author: &(String, String)) -> Command {
-    let mut cmd = Command::new("git");
     let date = format!("@{time} +0000");
-    cmd.current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", &author.0)
-        .env("GIT_AUTHOR_EMAIL", &author.1)
-        .env("GIT_COMMITTER_NAME", &author.0)
-        .env("GIT_COMMITTER_EMAIL", &author.1)
-        .env("GIT_AUTHOR_DATE", &date)
-        .env("GIT_COMMITTER_DATE", &date)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
-    cmd
+    test_support::git_command(dir, &Signature::new(&author.0, &author.1, &date))
 }
 
 /// Options for a git-only snapshot of `root` into `store`.
@@ -174,6 +156,17 @@ pub fn manifest(dir: &Path) -> output_schema::manifest::Manifest {
 /// The git stage report of a snapshot.
 pub fn git_report(dir: &Path) -> output_schema::manifest::StageReport {
     manifest(dir).stages["git"].clone()
+}
+
+/// The first warning of a stage report with this code (panics, listing them, if there is none).
+pub fn warning<'a>(
+    report: &'a output_schema::manifest::StageReport,
+    code: &str,
+) -> &'a output_schema::manifest::Warning {
+    let mut warnings = report.warnings.iter();
+    warnings
+        .find(|w| w.code == code)
+        .unwrap_or_else(|| panic!("no {code} warning: {:?}", report.warnings))
 }
 
 /// A count of the git stage report (0 when absent).

@@ -131,18 +131,7 @@ pub fn symbol(id: &str, name: &str, kind: &str, path: &str, container: Option<&s
 }
 
 pub fn reference(symbol_id: &str, path: &str, line: i32, source: &str) -> OccurrenceRow {
-    OccurrenceRow {
-        symbol_id: Some(symbol_id.into()),
-        name: "x".into(),
-        path: path.into(),
-        line,
-        col: 1,
-        end_line: line,
-        end_col: 2,
-        roles: Roles::REFERENCE,
-        enclosing_symbol_id: None,
-        source: source.into(),
-    }
+    test_support::rows::reference(Some(symbol_id), "x", path, line, source)
 }
 
 /// The classification of the import at (path, line) as (kind, target, method).
@@ -228,6 +217,16 @@ pub fn edges<const N: usize>(
 /// Recounts every edge from the output tables alone and checks it matches: an edge must be backed
 /// by import rows (from_module/to_module/target) or SCIP reference occurrences (files.module_id and
 /// symbols.module_id), with exactly the counts it claims; and every cross-module import is on an edge.
+/// The modules marked as entry points, in table order.
+pub fn entrypoints(t: &TableSet) -> Vec<&str> {
+    let modules = t.modules.as_ref().expect("modules table");
+    modules
+        .iter()
+        .filter(|m| m.is_entrypoint)
+        .map(|m| m.module_id.as_str())
+        .collect()
+}
+
 pub fn assert_traceable(t: &TableSet) {
     let file_module: HashMap<&str, &str> = t
         .files

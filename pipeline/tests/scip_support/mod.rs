@@ -1,14 +1,14 @@
 //! Shared helpers of the SCIP integration tests: git fixture repositories built at runtime, SCIP
 //! indexes built with the `scip` crate's types, real indexers found where `ci/install-indexers.sh`
 //! puts them, and snapshot table readers.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // each test binary uses a part of it
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use output_schema::manifest::{Manifest, StageReport};
-use output_schema::tables::{CallEdgeRow, OccurrenceRow, RelationshipRow, SymbolRow};
+use output_schema::manifest::{Manifest, RepoState, StageReport};
+use output_schema::tables::{CallEdgeRow, FileRow, OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::Table;
 use pipeline::{NoProgress, PreviousChoice, SnapshotOptions, SnapshotOutcome};
 use protobuf::Message;
@@ -17,45 +17,21 @@ use scip::types::{
     SymbolInformation, ToolInfo,
 };
 
-/// Runs git in `dir` with a fixed identity and dates, panicking on failure.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Fixture")
-        .env("GIT_AUTHOR_EMAIL", "fixture@example.com")
-        .env("GIT_COMMITTER_NAME", "Fixture")
-        .env("GIT_COMMITTER_EMAIL", "fixture@example.com")
-        .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+pub use test_support::git;
 
 /// A git repository in a temp dir holding `files`, committed once.
 pub fn repo_with(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for (path, text) in files {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
+        test_support::write_file(dir.path(), path, text);
     }
     std::fs::write(
         dir.path().join(".gitignore"),
         "index.scip\n*.scip.commit\ntarget/\n",
     )
     .expect("write");
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "fixture"]);
+    test_support::git_init(dir.path());
+    test_support::git_commit_all(dir.path(), "fixture");
     dir
 }
 
@@ -96,53 +72,37 @@ fn collect(base: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// Where `ci/install-indexers.sh` installs the npm indexers.
-pub fn indexers_dir() -> PathBuf {
-    match std::env::var_os("CKB_INDEXERS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/ckb-indexers")
-        }
+/// The command of a real indexer, or `None` when it is not installed (which fails under CI).
+pub fn indexer(name: &str) -> Option<PathBuf> {
+    if name == "rust-analyzer" {
+        test_support::rust_analyzer()
+    } else {
+        test_support::npm_indexer(name)
     }
 }
 
-/// The command of a real indexer, or `None` (with a printed notice) when it is not installed.
-pub fn indexer(name: &str) -> Option<PathBuf> {
-    let path = if name == "rust-analyzer" {
-        let ok = Command::new("rust-analyzer")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        ok.then(|| PathBuf::from("rust-analyzer"))
-    } else {
-        let p = indexers_dir().join("node_modules/.bin").join(name);
-        p.exists().then_some(p)
-    };
-    if path.is_none() {
-        // `.ci/run` installs every indexer: under CI a missing one fails the test, never passes it.
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{name} is missing under CI; install it with `bash ci/install-indexers.sh`"
-        );
-        eprintln!("SKIPPED (tool missing): {name}; install it with `bash ci/install-indexers.sh`");
+/// The SCIP stage's input for `files` of the repository at `root` (no git repository, no
+/// `--scip-commit`).
+pub fn stage_input<'a>(
+    root: &'a Path,
+    files: &'a [FileRow],
+    state: &'a RepoState,
+    config: pipeline::scip::ScipConfig,
+) -> pipeline::scip::ScipInput<'a> {
+    pipeline::scip::ScipInput {
+        root,
+        repo_id: "fx",
+        files,
+        repo: None,
+        repo_state: state,
+        indexed_commit: None,
+        config,
     }
-    path
 }
 
 /// Runs a command in `dir`, panicking with its output on failure.
 pub fn run(dir: &Path, program: &Path, args: &[&str]) {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("indexer runs");
-    assert!(
-        out.status.success(),
-        "{} {args:?} failed:\n{}\n{}",
-        program.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_support::run_ok(Command::new(program).args(args).current_dir(dir));
 }
 
 /// Snapshot options for `root` with the store in a separate temp dir.
@@ -213,6 +173,11 @@ impl Snap {
     }
     pub fn scip(&self) -> &StageReport {
         &self.manifest.stages["scip"]
+    }
+    /// The input file of every backend, in manifest order.
+    pub fn backend_inputs(&self) -> Vec<String> {
+        let backends = self.manifest.backends.iter();
+        backends.filter_map(|b| b.input.clone()).collect()
     }
 }
 

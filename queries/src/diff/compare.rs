@@ -6,14 +6,14 @@
 //! same content (and no other file sharing it) are a rename. Symbols are matched by stable ID: an
 //! ID present on both sides is compared by `definition_version_id` (signature), `body_hash` and
 //! `visibility`; an ID only in the base is resolved through the head snapshot's aliases and
-//! tombstones (`output_schema::resolve`), so a rename or move is reported as one, not as a
+//! tombstones (`output_schema::redirect`), so a rename or move is reported as one, not as a
 //! deletion plus an addition. When the head snapshot has no `aliases` table at all (its identity
 //! stage did not run), a removed and an added symbol of the same kind with the same, unique
 //! `body_hash` are paired instead (`source: body-match`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use output_schema::resolve::{Resolution, ResolveError, Resolver};
+use output_schema::redirect::{Resolution, ResolveError, Resolver};
 use output_schema::tables::{AliasRow, CallEdgeRow, FileRow, SymbolRow, TombstoneRow};
 use serde::Serialize;
 

@@ -4,7 +4,7 @@
 //! [`diff`] reads both snapshots and produces a [`DiffReport`] (the full, structured facts):
 //! - [`compare`]: files added / removed / modified / renamed (by `files.content_hash`), symbols
 //!   added / removed / renamed or moved (through the head snapshot's aliases, resolved with
-//!   `output_schema::resolve`), signature-changed (`definition_version_id`), body-changed
+//!   `output_schema::redirect`), signature-changed (`definition_version_id`), body-changed
 //!   (`body_hash`) and visibility-changed, and call edges added / removed;
 //! - [`api`] (compareAPI): breaking changes to the public surface and non-breaking additions, each
 //!   with a severity;

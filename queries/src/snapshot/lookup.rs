@@ -1,5 +1,5 @@
 //! From what a user typed to one active symbol: stable IDs through aliases and tombstones
-//! (`output_schema::resolve`), names through the symbol table.
+//! (`output_schema::redirect`), names through the symbol table.
 //!
 //! - `ckb:<repo>:sym:<hex>` of this snapshot's repository: active → itself; otherwise followed
 //!   through `aliases` (at most 3 hops) to an active symbol (the answer says `redirected`,
@@ -16,7 +16,7 @@ use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use output_schema::ids::parse_stable_id;
-use output_schema::resolve::{Resolution, ResolveError, Resolver};
+use output_schema::redirect::{Resolution, ResolveError, Resolver};
 use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
@@ -147,7 +147,7 @@ impl<'a> Lookup<'a> {
         // Every ID the alias graph can reach from `id` (a few hops at most), looked up at once.
         let mut reach: BTreeSet<String> = BTreeSet::new();
         let mut frontier = vec![id.to_string()];
-        for _ in 0..=output_schema::resolve::MAX_ALIAS_HOPS {
+        for _ in 0..=output_schema::redirect::MAX_ALIAS_HOPS {
             let mut next = Vec::new();
             for cur in &frontier {
                 for a in aliases.iter().filter(|a| &a.old_id == cur) {
@@ -285,7 +285,7 @@ impl<'a> Lookup<'a> {
                 ErrorCode::AliasChainTooDeep,
                 format!(
                     "{id} needs more than {} alias hops: {}",
-                    output_schema::resolve::MAX_ALIAS_HOPS,
+                    output_schema::redirect::MAX_ALIAS_HOPS,
                     chain.join(" -> ")
                 ),
                 "the ID is too old to follow safely; search for the symbol by name",

@@ -578,7 +578,8 @@ mod test {
     use crate::types::Package;
 
     use super::*;
-    use pretty_assertions::assert_eq;
+    // CKB-PATCH: std's `assert_eq` instead of `pretty_assertions` (a dev-dependency that is not
+    // vendored), so `.ci/run` runs these tests offline.
 
     // CKB-PATCH: the parser builds borrowed descriptors; the tests compare owned ones.
     fn new_descriptor(name: String, suffix: descriptor::Suffix) -> Descriptor {

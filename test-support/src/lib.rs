@@ -1,0 +1,305 @@
+//! Shared helpers of ckb's tests (a dev-dependency only): scripted git repositories with one
+//! identity and one date, the rule for a missing external tool (and the indexer versions the
+//! tests expect), running a command that must succeed, golden files, and hand-built table rows
+//! ([`rows`]). It depends on no ckb crate but `output-schema`, so `pipeline`'s tests build without
+//! DuckDB.
+
+pub mod rows;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// Who commits and when: the identity and date a scripted git command runs with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub name: String,
+    pub email: String,
+    /// Anything git takes as a date (`2024-01-01T12:00:00Z`, `@1704067200 +0000`).
+    pub date: String,
+}
+
+/// The fixture identity every scripted repository uses unless a test needs several authors.
+pub const NAME: &str = "Fixture Author";
+/// The fixture identity's email.
+pub const EMAIL: &str = "author@example.com";
+/// The fixture date every scripted repository uses unless a test needs a clock.
+pub const DATE: &str = "2024-01-01T12:00:00Z";
+
+impl Signature {
+    /// The fixture identity at the fixture date.
+    pub fn fixture() -> Signature {
+        Signature::new(NAME, EMAIL, DATE)
+    }
+
+    /// An identity at a date.
+    pub fn new(name: &str, email: &str, date: &str) -> Signature {
+        Signature {
+            name: name.into(),
+            email: email.into(),
+            date: date.into(),
+        }
+    }
+
+    /// The same identity at another date.
+    pub fn at(&self, date: &str) -> Signature {
+        Signature {
+            date: date.into(),
+            ..self.clone()
+        }
+    }
+}
+
+/// A git command in `dir` isolated from the machine: no user or system configuration, no
+/// inherited repository variables, and `who` as both author and committer.
+pub fn git_command(dir: &Path, who: &Signature) -> Command {
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", &who.name)
+        .env("GIT_AUTHOR_EMAIL", &who.email)
+        .env("GIT_COMMITTER_NAME", &who.name)
+        .env("GIT_COMMITTER_EMAIL", &who.email)
+        .env("GIT_AUTHOR_DATE", &who.date)
+        .env("GIT_COMMITTER_DATE", &who.date)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE");
+    cmd
+}
+
+/// Runs git in `dir` as `who`; panics on failure; returns stdout as it is.
+pub fn git_as(dir: &Path, who: &Signature, args: &[&str]) -> String {
+    let mut cmd = git_command(dir, who);
+    cmd.args(args);
+    stdout_of(&run_ok(&mut cmd))
+}
+
+/// Runs git in `dir` as the fixture identity at the fixture date; panics on failure; returns
+/// stdout trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    git_as(dir, &Signature::fixture(), args).trim().to_string()
+}
+
+/// `git init -q -b main` in `dir`.
+pub fn git_init(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+}
+
+/// `git add -A && git commit -m <message>` as the fixture; returns the new commit.
+pub fn git_commit_all(dir: &Path, message: &str) -> String {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+    git(dir, &["rev-parse", "HEAD"])
+}
+
+/// Writes `content` to `dir/rel`, creating folders.
+pub fn write_file(dir: &Path, rel: &str, content: impl AsRef<[u8]>) {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().expect("a file has a parent folder")).expect("mkdir");
+    std::fs::write(&path, content).expect("write fixture file");
+}
+
+/// Runs a command and panics, with its stdout and stderr, unless it succeeds.
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd:?} does not run: {e}"));
+    assert_success(&out, &format!("{cmd:?}"));
+    out
+}
+
+/// Panics, naming `what` and showing the output, unless `out` is a success.
+pub fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what} failed ({:?}):\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A command's stdout as text.
+pub fn stdout_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Whether the tests run under CI (`CI=true`, as `.ci/run` sets it).
+pub fn under_ci() -> bool {
+    std::env::var("CI").as_deref() == Ok("true")
+}
+
+/// Called when a test's external tool is missing. Under CI the test fails: `.ci/run` installs
+/// every tool, so a missing one is a broken setup, never a pass. Locally the test may go on without
+/// the tool, and says so loudly with the command that installs it.
+pub fn tool_missing(tool: &str, install: &str) {
+    assert!(
+        !under_ci(),
+        "{tool} is missing under CI; install it with `{install}`"
+    );
+    eprintln!("SKIPPED (tool missing): {tool}; install it with `{install}`");
+}
+
+/// Where `ci/install-indexers.sh` installs the npm indexers (`$CKB_INDEXERS_DIR`, or
+/// `~/.cache/ckb-indexers`).
+pub fn indexers_dir() -> PathBuf {
+    match std::env::var_os("CKB_INDEXERS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => home().join(".cache/ckb-indexers"),
+    }
+}
+
+/// The indexer versions the tests' exact counts were written against; `ci/install-indexers.sh`
+/// installs exactly these (a test in this crate checks the two agree).
+pub const PINNED_INDEXERS: &[(&str, &str)] = &[
+    ("scip-typescript", "0.4.0"),
+    ("scip-python", "0.6.6"),
+    // From rustup's toolchain, so the installer cannot pin it: a different one is named loudly.
+    ("rust-analyzer", "1.95.0"),
+];
+
+fn pinned(name: &str) -> &'static str {
+    PINNED_INDEXERS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("{name} has no pinned version"))
+}
+
+/// An npm indexer (`scip-typescript`, `scip-python`) where `ci/install-indexers.sh` puts it, or
+/// `None` after [`tool_missing`] (which fails under CI). Another version than the pinned one
+/// fails under CI (the installer replaces it) and is named loudly otherwise.
+pub fn npm_indexer(name: &str) -> Option<PathBuf> {
+    let path = indexers_dir().join("node_modules/.bin").join(name);
+    if !path.exists() {
+        tool_missing(name, "bash ci/install-indexers.sh");
+        return None;
+    }
+    let package = indexers_dir().join(format!("node_modules/@sourcegraph/{name}/package.json"));
+    let found = std::fs::read_to_string(package)
+        .ok()
+        .and_then(|text| json_string_field(&text, "version"))
+        .unwrap_or_default();
+    let want = pinned(name);
+    if found != want {
+        let message = format!(
+            "{name} {found} is installed, but the tests' counts were written against {want}; \
+             `bash ci/install-indexers.sh` installs it"
+        );
+        assert!(!under_ci(), "{message}");
+        eprintln!("NOTICE: {message}");
+    }
+    Some(path)
+}
+
+/// The first `"field": "value"` string of a small JSON text (no JSON parser in this crate).
+fn json_string_field(text: &str, field: &str) -> Option<String> {
+    let rest = &text[text.find(&format!("\"{field}\""))? + field.len() + 2..];
+    let rest = &rest[rest.find('"')? + 1..];
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+/// `rust-analyzer` when it runs (`rust-analyzer --version` succeeds), or `None` after
+/// [`tool_missing`] (which fails under CI). It comes with the rustup toolchain, so another version
+/// than the pinned one is named loudly (its exact counts may differ) but does not fail.
+pub fn rust_analyzer() -> Option<PathBuf> {
+    let out = Command::new("rust-analyzer").arg("--version").output();
+    let Some(out) = out.ok().filter(|o| o.status.success()) else {
+        tool_missing("rust-analyzer", "bash ci/install-indexers.sh");
+        return None;
+    };
+    let found = stdout_of(&out);
+    let want = pinned("rust-analyzer");
+    if found.split_whitespace().nth(1) != Some(want) {
+        eprintln!(
+            "NOTICE: {} is installed; the tests' counts were written against rust-analyzer {want}",
+            found.trim()
+        );
+    }
+    Some(PathBuf::from("rust-analyzer"))
+}
+
+/// The stock DuckDB CLI: `$CKB_DUCKDB`, else the one `ci/install-tools.sh` installs, else `PATH`'s
+/// `duckdb` — the first that runs; or `None` after [`tool_missing`] (which fails under CI).
+pub fn duckdb_cli() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("CKB_DUCKDB").map(PathBuf::from),
+        Some(home().join(".cache/ckb-tools/venv/bin/duckdb")),
+        Some(PathBuf::from("duckdb")),
+    ];
+    let found = candidates.into_iter().flatten().find(|c| {
+        Command::new(c)
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
+    }
+    found
+}
+
+fn home() -> PathBuf {
+    PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+}
+
+/// The environment variable that makes golden checks rewrite their files instead of comparing.
+pub const UPDATE_GOLDEN: &str = "CKB_UPDATE_GOLDEN";
+
+/// Compares `actual` with the golden file at `path`; with `CKB_UPDATE_GOLDEN` set, writes `actual`
+/// there instead (folders made). A mismatch or a missing file is an error message naming the
+/// file, the difference and how to regenerate (for tests that collect several before failing).
+pub fn check_golden(path: &Path, actual: &str) -> Result<(), String> {
+    if std::env::var_os(UPDATE_GOLDEN).is_some() {
+        std::fs::create_dir_all(path.parent().expect("a golden file has a folder")).expect("mkdir");
+        std::fs::write(path, actual).expect("write golden");
+        return Ok(());
+    }
+    match std::fs::read_to_string(path) {
+        Ok(want) if want == actual => Ok(()),
+        Ok(want) => Err(format!(
+            "{} differs from the golden ({UPDATE_GOLDEN}=1 regenerates it; review the diff)\n\
+             --- want\n{want}\n--- got\n{actual}",
+            path.display()
+        )),
+        Err(e) => Err(format!(
+            "{}: {e} ({UPDATE_GOLDEN}=1 writes it)",
+            path.display()
+        )),
+    }
+}
+
+/// [`check_golden`], panicking on a mismatch.
+pub fn assert_golden(path: &Path, actual: &str) {
+    if let Err(message) = check_golden(path, actual) {
+        panic!("{message}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_installer_pins_the_versions_the_tests_expect() {
+        let script = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/install-indexers.sh"),
+        )
+        .expect("ci/install-indexers.sh");
+        for (name, version) in PINNED_INDEXERS {
+            let var = format!(
+                "{}_VERSION={version}",
+                name.replace('-', "_").to_uppercase()
+            );
+            assert!(script.contains(&var), "install-indexers.sh lacks {var}");
+        }
+    }
+
+    #[test]
+    fn reads_a_package_version() {
+        let text = r#"{"name": "@sourcegraph/scip-python", "version": "0.6.6", "x": 1}"#;
+        assert_eq!(json_string_field(text, "version").as_deref(), Some("0.6.6"));
+        assert_eq!(json_string_field(text, "missing"), None);
+    }
+}
