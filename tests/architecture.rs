@@ -53,6 +53,18 @@ fn crate_dependency_rules_hold() {
             );
         }
     }
+    // Test support and the fuzz targets build without DuckDB: `cargo test -p pipeline` and
+    // `ci/fuzz.sh` never compile it.
+    let test_support = deps("test-support");
+    let fuzz = deps("fuzz");
+    for (name, list) in [("test-support", &test_support), ("fuzz", &fuzz)] {
+        for heavy in ["queries", "duckdb", "ckb"] {
+            assert!(
+                !list.contains(&heavy.to_string()),
+                "{name} depends on {heavy}"
+            );
+        }
+    }
     for lib in [&schema, &pipeline] {
         assert!(
             !lib.contains(&"duckdb".to_string()),
@@ -71,6 +83,8 @@ fn rust_files(root: &Path) -> Vec<PathBuf> {
         root.join("pipeline"),
         root.join("queries"),
         root.join("tests"),
+        root.join("test-support"),
+        root.join("fuzz"),
     ];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -155,4 +169,249 @@ fn security_guarantees_name_tests_that_exist() {
         named += 1;
     }
     assert!(named >= 5, "SECURITY.md names only {named} tests");
+}
+
+/// Longest a file may be before it must say why at its top.
+const MAX_FILE_LINES: usize = 800;
+/// Longest a function may be before the line above it (or its doc) must say why.
+const MAX_FN_LINES: usize = 150;
+/// The marker of such a reason: `//! Size: …` in a file's opening doc, for a function `// Size: …`
+/// (or `/// Size: …`) in the lines just above it or `//! Size: `name` …` in the opening doc.
+const SIZE_MARKER: &str = "Size:";
+
+/// What is left of a line of Rust once string and char literals and comments are blanked, so that
+/// braces are counted only where they are code. `in_block` carries a `/* … */` comment across lines;
+/// a multi-line string literal is rare enough in this code base that it ends at the line's end.
+fn code_of(line: &str, in_block: &mut bool) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if *in_block {
+            if c == '*' && next == Some('/') {
+                *in_block = false;
+                i += 2;
+            } else {
+                i += 1;
+            }
+            continue;
+        }
+        match c {
+            '/' if next == Some('/') => break,
+            '/' if next == Some('*') => {
+                *in_block = true;
+                i += 2;
+            }
+            'r' if matches!(next, Some('"') | Some('#'))
+                && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')) =>
+            {
+                // Raw string r#"…"#: skip to the closing quote with as many hashes.
+                let mut j = i + 1;
+                let mut hashes = 0;
+                while chars.get(j) == Some(&'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if chars.get(j) != Some(&'"') {
+                    out.push(c);
+                    i += 1;
+                    continue;
+                }
+                j += 1;
+                while j < chars.len() {
+                    if chars[j] == '"' && (0..hashes).all(|k| chars.get(j + 1 + k) == Some(&'#')) {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                i = j;
+            }
+            '"' => {
+                let mut j = i + 1;
+                while j < chars.len() && chars[j] != '"' {
+                    j += if chars[j] == '\\' { 2 } else { 1 };
+                }
+                i = j + 1;
+            }
+            '\'' => {
+                // A char literal ('{', '\'', '\u{7b}') or a lifetime ('a): skip only a literal.
+                let end = if next == Some('\\') {
+                    (i + 2..chars.len()).find(|&j| chars[j] == '\'')
+                } else if chars.get(i + 2) == Some(&'\'') {
+                    Some(i + 2)
+                } else {
+                    None
+                };
+                match end {
+                    Some(e) => i = e + 1,
+                    None => {
+                        out.push(c);
+                        i += 1;
+                    }
+                }
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// `(first line, line count, name)` of every function with a body in `text`, nested ones included.
+fn function_spans(text: &str) -> Vec<(usize, usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut in_block = false;
+    let code: Vec<String> = lines.iter().map(|l| code_of(l, &mut in_block)).collect();
+    let mut spans = Vec::new();
+    for (start, line) in code.iter().enumerate() {
+        let Some(at) = line.find("fn ") else { continue };
+        if at > 0 && !line[..at].ends_with([' ', '(', '\t']) {
+            continue;
+        }
+        let name: String = line[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body opens at the first `{` before a `;` (a declaration without a body has none).
+        let mut depth = 0i64;
+        let mut opened = false;
+        'scan: for (i, l) in code.iter().enumerate().skip(start) {
+            let from = if i == start { at } else { 0 };
+            for ch in l[from..].chars() {
+                match ch {
+                    ';' if !opened => break 'scan,
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => {
+                        depth -= 1;
+                        if opened && depth == 0 {
+                            spans.push((start + 1, i - start + 1, name.clone()));
+                            break 'scan;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    spans
+}
+
+/// A function whose body is over `MAX_FN_LINES` has a `Size:` reason among the comment and
+/// attribute lines just above it, or in the file's opening doc naming it (`//! Size: \`name\` …`).
+fn has_size_reason(lines: &[&str], first_line: usize, name: &str) -> bool {
+    let above = lines[..first_line - 1]
+        .iter()
+        .rev()
+        .map(|l| l.trim())
+        .take_while(|l| l.starts_with("//") || l.starts_with("#["))
+        .any(|l| {
+            l.trim_start_matches('/')
+                .trim_start()
+                .starts_with(SIZE_MARKER)
+        });
+    let named = format!("`{name}`");
+    above
+        || lines
+            .iter()
+            .take_while(|l| l.starts_with("//!"))
+            .map(|l| l.trim_start_matches("//!").trim_start())
+            .any(|l| l.starts_with(SIZE_MARKER) && l.contains(&named))
+}
+
+/// No file over `MAX_FILE_LINES` and no function over `MAX_FN_LINES` lines without a one-line
+/// reason where a reader meets it: a newcomer should be able to take in any one piece at once.
+#[test]
+fn files_and_functions_stay_small_or_say_why() {
+    let root = workspace_root();
+    let mut oversized = Vec::new();
+    for path in rust_files(&root) {
+        let text = std::fs::read_to_string(root.join(&path)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let opening_doc = lines.iter().take_while(|l| l.starts_with("//!"));
+        if lines.len() > MAX_FILE_LINES
+            && !opening_doc.clone().any(|l| {
+                l.trim_start_matches("//!")
+                    .trim_start()
+                    .starts_with(SIZE_MARKER)
+            })
+        {
+            oversized.push(format!(
+                "{}: {} lines (over {MAX_FILE_LINES}; add `//! {SIZE_MARKER} <why>` to its opening doc, or split it)",
+                path.display(),
+                lines.len()
+            ));
+        }
+        for (first, len, name) in function_spans(&text) {
+            if len > MAX_FN_LINES && !has_size_reason(&lines, first, &name) {
+                oversized.push(format!(
+                    "{}:{first}: fn {name} is {len} lines (over {MAX_FN_LINES}; add `// {SIZE_MARKER} <why>` above it, or split it)",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(oversized.is_empty(), "{}", oversized.join("\n"));
+}
+
+#[test]
+fn function_spans_count_braces_only_in_code() {
+    let text = "fn a() {\n    let s = \"}}\"; // }\n    let c = '{';\n    /* } */\n}\nfn b();\nfn c<'a>(x: &'a str) {\n}\n";
+    assert_eq!(
+        function_spans(text),
+        vec![(1, 5, "a".to_string()), (7, 2, "c".to_string())]
+    );
+}
+
+/// Every `ckb query` answer is built by `envelope::respond::finish`, the one step that applies the
+/// budgets and picks drilldowns: each command module calls it, and an `Answer` is constructed
+/// nowhere else. The two exceptions are documented: `ckb diff --format json` (every fact, never
+/// truncated: `diff/mod.rs::answer`) and SQL results (`sql`, `canned`: rows bounded by
+/// `--max-rows`, not an envelope).
+#[test]
+fn every_answer_goes_through_the_one_finishing_step() {
+    let root = workspace_root();
+    let commands = root.join("queries/src/commands");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&commands).unwrap().flatten() {
+        let path = entry.path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with(".rs") || ["mod.rs", "sql.rs", "canned.rs"].contains(&name.as_str()) {
+            continue;
+        }
+        if !std::fs::read_to_string(&path).unwrap().contains("finish(") {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "commands that do not answer through respond::finish: {missing:?}"
+    );
+    let mut builders = Vec::new();
+    for path in rust_files(&root) {
+        let p = path.to_string_lossy().replace('\\', "/");
+        if !p.starts_with("queries/src/") || p == "queries/src/envelope/answer.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(root.join(&path)).unwrap();
+        if text.contains("Answer::new(") || text.contains("Answer {") {
+            builders.push(p);
+        }
+    }
+    builders.sort();
+    assert_eq!(
+        builders,
+        ["queries/src/diff/mod.rs", "queries/src/envelope/respond.rs"],
+        "an Answer is built outside finish (and the documented diff exception)"
+    );
 }

@@ -66,32 +66,17 @@ fn a_table_that_crashed_the_decoder_is_a_corrupt_snapshot_for_every_reader() {
     )
     .unwrap();
 
-    let explore = ckb(
-        repo.path(),
-        &[
-            "query",
-            "--snapshot",
-            snap_arg,
-            "--format",
-            "json",
-            "explore",
-            "src",
-        ],
+    let query = |args: &[&str]| {
+        let mut all = vec!["query", "--snapshot", snap_arg, "--format", "json"];
+        all.extend_from_slice(args);
+        ckb(repo.path(), &all)
+    };
+    assert_corrupt(&query(&["explore", "src"]), "files", "ckb query explore");
+    assert_corrupt(
+        &query(&["ownership", "src/lib.rs"]),
+        "ownership",
+        "ckb query ownership",
     );
-    assert_corrupt(&explore, "files", "ckb query explore");
-    let ownership = ckb(
-        repo.path(),
-        &[
-            "query",
-            "--snapshot",
-            snap_arg,
-            "--format",
-            "json",
-            "ownership",
-            "src/lib.rs",
-        ],
-    );
-    assert_corrupt(&ownership, "ownership", "ckb query ownership");
     let verify = ckb(repo.path(), &["verify", snap_arg]);
     assert_corrupt(&verify, "files", "ckb verify");
 
