@@ -236,7 +236,7 @@ fn freshness(
             let recorded = &snap.manifest.repo_state.repo_state_id;
             let same_state = state.as_ref().is_some_and(|s| {
                 &s.repo_state_id == recorded
-                    || (snap.manifest.privacy == "anonymized"
+                    || (snap.manifest.privacy == output_schema::PrivacyMode::Anonymized.name()
                         && keyed_state(s).is_some_and(|k| &k.repo_state_id == recorded))
             });
             (if same_state { "current" } else { "dirty" }, Some(0))

@@ -61,7 +61,7 @@ use output_schema::{ids, SharedStr};
 use scip::symbol::DescriptorRef;
 use scip::types::descriptor::Suffix;
 
-use crate::repo_state::{field_hash_digits, field_hash_hex};
+use crate::hashing::{field_hash_digits, field_hash_hex};
 
 /// The family a kind takes part in the fingerprint as (see the module doc).
 pub fn kind_family(kind: &str) -> &str {

@@ -11,7 +11,7 @@
 //! the SCIP stable IDs. Imports are never touched.
 //!
 //! The merge is a plain function over row vectors so it does not depend on how the stages are
-//! wired; [`merge_into`] applies it to a [`TableSet`].
+//! wired; [`merge_step`] is the driver's step from the two stages' rows to the written tables.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -20,7 +20,6 @@ use output_schema::SharedStr;
 
 use crate::fingerprint;
 use crate::scip::ScipTables;
-use crate::write::TableSet;
 
 /// The rows the syntax stage produced (`source` = `tree-sitter`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -403,20 +402,59 @@ fn fill(row: &mut SymbolRow, ts: &SymbolRow, stats: &mut MergeStats) {
     }
 }
 
-/// Applies [`merge`] to the tables in place: the syntax stage's rows (whatever is present) are
-/// merged with SCIP's. `imports` stays as the syntax stage left it (absent when it did not run).
-pub fn merge_into(tables: &mut TableSet, scip: ScipTables) -> MergeStats {
-    let syntax = SyntaxTables {
-        symbols: tables.symbols.take().unwrap_or_default(),
-        occurrences: tables.occurrences.take().unwrap_or_default(),
-        call_edges: tables.call_edges.take().unwrap_or_default(),
-        relationships: tables.relationships.take().unwrap_or_default(),
-        imports: Vec::new(),
+/// The code tables as the snapshot writes them; `None`: no stage produced that table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CodeTables {
+    /// `symbols`.
+    pub symbols: Option<Vec<SymbolRow>>,
+    /// `occurrences`.
+    pub occurrences: Option<Vec<OccurrenceRow>>,
+    /// `call_edges`.
+    pub call_edges: Option<Vec<CallEdgeRow>>,
+    /// `relationships` (only SCIP states them).
+    pub relationships: Option<Vec<RelationshipRow>>,
+    /// `imports` (only the syntax stage reads them).
+    pub imports: Option<Vec<ImportRow>>,
+}
+
+/// The merge step, from the syntax stage's rows (when it ran) and SCIP's (when an index was read)
+/// to the code tables. With SCIP rows, [`merge`] decides every table but `imports`; without, the
+/// syntax rows stand as they are and `relationships` is absent. `imports` is always the syntax
+/// stage's (absent when it did not run). The stats exist when a merge happened.
+pub fn merge_step(
+    syntax: Option<SyntaxTables>,
+    scip: Option<ScipTables>,
+) -> (CodeTables, Option<MergeStats>) {
+    let Some(scip) = scip else {
+        let tables = match syntax {
+            None => CodeTables::default(),
+            Some(s) => CodeTables {
+                symbols: Some(s.symbols),
+                occurrences: Some(s.occurrences),
+                call_edges: Some(s.call_edges),
+                relationships: None,
+                imports: Some(s.imports),
+            },
+        };
+        return (tables, None);
+    };
+    let (syntax, imports) = match syntax {
+        Some(s) => (
+            SyntaxTables {
+                imports: Vec::new(),
+                ..s
+            },
+            Some(s.imports),
+        ),
+        None => (SyntaxTables::default(), None),
     };
     let (merged, stats) = merge(syntax, scip);
-    tables.symbols = Some(merged.symbols);
-    tables.occurrences = Some(merged.occurrences);
-    tables.call_edges = Some(merged.call_edges);
-    tables.relationships = Some(merged.relationships);
-    stats
+    let tables = CodeTables {
+        symbols: Some(merged.symbols),
+        occurrences: Some(merged.occurrences),
+        call_edges: Some(merged.call_edges),
+        relationships: Some(merged.relationships),
+        imports,
+    };
+    (tables, Some(stats))
 }

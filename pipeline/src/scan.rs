@@ -19,6 +19,7 @@ use output_schema::tables::FileRow;
 use rayon::prelude::*;
 
 use crate::scan_cache::{CacheUpdate, ScanCache, Stat};
+use crate::stage::{ManifestParts, StageOutput};
 use crate::{PipelineError, Progress};
 
 /// Folder names never descended into.
@@ -576,6 +577,14 @@ pub fn is_generated(path: &str, bytes: &[u8]) -> bool {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(haystack, needle).is_some()
+}
+
+impl StageOutput for ScanOutput {
+    type Rows = Vec<FileRow>;
+    /// The cache update is taken out before (it is saved only once the snapshot is published).
+    fn split(self) -> (Vec<FileRow>, ManifestParts) {
+        (self.files, ManifestParts::report(self.report))
+    }
 }
 
 #[cfg(test)]

@@ -45,8 +45,9 @@ use output_schema::Table;
 
 pub use author::default_salt;
 
+use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
-use crate::{PipelineError, StageContext};
+use crate::PipelineError;
 
 /// Version of the per-commit row logic; bump it when rows of the same commit would change, so
 /// that older snapshots are not reused.
@@ -378,7 +379,7 @@ fn settings(
     hasher: &author::AuthorHasher,
     mailmap: &gix::mailmap::Snapshot,
 ) -> Result<BTreeMap<String, serde_json::Value>, PipelineError> {
-    let mut inputs = crate::repo_state::FieldHasher::new("ckb.history-inputs.v1");
+    let mut inputs = crate::hashing::FieldHasher::new("ckb.history-inputs.v1");
     inputs.field(ROW_FORMAT.as_bytes());
     let config = repo.config_snapshot();
     for key in ["diff.algorithm", "core.bigFileThreshold"] {
@@ -672,6 +673,42 @@ fn report(
     report.counts = counts.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     report.set_warnings(warnings);
     report
+}
+
+/// The git stage's rows.
+#[derive(Debug)]
+pub struct HistoryTables {
+    /// `commits` rows.
+    pub commits: Vec<CommitRow>,
+    /// `file_changes` rows.
+    pub file_changes: Vec<FileChangeRow>,
+    /// `churn` rows.
+    pub churn: Vec<ChurnRow>,
+    /// `cochange` rows.
+    pub cochange: Vec<CochangeRow>,
+    /// `ownership` rows.
+    pub ownership: Vec<OwnershipRow>,
+}
+
+impl StageOutput for HistoryOutput {
+    type Rows = HistoryTables;
+    fn split(self) -> (HistoryTables, ManifestParts) {
+        let rows = HistoryTables {
+            commits: self.commits,
+            file_changes: self.file_changes,
+            churn: self.churn,
+            cochange: self.cochange,
+            ownership: self.ownership,
+        };
+        let mut parts = ManifestParts::report(self.report);
+        parts.backends.push(self.backend);
+        parts.settings = self.settings;
+        parts.clone_damaged = self.damaged;
+        if let Some(time) = self.fetch_time {
+            parts.timings.push(("git.fetch-missing".into(), time));
+        }
+        (rows, parts)
+    }
 }
 
 #[cfg(test)]

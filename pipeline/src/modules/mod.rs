@@ -34,13 +34,16 @@ use output_schema::tables::{FileRow, ImportRow, ModuleRow};
 use output_schema::SharedStr;
 use rayon::prelude::*;
 
+use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::write::TableSet;
-use crate::StageContext;
 use detect::{DetectReport, Partition};
 use graph::Entrypoint;
 use manifests::Manifests;
 use paths::{child, file_name, parent_dir, RepoIndex};
 use resolve::{Resolver, Unresolved};
+
+/// The name of the view the stage writes.
+pub const VIEW: &str = "architecture";
 
 /// A file with more import rows than this is reported as a huge (probably generated) import list.
 pub const HUGE_IMPORT_LIST: usize = 1000;
@@ -50,21 +53,25 @@ const NON_CODE: &[&str] = &[
     "markdown", "json", "yaml", "toml", "xml", "html", "css", "sql", "protobuf",
 ];
 
-/// What the stage produced besides the tables it fills in `tables`.
+/// What the stage produced: the tables it was given, with module IDs assigned and imports
+/// classified, plus `modules` and `module_edges`.
 #[derive(Debug)]
 pub struct ModulesOutput {
+    /// The tables, module-assigned.
+    pub tables: TableSet,
     /// The manifest report.
     pub report: StageReport,
     /// The `architecture` view.
     pub view: serde_json::Value,
 }
 
-/// Runs the stage over `tables` (which must hold `files`): fills `module_id`, classifies imports,
-/// and writes `tables.modules` and `tables.module_edges`.
-pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
+/// Runs the stage over `tables` (which must hold `files`) and hands them back with `module_id`
+/// filled, imports classified, and `modules` and `module_edges` added.
+pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     ctx.progress.stage_started("modules", None);
     let Some(files) = tables.files.as_mut() else {
         return ModulesOutput {
+            tables,
             report: StageReport::skipped("input stage scan did not run"),
             view: serde_json::Value::Null,
         };
@@ -241,7 +248,20 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
             internal_edges
         ),
     );
-    ModulesOutput { report, view }
+    ModulesOutput {
+        tables,
+        report,
+        view,
+    }
+}
+
+impl StageOutput for ModulesOutput {
+    type Rows = TableSet;
+    fn split(self) -> (TableSet, ManifestParts) {
+        let mut parts = ManifestParts::report(self.report);
+        parts.views.push((VIEW.into(), self.view));
+        (self.tables, parts)
+    }
 }
 
 /// Totals of the import classification.

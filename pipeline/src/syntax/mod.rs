@@ -8,7 +8,7 @@
 //! - per file (`extract.rs`): definitions with stable IDs, containers, signatures, arity,
 //!   visibility (`visibility.rs`) and body hashes; definition, reference, call, write, import and
 //!   forward-definition sites with their enclosing definition; import statements (`imports.rs`);
-//! - over all files (`resolve.rs`): by-name resolution of each site's `symbol_id` and the call
+//! - over all files (`name_binding.rs`): by-name resolution of each site's `symbol_id` and the call
 //!   edges.
 //!
 //! A bad file is a counted skip, never an error: parse errors are counted per file and language,
@@ -26,11 +26,13 @@
 //! sorted on its worker, so the final order comes from a merge (each re-parsed row placed by
 //! binary search) rather than a sort.
 
+pub mod body_hash;
 pub mod captures;
+pub mod definitions;
 pub mod extract;
 pub mod imports;
 pub mod lang;
-pub mod resolve;
+pub mod name_binding;
 pub mod visibility;
 
 mod incremental;
@@ -42,8 +44,10 @@ use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, W
 use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
 use rayon::prelude::*;
 
+use crate::merge::SyntaxTables;
+use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
-use crate::{PipelineError, StageContext};
+use crate::PipelineError;
 use extract::{Budget, FileFacts, FileInput, Worker};
 use lang::Lang;
 
@@ -355,13 +359,13 @@ pub fn run_with(
     // The definitions' index needs only symbols and imports: built while occurrences merge.
     let (mut occurrences, index) = rayon::join(
         || merge_sorted(reused_occurrences, occurrences),
-        || resolve::Index::new(&symbols, &imports),
+        || name_binding::Index::new(&symbols, &imports),
     );
     let languages: crate::fast_map::FastMap<&str, Lang> = supported
         .iter()
         .map(|(f, l)| (f.path.as_str(), *l))
         .collect();
-    let call_edges = resolve::resolve_all(&index, &mut occurrences, &languages);
+    let call_edges = name_binding::resolve_all(&index, &mut occurrences, &languages);
     drop(index);
 
     let (report, view) = report(
@@ -654,6 +658,23 @@ fn backend(fingerprint: &str, report: &StageReport) -> Backend {
         input: None,
         counts,
         facts,
+    }
+}
+
+impl StageOutput for SyntaxOutput {
+    type Rows = SyntaxTables;
+    fn split(self) -> (SyntaxTables, ManifestParts) {
+        let rows = SyntaxTables {
+            symbols: self.symbols,
+            occurrences: self.occurrences,
+            call_edges: self.call_edges,
+            relationships: Vec::new(),
+            imports: self.imports,
+        };
+        let mut parts = ManifestParts::report(self.report);
+        parts.backends.push(self.backend);
+        parts.views.push((FILES_VIEW.into(), self.view));
+        (rows, parts)
     }
 }
 
