@@ -133,16 +133,7 @@ pub fn run(
     let hasher = author::AuthorHasher::new(&opts.salt);
     let mailmap = repo.open_mailmap();
     let settings = settings(&repo, opts, &hasher, &mailmap)?;
-    let shallow: Vec<ObjectId> = {
-        let commits = repo
-            .shallow_commits()
-            .map_err(|e| git_err("cannot read the shallow file", &e))?;
-        let mut v: Vec<ObjectId> = commits
-            .map(|c| c.iter().copied().collect())
-            .unwrap_or_default();
-        v.sort_unstable();
-        v
-    };
+    let shallow = shallow_boundary(&repo)?;
     let mut backend = Backend {
         kind: "git".into(),
         tool: "gix".into(),
@@ -157,26 +148,7 @@ pub fn run(
 
     let head = repo.head().map_err(|e| git_err("cannot read HEAD", &e))?;
     if head.is_unborn() {
-        let mut report = StageReport::with_status(StageStatus::Ok, None);
-        report.completeness = Some(Completeness {
-            score: 1.0,
-            reason: "no-commits".into(),
-        });
-        report.counts.insert("commits".into(), 0);
-        backend.counts.insert("commits".into(), 0);
-        backend.facts.insert("unborn".into(), "true".into());
-        return Ok(HistoryOutput {
-            commits: Vec::new(),
-            file_changes: Vec::new(),
-            churn: Vec::new(),
-            cochange: Vec::new(),
-            ownership: Vec::new(),
-            report,
-            backend,
-            settings,
-            damaged: false,
-            fetch_time: None,
-        });
+        return Ok(unborn(backend, settings));
     }
     let head_id = repo
         .head_id()
@@ -213,28 +185,7 @@ pub fn run(
         &authors,
     )?;
 
-    // Trees of the commits just read, so a parent in the window need not be read again.
-    let trees: HashMap<ObjectId, ObjectId> = window
-        .commits
-        .iter()
-        .filter_map(|c| match &c.origin {
-            walk::Origin::New(n) => Some((c.id, n.tree)),
-            walk::Origin::Reused(_) => None,
-        })
-        .collect();
-    let inputs: Vec<diff::DiffInput> = window
-        .commits
-        .iter()
-        .filter_map(|c| match &c.origin {
-            walk::Origin::New(n) => Some(diff::DiffInput {
-                id: c.id,
-                tree: n.tree,
-                first_parent: c.parents.first().map(|&p| (p, trees.get(&p).copied())),
-                shallow_boundary: c.shallow_boundary,
-            }),
-            walk::Origin::Reused(_) => None,
-        })
-        .collect();
+    let inputs = diff_inputs(&window);
     ctx.progress.stage_started("git", Some(inputs.len() as u64));
     let mut diffed = diff::diff_commits(&repo, &inputs, ctx.progress)?;
     let fetched = if opts.fetch_missing {
@@ -253,36 +204,8 @@ pub fn run(
         missing::summarize(&by_commit, &window.unreadable, kind, &mut warnings)
     };
 
-    let mut commits: Vec<CommitRow> = Vec::with_capacity(window.commits.len());
-    let mut file_changes: Vec<FileChangeRow> = Vec::new();
-    let mut diffed = diffed.into_iter();
-    let (mut reused, mut walked) = (0i64, 0i64);
-    for c in &window.commits {
-        let sha = c.id.to_string();
-        match &c.origin {
-            walk::Origin::Reused(i) => {
-                reused += 1;
-                commits.push(prev_commits[*i].clone());
-                file_changes.extend(prev_changes.remove(&sha).unwrap_or_default());
-            }
-            walk::Origin::New(n) => {
-                walked += 1;
-                let d = diffed.next().unwrap_or_default();
-                commits.push(CommitRow {
-                    sha,
-                    parents: c.parents.iter().map(|p| p.to_string()).collect(),
-                    author_time: n.author_time,
-                    committer_time: c.committer_time,
-                    author_id: n.author_id.clone(),
-                    is_bot: n.is_bot,
-                    files_changed: d.files_changed,
-                    additions: d.additions,
-                    deletions: d.deletions,
-                });
-                file_changes.extend(d.rows);
-            }
-        }
-    }
+    let (commits, file_changes, (reused, walked)) =
+        commit_rows(&window, diffed, &prev_commits, &mut prev_changes);
 
     let agg = aggregate::aggregate(
         &commits,
@@ -313,40 +236,16 @@ pub fn run(
             reason: c.reason,
         });
     }
-    let gap_counts = [
-        (
-            "file-changes.without-line-counts",
-            gaps.changes_without_lines,
-        ),
-        ("commits.without-line-counts", gaps.commits_without_lines),
-        ("commits.file-changes-unknown", gaps.commits_changes_unknown),
-        ("commits.renames-unscored", gaps.commits_renames_unscored),
-        ("commits.unreadable", gaps.commits_unreadable),
-        ("objects.missing", gaps.objects_missing),
-        ("objects.unreadable", gaps.objects_unreadable),
-        ("objects.fetch-requested", fetched.requested),
-        ("objects.fetched", fetched.fetched),
-    ];
-    report
-        .counts
-        .extend(gap_counts.iter().map(|(k, v)| (k.to_string(), *v)));
+    report.counts.extend(gap_counts(&gaps, &fetched));
     let damaged = !missing::is_partial(kind) && gaps.any();
-    let incremental = reused > 0;
-    backend.counts = BTreeMap::from([
-        ("commits".to_string(), commits.len() as i64),
-        ("fileChanges".to_string(), file_changes.len() as i64),
-        ("commitsReused".to_string(), reused),
-        ("commitsDiffed".to_string(), walked),
-    ]);
-    backend.facts.insert("head".into(), head_id.to_string());
-    backend.facts.insert(
-        "mode".into(),
-        if incremental { "incremental" } else { "full" }.into(),
-    );
-    backend.facts.insert("reuse".into(), reuse.into());
-    backend.facts.insert(
-        "windowStart".into(),
-        cutoff.map_or_else(|| "none".to_string(), |c| c.to_string()),
+    describe_run(
+        &mut backend,
+        &commits,
+        &file_changes,
+        (reused, walked),
+        head_id,
+        cutoff,
+        reuse,
     );
     ctx.progress.stage_finished(
         "git",
@@ -370,6 +269,161 @@ pub fn run(
         damaged,
         fetch_time: fetched.time,
     })
+}
+
+/// The shallow boundary's commits, sorted (empty in a full clone).
+fn shallow_boundary(repo: &gix::Repository) -> Result<Vec<ObjectId>, PipelineError> {
+    let commits = repo.shallow_commits().map_err(|e| PipelineError::Git {
+        message: format!("cannot read the shallow file: {e}"),
+    })?;
+    let mut v: Vec<ObjectId> = commits
+        .map(|c| c.iter().copied().collect())
+        .unwrap_or_default();
+    v.sort_unstable();
+    Ok(v)
+}
+
+/// What the diff needs of each commit the walk read anew.
+fn diff_inputs(window: &walk::Window) -> Vec<diff::DiffInput> {
+    // Trees of the commits just read, so a parent in the window need not be read again.
+    let trees: HashMap<ObjectId, ObjectId> = window
+        .commits
+        .iter()
+        .filter_map(|c| match &c.origin {
+            walk::Origin::New(n) => Some((c.id, n.tree)),
+            walk::Origin::Reused(_) => None,
+        })
+        .collect();
+    window
+        .commits
+        .iter()
+        .filter_map(|c| match &c.origin {
+            walk::Origin::New(n) => Some(diff::DiffInput {
+                id: c.id,
+                tree: n.tree,
+                first_parent: c.parents.first().map(|&p| (p, trees.get(&p).copied())),
+                shallow_boundary: c.shallow_boundary,
+            }),
+            walk::Origin::Reused(_) => None,
+        })
+        .collect()
+}
+
+/// The window's `commits` and `file_changes` rows, in walk order: reused ones from the previous
+/// snapshot, new ones from their diffs. Also returns how many were reused and how many diffed.
+fn commit_rows(
+    window: &walk::Window,
+    diffed: Vec<diff::DiffOutput>,
+    prev_commits: &[CommitRow],
+    prev_changes: &mut HashMap<String, Vec<FileChangeRow>>,
+) -> (Vec<CommitRow>, Vec<FileChangeRow>, (i64, i64)) {
+    let mut commits: Vec<CommitRow> = Vec::with_capacity(window.commits.len());
+    let mut file_changes: Vec<FileChangeRow> = Vec::new();
+    let mut diffed = diffed.into_iter();
+    let (mut reused, mut walked) = (0i64, 0i64);
+    for c in &window.commits {
+        let sha = c.id.to_string();
+        match &c.origin {
+            walk::Origin::Reused(i) => {
+                reused += 1;
+                commits.push(prev_commits[*i].clone());
+                file_changes.extend(prev_changes.remove(&sha).unwrap_or_default());
+            }
+            walk::Origin::New(n) => {
+                walked += 1;
+                let d = diffed.next().unwrap_or_default();
+                commits.push(CommitRow {
+                    sha,
+                    parents: c.parents.iter().map(|p| p.to_string()).collect(),
+                    author_time: n.author_time,
+                    committer_time: c.committer_time,
+                    author_id: n.author_id.clone(),
+                    is_bot: n.is_bot,
+                    files_changed: d.files_changed,
+                    additions: d.additions,
+                    deletions: d.deletions,
+                });
+                file_changes.extend(d.rows);
+            }
+        }
+    }
+    (commits, file_changes, (reused, walked))
+}
+
+/// The report's counts of what the history could not read or fetched.
+fn gap_counts(
+    gaps: &missing::Summary,
+    fetched: &missing::Fetched,
+) -> impl Iterator<Item = (String, i64)> {
+    [
+        (
+            "file-changes.without-line-counts",
+            gaps.changes_without_lines,
+        ),
+        ("commits.without-line-counts", gaps.commits_without_lines),
+        ("commits.file-changes-unknown", gaps.commits_changes_unknown),
+        ("commits.renames-unscored", gaps.commits_renames_unscored),
+        ("commits.unreadable", gaps.commits_unreadable),
+        ("objects.missing", gaps.objects_missing),
+        ("objects.unreadable", gaps.objects_unreadable),
+        ("objects.fetch-requested", fetched.requested),
+        ("objects.fetched", fetched.fetched),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+}
+
+/// The output of a repository without commits: empty tables, a complete report.
+fn unborn(mut backend: Backend, settings: BTreeMap<String, serde_json::Value>) -> HistoryOutput {
+    let mut report = StageReport::with_status(StageStatus::Ok, None);
+    report.completeness = Some(Completeness {
+        score: 1.0,
+        reason: "no-commits".into(),
+    });
+    report.counts.insert("commits".into(), 0);
+    backend.counts.insert("commits".into(), 0);
+    backend.facts.insert("unborn".into(), "true".into());
+    HistoryOutput {
+        commits: Vec::new(),
+        file_changes: Vec::new(),
+        churn: Vec::new(),
+        cochange: Vec::new(),
+        ownership: Vec::new(),
+        report,
+        backend,
+        settings,
+        damaged: false,
+        fetch_time: None,
+    }
+}
+
+/// The backend's counts and facts about this run: what was reused, what diffed, the window.
+fn describe_run(
+    backend: &mut Backend,
+    commits: &[CommitRow],
+    file_changes: &[FileChangeRow],
+    (reused, walked): (i64, i64),
+    head_id: ObjectId,
+    cutoff: Option<i64>,
+    reuse: &str,
+) {
+    let incremental = reused > 0;
+    backend.counts = BTreeMap::from([
+        ("commits".to_string(), commits.len() as i64),
+        ("fileChanges".to_string(), file_changes.len() as i64),
+        ("commitsReused".to_string(), reused),
+        ("commitsDiffed".to_string(), walked),
+    ]);
+    backend.facts.insert("head".into(), head_id.to_string());
+    backend.facts.insert(
+        "mode".into(),
+        if incremental { "incremental" } else { "full" }.into(),
+    );
+    backend.facts.insert("reuse".into(), reuse.into());
+    backend.facts.insert(
+        "windowStart".into(),
+        cutoff.map_or_else(|| "none".to_string(), |c| c.to_string()),
+    );
 }
 
 /// The manifest settings of this stage. Row reuse requires all of them to be equal.
