@@ -237,6 +237,17 @@ impl StageReport {
         StageReport::with_status(StageStatus::Skipped, Some(reason.to_string()))
     }
 
+    /// The report of a stage that ran: `partial` when part of its input could not be used, else
+    /// `ok`.
+    pub fn ran(partial: bool) -> StageReport {
+        let status = if partial {
+            StageStatus::Partial
+        } else {
+            StageStatus::Ok
+        };
+        StageReport::with_status(status, None)
+    }
+
     /// An empty report with a status.
     pub fn with_status(status: StageStatus, reason: Option<String>) -> StageReport {
         StageReport {

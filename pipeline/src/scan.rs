@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use ignore::overrides::OverrideBuilder;
 use ignore::WalkBuilder;
-use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
+use output_schema::manifest::{Completeness, StageReport, Warning};
 use output_schema::tables::FileRow;
 use rayon::prelude::*;
 
@@ -319,14 +319,7 @@ fn finish_scan(
             )
         })
         .count();
-    let mut report = StageReport::with_status(
-        if unusable > 0 {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(unusable > 0);
     report.items = files.len() as i64;
     report.counts = counts;
     report.breakdown = breakdown;

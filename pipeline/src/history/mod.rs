@@ -93,9 +93,9 @@ impl HistoryOptions {
     }
 }
 
-/// What the history stage produced.
-#[derive(Debug)]
-pub struct HistoryOutput {
+/// The git stage's rows.
+#[derive(Debug, Default)]
+pub struct HistoryTables {
     /// `commits` rows.
     pub commits: Vec<CommitRow>,
     /// `file_changes` rows.
@@ -106,6 +106,13 @@ pub struct HistoryOutput {
     pub cochange: Vec<CochangeRow>,
     /// `ownership` rows.
     pub ownership: Vec<OwnershipRow>,
+}
+
+/// What the history stage produced.
+#[derive(Debug)]
+pub struct HistoryOutput {
+    /// The rows.
+    pub tables: HistoryTables,
     /// The stage report (`reports["git"]`).
     pub report: StageReport,
     /// Provenance for the manifest's backends.
@@ -258,11 +265,13 @@ pub fn run(
         ),
     );
     Ok(HistoryOutput {
-        commits,
-        file_changes,
-        churn: agg.churn,
-        cochange: agg.cochange,
-        ownership: agg.ownership,
+        tables: HistoryTables {
+            commits,
+            file_changes,
+            churn: agg.churn,
+            cochange: agg.cochange,
+            ownership: agg.ownership,
+        },
         report,
         backend,
         settings,
@@ -375,7 +384,7 @@ fn gap_counts(
 
 /// The output of a repository without commits: empty tables, a complete report.
 fn unborn(mut backend: Backend, settings: BTreeMap<String, serde_json::Value>) -> HistoryOutput {
-    let mut report = StageReport::with_status(StageStatus::Ok, None);
+    let mut report = StageReport::ran(false);
     report.completeness = Some(Completeness {
         score: 1.0,
         reason: "no-commits".into(),
@@ -384,11 +393,7 @@ fn unborn(mut backend: Backend, settings: BTreeMap<String, serde_json::Value>) -
     backend.counts.insert("commits".into(), 0);
     backend.facts.insert("unborn".into(), "true".into());
     HistoryOutput {
-        commits: Vec::new(),
-        file_changes: Vec::new(),
-        churn: Vec::new(),
-        cochange: Vec::new(),
-        ownership: Vec::new(),
+        tables: HistoryTables::default(),
         report,
         backend,
         settings,
@@ -677,14 +682,7 @@ fn report(
     let beyond = (window.total - window.commits.len()) as i64;
 
     let degraded = !boundary.is_empty() || skipped_paths > 0;
-    let mut report = StageReport::with_status(
-        if degraded {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(degraded);
     report.items = commits.len() as i64;
     report.completeness = Some(if !boundary.is_empty() {
         Completeness {
@@ -729,31 +727,9 @@ fn report(
     report
 }
 
-/// The git stage's rows.
-#[derive(Debug)]
-pub struct HistoryTables {
-    /// `commits` rows.
-    pub commits: Vec<CommitRow>,
-    /// `file_changes` rows.
-    pub file_changes: Vec<FileChangeRow>,
-    /// `churn` rows.
-    pub churn: Vec<ChurnRow>,
-    /// `cochange` rows.
-    pub cochange: Vec<CochangeRow>,
-    /// `ownership` rows.
-    pub ownership: Vec<OwnershipRow>,
-}
-
 impl StageOutput for HistoryOutput {
     type Rows = HistoryTables;
     fn split(self) -> (HistoryTables, ManifestParts) {
-        let rows = HistoryTables {
-            commits: self.commits,
-            file_changes: self.file_changes,
-            churn: self.churn,
-            cochange: self.cochange,
-            ownership: self.ownership,
-        };
         let mut parts = ManifestParts::report(self.report);
         parts.backends.push(self.backend);
         parts.settings = self.settings;
@@ -761,7 +737,7 @@ impl StageOutput for HistoryOutput {
         if let Some(time) = self.fetch_time {
             parts.timings.push(("git.fetch-missing".into(), time));
         }
-        (rows, parts)
+        (self.tables, parts)
     }
 }
 

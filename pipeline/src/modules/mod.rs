@@ -29,7 +29,7 @@ pub mod view;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
+use output_schema::manifest::{Completeness, StageReport, Warning};
 use output_schema::tables::{FileRow, ImportRow, ModuleEdgeRow, ModuleRow, SymbolRow};
 use output_schema::SharedStr;
 use rayon::prelude::*;
@@ -164,14 +164,7 @@ pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     let view = view::architecture(&rows, &edges, &entry_modules);
     let imports_present = tables.imports.is_some();
     let malformed = manifests.malformed > 0;
-    let mut report = StageReport::with_status(
-        if !imports_present || malformed {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(!imports_present || malformed);
     report.items = files.len() as i64;
     report.counts = counts;
     let scip_references = tables

@@ -40,9 +40,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use output_schema::manifest::{
-    Backend, Completeness, RepoState, StageReport, StageStatus, Warning,
-};
+use output_schema::manifest::{Backend, Completeness, RepoState, StageReport, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, RelationshipRow, SymbolRow};
 use output_schema::{Roles, SharedStr};
 use protobuf::Message;
@@ -238,14 +236,7 @@ pub fn run(
         "full-backend"
     };
     let score = if stale { coverage * 0.75 } else { coverage };
-    let mut report = StageReport::with_status(
-        if stale || skipped {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(stale || skipped);
     report.items = documents;
     report.counts = tally.to_counts();
     report.counts.insert("indexes".into(), indexes.len() as i64);

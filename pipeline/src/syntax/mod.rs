@@ -40,7 +40,7 @@ mod incremental;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
+use output_schema::manifest::{Backend, Completeness, StageReport, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
 use rayon::prelude::*;
 
@@ -590,14 +590,7 @@ fn report(
     counts.insert("call_edges".into(), call_edges.len() as i64);
     counts.insert("imports".into(), imports.len() as i64);
     let total = supported.len() as i64;
-    let mut report = StageReport::with_status(
-        if skipped > 0 {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(skipped > 0);
     report.items = total;
     report.counts = counts;
     report.breakdown = breakdown;
