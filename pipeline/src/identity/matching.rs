@@ -231,16 +231,29 @@ struct Matching<'a> {
     merged_into: BTreeSet<usize>,
 }
 
-impl Matching<'_> {
+type MatchingParts<'m, 'a> = (
+    &'m [&'a SymbolRow],
+    &'m [&'a SymbolRow],
+    &'m mut Vec<Option<(usize, How)>>,
+    &'m mut Vec<bool>,
+    &'m mut BTreeSet<usize>,
+);
+
+impl<'a> Matching<'a> {
+    /// The fields, borrowed apart.
+    fn parts(&mut self) -> MatchingParts<'_, 'a> {
+        (
+            &self.vanished,
+            &self.fresh,
+            &mut self.matched,
+            &mut self.taken,
+            &mut self.merged_into,
+        )
+    }
+
     /// 1. Backend ID, version-blind.
     fn by_backend_id(&mut self) {
-        let Matching {
-            vanished,
-            fresh,
-            matched,
-            taken,
-            merged_into,
-        } = self;
+        let (vanished, fresh, matched, taken, merged_into) = self.parts();
         let mut by_backend: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (j, s) in fresh.iter().enumerate() {
             if let Some(key) = s.backend_id.as_deref().and_then(version_blind) {
@@ -268,13 +281,7 @@ impl Matching<'_> {
 
     /// 2. Body hash, unique on both sides.
     fn by_body_hash(&mut self) {
-        let Matching {
-            vanished,
-            fresh,
-            matched,
-            taken,
-            merged_into,
-        } = self;
+        let (vanished, fresh, matched, taken, merged_into) = self.parts();
         let body_key = |s: &SymbolRow| {
             s.body_hash
                 .as_ref()
@@ -323,13 +330,7 @@ impl Matching<'_> {
 
     /// 3. Fuzzy, over blocked pairs.
     fn fuzzy(&mut self, stats: &mut Stats) {
-        let Matching {
-            vanished,
-            fresh,
-            matched,
-            taken,
-            merged_into: _,
-        } = self;
+        let (vanished, fresh, matched, taken, _) = self.parts();
         let mut by_path: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
         let mut by_name: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
         let mut by_container: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();

@@ -130,15 +130,8 @@ fn tokens(
     let mut i = from;
     let mut ci = comments.partition_point(|c| c.1 <= from);
     while i < to {
-        if let Some(&(cs, ce)) = comments.get(ci) {
-            if cs <= i {
-                if ce > i {
-                    i = ce;
-                    gap = true;
-                }
-                ci += 1;
-                continue;
-            }
+        if skip_comment(comments, &mut ci, &mut i, &mut gap) {
+            continue;
         }
         if let Some(&(_, ne)) = names.iter().find(|(ns, ne)| *ns <= i && i < *ne) {
             i = ne;
@@ -176,6 +169,27 @@ fn tokens(
     }
 }
 
+/// Steps over the comment at `ci` when it starts at or before `i`: `i` moves past it (a gap
+/// between tokens), `ci` to the next comment. Returns whether it stepped.
+fn skip_comment(
+    comments: &[(usize, usize)],
+    ci: &mut usize,
+    i: &mut usize,
+    gap: &mut bool,
+) -> bool {
+    match comments.get(*ci) {
+        Some(&(cs, ce)) if cs <= *i => {
+            if ce > *i {
+                *i = ce;
+                *gap = true;
+            }
+            *ci += 1;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Appends header text `src[from..to]` with comments left out and whitespace collapsed.
 fn header(sig: &mut Vec<u8>, src: &[u8], from: usize, to: usize, comments: &[(usize, usize)]) {
     let mut i = from;
@@ -185,15 +199,8 @@ fn header(sig: &mut Vec<u8>, src: &[u8], from: usize, to: usize, comments: &[(us
         if sig.len() > MAX_SIGNATURE_BYTES + 8 {
             break;
         }
-        if let Some(&(cs, ce)) = comments.get(ci) {
-            if cs <= i {
-                if ce > i {
-                    i = ce;
-                    gap = true;
-                }
-                ci += 1;
-                continue;
-            }
+        if skip_comment(comments, &mut ci, &mut i, &mut gap) {
+            continue;
         }
         let b = src[i];
         if b.is_ascii_whitespace() {
