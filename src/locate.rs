@@ -127,7 +127,7 @@ pub fn locate(
                     .filter_map(|e| {
                         e.file_name()
                             .to_str()?
-                            .strip_prefix("repo=")
+                            .strip_prefix(output_schema::layout::REPO_PARTITION)
                             .map(String::from)
                     })
                     .collect()

@@ -346,6 +346,15 @@ fn finish_scan(
     })
 }
 
+/// The skip reason and message of an I/O error on a file being described.
+fn io_problem(e: &std::io::Error) -> (&'static str, String) {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => ("vanished", "file disappeared during the scan".into()),
+        std::io::ErrorKind::PermissionDenied => ("permission-denied", e.to_string()),
+        _ => ("read-error", e.to_string()),
+    }
+}
+
 fn describe(abs: &Path, rel: &str, max_bytes: u64, cache: Option<&ScanCache>) -> Outcome {
     let skip = |reason: &'static str, message: String| Outcome::Skipped {
         reason,
@@ -354,13 +363,10 @@ fn describe(abs: &Path, rel: &str, max_bytes: u64, cache: Option<&ScanCache>) ->
     };
     let meta = match std::fs::metadata(abs) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return skip("vanished", "file disappeared during the scan".into())
+        Err(e) => {
+            let (reason, message) = io_problem(&e);
+            return skip(reason, message);
         }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return skip("permission-denied", e.to_string())
-        }
-        Err(e) => return skip("read-error", e.to_string()),
     };
     if meta.len() > max_bytes {
         return skip(
@@ -374,13 +380,10 @@ fn describe(abs: &Path, rel: &str, max_bytes: u64, cache: Option<&ScanCache>) ->
     }
     let bytes = match std::fs::read(abs) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return skip("vanished", "file disappeared during the scan".into())
+        Err(e) => {
+            let (reason, message) = io_problem(&e);
+            return skip(reason, message);
         }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return skip("permission-denied", e.to_string())
-        }
-        Err(e) => return skip("read-error", e.to_string()),
     };
     if bytes.len() as u64 > max_bytes {
         return skip(

@@ -247,18 +247,15 @@ pub fn run(
     report
         .counts
         .insert("files.covered".into(), tables.covered_paths.len() as i64);
-    report
-        .counts
-        .insert("symbols".into(), tables.symbols.len() as i64);
-    report
-        .counts
-        .insert("occurrences".into(), tables.occurrences.len() as i64);
-    report
-        .counts
-        .insert("call-edges".into(), tables.call_edges.len() as i64);
-    report
-        .counts
-        .insert("relationships".into(), tables.relationships.len() as i64);
+    report.counts.extend(
+        [
+            ("symbols", tables.symbols.len()),
+            ("occurrences", tables.occurrences.len()),
+            ("call-edges", tables.call_edges.len()),
+            ("relationships", tables.relationships.len()),
+        ]
+        .map(|(name, n)| (name.to_string(), n as i64)),
+    );
     report.completeness = Some(Completeness {
         score: (score * 1_000_000.0).round() / 1_000_000.0,
         reason: reason.into(),

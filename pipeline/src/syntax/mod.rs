@@ -107,6 +107,25 @@ pub(crate) enum FileStatus {
 }
 
 impl FileStatus {
+    /// For a skipped file: the count it goes under, its warning's code and message.
+    fn skip(&self, size_bytes: i64) -> Option<(&'static str, &'static str, String)> {
+        Some(match self {
+            FileStatus::Parsed { .. } => return None,
+            FileStatus::TooLarge => (
+                "skipped-too-large",
+                "too-large",
+                format!("{size_bytes} bytes is over the syntax stage's limit"),
+            ),
+            FileStatus::TimedOut => (
+                "timed-out",
+                "timed-out",
+                "parsing exceeded the per-file work budget; file skipped".into(),
+            ),
+            FileStatus::Unreadable { code, message } => (code, code, message.clone()),
+            FileStatus::Broken { message } => ("broken-query", "broken-query", message.clone()),
+        })
+    }
+
     /// The status as the view stores it; `None` for a clean parse.
     fn view_entry(&self) -> Option<serde_json::Value> {
         match self {
@@ -534,40 +553,17 @@ fn report(
                     });
                 }
             }
-            FileStatus::TooLarge => {
+            status => {
+                // Every other status skips the file: counted, with a warning.
+                let Some((count, code, message)) = status.skip(file.size_bytes) else {
+                    continue;
+                };
                 skipped += 1;
-                bump(&mut counts, l, "skipped-too-large", 1);
-                warnings.push(Warning {
-                    code: "too-large".into(),
-                    path: Some(file.path.clone()),
-                    message: format!("{} bytes is over the syntax stage's limit", file.size_bytes),
-                });
-            }
-            FileStatus::TimedOut => {
-                skipped += 1;
-                bump(&mut counts, l, "timed-out", 1);
-                warnings.push(Warning {
-                    code: "timed-out".into(),
-                    path: Some(file.path.clone()),
-                    message: "parsing exceeded the per-file work budget; file skipped".into(),
-                });
-            }
-            FileStatus::Unreadable { code, message } => {
-                skipped += 1;
-                bump(&mut counts, l, code, 1);
+                bump(&mut counts, l, count, 1);
                 warnings.push(Warning {
                     code: code.to_string(),
                     path: Some(file.path.clone()),
-                    message: message.clone(),
-                });
-            }
-            FileStatus::Broken { message } => {
-                skipped += 1;
-                bump(&mut counts, l, "broken-query", 1);
-                warnings.push(Warning {
-                    code: "broken-query".into(),
-                    path: Some(file.path.clone()),
-                    message: message.clone(),
+                    message,
                 });
             }
         }
