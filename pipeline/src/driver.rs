@@ -11,9 +11,12 @@
 use std::time::Instant;
 
 use output_schema::manifest::{RepoState, StageReport, Warning};
+use output_schema::tables::{AliasRow, FileRow, TombstoneRow};
 use output_schema::Stage;
 
-use crate::merge::{self, SyntaxTables};
+use crate::history::HistoryTables;
+use crate::identity::Agreement;
+use crate::merge::{self, CodeTables, SyntaxTables};
 use crate::plan::Plan;
 use crate::previous::{self, existing_snapshot};
 use crate::publish::{self, ManifestDraft, Publication};
@@ -235,99 +238,12 @@ fn run_stages(
         Some(scan) if plan.selected(Stage::Scan) => Some(draft.add(Stage::Scan, scan)),
         _ => None,
     };
+    let syntax = syntax_stage(plan, ctx, files.as_deref(), draft)?;
+    let (code, agreement) = scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, draft)?;
+    let history = git_stage(plan, ctx, draft)?;
+    let identity = identity_stage(plan, ctx, &code, agreement, previous_warnings, draft);
 
-    let mut syntax_rows: Option<SyntaxTables> = None;
-    if plan.selected(Stage::Syntax) {
-        match files.as_deref() {
-            Some(files) => {
-                let clock = Instant::now();
-                let out = syntax::run(ctx, files, ctx.previous)?;
-                draft.time("syntax", clock);
-                syntax_rows = Some(draft.add(Stage::Syntax, out));
-            }
-            None => draft.skip(Stage::Syntax, "input stage scan did not run"),
-        }
-    }
-
-    let mut agreement = None;
-    let mut scip_rows = None;
-    let clock = Instant::now();
-    if plan.selected(Stage::Scip) {
-        let (rows, parts) = scip_stage(plan, ctx, files.as_deref())?;
-        // Where both backends saw a definition, do they name it the same? Measured before the
-        // merge, which keeps only one of the two.
-        if let (Some(ts), Some(scip)) = (&syntax_rows, &rows) {
-            agreement = Some(identity::backend_agreement(&ts.symbols, &scip.symbols));
-        }
-        scip_rows = Some((rows, parts));
-    }
-    // The merge step: tree-sitter and SCIP rows into the code tables; its counts are the scip
-    // stage's.
-    let (scip_rows, scip_parts) = match scip_rows {
-        Some((rows, parts)) => (rows, Some(parts)),
-        None => (None, None),
-    };
-    let (code, merge_stats) = merge::merge_step(syntax_rows, scip_rows);
-    if let Some(mut parts) = scip_parts {
-        if let Some(stats) = merge_stats {
-            parts.report.counts.extend(stats.counts());
-        }
-        draft.record(Stage::Scip, parts);
-        draft.time("scip", clock);
-    }
-
-    let history = if plan.selected(Stage::Git) {
-        let clock = Instant::now();
-        let rows = match plan.repo.as_ref() {
-            None => {
-                draft.skip(Stage::Git, "not a git repository");
-                None
-            }
-            Some(repo) => {
-                let mut opts = history::HistoryOptions::new(
-                    &plan.config.history,
-                    &plan.repo_id,
-                    std::env::var("CKB_SALT").ok(),
-                );
-                opts.fetch_missing = plan.history_fetch_missing;
-                let out = history::run(ctx, repo, &opts, ctx.previous)?;
-                Some(draft.add(Stage::Git, out))
-            }
-        };
-        draft.time("git", clock);
-        rows
-    } else {
-        None
-    };
-
-    // Identity runs after every extraction stage, over the final merged symbols.
-    let mut identity_rows = None;
-    if plan.selected(Stage::Identity) {
-        let clock = Instant::now();
-        match &code.symbols {
-            None => {
-                let mut report = StageReport::skipped("no symbols: syntax and scip did not run");
-                report.set_warnings(
-                    previous_warnings
-                        .iter()
-                        .map(|m| Warning {
-                            code: "previous-snapshot".into(),
-                            path: None,
-                            message: m.clone(),
-                        })
-                        .collect(),
-                );
-                draft.record(Stage::Identity, ManifestParts::report(report));
-            }
-            Some(symbols) => {
-                let out = identity::identity(ctx, symbols, agreement, previous_warnings);
-                identity_rows = Some(draft.add(Stage::Identity, out));
-            }
-        }
-        draft.time("identity", clock);
-    }
-
-    let (aliases, tombstones) = identity_rows.unzip();
+    let (aliases, tombstones) = identity.unzip();
     let mut tables = TableSet {
         files,
         symbols: code.symbols,
@@ -361,11 +277,128 @@ fn run_stages(
     Ok(tables)
 }
 
+/// The syntax stage, over the scanned files.
+fn syntax_stage(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    files: Option<&[FileRow]>,
+    draft: &mut ManifestDraft,
+) -> Result<Option<SyntaxTables>, PipelineError> {
+    if !plan.selected(Stage::Syntax) {
+        return Ok(None);
+    }
+    let Some(files) = files else {
+        draft.skip(Stage::Syntax, "input stage scan did not run");
+        return Ok(None);
+    };
+    let clock = Instant::now();
+    let out = syntax::run(ctx, files, ctx.previous)?;
+    draft.time("syntax", clock);
+    Ok(Some(draft.add(Stage::Syntax, out)))
+}
+
+/// The SCIP stage, then the merge step: tree-sitter and SCIP rows into the code tables (the
+/// merge's counts are the scip stage's). Also returns how often the two backends agreed.
+fn scip_stage_and_merge(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    files: Option<&[FileRow]>,
+    syntax: Option<SyntaxTables>,
+    draft: &mut ManifestDraft,
+) -> Result<(CodeTables, Option<Agreement>), PipelineError> {
+    if !plan.selected(Stage::Scip) {
+        return Ok((merge::merge_step(syntax, None).0, None));
+    }
+    let clock = Instant::now();
+    let (scip, mut parts) = scip_stage(plan, ctx, files)?;
+    // Where both backends saw a definition, do they name it the same? Measured before the
+    // merge, which keeps only one of the two.
+    let agreement = match (&syntax, &scip) {
+        (Some(ts), Some(scip)) => Some(identity::backend_agreement(&ts.symbols, &scip.symbols)),
+        _ => None,
+    };
+    let (code, merge_stats) = merge::merge_step(syntax, scip);
+    if let Some(stats) = merge_stats {
+        parts.report.counts.extend(stats.counts());
+    }
+    draft.record(Stage::Scip, parts);
+    draft.time("scip", clock);
+    Ok((code, agreement))
+}
+
+/// The git stage, when the root is a repository.
+fn git_stage(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    draft: &mut ManifestDraft,
+) -> Result<Option<HistoryTables>, PipelineError> {
+    if !plan.selected(Stage::Git) {
+        return Ok(None);
+    }
+    let clock = Instant::now();
+    let rows = match plan.repo.as_ref() {
+        None => {
+            draft.skip(Stage::Git, "not a git repository");
+            None
+        }
+        Some(repo) => {
+            let mut opts = history::HistoryOptions::new(
+                &plan.config.history,
+                &plan.repo_id,
+                std::env::var("CKB_SALT").ok(),
+            );
+            opts.fetch_missing = plan.history_fetch_missing;
+            let out = history::run(ctx, repo, &opts, ctx.previous)?;
+            Some(draft.add(Stage::Git, out))
+        }
+    };
+    draft.time("git", clock);
+    Ok(rows)
+}
+
+/// The identity stage, after every extraction stage, over the final merged symbols.
+fn identity_stage(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    code: &CodeTables,
+    agreement: Option<Agreement>,
+    previous_warnings: &[String],
+    draft: &mut ManifestDraft,
+) -> Option<(Vec<AliasRow>, Vec<TombstoneRow>)> {
+    if !plan.selected(Stage::Identity) {
+        return None;
+    }
+    let clock = Instant::now();
+    let rows = match &code.symbols {
+        None => {
+            let mut report = StageReport::skipped("no symbols: syntax and scip did not run");
+            report.set_warnings(
+                previous_warnings
+                    .iter()
+                    .map(|m| Warning {
+                        code: "previous-snapshot".into(),
+                        path: None,
+                        message: m.clone(),
+                    })
+                    .collect(),
+            );
+            draft.record(Stage::Identity, ManifestParts::report(report));
+            None
+        }
+        Some(symbols) => {
+            let out = identity::identity(ctx, symbols, agreement, previous_warnings);
+            Some(draft.add(Stage::Identity, out))
+        }
+    };
+    draft.time("identity", clock);
+    rows
+}
+
 /// The SCIP stage: its rows (none when no index was read) and its manifest parts.
 fn scip_stage(
     plan: &Plan,
     ctx: &StageContext<'_>,
-    files: Option<&[output_schema::tables::FileRow]>,
+    files: Option<&[FileRow]>,
 ) -> Result<(Option<ScipTables>, ManifestParts), PipelineError> {
     let not_run = |report| Ok((None, ManifestParts::report(report)));
     if plan.no_scip {

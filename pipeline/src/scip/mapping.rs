@@ -544,12 +544,6 @@ fn read_occurrences(
     lines: Option<Lines>,
     doc: &mut DocState<'_>,
 ) -> protobuf::Result<Vec<DocOcc>> {
-    let DocState {
-        table,
-        tally,
-        warnings,
-        path,
-    } = doc;
     let mut occs: Vec<DocOcc> = Vec::with_capacity(occurrence_count);
     let mut last_start: Option<(i32, i32)> = None;
     let mut unsorted = false;
@@ -563,7 +557,10 @@ fn read_occurrences(
             no_symbol += 1;
             return;
         }
-        let sym = match table.classify(&o.symbol, tally, warnings, path) {
+        let sym = match doc
+            .table
+            .classify(&o.symbol, doc.tally, doc.warnings, doc.path)
+        {
             Class::Global(i) => i,
             Class::Local => {
                 local_occs += 1;
@@ -583,7 +580,7 @@ fn read_occurrences(
             unsorted = true;
         }
         last_start = Some((raw[0], raw[1]));
-        let Some(span) = to_span(raw, encoding, lines.as_ref(), tally) else {
+        let Some(span) = to_span(raw, encoding, lines.as_ref(), doc.tally) else {
             bad_ranges += 1;
             return;
         };
@@ -610,35 +607,33 @@ fn read_occurrences(
     })?;
     drop(message);
     drop(lines);
-    tally.add(quirks::SKIP_NO_SYMBOL, no_symbol);
-    tally.add(quirks::SKIP_LOCAL_OCCURRENCES, local_occs);
-    tally.add(quirks::SKIP_UNPARSABLE_OCCURRENCES, invalid_occs);
-    tally.add(quirks::SKIP_BAD_RANGE, bad_ranges);
-    tally.add(quirks::TYPED_RANGES, typed_ranges);
-    tally.add(
+    doc.tally.add(quirks::SKIP_NO_SYMBOL, no_symbol);
+    doc.tally.add(quirks::SKIP_LOCAL_OCCURRENCES, local_occs);
+    doc.tally
+        .add(quirks::SKIP_UNPARSABLE_OCCURRENCES, invalid_occs);
+    doc.tally.add(quirks::SKIP_BAD_RANGE, bad_ranges);
+    doc.tally.add(quirks::TYPED_RANGES, typed_ranges);
+    doc.tally.add(
         quirks::REFERENCE_ENCLOSING_RANGE_ELSEWHERE,
         enclosing_elsewhere,
     );
     if unsorted {
-        tally.bump(quirks::UNSORTED_OCCURRENCES);
+        doc.tally.bump(quirks::UNSORTED_OCCURRENCES);
     }
     Ok(occs)
 }
 
 /// Folds the document's symbol information (kind, signature, relationships) into its table.
 fn read_symbol_information(symbol_bytes: &[u8], doc: &mut DocState<'_>) -> protobuf::Result<()> {
-    let DocState {
-        table,
-        tally,
-        warnings,
-        path,
-    } = doc;
     // Indexed by document symbol; `classify` may add symbols as it goes.
     let mut seen_info: Vec<bool> = Vec::new();
     let mut kind_unset = 0i64;
     let mut message = SymbolInformation::new();
     for_each_message(symbol_bytes, TAG_SYMBOL, &mut message, |info| {
-        let sym = match table.classify(&info.symbol, tally, warnings, path) {
+        let sym = match doc
+            .table
+            .classify(&info.symbol, doc.tally, doc.warnings, doc.path)
+        {
             Class::Global(i) => i,
             Class::Local | Class::Invalid => return,
         };
@@ -663,17 +658,20 @@ fn read_symbol_information(symbol_bytes: &[u8], doc: &mut DocState<'_>) -> proto
             if bits == 0 || rel.symbol.is_empty() {
                 continue;
             }
-            if let Class::Global(t) = table.classify(&rel.symbol, tally, warnings, path) {
+            if let Class::Global(t) =
+                doc.table
+                    .classify(&rel.symbol, doc.tally, doc.warnings, doc.path)
+            {
                 rels.push((t, bits));
             }
         }
         if seen_info.len() <= sym as usize {
-            seen_info.resize(table.symbols.len(), false);
+            seen_info.resize(doc.table.symbols.len(), false);
         }
         if std::mem::replace(&mut seen_info[sym as usize], true) {
-            tally.bump(quirks::LISTED_TWICE_IN_DOCUMENT);
+            doc.tally.bump(quirks::LISTED_TWICE_IN_DOCUMENT);
         }
-        let slot = &mut table.symbols[sym as usize].info;
+        let slot = &mut doc.table.symbols[sym as usize].info;
         let merged = slot.get_or_insert_with(DocInfo::default);
         merged.kind = merged.kind.or(kind);
         if merged.signature.is_none() {
@@ -682,8 +680,9 @@ fn read_symbol_information(symbol_bytes: &[u8], doc: &mut DocState<'_>) -> proto
         merged.relationships.extend(rels);
     })?;
     drop(message);
-    tally.add(quirks::KIND_UNSET, kind_unset);
-    tally.add(quirks::LOCAL_SYMBOLS, table.locals as i64);
+    doc.tally.add(quirks::KIND_UNSET, kind_unset);
+    doc.tally
+        .add(quirks::LOCAL_SYMBOLS, doc.table.locals as i64);
     Ok(())
 }
 

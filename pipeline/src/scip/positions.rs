@@ -149,22 +149,20 @@ pub(super) fn to_span(
     if enc != Encoding::Utf8 {
         if let Some(lines) = lines {
             let mut in_range = true;
-            match lines.line(r[0] as usize) {
+            // A character offset on line `row` as a byte offset; unchanged when out of range.
+            let mut to_bytes = |row: i32, units: u32| match lines.line(row as usize) {
                 Some(l) => {
-                    let (b, ok) = byte_offset(l, sc, enc, lines.ascii);
-                    sc = b;
+                    let (b, ok) = byte_offset(l, units, enc, lines.ascii);
                     in_range &= ok;
+                    b
                 }
-                None => in_range = false,
-            }
-            match lines.line(r[2] as usize) {
-                Some(l) => {
-                    let (b, ok) = byte_offset(l, ec, enc, lines.ascii);
-                    ec = b;
-                    in_range &= ok;
+                None => {
+                    in_range = false;
+                    units
                 }
-                None => in_range = false,
-            }
+            };
+            sc = to_bytes(r[0], sc);
+            ec = to_bytes(r[2], ec);
             if !in_range {
                 tally.bump(quirks::STALE_POSITION_OUT_OF_RANGE);
             }
