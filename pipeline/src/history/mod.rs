@@ -161,15 +161,7 @@ pub fn run(
         .head_id()
         .map_err(|e| git_err("cannot resolve HEAD", &e))?
         .detach();
-    let head_time = repo
-        .find_commit(head_id)
-        .and_then(|c| c.committer().map(|s| s.seconds()))
-        .map_err(|e| {
-            git_err(
-                &format!("cannot read the HEAD commit {head_id}"),
-                &diff::chain(&e),
-            )
-        })?;
+    let head_time = committer_time(&repo, head_id)?;
     let cutoff = (opts.days > 0).then(|| head_time - i64::from(opts.days) * 86_400);
 
     let mut warnings: Vec<Warning> = Vec::new();
@@ -278,6 +270,15 @@ pub fn run(
         damaged,
         fetch_time: fetched.time,
     })
+}
+
+/// The committer time of HEAD's commit: the history window ends there.
+fn committer_time(repo: &gix::Repository, head_id: ObjectId) -> Result<i64, PipelineError> {
+    repo.find_commit(head_id)
+        .and_then(|c| c.committer().map(|s| s.seconds()))
+        .map_err(|e| PipelineError::Git {
+            message: format!("cannot read the HEAD commit {head_id}: {}", diff::chain(&e)),
+        })
 }
 
 /// The shallow boundary's commits, sorted (empty in a full clone).
