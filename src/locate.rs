@@ -128,7 +128,7 @@ pub fn locate(
                     .filter_map(|e| {
                         e.file_name()
                             .to_str()?
-                            .strip_prefix("repo=")
+                            .strip_prefix(output_schema::layout::REPO_PARTITION)
                             .map(String::from)
                     })
                     .collect()
@@ -237,7 +237,7 @@ fn freshness(
             let recorded = &snap.manifest.repo_state.repo_state_id;
             let same_state = state.as_ref().is_some_and(|s| {
                 &s.repo_state_id == recorded
-                    || (snap.manifest.privacy == "anonymized"
+                    || (snap.manifest.privacy == output_schema::PrivacyMode::Anonymized.name()
                         && keyed_state(s).is_some_and(|k| &k.repo_state_id == recorded))
             });
             (

@@ -86,14 +86,12 @@ impl Default for Config {
             repo_id: None,
             ignore: Vec::new(),
             max_file_bytes: 1_048_576,
-            stages: ["scan", "syntax", "scip", "git", "identity", "modules"]
-                .map(String::from)
-                .to_vec(),
+            stages: crate::Stage::ALL.map(|s| s.name().to_string()).to_vec(),
             store: crate::layout::DEFAULT_STORE_DIR.to_string(),
             history: HistoryConfig::default(),
             modules: ModulesConfig::default(),
             budgets: Budgets::default(),
-            privacy: "standard".to_string(),
+            privacy: crate::PrivacyMode::Standard.name().to_string(),
         }
     }
 }
@@ -203,11 +201,12 @@ impl Config {
         for s in &config.stages {
             if crate::Stage::from_name(s).is_none() {
                 return Err(err(format!(
-                    "key stages: unknown stage {s:?} (expected scan, syntax, scip, git, identity, modules)"
+                    "key stages: unknown stage {s:?} (expected {})",
+                    crate::Stage::names_list()
                 )));
             }
         }
-        if !matches!(config.privacy.as_str(), "standard" | "anonymized") {
+        if crate::PrivacyMode::from_name(&config.privacy).is_none() {
             return Err(err(format!(
                 "key privacy: {:?} is not one of standard, anonymized",
                 config.privacy

@@ -30,6 +30,7 @@ pub mod views;
 
 pub use column::{Column, Roles};
 pub use error::{ErrorCode, FormatError};
+pub use manifest::PrivacyMode;
 pub use shared_str::SharedStr;
 pub use table::{ColumnInfo, Stage, Table, TableInfo};
 pub use tables::ALL_TABLES;

@@ -11,6 +11,40 @@ use serde::{Deserialize, Serialize};
 
 use crate::{json, layout, FormatError, SCHEMA_VERSION};
 
+/// How much of the repository a snapshot may show: written as `privacy` in the manifest and in
+/// `.ckb/config.json` as exactly the strings of [`PrivacyMode::name`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrivacyMode {
+    /// Names and paths kept.
+    #[default]
+    Standard,
+    /// Names and paths hashed with the secret in `CKB_SALT`.
+    Anonymized,
+}
+
+impl PrivacyMode {
+    /// Every mode.
+    pub const ALL: [PrivacyMode; 2] = [PrivacyMode::Standard, PrivacyMode::Anonymized];
+
+    /// The mode's name on the command line, in the config and in the manifest.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrivacyMode::Standard => "standard",
+            PrivacyMode::Anonymized => "anonymized",
+        }
+    }
+
+    /// Parses a mode name.
+    pub fn from_name(name: &str) -> Option<PrivacyMode> {
+        PrivacyMode::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The mode a manifest's `privacy` names; any other text is treated as not standard.
+    pub fn is_standard(name: &str) -> bool {
+        name == PrivacyMode::Standard.name()
+    }
+}
+
 /// The manifest of one snapshot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -201,6 +235,17 @@ impl StageReport {
     /// A report for a stage whose input was skipped.
     pub fn skipped(reason: &str) -> StageReport {
         StageReport::with_status(StageStatus::Skipped, Some(reason.to_string()))
+    }
+
+    /// The report of a stage that ran: `partial` when part of its input could not be used, else
+    /// `ok`.
+    pub fn ran(partial: bool) -> StageReport {
+        let status = if partial {
+            StageStatus::Partial
+        } else {
+            StageStatus::Ok
+        };
+        StageReport::with_status(status, None)
     }
 
     /// An empty report with a status.

@@ -58,6 +58,11 @@ impl Stage {
     pub fn from_name(name: &str) -> Option<Stage> {
         Stage::ALL.into_iter().find(|s| s.name() == name)
     }
+
+    /// Every stage's name in run order, comma-separated, for messages that list the valid ones.
+    pub fn names_list() -> String {
+        Stage::ALL.map(Stage::name).join(", ")
+    }
 }
 
 /// One column of a table, as documented data.

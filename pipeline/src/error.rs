@@ -160,3 +160,12 @@ impl PipelineError {
         }
     }
 }
+
+impl From<output_schema::config::ConfigError> for PipelineError {
+    fn from(e: output_schema::config::ConfigError) -> Self {
+        PipelineError::Config {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}

@@ -11,16 +11,15 @@
 //! the SCIP stable IDs. Imports are never touched.
 //!
 //! The merge is a plain function over row vectors so it does not depend on how the stages are
-//! wired; [`merge_into`] applies it to a [`TableSet`].
+//! wired; [`merge_step`] is the driver's step from the two stages' rows to the written tables.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::SharedStr;
 
 use crate::fingerprint;
 use crate::scip::ScipTables;
-use crate::write::TableSet;
 
 /// The rows the syntax stage produced (`source` = `tree-sitter`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -169,91 +168,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         relationships: ts_relationships,
         imports,
     } = syntax;
-
-    // Tree-sitter definitions of covered files, by (path, name).
-    let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
-    for (i, s) in ts_symbols.iter().enumerate() {
-        if covered.contains(s.path.as_str()) {
-            by_name
-                .entry((s.path.as_str(), s.name.as_str()))
-                .or_default()
-                .push(i);
-        }
-    }
-    let mut taken: HashSet<usize> = HashSet::new();
-    let mut remap: HashMap<SharedStr, SharedStr> = HashMap::new();
-    let mut symbols: Vec<SymbolRow> = Vec::with_capacity(scip.symbols.len() + ts_symbols.len());
-    for mut row in scip.symbols {
-        let best = by_name
-            .get(&(row.path.as_str(), row.name.as_str()))
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|i| !taken.contains(i))
-            .filter(|&i| {
-                overlaps(&row, &ts_symbols[i]) && compatible(&row.kind, &ts_symbols[i].kind)
-            })
-            .min_by_key(|&i| {
-                let t = &ts_symbols[i];
-                (t.kind != row.kind, (t.start_line - row.start_line).abs(), i)
-            });
-        let Some(i) = best else {
-            stats.scip_only += 1;
-            symbols.push(row);
-            continue;
-        };
-        taken.insert(i);
-        stats.matched += 1;
-        let ts = &ts_symbols[i];
-        if ts.stable_id != row.stable_id {
-            remap.insert(ts.stable_id.clone(), row.stable_id.clone());
-        }
-        fill(&mut row, ts, &mut stats);
-        symbols.push(row);
-    }
-    let scip_ids: HashSet<SharedStr> = symbols.iter().map(|s| s.stable_id.clone()).collect();
-
-    // Tree-sitter definitions: kept outside covered files, dropped inside.
-    let mut dropped_ids: HashSet<SharedStr> = HashSet::new();
-    let mut ts_path: HashMap<SharedStr, SharedStr> = HashMap::new();
-    for (i, s) in ts_symbols.into_iter().enumerate() {
-        ts_path.insert(s.stable_id.clone(), s.path.clone());
-        if covered.contains(s.path.as_str()) {
-            if !taken.contains(&i) {
-                stats.dropped_tree_sitter_symbols += 1;
-                if !remap.contains_key(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
-                    dropped_ids.insert(s.stable_id);
-                }
-            }
-        } else if scip_ids.contains(&s.stable_id) {
-            // Same ID as a SCIP definition: SCIP stands.
-            stats.dropped_tree_sitter_symbols += 1;
-        } else {
-            stats.kept_tree_sitter_symbols += 1;
-            symbols.push(s);
-        }
-    }
-
-    // A reference held by a kept tree-sitter row: rewritten, kept, or unresolved.
-    enum Target {
-        Same,
-        Rewritten(SharedStr),
-        Gone,
-    }
-    let resolve = |id: &str| -> Target {
-        if let Some(new) = remap.get(id) {
-            Target::Rewritten(new.clone())
-        } else if dropped_ids.contains(id) {
-            Target::Gone
-        } else {
-            Target::Same
-        }
-    };
-    let in_covered = |id: &str| {
-        ts_path
-            .get(id)
-            .is_some_and(|p| covered.contains(p.as_str()))
-    };
+    let (symbols, rewrites) = merge_symbols(ts_symbols, scip.symbols, covered, &mut stats);
 
     let mut occurrences = scip.occurrences.into_rows();
     for mut o in ts_occurrences {
@@ -261,30 +176,18 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
             stats.dropped_tree_sitter_occurrences += 1;
             continue;
         }
-        for slot in [&mut o.symbol_id, &mut o.enclosing_symbol_id] {
-            let Some(id) = slot.as_deref() else { continue };
-            match resolve(id) {
-                Target::Same => {}
-                Target::Rewritten(new) => {
-                    stats.remapped_references += 1;
-                    *slot = Some(new);
-                }
-                Target::Gone => {
-                    stats.unresolved_references += 1;
-                    *slot = None;
-                }
-            }
-        }
+        rewrites.rewrite_optional(&mut o.symbol_id, &mut stats);
+        rewrites.rewrite_optional(&mut o.enclosing_symbol_id, &mut stats);
         occurrences.push(o);
     }
 
     let mut call_edges = scip.call_edges;
     for mut e in ts_call_edges {
-        if in_covered(&e.caller_id) {
+        if rewrites.in_covered(&e.caller_id) {
             stats.dropped_tree_sitter_call_edges += 1;
             continue;
         }
-        match resolve(&e.caller_id) {
+        match rewrites.target(&e.caller_id) {
             Target::Same => {}
             Target::Rewritten(new) => {
                 stats.remapped_references += 1;
@@ -295,31 +198,19 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
                 continue;
             }
         }
-        if let Some(id) = e.callee_id.as_deref() {
-            match resolve(id) {
-                Target::Same => {}
-                Target::Rewritten(new) => {
-                    stats.remapped_references += 1;
-                    e.callee_id = Some(new);
-                }
-                Target::Gone => {
-                    stats.unresolved_references += 1;
-                    e.callee_id = None;
-                }
-            }
-        }
+        rewrites.rewrite_optional(&mut e.callee_id, &mut stats);
         call_edges.push(e);
     }
 
     let mut relationships = scip.relationships;
     for mut r in ts_relationships {
-        if in_covered(&r.from_id) {
+        if rewrites.in_covered(&r.from_id) {
             stats.dropped_tree_sitter_relationships += 1;
             continue;
         }
         let mut gone = false;
         for slot in [&mut r.from_id, &mut r.to_id] {
-            match resolve(slot) {
+            match rewrites.target(slot) {
                 Target::Same => {}
                 Target::Rewritten(new) => {
                     stats.remapped_references += 1;
@@ -345,6 +236,140 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         },
         stats,
     )
+}
+
+/// The merged definitions: every SCIP definition (gaps filled from its tree-sitter match), and
+/// the tree-sitter definitions of files SCIP does not cover; plus how the references of kept
+/// tree-sitter rows are to be rewritten.
+fn merge_symbols<'c>(
+    ts_symbols: Vec<SymbolRow>,
+    scip_symbols: Vec<SymbolRow>,
+    covered: &'c BTreeSet<String>,
+    stats: &mut MergeStats,
+) -> (Vec<SymbolRow>, Rewrites<'c>) {
+    // Tree-sitter definitions of covered files, by (path, name).
+    let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (i, s) in ts_symbols.iter().enumerate() {
+        if covered.contains(s.path.as_str()) {
+            by_name
+                .entry((s.path.as_str(), s.name.as_str()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut taken: HashSet<usize> = HashSet::new();
+    let mut remap: HashMap<SharedStr, SharedStr> = HashMap::new();
+    let mut symbols: Vec<SymbolRow> = Vec::with_capacity(scip_symbols.len() + ts_symbols.len());
+    for mut row in scip_symbols {
+        let best = by_name
+            .get(&(row.path.as_str(), row.name.as_str()))
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|i| !taken.contains(i))
+            .filter(|&i| {
+                overlaps(&row, &ts_symbols[i]) && compatible(&row.kind, &ts_symbols[i].kind)
+            })
+            .min_by_key(|&i| {
+                let t = &ts_symbols[i];
+                (t.kind != row.kind, (t.start_line - row.start_line).abs(), i)
+            });
+        let Some(i) = best else {
+            stats.scip_only += 1;
+            symbols.push(row);
+            continue;
+        };
+        taken.insert(i);
+        stats.matched += 1;
+        let ts = &ts_symbols[i];
+        if ts.stable_id != row.stable_id {
+            remap.insert(ts.stable_id.clone(), row.stable_id.clone());
+        }
+        fill(&mut row, ts, stats);
+        symbols.push(row);
+    }
+    let scip_ids: HashSet<SharedStr> = symbols.iter().map(|s| s.stable_id.clone()).collect();
+
+    // Tree-sitter definitions: kept outside covered files, dropped inside.
+    let mut dropped_ids: HashSet<SharedStr> = HashSet::new();
+    let mut ts_path: HashMap<SharedStr, SharedStr> = HashMap::new();
+    for (i, s) in ts_symbols.into_iter().enumerate() {
+        ts_path.insert(s.stable_id.clone(), s.path.clone());
+        if covered.contains(s.path.as_str()) {
+            if !taken.contains(&i) {
+                stats.dropped_tree_sitter_symbols += 1;
+                if !remap.contains_key(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
+                    dropped_ids.insert(s.stable_id);
+                }
+            }
+        } else if scip_ids.contains(&s.stable_id) {
+            // Same ID as a SCIP definition: SCIP stands.
+            stats.dropped_tree_sitter_symbols += 1;
+        } else {
+            stats.kept_tree_sitter_symbols += 1;
+            symbols.push(s);
+        }
+    }
+    let rewrites = Rewrites {
+        remap,
+        dropped_ids,
+        ts_path,
+        covered,
+    };
+    (symbols, rewrites)
+}
+
+/// A reference held by a kept tree-sitter row: rewritten, kept, or unresolved.
+enum Target {
+    Same,
+    Rewritten(SharedStr),
+    Gone,
+}
+
+/// How the references of kept tree-sitter rows change with the merge.
+struct Rewrites<'c> {
+    /// Tree-sitter IDs whose definition SCIP matched, to the SCIP ID.
+    remap: HashMap<SharedStr, SharedStr>,
+    /// Tree-sitter IDs whose definition was dropped without a match.
+    dropped_ids: HashSet<SharedStr>,
+    /// The file of every tree-sitter definition.
+    ts_path: HashMap<SharedStr, SharedStr>,
+    covered: &'c BTreeSet<String>,
+}
+
+impl Rewrites<'_> {
+    fn target(&self, id: &str) -> Target {
+        if let Some(new) = self.remap.get(id) {
+            Target::Rewritten(new.clone())
+        } else if self.dropped_ids.contains(id) {
+            Target::Gone
+        } else {
+            Target::Same
+        }
+    }
+
+    /// Whether a tree-sitter definition lies in a file SCIP covers.
+    fn in_covered(&self, id: &str) -> bool {
+        self.ts_path
+            .get(id)
+            .is_some_and(|p| self.covered.contains(p.as_str()))
+    }
+
+    /// Rewrites an optional reference, or clears it when its definition is gone; counted.
+    fn rewrite_optional(&self, slot: &mut Option<SharedStr>, stats: &mut MergeStats) {
+        let Some(id) = slot.as_deref() else { return };
+        match self.target(id) {
+            Target::Same => {}
+            Target::Rewritten(new) => {
+                stats.remapped_references += 1;
+                *slot = Some(new);
+            }
+            Target::Gone => {
+                stats.unresolved_references += 1;
+                *slot = None;
+            }
+        }
+    }
 }
 
 /// Fills the gaps of a SCIP definition from its tree-sitter counterpart and counts disagreements.
@@ -403,20 +428,59 @@ fn fill(row: &mut SymbolRow, ts: &SymbolRow, stats: &mut MergeStats) {
     }
 }
 
-/// Applies [`merge`] to the tables in place: the syntax stage's rows (whatever is present) are
-/// merged with SCIP's. `imports` stays as the syntax stage left it (absent when it did not run).
-pub fn merge_into(tables: &mut TableSet, scip: ScipTables) -> MergeStats {
-    let syntax = SyntaxTables {
-        symbols: tables.symbols.take().unwrap_or_default(),
-        occurrences: tables.occurrences.take().unwrap_or_default(),
-        call_edges: tables.call_edges.take().unwrap_or_default(),
-        relationships: tables.relationships.take().unwrap_or_default(),
-        imports: Vec::new(),
+/// The code tables as the snapshot writes them; `None`: no stage produced that table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CodeTables {
+    /// `symbols`.
+    pub symbols: Option<Vec<SymbolRow>>,
+    /// `occurrences`.
+    pub occurrences: Option<Vec<OccurrenceRow>>,
+    /// `call_edges`.
+    pub call_edges: Option<Vec<CallEdgeRow>>,
+    /// `relationships` (only SCIP states them).
+    pub relationships: Option<Vec<RelationshipRow>>,
+    /// `imports` (only the syntax stage reads them).
+    pub imports: Option<Vec<ImportRow>>,
+}
+
+/// The merge step, from the syntax stage's rows (when it ran) and SCIP's (when an index was read)
+/// to the code tables. With SCIP rows, [`merge`] decides every table but `imports`; without, the
+/// syntax rows stand as they are and `relationships` is absent. `imports` is always the syntax
+/// stage's (absent when it did not run). The stats exist when a merge happened.
+pub fn merge_step(
+    syntax: Option<SyntaxTables>,
+    scip: Option<ScipTables>,
+) -> (CodeTables, Option<MergeStats>) {
+    let Some(scip) = scip else {
+        let tables = match syntax {
+            None => CodeTables::default(),
+            Some(s) => CodeTables {
+                symbols: Some(s.symbols),
+                occurrences: Some(s.occurrences),
+                call_edges: Some(s.call_edges),
+                relationships: None,
+                imports: Some(s.imports),
+            },
+        };
+        return (tables, None);
+    };
+    let (syntax, imports) = match syntax {
+        Some(s) => (
+            SyntaxTables {
+                imports: Vec::new(),
+                ..s
+            },
+            Some(s.imports),
+        ),
+        None => (SyntaxTables::default(), None),
     };
     let (merged, stats) = merge(syntax, scip);
-    tables.symbols = Some(merged.symbols);
-    tables.occurrences = Some(merged.occurrences);
-    tables.call_edges = Some(merged.call_edges);
-    tables.relationships = Some(merged.relationships);
-    stats
+    let tables = CodeTables {
+        symbols: Some(merged.symbols),
+        occurrences: Some(merged.occurrences),
+        call_edges: Some(merged.call_edges),
+        relationships: Some(merged.relationships),
+        imports,
+    };
+    (tables, Some(stats))
 }

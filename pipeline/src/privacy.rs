@@ -167,8 +167,9 @@ impl Anonymizer {
     }
 }
 
-/// Rewrites every table in place.
-pub fn anonymize(t: &mut TableSet, a: &Anonymizer) {
+/// The anonymization step: every table with its names and paths hashed.
+pub fn anonymize(mut tables: TableSet, a: &Anonymizer) -> TableSet {
+    let t = &mut tables;
     for r in t.files.iter_mut().flatten() {
         r.path = a.path(&r.path);
         r.content_hash = a.digest("content", &r.content_hash);
@@ -251,6 +252,7 @@ pub fn anonymize(t: &mut TableSet, a: &Anonymizer) {
     for r in t.ownership.iter_mut().flatten() {
         r.path = a.path(&r.path);
     }
+    tables
 }
 
 /// Rewrites the views the stages made: the `architecture` view's module IDs, names, roots and
@@ -343,7 +345,7 @@ mod tests {
     #[test]
     fn names_never_survive() {
         let a = Anonymizer::new("s");
-        let mut t = TableSet {
+        let t = TableSet {
             imports: Some(vec![ImportRow {
                 path: "a/b.py".into(),
                 line: 1,
@@ -359,7 +361,7 @@ mod tests {
             }]),
             ..TableSet::default()
         };
-        anonymize(&mut t, &a);
+        let t = anonymize(t, &a);
         let text = format!("{:?}", t.imports);
         assert!(!text.contains("secret_pkg") && !text.contains("hidden") && !text.contains("b.py"));
     }

@@ -14,11 +14,12 @@ use std::sync::{Arc, Mutex};
 
 use ignore::overrides::OverrideBuilder;
 use ignore::WalkBuilder;
-use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
+use output_schema::manifest::{Completeness, StageReport, Warning};
 use output_schema::tables::FileRow;
 use rayon::prelude::*;
 
 use crate::scan_cache::{CacheUpdate, ScanCache, Stat};
+use crate::stage::{ManifestParts, StageOutput};
 use crate::{PipelineError, Progress};
 
 /// Folder names never descended into.
@@ -318,14 +319,7 @@ fn finish_scan(
             )
         })
         .count();
-    let mut report = StageReport::with_status(
-        if unusable > 0 {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(unusable > 0);
     report.items = files.len() as i64;
     report.counts = counts;
     report.breakdown = breakdown;
@@ -352,6 +346,15 @@ fn finish_scan(
     })
 }
 
+/// The skip reason and message of an I/O error on a file being described.
+fn io_problem(e: &std::io::Error) -> (&'static str, String) {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => ("vanished", "file disappeared during the scan".into()),
+        std::io::ErrorKind::PermissionDenied => ("permission-denied", e.to_string()),
+        _ => ("read-error", e.to_string()),
+    }
+}
+
 fn describe(abs: &Path, rel: &str, max_bytes: u64, cache: Option<&ScanCache>) -> Outcome {
     let skip = |reason: &'static str, message: String| Outcome::Skipped {
         reason,
@@ -360,13 +363,10 @@ fn describe(abs: &Path, rel: &str, max_bytes: u64, cache: Option<&ScanCache>) ->
     };
     let meta = match std::fs::metadata(abs) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return skip("vanished", "file disappeared during the scan".into())
+        Err(e) => {
+            let (reason, message) = io_problem(&e);
+            return skip(reason, message);
         }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return skip("permission-denied", e.to_string())
-        }
-        Err(e) => return skip("read-error", e.to_string()),
     };
     if meta.len() > max_bytes {
         return skip(
@@ -380,13 +380,10 @@ fn describe(abs: &Path, rel: &str, max_bytes: u64, cache: Option<&ScanCache>) ->
     }
     let bytes = match std::fs::read(abs) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return skip("vanished", "file disappeared during the scan".into())
+        Err(e) => {
+            let (reason, message) = io_problem(&e);
+            return skip(reason, message);
         }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            return skip("permission-denied", e.to_string())
-        }
-        Err(e) => return skip("read-error", e.to_string()),
     };
     if bytes.len() as u64 > max_bytes {
         return skip(
@@ -576,6 +573,14 @@ pub fn is_generated(path: &str, bytes: &[u8]) -> bool {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(haystack, needle).is_some()
+}
+
+impl StageOutput for ScanOutput {
+    type Rows = Vec<FileRow>;
+    /// The cache update is taken out before (it is saved only once the snapshot is published).
+    fn split(self) -> (Vec<FileRow>, ManifestParts) {
+        (self.files, ManifestParts::report(self.report))
+    }
 }
 
 #[cfg(test)]

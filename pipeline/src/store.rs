@@ -17,6 +17,16 @@ use output_schema::verify::read_manifest;
 
 use crate::PipelineError;
 
+/// The `commit=` partition value of a state: the name of its snapshot's folder.
+pub fn snapshot_partition(state: &RepoState) -> String {
+    output_schema::layout::commit_partition_value(
+        state.is_git,
+        state.head_commit.as_deref(),
+        state.dirty,
+        &state.repo_state_id,
+    )
+}
+
 /// A snapshot store folder.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -157,7 +167,7 @@ impl Store {
     /// The snapshot of exactly `state`, if one is stored: the folder named after the state, when
     /// its manifest records the same `repoStateId`.
     pub fn snapshot_of(&self, repo_id: &str, state: &RepoState) -> Option<StoredSnapshot> {
-        let dir = self.snapshot_dir(repo_id, &crate::snapshot_partition(state));
+        let dir = self.snapshot_dir(repo_id, &snapshot_partition(state));
         if !is_real_dir(&dir) {
             return None;
         }

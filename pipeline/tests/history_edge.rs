@@ -398,7 +398,12 @@ fn bots_mailmap_and_salt() {
             salt.map(String::from),
         );
         let out = pipeline::history::run(&ctx, &repo, &opts, None).unwrap();
-        let mut ids: Vec<String> = out.commits.iter().map(|c| c.author_id.clone()).collect();
+        let mut ids: Vec<String> = out
+            .tables
+            .commits
+            .iter()
+            .map(|c| c.author_id.clone())
+            .collect();
         ids.sort();
         (ids, out.settings["historyAuthorKey"].clone())
     };

@@ -228,10 +228,9 @@ fn no_files_is_an_empty_result_and_no_scan_is_skipped() {
         previous: None,
         progress: &pipeline::NoProgress,
     };
-    let mut tables = TableSet::default();
-    let out = pipeline::modules::run(&ctx, &mut tables);
+    let out = pipeline::modules::run(&ctx, TableSet::default());
     assert_eq!(out.report.status, StageStatus::Skipped);
-    assert!(tables.modules.is_none());
+    assert!(out.tables.modules.is_none());
 }
 
 #[test]

@@ -4,9 +4,8 @@
 use std::collections::BTreeSet;
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
-use pipeline::merge::{merge, merge_into, MergeStats, SyntaxTables};
+use pipeline::merge::{merge, merge_step, MergeStats, SyntaxTables};
 use pipeline::scip::ScipTables;
-use pipeline::write::TableSet;
 
 struct Sym<'a> {
     id: &'a str,
@@ -360,21 +359,22 @@ fn empty_sides_pass_the_other_through() {
 }
 
 #[test]
-fn merge_into_keeps_absent_imports_absent() {
+fn merge_step_keeps_absent_imports_absent() {
     let (_, scip) = inputs();
-    let mut tables = TableSet::default();
-    let stats = merge_into(&mut tables, scip.clone());
-    assert_eq!(stats.scip_only, 4);
+    let (tables, stats) = merge_step(None, Some(scip.clone()));
+    assert_eq!(stats.unwrap().scip_only, 4);
     assert_eq!(tables.symbols.as_deref(), Some(&scip.symbols[..]));
     assert!(tables.imports.is_none());
 
     let (syntax, scip) = inputs();
-    let mut tables = TableSet {
-        symbols: Some(syntax.symbols),
-        imports: Some(syntax.imports.clone()),
-        ..Default::default()
-    };
-    merge_into(&mut tables, scip);
+    let (tables, _) = merge_step(
+        Some(SyntaxTables {
+            symbols: syntax.symbols,
+            imports: syntax.imports.clone(),
+            ..Default::default()
+        }),
+        Some(scip),
+    );
     assert_eq!(tables.imports, Some(syntax.imports));
     assert_eq!(tables.symbols.map(|s| s.len()), Some(5));
 }

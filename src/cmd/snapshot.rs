@@ -97,7 +97,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                     Stage::from_name(n.trim()).ok_or_else(|| {
                         super::invalid(
                             format!("--stages: unknown stage {n:?}"),
-                            "valid stages: scan, syntax, scip, git, identity, modules",
+                            &format!("valid stages: {}", Stage::names_list()),
                             format,
                         )
                     })

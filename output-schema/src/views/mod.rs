@@ -214,6 +214,20 @@ pub struct Views {
 }
 
 impl Views {
+    /// Takes every view `other` holds (each stage fills its own).
+    pub fn absorb(&mut self, other: Views) {
+        let Views {
+            architecture,
+            syntax_files,
+        } = other;
+        if architecture.is_some() {
+            self.architecture = architecture;
+        }
+        if syntax_files.is_some() {
+            self.syntax_files = syntax_files;
+        }
+    }
+
     /// `(name, canonical JSON)` of each view present, in [`ALL_VIEWS`] order.
     pub fn encoded(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();

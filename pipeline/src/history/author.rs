@@ -34,7 +34,7 @@ impl AuthorHasher {
     /// A one-way fingerprint of the key, recorded in the manifest so that a later snapshot reuses
     /// author IDs only when they were made with the same salt. It reveals nothing about the salt.
     pub(crate) fn fingerprint(&self) -> String {
-        let mut h = crate::repo_state::FieldHasher::new("ckb.author-key-fingerprint.v1");
+        let mut h = crate::hashing::FieldHasher::new("ckb.author-key-fingerprint.v1");
         h.field(&self.key);
         h.hex(16)
     }

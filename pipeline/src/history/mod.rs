@@ -45,8 +45,9 @@ use output_schema::Table;
 
 pub use author::default_salt;
 
+use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
-use crate::{PipelineError, StageContext};
+use crate::PipelineError;
 
 /// Version of the per-commit row logic; bump it when rows of the same commit would change, so
 /// that older snapshots are not reused.
@@ -92,9 +93,9 @@ impl HistoryOptions {
     }
 }
 
-/// What the history stage produced.
-#[derive(Debug)]
-pub struct HistoryOutput {
+/// The git stage's rows.
+#[derive(Debug, Default)]
+pub struct HistoryTables {
     /// `commits` rows.
     pub commits: Vec<CommitRow>,
     /// `file_changes` rows.
@@ -105,6 +106,13 @@ pub struct HistoryOutput {
     pub cochange: Vec<CochangeRow>,
     /// `ownership` rows.
     pub ownership: Vec<OwnershipRow>,
+}
+
+/// What the history stage produced.
+#[derive(Debug)]
+pub struct HistoryOutput {
+    /// The rows.
+    pub tables: HistoryTables,
     /// The stage report (`reports["git"]`).
     pub report: StageReport,
     /// Provenance for the manifest's backends.
@@ -132,16 +140,7 @@ pub fn run(
     let hasher = author::AuthorHasher::new(&opts.salt);
     let mailmap = repo.open_mailmap();
     let settings = settings(&repo, opts, &hasher, &mailmap)?;
-    let shallow: Vec<ObjectId> = {
-        let commits = repo
-            .shallow_commits()
-            .map_err(|e| git_err("cannot read the shallow file", &e))?;
-        let mut v: Vec<ObjectId> = commits
-            .map(|c| c.iter().copied().collect())
-            .unwrap_or_default();
-        v.sort_unstable();
-        v
-    };
+    let shallow = shallow_boundary(&repo)?;
     let mut backend = Backend {
         kind: "git".into(),
         tool: "gix".into(),
@@ -156,40 +155,13 @@ pub fn run(
 
     let head = repo.head().map_err(|e| git_err("cannot read HEAD", &e))?;
     if head.is_unborn() {
-        let mut report = StageReport::with_status(StageStatus::Ok, None);
-        report.completeness = Some(Completeness {
-            score: 1.0,
-            reason: "no-commits".into(),
-        });
-        report.counts.insert("commits".into(), 0);
-        backend.counts.insert("commits".into(), 0);
-        backend.facts.insert("unborn".into(), "true".into());
-        return Ok(HistoryOutput {
-            commits: Vec::new(),
-            file_changes: Vec::new(),
-            churn: Vec::new(),
-            cochange: Vec::new(),
-            ownership: Vec::new(),
-            report,
-            backend,
-            settings,
-            damaged: false,
-            fetch_time: None,
-        });
+        return Ok(unborn(backend, settings));
     }
     let head_id = repo
         .head_id()
         .map_err(|e| git_err("cannot resolve HEAD", &e))?
         .detach();
-    let head_time = repo
-        .find_commit(head_id)
-        .and_then(|c| c.committer().map(|s| s.seconds()))
-        .map_err(|e| {
-            git_err(
-                &format!("cannot read the HEAD commit {head_id}"),
-                &diff::chain(&e),
-            )
-        })?;
+    let head_time = committer_time(&repo, head_id)?;
     let cutoff = (opts.days > 0).then(|| head_time - i64::from(opts.days) * 86_400);
 
     let mut warnings: Vec<Warning> = Vec::new();
@@ -212,28 +184,7 @@ pub fn run(
         &authors,
     )?;
 
-    // Trees of the commits just read, so a parent in the window need not be read again.
-    let trees: HashMap<ObjectId, ObjectId> = window
-        .commits
-        .iter()
-        .filter_map(|c| match &c.origin {
-            walk::Origin::New(n) => Some((c.id, n.tree)),
-            walk::Origin::Reused(_) => None,
-        })
-        .collect();
-    let inputs: Vec<diff::DiffInput> = window
-        .commits
-        .iter()
-        .filter_map(|c| match &c.origin {
-            walk::Origin::New(n) => Some(diff::DiffInput {
-                id: c.id,
-                tree: n.tree,
-                first_parent: c.parents.first().map(|&p| (p, trees.get(&p).copied())),
-                shallow_boundary: c.shallow_boundary,
-            }),
-            walk::Origin::Reused(_) => None,
-        })
-        .collect();
+    let inputs = diff_inputs(&window);
     ctx.progress.stage_started("git", Some(inputs.len() as u64));
     let mut diffed = diff::diff_commits(&repo, &inputs, ctx.progress)?;
     let fetched = if opts.fetch_missing {
@@ -252,36 +203,8 @@ pub fn run(
         missing::summarize(&by_commit, &window.unreadable, kind, &mut warnings)
     };
 
-    let mut commits: Vec<CommitRow> = Vec::with_capacity(window.commits.len());
-    let mut file_changes: Vec<FileChangeRow> = Vec::new();
-    let mut diffed = diffed.into_iter();
-    let (mut reused, mut walked) = (0i64, 0i64);
-    for c in &window.commits {
-        let sha = c.id.to_string();
-        match &c.origin {
-            walk::Origin::Reused(i) => {
-                reused += 1;
-                commits.push(prev_commits[*i].clone());
-                file_changes.extend(prev_changes.remove(&sha).unwrap_or_default());
-            }
-            walk::Origin::New(n) => {
-                walked += 1;
-                let d = diffed.next().unwrap_or_default();
-                commits.push(CommitRow {
-                    sha,
-                    parents: c.parents.iter().map(|p| p.to_string()).collect(),
-                    author_time: n.author_time,
-                    committer_time: c.committer_time,
-                    author_id: n.author_id.clone(),
-                    is_bot: n.is_bot,
-                    files_changed: d.files_changed,
-                    additions: d.additions,
-                    deletions: d.deletions,
-                });
-                file_changes.extend(d.rows);
-            }
-        }
-    }
+    let (commits, file_changes, (reused, walked)) =
+        commit_rows(&window, diffed, &prev_commits, &mut prev_changes);
 
     let agg = aggregate::aggregate(
         &commits,
@@ -312,7 +235,137 @@ pub fn run(
             reason: c.reason,
         });
     }
-    let gap_counts = [
+    report.counts.extend(gap_counts(&gaps, &fetched));
+    let damaged = !missing::is_partial(kind) && gaps.any();
+    describe_run(
+        &mut backend,
+        &commits,
+        &file_changes,
+        (reused, walked),
+        head_id,
+        cutoff,
+        reuse,
+    );
+    ctx.progress.stage_finished(
+        "git",
+        &format!(
+            "{} commits ({} reused, {} diffed), {} file changes",
+            commits.len(),
+            reused,
+            walked,
+            file_changes.len()
+        ),
+    );
+    Ok(HistoryOutput {
+        tables: HistoryTables {
+            commits,
+            file_changes,
+            churn: agg.churn,
+            cochange: agg.cochange,
+            ownership: agg.ownership,
+        },
+        report,
+        backend,
+        settings,
+        damaged,
+        fetch_time: fetched.time,
+    })
+}
+
+/// The committer time of HEAD's commit: the history window ends there.
+fn committer_time(repo: &gix::Repository, head_id: ObjectId) -> Result<i64, PipelineError> {
+    repo.find_commit(head_id)
+        .and_then(|c| c.committer().map(|s| s.seconds()))
+        .map_err(|e| PipelineError::Git {
+            message: format!("cannot read the HEAD commit {head_id}: {}", diff::chain(&e)),
+        })
+}
+
+/// The shallow boundary's commits, sorted (empty in a full clone).
+fn shallow_boundary(repo: &gix::Repository) -> Result<Vec<ObjectId>, PipelineError> {
+    let commits = repo.shallow_commits().map_err(|e| PipelineError::Git {
+        message: format!("cannot read the shallow file: {e}"),
+    })?;
+    let mut v: Vec<ObjectId> = commits
+        .map(|c| c.iter().copied().collect())
+        .unwrap_or_default();
+    v.sort_unstable();
+    Ok(v)
+}
+
+/// What the diff needs of each commit the walk read anew.
+fn diff_inputs(window: &walk::Window) -> Vec<diff::DiffInput> {
+    // Trees of the commits just read, so a parent in the window need not be read again.
+    let trees: HashMap<ObjectId, ObjectId> = window
+        .commits
+        .iter()
+        .filter_map(|c| match &c.origin {
+            walk::Origin::New(n) => Some((c.id, n.tree)),
+            walk::Origin::Reused(_) => None,
+        })
+        .collect();
+    window
+        .commits
+        .iter()
+        .filter_map(|c| match &c.origin {
+            walk::Origin::New(n) => Some(diff::DiffInput {
+                id: c.id,
+                tree: n.tree,
+                first_parent: c.parents.first().map(|&p| (p, trees.get(&p).copied())),
+                shallow_boundary: c.shallow_boundary,
+            }),
+            walk::Origin::Reused(_) => None,
+        })
+        .collect()
+}
+
+/// The window's `commits` and `file_changes` rows, in walk order: reused ones from the previous
+/// snapshot, new ones from their diffs. Also returns how many were reused and how many diffed.
+fn commit_rows(
+    window: &walk::Window,
+    diffed: Vec<diff::DiffOutput>,
+    prev_commits: &[CommitRow],
+    prev_changes: &mut HashMap<String, Vec<FileChangeRow>>,
+) -> (Vec<CommitRow>, Vec<FileChangeRow>, (i64, i64)) {
+    let mut commits: Vec<CommitRow> = Vec::with_capacity(window.commits.len());
+    let mut file_changes: Vec<FileChangeRow> = Vec::new();
+    let mut diffed = diffed.into_iter();
+    let (mut reused, mut walked) = (0i64, 0i64);
+    for c in &window.commits {
+        let sha = c.id.to_string();
+        match &c.origin {
+            walk::Origin::Reused(i) => {
+                reused += 1;
+                commits.push(prev_commits[*i].clone());
+                file_changes.extend(prev_changes.remove(&sha).unwrap_or_default());
+            }
+            walk::Origin::New(n) => {
+                walked += 1;
+                let d = diffed.next().unwrap_or_default();
+                commits.push(CommitRow {
+                    sha,
+                    parents: c.parents.iter().map(|p| p.to_string()).collect(),
+                    author_time: n.author_time,
+                    committer_time: c.committer_time,
+                    author_id: n.author_id.clone(),
+                    is_bot: n.is_bot,
+                    files_changed: d.files_changed,
+                    additions: d.additions,
+                    deletions: d.deletions,
+                });
+                file_changes.extend(d.rows);
+            }
+        }
+    }
+    (commits, file_changes, (reused, walked))
+}
+
+/// The report's counts of what the history could not read or fetched.
+fn gap_counts(
+    gaps: &missing::Summary,
+    fetched: &missing::Fetched,
+) -> impl Iterator<Item = (String, i64)> {
+    [
         (
             "file-changes.without-line-counts",
             gaps.changes_without_lines,
@@ -325,11 +378,41 @@ pub fn run(
         ("objects.unreadable", gaps.objects_unreadable),
         ("objects.fetch-requested", fetched.requested),
         ("objects.fetched", fetched.fetched),
-    ];
-    report
-        .counts
-        .extend(gap_counts.iter().map(|(k, v)| (k.to_string(), *v)));
-    let damaged = !missing::is_partial(kind) && gaps.any();
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+}
+
+/// The output of a repository without commits: empty tables, a complete report.
+fn unborn(mut backend: Backend, settings: BTreeMap<String, serde_json::Value>) -> HistoryOutput {
+    let mut report = StageReport::ran(false);
+    report.completeness = Some(Completeness {
+        score: 1.0,
+        reason: "no-commits".into(),
+    });
+    report.counts.insert("commits".into(), 0);
+    backend.counts.insert("commits".into(), 0);
+    backend.facts.insert("unborn".into(), "true".into());
+    HistoryOutput {
+        tables: HistoryTables::default(),
+        report,
+        backend,
+        settings,
+        damaged: false,
+        fetch_time: None,
+    }
+}
+
+/// The backend's counts and facts about this run: what was reused, what diffed, the window.
+fn describe_run(
+    backend: &mut Backend,
+    commits: &[CommitRow],
+    file_changes: &[FileChangeRow],
+    (reused, walked): (i64, i64),
+    head_id: ObjectId,
+    cutoff: Option<i64>,
+    reuse: &str,
+) {
     let incremental = reused > 0;
     backend.counts = BTreeMap::from([
         ("commits".to_string(), commits.len() as i64),
@@ -347,28 +430,6 @@ pub fn run(
         "windowStart".into(),
         cutoff.map_or_else(|| "none".to_string(), |c| c.to_string()),
     );
-    ctx.progress.stage_finished(
-        "git",
-        &format!(
-            "{} commits ({} reused, {} diffed), {} file changes",
-            commits.len(),
-            reused,
-            walked,
-            file_changes.len()
-        ),
-    );
-    Ok(HistoryOutput {
-        commits,
-        file_changes,
-        churn: agg.churn,
-        cochange: agg.cochange,
-        ownership: agg.ownership,
-        report,
-        backend,
-        settings,
-        damaged,
-        fetch_time: fetched.time,
-    })
 }
 
 /// The manifest settings of this stage. Row reuse requires all of them to be equal.
@@ -378,7 +439,7 @@ fn settings(
     hasher: &author::AuthorHasher,
     mailmap: &gix::mailmap::Snapshot,
 ) -> Result<BTreeMap<String, serde_json::Value>, PipelineError> {
-    let mut inputs = crate::repo_state::FieldHasher::new("ckb.history-inputs.v1");
+    let mut inputs = crate::hashing::FieldHasher::new("ckb.history-inputs.v1");
     inputs.field(ROW_FORMAT.as_bytes());
     let config = repo.config_snapshot();
     for key in ["diff.algorithm", "core.bigFileThreshold"] {
@@ -622,14 +683,7 @@ fn report(
     let beyond = (window.total - window.commits.len()) as i64;
 
     let degraded = !boundary.is_empty() || skipped_paths > 0;
-    let mut report = StageReport::with_status(
-        if degraded {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(degraded);
     report.items = commits.len() as i64;
     report.completeness = Some(if !boundary.is_empty() {
         Completeness {
@@ -672,6 +726,20 @@ fn report(
     report.counts = counts.iter().map(|(k, v)| (k.to_string(), *v)).collect();
     report.set_warnings(warnings);
     report
+}
+
+impl StageOutput for HistoryOutput {
+    type Rows = HistoryTables;
+    fn split(self) -> (HistoryTables, ManifestParts) {
+        let mut parts = ManifestParts::report(self.report);
+        parts.backends.push(self.backend);
+        parts.settings = self.settings;
+        parts.clone_damaged = self.damaged;
+        if let Some(time) = self.fetch_time {
+            parts.timings.push(("git.fetch-missing".into(), time));
+        }
+        (self.tables, parts)
+    }
 }
 
 #[cfg(test)]

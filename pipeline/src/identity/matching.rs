@@ -180,191 +180,18 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
         vanished: vanished.len(),
         ..Stats::default()
     };
-    // matched[v] = (index into fresh, how)
-    let mut matched: Vec<Option<(usize, How)>> = vec![None; vanished.len()];
-    let mut taken: Vec<bool> = vec![false; fresh.len()];
-
-    // 1. Backend ID, version-blind.
-    let mut by_backend: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (j, s) in fresh.iter().enumerate() {
-        if let Some(key) = s.backend_id.as_deref().and_then(version_blind) {
-            by_backend.entry(key).or_default().push(j);
-        }
-    }
-    let mut old_by_backend: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (i, v) in vanished.iter().enumerate() {
-        if let Some(key) = v.backend_id.as_deref().and_then(version_blind) {
-            old_by_backend.entry(key).or_default().push(i);
-        }
-    }
-    let mut merged_into: BTreeSet<usize> = BTreeSet::new();
-    for (key, olds) in &old_by_backend {
-        if let Some(&[j]) = by_backend.get(key).map(Vec::as_slice) {
-            for &i in olds {
-                matched[i] = Some((j, How::Backend));
-            }
-            taken[j] = true;
-            if olds.len() > 1 {
-                merged_into.insert(j);
-            }
-        }
-    }
-
-    // 2. Body hash, unique on both sides.
-    let body_key = |s: &SymbolRow| {
-        s.body_hash
-            .as_ref()
-            .map(|h| (h.clone(), kind_family(&s.kind).to_string()))
+    let mut matching = Matching {
+        matched: vec![None; vanished.len()],
+        taken: vec![false; fresh.len()],
+        merged_into: BTreeSet::new(),
+        vanished,
+        fresh,
     };
-    let mut old_by_body: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    for (i, v) in vanished.iter().enumerate() {
-        if let (None, Some(k)) = (matched[i], body_key(v)) {
-            old_by_body.entry(k).or_default().push(i);
-        }
-    }
-    let mut new_by_body: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
-    for (j, s) in fresh.iter().enumerate() {
-        if let (false, Some(k)) = (taken[j], body_key(s)) {
-            new_by_body.entry(k).or_default().push(j);
-        }
-    }
-    for (k, olds) in &old_by_body {
-        let Some(&[j]) = new_by_body.get(k).map(Vec::as_slice) else {
-            continue;
-        };
-        if let &[i] = olds.as_slice() {
-            if corroborated(vanished[i], fresh[j]) {
-                matched[i] = Some((j, How::Body));
-                taken[j] = true;
-            }
-            continue;
-        }
-        let parts: Vec<usize> = olds
-            .iter()
-            .copied()
-            .filter(|&i| {
-                vanished[i].path == fresh[j].path
-                    && similarity::name_similarity(&vanished[i].name, &fresh[j].name) >= 0.5
-            })
-            .collect();
-        if parts.len() >= 2 {
-            for i in parts {
-                matched[i] = Some((j, How::Body));
-            }
-            taken[j] = true;
-            merged_into.insert(j);
-        }
-    }
-
-    // 3. Fuzzy, over blocked pairs.
-    let mut by_path: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
-    let mut by_name: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
-    let mut by_container: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
-    for (j, s) in fresh.iter().enumerate() {
-        let fam = kind_family(&s.kind);
-        by_path.entry((fam, s.path.as_str())).or_default().push(j);
-        by_name.entry((fam, s.name.as_str())).or_default().push(j);
-        if let Some(c) = s.container.as_deref() {
-            by_container.entry((fam, c)).or_default().push(j);
-        }
-    }
-    let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
-    for (i, v) in vanished.iter().enumerate() {
-        if matched[i].is_some() {
-            continue;
-        }
-        let fam = kind_family(&v.kind);
-        let mut cands: BTreeSet<usize> = BTreeSet::new();
-        for block in [
-            by_path.get(&(fam, v.path.as_str())),
-            by_name.get(&(fam, v.name.as_str())),
-            v.container
-                .as_deref()
-                .and_then(|c| by_container.get(&(fam, c))),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            // A block this large (hundreds of new `new` or `fmt`) gives no evidence for one
-            // pairing and would cost quadratic time; the other blocks may still decide.
-            if block.len() > MAX_FUZZY_BLOCK {
-                stats.fuzzy_blocks_skipped += 1;
-                continue;
-            }
-            cands.extend(block.iter().copied());
-        }
-        for j in cands {
-            if taken[j] || !similarity::name_evidence(v, fresh[j]) {
-                continue;
-            }
-            let s = similarity::score(v, fresh[j]);
-            if s >= FUZZY_THRESHOLD {
-                pairs.push((s, i, j));
-            }
-        }
-    }
-    pairs.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| vanished[a.1].stable_id.cmp(&vanished[b.1].stable_id))
-            .then_with(|| fresh[a.2].stable_id.cmp(&fresh[b.2].stable_id))
-    });
-    for (s, i, j) in pairs {
-        if matched[i].is_none() && !taken[j] {
-            matched[i] = Some((j, How::Fuzzy(s)));
-            taken[j] = true;
-        }
-    }
-
-    // 4. Rows.
-    let mut aliases: Vec<AliasRow> = Vec::new();
-    let mut tombstones: Vec<TombstoneRow> = Vec::new();
-    for (i, v) in vanished.iter().enumerate() {
-        match matched[i] {
-            Some((j, how)) => {
-                let target = fresh[j];
-                let (reason, confidence) = if merged_into.contains(&j) {
-                    let c = match how {
-                        How::Backend => BACKEND_CONFIDENCE,
-                        How::Body => BODY_CONFIDENCE,
-                        How::Fuzzy(s) => round3(s),
-                    };
-                    ("merged", c)
-                } else {
-                    match how {
-                        How::Backend => (strong_reason(v, target), BACKEND_CONFIDENCE),
-                        How::Body => (strong_reason(v, target), BODY_CONFIDENCE),
-                        How::Fuzzy(s) => ("fuzzy-match", round3(s)),
-                    }
-                };
-                match reason {
-                    "renamed" => stats.renamed += 1,
-                    "moved" => stats.moved += 1,
-                    "merged" => stats.merged += 1,
-                    _ => stats.fuzzy += 1,
-                }
-                aliases.push(AliasRow {
-                    old_id: v.stable_id.to_string(),
-                    new_id: target.stable_id.to_string(),
-                    reason: reason.to_string(),
-                    confidence,
-                    created_state_id: stamp.state_id.to_string(),
-                    created_commit: stamp.commit.to_string(),
-                });
-            }
-            None => {
-                stats.tombstoned += 1;
-                tombstones.push(TombstoneRow {
-                    stable_id: v.stable_id.to_string(),
-                    name: v.name.clone(),
-                    kind: v.kind.to_string(),
-                    container: v.container.as_deref().map(str::to_string),
-                    last_path: v.path.to_string(),
-                    deleted_in_state_id: stamp.state_id.to_string(),
-                    deleted_in_commit: stamp.commit.to_string(),
-                });
-            }
-        }
-    }
+    matching.by_backend_id();
+    matching.by_body_hash();
+    matching.fuzzy(&mut stats);
+    let (mut aliases, mut tombstones) = matching.rows(stamp, &mut stats);
+    let vanished = matching.vanished;
 
     // Carry forward what earlier snapshots said, unless the ID is active again or was decided
     // anew just now (defensive: an ID decided now was active before, so it should have nothing).
@@ -389,6 +216,239 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
         aliases,
         tombstones,
         stats,
+    }
+}
+
+/// The pairing of vanished symbols with fresh ones, step by step (see the module doc).
+struct Matching<'a> {
+    vanished: Vec<&'a SymbolRow>,
+    fresh: Vec<&'a SymbolRow>,
+    /// `matched[v]`: the index into `fresh` and how.
+    matched: Vec<Option<(usize, How)>>,
+    /// Fresh symbols already paired.
+    taken: Vec<bool>,
+    /// Fresh symbols several vanished ones were merged into.
+    merged_into: BTreeSet<usize>,
+}
+
+type MatchingParts<'m, 'a> = (
+    &'m [&'a SymbolRow],
+    &'m [&'a SymbolRow],
+    &'m mut Vec<Option<(usize, How)>>,
+    &'m mut Vec<bool>,
+    &'m mut BTreeSet<usize>,
+);
+
+impl<'a> Matching<'a> {
+    /// The fields, borrowed apart.
+    fn parts(&mut self) -> MatchingParts<'_, 'a> {
+        (
+            &self.vanished,
+            &self.fresh,
+            &mut self.matched,
+            &mut self.taken,
+            &mut self.merged_into,
+        )
+    }
+
+    /// 1. Backend ID, version-blind.
+    fn by_backend_id(&mut self) {
+        let (vanished, fresh, matched, taken, merged_into) = self.parts();
+        let mut by_backend: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (j, s) in fresh.iter().enumerate() {
+            if let Some(key) = s.backend_id.as_deref().and_then(version_blind) {
+                by_backend.entry(key).or_default().push(j);
+            }
+        }
+        let mut old_by_backend: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, v) in vanished.iter().enumerate() {
+            if let Some(key) = v.backend_id.as_deref().and_then(version_blind) {
+                old_by_backend.entry(key).or_default().push(i);
+            }
+        }
+        for (key, olds) in &old_by_backend {
+            if let Some(&[j]) = by_backend.get(key).map(Vec::as_slice) {
+                for &i in olds {
+                    matched[i] = Some((j, How::Backend));
+                }
+                taken[j] = true;
+                if olds.len() > 1 {
+                    merged_into.insert(j);
+                }
+            }
+        }
+    }
+
+    /// 2. Body hash, unique on both sides.
+    fn by_body_hash(&mut self) {
+        let (vanished, fresh, matched, taken, merged_into) = self.parts();
+        let body_key = |s: &SymbolRow| {
+            s.body_hash
+                .as_ref()
+                .map(|h| (h.clone(), kind_family(&s.kind).to_string()))
+        };
+        let mut old_by_body: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        for (i, v) in vanished.iter().enumerate() {
+            if let (None, Some(k)) = (matched[i], body_key(v)) {
+                old_by_body.entry(k).or_default().push(i);
+            }
+        }
+        let mut new_by_body: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+        for (j, s) in fresh.iter().enumerate() {
+            if let (false, Some(k)) = (taken[j], body_key(s)) {
+                new_by_body.entry(k).or_default().push(j);
+            }
+        }
+        for (k, olds) in &old_by_body {
+            let Some(&[j]) = new_by_body.get(k).map(Vec::as_slice) else {
+                continue;
+            };
+            if let &[i] = olds.as_slice() {
+                if corroborated(vanished[i], fresh[j]) {
+                    matched[i] = Some((j, How::Body));
+                    taken[j] = true;
+                }
+                continue;
+            }
+            let parts: Vec<usize> = olds
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    vanished[i].path == fresh[j].path
+                        && similarity::name_similarity(&vanished[i].name, &fresh[j].name) >= 0.5
+                })
+                .collect();
+            if parts.len() >= 2 {
+                for i in parts {
+                    matched[i] = Some((j, How::Body));
+                }
+                taken[j] = true;
+                merged_into.insert(j);
+            }
+        }
+    }
+
+    /// 3. Fuzzy, over blocked pairs.
+    fn fuzzy(&mut self, stats: &mut Stats) {
+        let (vanished, fresh, matched, taken, _) = self.parts();
+        let mut by_path: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+        let mut by_name: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+        let mut by_container: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+        for (j, s) in fresh.iter().enumerate() {
+            let fam = kind_family(&s.kind);
+            by_path.entry((fam, s.path.as_str())).or_default().push(j);
+            by_name.entry((fam, s.name.as_str())).or_default().push(j);
+            if let Some(c) = s.container.as_deref() {
+                by_container.entry((fam, c)).or_default().push(j);
+            }
+        }
+        let mut pairs: Vec<(f64, usize, usize)> = Vec::new();
+        for (i, v) in vanished.iter().enumerate() {
+            if matched[i].is_some() {
+                continue;
+            }
+            let fam = kind_family(&v.kind);
+            let mut cands: BTreeSet<usize> = BTreeSet::new();
+            for block in [
+                by_path.get(&(fam, v.path.as_str())),
+                by_name.get(&(fam, v.name.as_str())),
+                v.container
+                    .as_deref()
+                    .and_then(|c| by_container.get(&(fam, c))),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                // A block this large (hundreds of new `new` or `fmt`) gives no evidence for one
+                // pairing and would cost quadratic time; the other blocks may still decide.
+                if block.len() > MAX_FUZZY_BLOCK {
+                    stats.fuzzy_blocks_skipped += 1;
+                    continue;
+                }
+                cands.extend(block.iter().copied());
+            }
+            for j in cands {
+                if taken[j] || !similarity::name_evidence(v, fresh[j]) {
+                    continue;
+                }
+                let s = similarity::score(v, fresh[j]);
+                if s >= FUZZY_THRESHOLD {
+                    pairs.push((s, i, j));
+                }
+            }
+        }
+        pairs.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| vanished[a.1].stable_id.cmp(&vanished[b.1].stable_id))
+                .then_with(|| fresh[a.2].stable_id.cmp(&fresh[b.2].stable_id))
+        });
+        for (s, i, j) in pairs {
+            if matched[i].is_none() && !taken[j] {
+                matched[i] = Some((j, How::Fuzzy(s)));
+                taken[j] = true;
+            }
+        }
+    }
+
+    /// 4. Rows: an alias for every paired symbol, a tombstone for every other.
+    fn rows(&self, stamp: Stamp<'_>, stats: &mut Stats) -> (Vec<AliasRow>, Vec<TombstoneRow>) {
+        let Matching {
+            vanished,
+            fresh,
+            matched,
+            merged_into,
+            ..
+        } = self;
+        let mut aliases: Vec<AliasRow> = Vec::new();
+        let mut tombstones: Vec<TombstoneRow> = Vec::new();
+        for (i, v) in vanished.iter().enumerate() {
+            match matched[i] {
+                Some((j, how)) => {
+                    let target = fresh[j];
+                    let (reason, confidence) = if merged_into.contains(&j) {
+                        let c = match how {
+                            How::Backend => BACKEND_CONFIDENCE,
+                            How::Body => BODY_CONFIDENCE,
+                            How::Fuzzy(s) => round3(s),
+                        };
+                        ("merged", c)
+                    } else {
+                        match how {
+                            How::Backend => (strong_reason(v, target), BACKEND_CONFIDENCE),
+                            How::Body => (strong_reason(v, target), BODY_CONFIDENCE),
+                            How::Fuzzy(s) => ("fuzzy-match", round3(s)),
+                        }
+                    };
+                    match reason {
+                        "renamed" => stats.renamed += 1,
+                        "moved" => stats.moved += 1,
+                        "merged" => stats.merged += 1,
+                        _ => stats.fuzzy += 1,
+                    }
+                    aliases.push(AliasRow {
+                        old_id: v.stable_id.to_string(),
+                        new_id: target.stable_id.to_string(),
+                        reason: reason.to_string(),
+                        confidence,
+                        created_state_id: stamp.state_id.to_string(),
+                        created_commit: stamp.commit.to_string(),
+                    });
+                }
+                None => {
+                    stats.tombstoned += 1;
+                    tombstones.push(TombstoneRow {
+                        stable_id: v.stable_id.to_string(),
+                        name: v.name.clone(),
+                        kind: v.kind.to_string(),
+                        container: v.container.as_deref().map(str::to_string),
+                        last_path: v.path.to_string(),
+                        deleted_in_state_id: stamp.state_id.to_string(),
+                        deleted_in_commit: stamp.commit.to_string(),
+                    });
+                }
+            }
+        }
+        (aliases, tombstones)
     }
 }
 

@@ -23,8 +23,8 @@ use output_schema::Table;
 pub use matching::{compute, same_backend_symbol, version_blind, Computed, Previous, Stamp, Stats};
 
 use crate::fingerprint::kind_family;
+use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
-use crate::StageContext;
 
 /// What the identity stage produced.
 #[derive(Debug)]
@@ -169,7 +169,7 @@ pub fn identity(
         }
         None => (Previous::default(), false),
     };
-    let partition = crate::snapshot_partition(ctx.repo_state);
+    let partition = crate::store::snapshot_partition(ctx.repo_state);
     let commit = ctx.repo_state.head_commit.clone().unwrap_or(partition);
     let stamp = Stamp {
         state_id: &ctx.repo_state.repo_state_id,
@@ -245,4 +245,14 @@ fn stats_counts(s: &Stats, aliases: usize, tombstones: usize) -> BTreeMap<String
     .into_iter()
     .map(|(k, v)| (k.to_string(), v as i64))
     .collect()
+}
+
+impl StageOutput for IdentityOutput {
+    type Rows = (Vec<AliasRow>, Vec<TombstoneRow>);
+    fn split(self) -> (Self::Rows, ManifestParts) {
+        (
+            (self.aliases, self.tombstones),
+            ManifestParts::report(self.report),
+        )
+    }
 }

@@ -105,6 +105,18 @@ fn innermost<'a>(set: &'a BTreeSet<String>, dir: &str) -> Option<&'a String> {
     ancestors(dir).find_map(|d| set.get(d))
 }
 
+/// The module of a file by its top-level folder (`comps`, two or more path components): under a
+/// Go container folder (`cmd`, `internal`, …) its first subfolder, else the folder itself.
+fn top_level_root(comps: &[&str]) -> (String, Detection) {
+    if !GO_CONTAINERS.contains(&comps[0]) {
+        (comps[0].to_string(), Detection::Directory)
+    } else if comps.len() >= 3 {
+        (format!("{}/{}", comps[0], comps[1]), Detection::Convention)
+    } else {
+        (comps[0].to_string(), Detection::Convention)
+    }
+}
+
 /// Partitions `files` into modules.
 pub fn detect(
     files: &[FileRow],
@@ -189,15 +201,7 @@ pub fn detect(
                 if !f.path.ends_with(".go") || comps.len() < 2 || skip_dir(comps[0]) {
                     continue;
                 }
-                let (rel_root, detection) = if GO_CONTAINERS.contains(&comps[0]) {
-                    if comps.len() >= 3 {
-                        (format!("{}/{}", comps[0], comps[1]), Detection::Convention)
-                    } else {
-                        (comps[0].to_string(), Detection::Convention)
-                    }
-                } else {
-                    (comps[0].to_string(), Detection::Directory)
-                };
+                let (rel_root, detection) = top_level_root(&comps);
                 derived.push(Root {
                     id: child(owner, &rel_root),
                     detection,
@@ -226,14 +230,8 @@ pub fn detect(
             (".".to_string(), Detection::Directory)
         } else if matches!(comps[0], "src" | "lib") {
             (comps[0].to_string(), Detection::Convention)
-        } else if GO_CONTAINERS.contains(&comps[0]) {
-            if comps.len() >= 3 {
-                (format!("{}/{}", comps[0], comps[1]), Detection::Convention)
-            } else {
-                (comps[0].to_string(), Detection::Convention)
-            }
         } else {
-            (comps[0].to_string(), Detection::Directory)
+            top_level_root(&comps)
         };
         add(&mut roots, id, detection, None);
     }
@@ -317,6 +315,29 @@ fn python_package(
         }
     }
     None
+}
+
+/// The workspaces that include themselves through their members. A cycle needs members that
+/// climb back above their workspace (`../`): each is counted once.
+fn workspace_cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<String> {
+    let mut on_cycle: BTreeSet<String> = BTreeSet::new();
+    for start in graph.keys() {
+        let mut stack = vec![(start.clone(), 0usize)];
+        let mut seen = BTreeSet::new();
+        while let Some((node, depth)) = stack.pop() {
+            if depth > 64 || !seen.insert(node.clone()) {
+                continue;
+            }
+            for next in graph.get(&node).into_iter().flatten() {
+                if next == start && !on_cycle.contains(start) {
+                    on_cycle.insert(start.clone());
+                } else {
+                    stack.push((next.clone(), depth + 1));
+                }
+            }
+        }
+    }
+    on_cycle
 }
 
 /// Checks workspace declarations (globs escaping the repository, workspaces matching themselves,
@@ -450,25 +471,7 @@ fn check_workspaces(
             graph.entry(dir.clone()).or_default().insert(mem.clone());
         }
     }
-    // A cycle needs members that climb back above their workspace (`../`): count each once.
-    let mut on_cycle: BTreeSet<String> = BTreeSet::new();
-    for start in graph.keys() {
-        let mut stack = vec![(start.clone(), 0usize)];
-        let mut seen = BTreeSet::new();
-        while let Some((node, depth)) = stack.pop() {
-            if depth > 64 || !seen.insert(node.clone()) {
-                continue;
-            }
-            for next in graph.get(&node).into_iter().flatten() {
-                if next == start && !on_cycle.contains(start) {
-                    on_cycle.insert(start.clone());
-                } else {
-                    stack.push((next.clone(), depth + 1));
-                }
-            }
-        }
-    }
-    for d in on_cycle {
+    for d in workspace_cycles(&graph) {
         warn(
             report,
             "workspace-glob-cyclic",

@@ -29,13 +29,13 @@ pub mod view;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
-use output_schema::tables::{FileRow, ImportRow, ModuleRow};
+use output_schema::manifest::{Completeness, StageReport, Warning};
+use output_schema::tables::{FileRow, ImportRow, ModuleEdgeRow, ModuleRow, SymbolRow};
 use output_schema::SharedStr;
 use rayon::prelude::*;
 
+use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::write::TableSet;
-use crate::StageContext;
 use detect::{DetectReport, Partition};
 use graph::Entrypoint;
 use import_targets::{Resolver, Unresolved};
@@ -50,21 +50,25 @@ const NON_CODE: &[&str] = &[
     "markdown", "json", "yaml", "toml", "xml", "html", "css", "sql", "protobuf",
 ];
 
-/// What the stage produced besides the tables it fills in `tables`.
+/// What the stage produced: the tables it was given, with module IDs assigned and imports
+/// classified, plus `modules` and `module_edges`.
 #[derive(Debug)]
 pub struct ModulesOutput {
+    /// The tables, module-assigned.
+    pub tables: TableSet,
     /// The manifest report.
     pub report: StageReport,
     /// The `architecture` view (`None` when the stage had no input).
     pub view: Option<output_schema::views::ArchitectureView>,
 }
 
-/// Runs the stage over `tables` (which must hold `files`): fills `module_id`, classifies imports,
-/// and writes `tables.modules` and `tables.module_edges`.
-pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
+/// Runs the stage over `tables` (which must hold `files`) and hands them back with `module_id`
+/// filled, imports classified, and `modules` and `module_edges` added.
+pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     ctx.progress.stage_started("modules", None);
     let Some(files) = tables.files.as_mut() else {
         return ModulesOutput {
+            tables,
             report: StageReport::skipped("input stage scan did not run"),
             view: None,
         };
@@ -76,17 +80,7 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     let index = RepoIndex::new(path_refs.iter().copied());
 
     // 1. Manifests and module detection.
-    let manifests = manifests::read_manifests(ctx.root, files, &index);
-    let (config_roots, config_warnings) =
-        manifests::config_roots(&ctx.config.modules.roots, &index);
-    warnings.extend(config_warnings);
-    let mut detect_report = DetectReport::default();
-    let partition = detect::detect(files, &manifests, &config_roots, &index, &mut detect_report);
-    warnings.extend(manifests.warnings.iter().cloned());
-    warnings.extend(detect_report.warnings);
-    counts.extend(detect_report.counts);
-    counts.insert("manifests.read".into(), manifests.read);
-    counts.insert("manifests.malformed".into(), manifests.malformed);
+    let (manifests, partition) = detect_modules(ctx, files, &index, &mut warnings, &mut counts);
     let ids: Vec<String> = partition.roots.iter().map(|r| r.id.clone()).collect();
     for (f, &mi) in files.iter_mut().zip(&partition.file_module) {
         f.module_id = Some(ids[mi].clone());
@@ -102,19 +96,8 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     };
 
     // 2. Symbols: module and counts.
-    let mut symbol_counts = vec![0i64; ids.len()];
-    let mut symbol_module: HashMap<SharedStr, usize> = HashMap::new();
-    if let Some(symbols) = tables.symbols.as_mut() {
-        let shared_ids: Vec<SharedStr> = ids.iter().map(SharedStr::from).collect();
-        for s in symbols.iter_mut() {
-            let m = module_of(&s.path);
-            s.module_id = m.map(|i| shared_ids[i].clone());
-            if let Some(i) = m {
-                symbol_counts[i] += 1;
-                symbol_module.insert(s.stable_id.clone(), i);
-            }
-        }
-    }
+    let (symbol_counts, symbol_module) =
+        assign_symbol_modules(tables.symbols.as_mut(), &ids, &module_of);
 
     // 3. Imports.
     let mut import_stats = ImportStats::default();
@@ -143,21 +126,7 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         &module_of,
         &symbol_module_ref,
     );
-    let internal_edges = edges
-        .iter()
-        .filter(|e| !e.to_module.starts_with(graph::EXTERNAL_PREFIX))
-        .count();
-    counts.insert("edges".into(), internal_edges as i64);
-    counts.insert(
-        "edges.external".into(),
-        (edges.len() - internal_edges) as i64,
-    );
-    counts.insert(
-        "edges.reference-only".into(),
-        ref_stats.reference_only_edges,
-    );
-    counts.insert("references.cross-module".into(), ref_stats.cross_module);
-    counts.insert("references.external".into(), ref_stats.external);
+    let internal_edges = edge_counts(&edges, &ref_stats, &mut counts);
 
     // 5. Entry points and module rows.
     let entrypoints = entrypoints(
@@ -192,44 +161,20 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
     let view = view::architecture(&rows, &edges, &entry_modules);
     let imports_present = tables.imports.is_some();
     let malformed = manifests.malformed > 0;
-    let mut report = StageReport::with_status(
-        if !imports_present || malformed {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(!imports_present || malformed);
     report.items = files.len() as i64;
     report.counts = counts;
+    let scip_references = tables
+        .occurrences
+        .as_ref()
+        .is_some_and(|o| o.iter().any(|x| x.source == "scip"));
+    report.completeness = Some(completeness(
+        imports_present,
+        ref_stats.cross_module,
+        &import_stats,
+        scip_references,
+    ));
     report.breakdown = import_stats.per_language;
-    report.completeness = Some(if !imports_present {
-        Completeness {
-            score: 0.0,
-            reason: if ref_stats.cross_module > 0 {
-                "imports-unavailable: the syntax stage did not run, so no import edges exist; edges come from SCIP references only".into()
-            } else {
-                "imports-unavailable: the syntax stage did not run, so module edges from imports are impossible".into()
-            },
-        }
-    } else {
-        Completeness {
-            score: if import_stats.total == 0 {
-                1.0
-            } else {
-                (import_stats.resolved as f64 / import_stats.total as f64 * 1e6).round() / 1e6
-            },
-            reason: if tables
-                .occurrences
-                .as_ref()
-                .is_some_and(|o| o.iter().any(|x| x.source == "scip"))
-            {
-                "imports-resolved+scip-references".into()
-            } else {
-                "imports-resolved".into()
-            },
-        }
-    });
     report.set_warnings(warnings);
     tables.modules = Some(rows);
     tables.module_edges = Some(edges);
@@ -242,9 +187,119 @@ pub fn run(ctx: &StageContext<'_>, tables: &mut TableSet) -> ModulesOutput {
         ),
     );
     ModulesOutput {
+        tables,
         report,
         view: Some(view),
     }
+}
+
+impl StageOutput for ModulesOutput {
+    type Rows = TableSet;
+    fn split(self) -> (TableSet, ManifestParts) {
+        let mut parts = ManifestParts::report(self.report);
+        parts.views.architecture = self.view;
+        (self.tables, parts)
+    }
+}
+
+/// Reads the manifests and the configured roots, and partitions the files into modules.
+fn detect_modules(
+    ctx: &StageContext<'_>,
+    files: &[FileRow],
+    index: &RepoIndex,
+    warnings: &mut Vec<Warning>,
+    counts: &mut BTreeMap<String, i64>,
+) -> (Manifests, Partition) {
+    let manifests = manifests::read_manifests(ctx.root, files, index);
+    let (config_roots, config_warnings) = manifests::config_roots(&ctx.config.modules.roots, index);
+    warnings.extend(config_warnings);
+    let mut detect_report = DetectReport::default();
+    let partition = detect::detect(files, &manifests, &config_roots, index, &mut detect_report);
+    warnings.extend(manifests.warnings.iter().cloned());
+    warnings.extend(detect_report.warnings);
+    counts.extend(detect_report.counts);
+    counts.insert("manifests.read".into(), manifests.read);
+    counts.insert("manifests.malformed".into(), manifests.malformed);
+    (manifests, partition)
+}
+
+/// How complete the module graph is: without imports, not at all; else the share of imports
+/// resolved.
+fn completeness(
+    imports_present: bool,
+    cross_module: i64,
+    import_stats: &ImportStats,
+    scip_references: bool,
+) -> Completeness {
+    if !imports_present {
+        Completeness {
+            score: 0.0,
+            reason: if cross_module > 0 {
+                "imports-unavailable: the syntax stage did not run, so no import edges exist; edges come from SCIP references only".into()
+            } else {
+                "imports-unavailable: the syntax stage did not run, so module edges from imports are impossible".into()
+            },
+        }
+    } else {
+        Completeness {
+            score: if import_stats.total == 0 {
+                1.0
+            } else {
+                (import_stats.resolved as f64 / import_stats.total as f64 * 1e6).round() / 1e6
+            },
+            reason: if scip_references {
+                "imports-resolved+scip-references".into()
+            } else {
+                "imports-resolved".into()
+            },
+        }
+    }
+}
+
+/// Sets every symbol's module; returns the symbols per module and each symbol's module.
+fn assign_symbol_modules(
+    symbols: Option<&mut Vec<SymbolRow>>,
+    ids: &[String],
+    module_of: &dyn Fn(&str) -> Option<usize>,
+) -> (Vec<i64>, HashMap<SharedStr, usize>) {
+    let mut symbol_counts = vec![0i64; ids.len()];
+    let mut symbol_module: HashMap<SharedStr, usize> = HashMap::new();
+    if let Some(symbols) = symbols {
+        let shared_ids: Vec<SharedStr> = ids.iter().map(SharedStr::from).collect();
+        for s in symbols.iter_mut() {
+            let m = module_of(&s.path);
+            s.module_id = m.map(|i| shared_ids[i].clone());
+            if let Some(i) = m {
+                symbol_counts[i] += 1;
+                symbol_module.insert(s.stable_id.clone(), i);
+            }
+        }
+    }
+    (symbol_counts, symbol_module)
+}
+
+/// Counts the edges and references; returns how many edges stay inside the repository.
+fn edge_counts(
+    edges: &[ModuleEdgeRow],
+    ref_stats: &graph::ReferenceStats,
+    counts: &mut BTreeMap<String, i64>,
+) -> usize {
+    let internal_edges = edges
+        .iter()
+        .filter(|e| !e.to_module.starts_with(graph::EXTERNAL_PREFIX))
+        .count();
+    counts.insert("edges".into(), internal_edges as i64);
+    counts.insert(
+        "edges.external".into(),
+        (edges.len() - internal_edges) as i64,
+    );
+    counts.insert(
+        "edges.reference-only".into(),
+        ref_stats.reference_only_edges,
+    );
+    counts.insert("references.cross-module".into(), ref_stats.cross_module);
+    counts.insert("references.external".into(), ref_stats.external);
+    internal_edges
 }
 
 /// Totals of the import classification.

@@ -27,44 +27,20 @@
 
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
-use std::ops::Range;
 use std::path::Path;
 
 use output_schema::manifest::Warning;
 use output_schema::Roles;
-use protobuf::rt::WireType;
-use protobuf::{CodedInputStream, EnumOrUnknown, Message};
-use scip::types::occurrence::{Typed_enclosing_range, Typed_range};
+use protobuf::EnumOrUnknown;
 use scip::types::{Occurrence, PositionEncoding, SymbolInformation};
 
+use super::document_wire::{for_each_message, TAG_OCCURRENCE, TAG_SYMBOL};
+pub use super::document_wire::{read_header, DocHeader};
+pub use super::positions::{default_encoding, raw_range, Encoding};
+use super::positions::{enclosing_range, occurrence_range, to_span, Lines};
 use super::quirks::{self, Tally};
 use super::symbols;
 use crate::fast_map::FastMap;
-
-/// How `character` offsets count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
-    /// UTF-8 code units (bytes): our own unit.
-    Utf8,
-    /// UTF-16 code units.
-    Utf16,
-    /// UTF-32 code units (Unicode scalar values).
-    Utf32,
-}
-
-/// The encoding assumed when a document leaves `position_encoding` unset. The SCIP schema says an
-/// indexer should use the unit its implementation language indexes strings with: UTF-16 for
-/// JavaScript/TypeScript and JVM/.NET indexers (scip-typescript, scip-python — built on pyright —,
-/// scip-java, scip-dotnet, scip-dart), UTF-8 for Go, Rust and C++ ones (rust-analyzer, scip-go,
-/// scip-clang, scip-ruby). Unknown tools get UTF-16, the LSP unit SCIP inherited.
-pub fn default_encoding(tool: &str) -> Encoding {
-    match tool {
-        "rust-analyzer" | "scip-go" | "scip-clang" | "scip-ruby" | "scip-rust" | "scip-zig" => {
-            Encoding::Utf8
-        }
-        _ => Encoding::Utf16,
-    }
-}
 
 /// What the conversion of every document needs to know.
 pub struct DocEnv<'a> {
@@ -251,146 +227,6 @@ pub fn roles(bits: i32) -> Roles {
     r
 }
 
-/// A raw 0-based range `[start line, start char, end line, end char]` from a 3- or 4-element
-/// `repeated int32`; `None` when malformed.
-pub fn raw_range(v: &[i32]) -> Option<[i32; 4]> {
-    let r = match *v {
-        [l, s, e] => [l, s, l, e],
-        [l, s, el, e] => [l, s, el, e],
-        _ => return None,
-    };
-    let ok = r.iter().all(|x| *x >= 0) && (r[2], r[3]) >= (r[0], r[1]) && r[2] < i32::MAX;
-    ok.then_some(r)
-}
-
-fn occurrence_range(o: &Occurrence) -> Option<([i32; 4], bool)> {
-    if !o.range.is_empty() {
-        return raw_range(&o.range).map(|r| (r, false));
-    }
-    let r = match o.typed_range.as_ref()? {
-        Typed_range::SingleLineRange(r) => [r.line, r.start_character, r.line, r.end_character],
-        Typed_range::MultiLineRange(r) => {
-            [r.start_line, r.start_character, r.end_line, r.end_character]
-        }
-        #[allow(unreachable_patterns)]
-        _ => return None,
-    };
-    raw_range(&r).map(|r| (r, true))
-}
-
-fn enclosing_range(o: &Occurrence) -> Option<[i32; 4]> {
-    if !o.enclosing_range.is_empty() {
-        return raw_range(&o.enclosing_range);
-    }
-    let r = match o.typed_enclosing_range.as_ref()? {
-        Typed_enclosing_range::SingleLineEnclosingRange(r) => {
-            [r.line, r.start_character, r.line, r.end_character]
-        }
-        Typed_enclosing_range::MultiLineEnclosingRange(r) => {
-            [r.start_line, r.start_character, r.end_line, r.end_character]
-        }
-        #[allow(unreachable_patterns)]
-        _ => return None,
-    };
-    raw_range(&r)
-}
-
-/// Line access for converting UTF-16/32 offsets.
-struct Lines {
-    text: Vec<u8>,
-    starts: Vec<usize>,
-    /// The whole text is ASCII (most source files): every offset is already a byte offset, so
-    /// no line needs checking occurrence by occurrence.
-    ascii: bool,
-}
-
-impl Lines {
-    fn new(text: Vec<u8>) -> Lines {
-        // Counted first (a fast pass), so that the vector is allocated once rather than regrown.
-        let mut starts = Vec::with_capacity(memchr::memchr_iter(b'\n', &text).count() + 1);
-        starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', &text).map(|i| i + 1));
-        let ascii = text.is_ascii();
-        Lines {
-            text,
-            starts,
-            ascii,
-        }
-    }
-
-    fn line(&self, i: usize) -> Option<&[u8]> {
-        let start = *self.starts.get(i)?;
-        let end = self
-            .starts
-            .get(i + 1)
-            .map(|e| e - 1)
-            .unwrap_or(self.text.len());
-        let line = &self.text[start..end];
-        Some(line.strip_suffix(b"\r").unwrap_or(line))
-    }
-}
-
-/// Converts a code-unit offset within a line to a byte offset. `(bytes, within the line)`; past the
-/// end, the excess is kept as bytes.
-fn byte_offset(line: &[u8], units: u32, enc: Encoding, ascii: bool) -> (u32, bool) {
-    if ascii || enc == Encoding::Utf8 || line.is_ascii() {
-        return (units, (units as usize) <= line.len());
-    }
-    let Ok(text) = std::str::from_utf8(line) else {
-        return (units, (units as usize) <= line.len());
-    };
-    let mut seen: u32 = 0;
-    for (i, ch) in text.char_indices() {
-        if seen >= units {
-            return (i as u32, true);
-        }
-        seen += match enc {
-            Encoding::Utf16 => ch.len_utf16() as u32,
-            _ => 1,
-        };
-    }
-    if seen >= units {
-        (line.len() as u32, true)
-    } else {
-        (line.len() as u32 + (units - seen), false)
-    }
-}
-
-/// Converts a raw range to our convention. `None` when a number overflows.
-fn to_span(r: [i32; 4], enc: Encoding, lines: Option<&Lines>, tally: &mut Tally) -> Option<Span> {
-    let (mut sc, mut ec) = (r[1] as u32, r[3] as u32);
-    if enc != Encoding::Utf8 {
-        if let Some(lines) = lines {
-            let mut in_range = true;
-            match lines.line(r[0] as usize) {
-                Some(l) => {
-                    let (b, ok) = byte_offset(l, sc, enc, lines.ascii);
-                    sc = b;
-                    in_range &= ok;
-                }
-                None => in_range = false,
-            }
-            match lines.line(r[2] as usize) {
-                Some(l) => {
-                    let (b, ok) = byte_offset(l, ec, enc, lines.ascii);
-                    ec = b;
-                    in_range &= ok;
-                }
-                None => in_range = false,
-            }
-            if !in_range {
-                tally.bump(quirks::STALE_POSITION_OUT_OF_RANGE);
-            }
-        }
-    }
-    Some(Span {
-        line: r[0].checked_add(1)?,
-        col: i32::try_from(sc).ok()?.checked_add(1)?,
-        end_line: r[2].checked_add(1)?,
-        end_col: i32::try_from(ec).ok()?.checked_add(1)?,
-    })
-}
-
 #[derive(Clone, Copy)]
 enum Class {
     Global(u32),
@@ -479,92 +315,6 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..cut]
 }
 
-/// `Document` field tags (field number and wire type) as the SCIP crate's decoder matches them; any
-/// other tag is an unknown field and is skipped.
-const TAG_RELATIVE_PATH: u32 = 1 << 3 | 2;
-const TAG_OCCURRENCE: u32 = 2 << 3 | 2;
-const TAG_SYMBOL: u32 = 3 << 3 | 2;
-const TAG_LANGUAGE: u32 = 4 << 3 | 2;
-const TAG_TEXT: u32 = 5 << 3 | 2;
-const TAG_POSITION_ENCODING: u32 = 6 << 3;
-
-/// A document's fields other than its occurrences and symbols, which are only counted. Repeated
-/// singular fields keep the last value, as protobuf's decoder does.
-#[derive(Default)]
-pub struct DocHeader {
-    /// `relative_path`.
-    pub relative_path: String,
-    language: String,
-    text: String,
-    position_encoding: EnumOrUnknown<PositionEncoding>,
-    occurrences: usize,
-    symbols: usize,
-    /// The bytes from the first occurrence field to the end of the last (other fields may lie
-    /// between), so the walk over occurrences skips nothing before or after them; the same for
-    /// symbols.
-    occurrence_bytes: Range<usize>,
-    symbol_bytes: Range<usize>,
-}
-
-/// Widens `range` (empty when nothing was found yet) to cover `field`.
-fn cover(range: &mut Range<usize>, field: Range<usize>) {
-    if range.start == range.end {
-        *range = field;
-    } else {
-        range.end = field.end;
-    }
-}
-
-/// Reads the header of an encoded `Document` (see the module doc).
-pub fn read_header(bytes: &[u8]) -> protobuf::Result<DocHeader> {
-    let mut is = CodedInputStream::from_bytes(bytes);
-    let mut header = DocHeader::default();
-    let mut at = is.pos() as usize;
-    while let Some(tag) = is.read_raw_tag_or_eof()? {
-        match tag {
-            TAG_RELATIVE_PATH => is.read_string_into(&mut header.relative_path)?,
-            TAG_LANGUAGE => is.read_string_into(&mut header.language)?,
-            TAG_TEXT => is.read_string_into(&mut header.text)?,
-            TAG_POSITION_ENCODING => header.position_encoding = is.read_enum_or_unknown()?,
-            TAG_OCCURRENCE => {
-                header.occurrences += 1;
-                is.skip_field(WireType::LengthDelimited)?;
-                cover(&mut header.occurrence_bytes, at..is.pos() as usize);
-            }
-            TAG_SYMBOL => {
-                header.symbols += 1;
-                is.skip_field(WireType::LengthDelimited)?;
-                cover(&mut header.symbol_bytes, at..is.pos() as usize);
-            }
-            tag => protobuf::rt::skip_field_for_tag(tag, &mut is)?,
-        }
-        at = is.pos() as usize;
-    }
-    Ok(header)
-}
-
-/// Decodes the messages of one repeated field (`tag`) of an encoded `Document` in order, each into
-/// `message` (cleared first, so its buffers are reused) with the SCIP crate's decoder, and hands
-/// each to `each`. `bytes` is a whole number of fields (see [`DocHeader`]).
-fn for_each_message<M: Message>(
-    bytes: &[u8],
-    tag: u32,
-    message: &mut M,
-    mut each: impl FnMut(&mut M),
-) -> protobuf::Result<()> {
-    let mut is = CodedInputStream::from_bytes(bytes);
-    while let Some(t) = is.read_raw_tag_or_eof()? {
-        if t == tag {
-            message.clear();
-            is.merge_message(message)?;
-            each(message);
-        } else {
-            protobuf::rt::skip_field_for_tag(t, &mut is)?;
-        }
-    }
-    Ok(())
-}
-
 fn undecodable(e: protobuf::Error) -> DocOutcome {
     let mut tally = Tally::default();
     tally.bump(quirks::SKIP_UNDECODABLE);
@@ -607,28 +357,99 @@ fn convert_decoded(
     env: &DocEnv<'_>,
 ) -> protobuf::Result<(usize, DocOutcome)> {
     let (occurrence_count, symbol_count) = (header.occurrences, header.symbols);
+    let (path, language) = match usable_document(&header, env) {
+        Ok(found) => found,
+        Err(skipped) => return Ok((occurrence_count, *skipped)),
+    };
+
+    let mut tally = Tally::default();
+    let mut warnings = Vec::new();
+    if header.text.is_empty() {
+        tally.bump(quirks::DOCUMENT_TEXT_EMPTY);
+    }
+    if header.language.is_empty() {
+        tally.bump(quirks::LANGUAGE_UNSET);
+    }
+    let (encoding, lines) = positions(
+        header.position_encoding,
+        header.text,
+        &path,
+        env,
+        occurrence_count,
+        &mut tally,
+    );
+
+    // Sized for the symbols the document describes and those it only refers to: a document names
+    // about one distinct symbol per three occurrences (scip-typescript on vue, rust-analyzer on
+    // ripgrep), so the table rarely regrows. Capped, so that a huge document does not reserve
+    // room for millions of symbols it may not name.
+    let named = symbol_count.max(occurrence_count / 2).min(1 << 16);
+    let mut table = SymTable {
+        classes: FastMap::with_capacity_and_hasher(named, Default::default()),
+        symbols: Vec::with_capacity(named),
+        locals: 0,
+    };
+    let mut doc = DocState {
+        table: &mut table,
+        tally: &mut tally,
+        warnings: &mut warnings,
+        path: &path,
+    };
+    let mut occs = read_occurrences(
+        &bytes[header.occurrence_bytes.clone()],
+        occurrence_count,
+        encoding,
+        lines,
+        &mut doc,
+    )?;
+    read_symbol_information(&bytes[header.symbol_bytes.clone()], &mut doc)?;
+    let mut defs_per_symbol: Vec<u32> = vec![0; table.symbols.len()];
+    for o in occs.iter().filter(|o| o.def_span.is_some()) {
+        defs_per_symbol[o.sym as usize] += 1;
+    }
+    tally.add(
+        quirks::DEFINED_TWICE_IN_DOCUMENT,
+        defs_per_symbol.iter().filter(|n| **n > 1).count() as i64,
+    );
+    assign_enclosing(&mut occs);
+
+    Ok((
+        occurrence_count,
+        DocOutcome::Facts(DocFacts {
+            path,
+            language,
+            symbols: table.finish(),
+            occurrences: occs,
+            tally,
+            warnings,
+        }),
+    ))
+}
+
+/// The repository path and language of a document whose facts are used, or why it is skipped:
+/// a path outside the repository, a file an earlier index covers, a file the scan did not keep,
+/// too many occurrences.
+fn usable_document(
+    header: &DocHeader,
+    env: &DocEnv<'_>,
+) -> Result<(String, String), Box<DocOutcome>> {
+    let occurrence_count = header.occurrences;
     let Some(path) = repo_path(env.prefix, &header.relative_path) else {
-        return Ok((
-            occurrence_count,
-            skip(
-                quirks::SKIP_PATH_ESCAPES,
-                None,
-                format!(
-                    "document path {:?} leaves the repository; rejected",
-                    truncate(&header.relative_path, 200)
-                ),
+        return Err(Box::new(skip(
+            quirks::SKIP_PATH_ESCAPES,
+            None,
+            format!(
+                "document path {:?} leaves the repository; rejected",
+                truncate(&header.relative_path, 200)
             ),
-        ));
+        )));
     };
     if env.covered_before.contains(&path) {
-        return Ok((
-            occurrence_count,
-            skip(
-                quirks::SKIP_ALREADY_COVERED,
-                Some(path),
-                "an earlier SCIP index already covers this file".into(),
-            ),
-        ));
+        return Err(Box::new(skip(
+            quirks::SKIP_ALREADY_COVERED,
+            Some(path),
+            "an earlier SCIP index already covers this file".into(),
+        )));
     }
     let Some(language) = env.files.get(&path) else {
         let missing = matches!(
@@ -647,31 +468,32 @@ fn convert_decoded(
         if let (true, DocOutcome::Skipped(s)) = (missing, &mut out) {
             s.tally.bump(quirks::STALE_MISSING_FILE);
         }
-        return Ok((occurrence_count, out));
+        return Err(Box::new(out));
     };
     if occurrence_count > env.max_occurrences {
-        return Ok((
-            occurrence_count,
-            skip(
-                quirks::SKIP_TOO_MANY_OCCURRENCES,
-                Some(path),
-                format!(
-                    "{occurrence_count} occurrences exceed the limit of {}",
-                    env.max_occurrences
-                ),
+        return Err(Box::new(skip(
+            quirks::SKIP_TOO_MANY_OCCURRENCES,
+            Some(path),
+            format!(
+                "{occurrence_count} occurrences exceed the limit of {}",
+                env.max_occurrences
             ),
-        ));
+        )));
     }
+    Ok((path, language.clone()))
+}
 
-    let mut tally = Tally::default();
-    let mut warnings = Vec::new();
-    if header.text.is_empty() {
-        tally.bump(quirks::DOCUMENT_TEXT_EMPTY);
-    }
-    if header.language.is_empty() {
-        tally.bump(quirks::LANGUAGE_UNSET);
-    }
-    let encoding = match header.position_encoding.enum_value() {
+/// The document's position encoding and, when positions are not UTF-8 offsets, its lines to
+/// convert them with (from the index's text, else the file).
+fn positions(
+    position_encoding: EnumOrUnknown<PositionEncoding>,
+    text: String,
+    path: &str,
+    env: &DocEnv<'_>,
+    occurrence_count: usize,
+    tally: &mut Tally,
+) -> (Encoding, Option<Lines>) {
+    let encoding = match position_encoding.enum_value() {
         Ok(PositionEncoding::UTF8CodeUnitOffsetFromLineStart) => Encoding::Utf8,
         Ok(PositionEncoding::UTF16CodeUnitOffsetFromLineStart) => Encoding::Utf16,
         Ok(PositionEncoding::UTF32CodeUnitOffsetFromLineStart) => Encoding::Utf32,
@@ -681,10 +503,10 @@ fn convert_decoded(
         }
     };
     let lines = if encoding != Encoding::Utf8 && occurrence_count > 0 {
-        let text = if header.text.is_empty() {
-            std::fs::read(env.root.join(&path)).ok()
+        let text = if text.is_empty() {
+            std::fs::read(env.root.join(path)).ok()
         } else {
-            Some(header.text.into_bytes())
+            Some(text.into_bytes())
         };
         match text {
             Some(t) => {
@@ -703,17 +525,25 @@ fn convert_decoded(
     } else {
         None
     };
+    (encoding, lines)
+}
 
-    // Sized for the symbols the document describes and those it only refers to: a document names
-    // about one distinct symbol per three occurrences (scip-typescript on vue, rust-analyzer on
-    // ripgrep), so the table rarely regrows. Capped, so that a huge document does not reserve
-    // room for millions of symbols it may not name.
-    let named = symbol_count.max(occurrence_count / 2).min(1 << 16);
-    let mut table = SymTable {
-        classes: FastMap::with_capacity_and_hasher(named, Default::default()),
-        symbols: Vec::with_capacity(named),
-        locals: 0,
-    };
+/// What the walks over one document's occurrences and symbol information write to.
+struct DocState<'a> {
+    table: &'a mut SymTable,
+    tally: &'a mut Tally,
+    warnings: &'a mut Vec<Warning>,
+    path: &'a str,
+}
+
+/// The document's kept occurrences, with their spans converted; skipped ones are counted.
+fn read_occurrences(
+    occurrence_bytes: &[u8],
+    occurrence_count: usize,
+    encoding: Encoding,
+    lines: Option<Lines>,
+    doc: &mut DocState<'_>,
+) -> protobuf::Result<Vec<DocOcc>> {
     let mut occs: Vec<DocOcc> = Vec::with_capacity(occurrence_count);
     let mut last_start: Option<(i32, i32)> = None;
     let mut unsorted = false;
@@ -722,14 +552,15 @@ fn convert_decoded(
         (0i64, 0i64, 0i64, 0i64, 0i64);
     let mut enclosing_elsewhere = 0i64;
     let mut message = Occurrence::new();
-    let occurrence_bytes = &bytes[header.occurrence_bytes.clone()];
-    let symbol_bytes = &bytes[header.symbol_bytes.clone()];
     for_each_message(occurrence_bytes, TAG_OCCURRENCE, &mut message, |o| {
         if o.symbol.is_empty() {
             no_symbol += 1;
             return;
         }
-        let sym = match table.classify(&o.symbol, &mut tally, &mut warnings, &path) {
+        let sym = match doc
+            .table
+            .classify(&o.symbol, doc.tally, doc.warnings, doc.path)
+        {
             Class::Global(i) => i,
             Class::Local => {
                 local_occs += 1;
@@ -749,7 +580,7 @@ fn convert_decoded(
             unsorted = true;
         }
         last_start = Some((raw[0], raw[1]));
-        let Some(span) = to_span(raw, encoding, lines.as_ref(), &mut tally) else {
+        let Some(span) = to_span(raw, encoding, lines.as_ref(), doc.tally) else {
             bad_ranges += 1;
             return;
         };
@@ -776,25 +607,33 @@ fn convert_decoded(
     })?;
     drop(message);
     drop(lines);
-    tally.add(quirks::SKIP_NO_SYMBOL, no_symbol);
-    tally.add(quirks::SKIP_LOCAL_OCCURRENCES, local_occs);
-    tally.add(quirks::SKIP_UNPARSABLE_OCCURRENCES, invalid_occs);
-    tally.add(quirks::SKIP_BAD_RANGE, bad_ranges);
-    tally.add(quirks::TYPED_RANGES, typed_ranges);
-    tally.add(
+    doc.tally.add(quirks::SKIP_NO_SYMBOL, no_symbol);
+    doc.tally.add(quirks::SKIP_LOCAL_OCCURRENCES, local_occs);
+    doc.tally
+        .add(quirks::SKIP_UNPARSABLE_OCCURRENCES, invalid_occs);
+    doc.tally.add(quirks::SKIP_BAD_RANGE, bad_ranges);
+    doc.tally.add(quirks::TYPED_RANGES, typed_ranges);
+    doc.tally.add(
         quirks::REFERENCE_ENCLOSING_RANGE_ELSEWHERE,
         enclosing_elsewhere,
     );
     if unsorted {
-        tally.bump(quirks::UNSORTED_OCCURRENCES);
+        doc.tally.bump(quirks::UNSORTED_OCCURRENCES);
     }
+    Ok(occs)
+}
 
+/// Folds the document's symbol information (kind, signature, relationships) into its table.
+fn read_symbol_information(symbol_bytes: &[u8], doc: &mut DocState<'_>) -> protobuf::Result<()> {
     // Indexed by document symbol; `classify` may add symbols as it goes.
     let mut seen_info: Vec<bool> = Vec::new();
     let mut kind_unset = 0i64;
     let mut message = SymbolInformation::new();
     for_each_message(symbol_bytes, TAG_SYMBOL, &mut message, |info| {
-        let sym = match table.classify(&info.symbol, &mut tally, &mut warnings, &path) {
+        let sym = match doc
+            .table
+            .classify(&info.symbol, doc.tally, doc.warnings, doc.path)
+        {
             Class::Global(i) => i,
             Class::Local | Class::Invalid => return,
         };
@@ -819,18 +658,20 @@ fn convert_decoded(
             if bits == 0 || rel.symbol.is_empty() {
                 continue;
             }
-            if let Class::Global(t) = table.classify(&rel.symbol, &mut tally, &mut warnings, &path)
+            if let Class::Global(t) =
+                doc.table
+                    .classify(&rel.symbol, doc.tally, doc.warnings, doc.path)
             {
                 rels.push((t, bits));
             }
         }
         if seen_info.len() <= sym as usize {
-            seen_info.resize(table.symbols.len(), false);
+            seen_info.resize(doc.table.symbols.len(), false);
         }
         if std::mem::replace(&mut seen_info[sym as usize], true) {
-            tally.bump(quirks::LISTED_TWICE_IN_DOCUMENT);
+            doc.tally.bump(quirks::LISTED_TWICE_IN_DOCUMENT);
         }
-        let slot = &mut table.symbols[sym as usize].info;
+        let slot = &mut doc.table.symbols[sym as usize].info;
         let merged = slot.get_or_insert_with(DocInfo::default);
         merged.kind = merged.kind.or(kind);
         if merged.signature.is_none() {
@@ -839,30 +680,10 @@ fn convert_decoded(
         merged.relationships.extend(rels);
     })?;
     drop(message);
-    tally.add(quirks::KIND_UNSET, kind_unset);
-    tally.add(quirks::LOCAL_SYMBOLS, table.locals as i64);
-
-    let mut defs_per_symbol: Vec<u32> = vec![0; table.symbols.len()];
-    for o in occs.iter().filter(|o| o.def_span.is_some()) {
-        defs_per_symbol[o.sym as usize] += 1;
-    }
-    tally.add(
-        quirks::DEFINED_TWICE_IN_DOCUMENT,
-        defs_per_symbol.iter().filter(|n| **n > 1).count() as i64,
-    );
-    assign_enclosing(&mut occs);
-
-    Ok((
-        occurrence_count,
-        DocOutcome::Facts(DocFacts {
-            path,
-            language: language.clone(),
-            symbols: table.finish(),
-            occurrences: occs,
-            tally,
-            warnings,
-        }),
-    ))
+    doc.tally.add(quirks::KIND_UNSET, kind_unset);
+    doc.tally
+        .add(quirks::LOCAL_SYMBOLS, doc.table.locals as i64);
+    Ok(())
 }
 
 /// Sets every occurrence's innermost enclosing global definition: a sweep over occurrences in
@@ -931,236 +752,5 @@ fn rules_of(symbol: &str) -> crate::signature::Rules {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use scip::types::Document;
-
-    #[test]
-    fn paths_are_joined_and_escapes_rejected() {
-        assert_eq!(repo_path("", "src/a.ts").as_deref(), Some("src/a.ts"));
-        assert_eq!(
-            repo_path("pkg", "./src//a.ts").as_deref(),
-            Some("pkg/src/a.ts")
-        );
-        assert_eq!(repo_path("pkg", "../b.ts").as_deref(), Some("b.ts"));
-        assert_eq!(repo_path("", "../b.ts"), None);
-        assert_eq!(repo_path("", "a/../../b.ts"), None);
-        assert_eq!(repo_path("", "/etc/passwd"), None);
-        assert_eq!(repo_path("", "C:/x"), None);
-        assert_eq!(repo_path("", ""), None);
-        assert_eq!(repo_path("", "a\0b"), None);
-    }
-
-    #[test]
-    fn roles_decode_every_bit() {
-        let all = roles(0x7f);
-        for name in [
-            "definition",
-            "import",
-            "write",
-            "read",
-            "generated",
-            "test",
-            "forward-definition",
-        ] {
-            assert!(all.names().any(|n| n == name), "{name}");
-        }
-        assert!(!all.contains(Roles::REFERENCE));
-        assert_eq!(roles(0), Roles::REFERENCE);
-        assert_eq!(roles(8), Roles::REFERENCE | Roles::READ);
-    }
-
-    #[test]
-    fn ranges_normalize_and_reject_garbage() {
-        assert_eq!(raw_range(&[1, 2, 5]), Some([1, 2, 1, 5]));
-        assert_eq!(raw_range(&[1, 2, 3, 0]), Some([1, 2, 3, 0]));
-        assert_eq!(raw_range(&[1, 2]), None);
-        assert_eq!(raw_range(&[1, 2, 3, 4, 5]), None);
-        assert_eq!(raw_range(&[-1, 2, 3]), None);
-        assert_eq!(raw_range(&[1, 5, 2]), None);
-        assert_eq!(raw_range(&[3, 0, 2, 9]), None);
-    }
-
-    #[test]
-    fn utf16_and_utf32_offsets_become_byte_columns() {
-        let line = "const s = \"größe 🚀\"; x".as_bytes();
-        // 'x' is at UTF-16 offset 22 (the rocket is two units), UTF-32 offset 21, byte 26.
-        assert_eq!(byte_offset(line, 22, Encoding::Utf16, false), (26, true));
-        assert_eq!(byte_offset(line, 21, Encoding::Utf32, false), (26, true));
-        assert_eq!(byte_offset(line, 23, Encoding::Utf16, false), (27, true));
-        assert_eq!(byte_offset(line, 25, Encoding::Utf16, false), (29, false));
-        assert_eq!(byte_offset(b"abc", 2, Encoding::Utf16, false), (2, true));
-        let lines = Lines::new(b"a\r\nb\xc3\xa9c\n".to_vec());
-        assert_eq!(lines.line(0), Some(&b"a"[..]));
-        assert_eq!(lines.line(1), Some("béc".as_bytes()));
-        assert_eq!(lines.line(2), Some(&b""[..]));
-        // An all-ASCII text skips the per-line check; past the end still counts as out of range.
-        assert!(!lines.ascii);
-        assert!(Lines::new(b"abc\n".to_vec()).ascii);
-        assert_eq!(byte_offset(b"abc", 5, Encoding::Utf16, true), (5, false));
-        assert_eq!(lines.line(3), None);
-    }
-
-    /// A conversion environment with no files on disk (the root does not exist).
-    fn test_env<'a>(
-        files: &'a HashMap<String, String>,
-        covered: &'a HashSet<String>,
-        default_encoding: Encoding,
-    ) -> DocEnv<'a> {
-        DocEnv {
-            root: Path::new("/nonexistent"),
-            prefix: "",
-            files,
-            covered_before: covered,
-            default_encoding,
-            max_occurrences: 100,
-        }
-    }
-
-    fn occ(sym: u32, span: (i32, i32, i32, i32), def: Option<(i32, i32, i32, i32)>) -> DocOcc {
-        let s = |t: (i32, i32, i32, i32)| Span {
-            line: t.0,
-            col: t.1,
-            end_line: t.2,
-            end_col: t.3,
-        };
-        DocOcc {
-            sym,
-            span: s(span),
-            roles: if def.is_some() {
-                Roles::DEFINITION
-            } else {
-                Roles::REFERENCE
-            },
-            enclosing: None,
-            def_span: def.map(s),
-        }
-    }
-
-    #[test]
-    fn local_symbols_never_reach_the_symbol_parser() {
-        // Global symbol strings leave a document in `symbols`, the list the stage parses once per
-        // index; `local N` ones are recognised here and never join it, valid or not.
-        let mut doc = Document::new();
-        doc.relative_path = "src/a.rs".into();
-        for (symbol, line) in [
-            ("local 1", 0),
-            ("rust-analyzer cargo fx 1 f().", 1),
-            ("local 1", 2),
-            ("local 2", 3),
-            ("local not simple", 4),
-            ("rust-analyzer cargo fx 1 f().", 5),
-        ] {
-            let mut o = Occurrence::new();
-            o.symbol = symbol.into();
-            o.range = vec![line, 0, 1];
-            doc.occurrences.push(o);
-        }
-        let files = HashMap::from([("src/a.rs".to_string(), "rust".to_string())]);
-        let covered = HashSet::new();
-        let env = test_env(&files, &covered, Encoding::Utf8);
-        let bytes = doc.write_to_bytes().expect("encode");
-        let (6, DocOutcome::Facts(facts)) = convert(&bytes, &env) else {
-            panic!("converted")
-        };
-        let strings: Vec<&str> = facts.symbols.iter().map(|s| s.symbol.as_str()).collect();
-        assert_eq!(strings, ["rust-analyzer cargo fx 1 f()."]);
-        assert_eq!(facts.occurrences.len(), 2);
-        assert_eq!(facts.tally.get(quirks::LOCAL_SYMBOLS), 2);
-        assert_eq!(facts.tally.get(quirks::SKIP_LOCAL_OCCURRENCES), 3);
-        assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_SYMBOL), 1);
-        assert_eq!(facts.tally.get(quirks::SKIP_UNPARSABLE_OCCURRENCES), 1);
-        assert_eq!(facts.warnings.len(), 1);
-    }
-
-    #[test]
-    fn documents_decode_field_by_field_as_protobuf_merges_them() {
-        // A document whose fields come in any order, split across several runs, with repeated
-        // singular fields and unknown fields, converts exactly as its merged decode: the bytes of
-        // several encoded messages concatenated are one message with their fields merged.
-        let occ = |symbol: &str, range: Vec<i32>, roles: i32| {
-            let mut o = Occurrence::new();
-            o.symbol = symbol.into();
-            o.range = range;
-            o.symbol_roles = roles;
-            o
-        };
-        let f = "scip-typescript npm fx 1 src/`a.ts`/f().";
-        let g = "scip-typescript npm fx 1 src/`a.ts`/g().";
-        let mut info = SymbolInformation::new();
-        info.symbol = f.into();
-        info.kind = scip::types::symbol_information::Kind::Function.into();
-        let mut part1 = Document::new();
-        part1.symbols.push(info);
-        part1.relative_path = "wrong.ts".into();
-        let mut part2 = Document::new();
-        part2.relative_path = "src/a.ts".into();
-        part2.occurrences.push(occ(f, vec![0, 9, 10], 1));
-        part2.occurrences.push(occ("local 0", vec![1, 0, 1], 0));
-        let mut part3 = Document::new();
-        part3.position_encoding = PositionEncoding::UTF8CodeUnitOffsetFromLineStart.into();
-        part3.occurrences.push(occ(g, vec![2, 4, 5], 0));
-        part3.language = "typescript".into();
-        let mut bytes = Vec::new();
-        for part in [&part1, &part2, &part3] {
-            bytes.extend(part.write_to_bytes().expect("encode"));
-        }
-        // Unknown fields: a varint (field 15), and field 2 as a varint, which is not an occurrence.
-        bytes.extend([15 << 3, 7, 2 << 3, 1]);
-        let merged = Document::parse_from_bytes(&bytes).expect("protobuf decodes it");
-        assert_eq!(merged.relative_path, "src/a.ts");
-        assert_eq!(merged.occurrences.len(), 3);
-
-        let files = HashMap::from([("src/a.ts".to_string(), "typescript".to_string())]);
-        let covered = HashSet::new();
-        let env = test_env(&files, &covered, Encoding::Utf16);
-        let split = convert(&bytes, &env);
-        let whole = convert(&merged.write_to_bytes().expect("encode"), &env);
-        assert_eq!(format!("{split:?}"), format!("{whole:?}"));
-        let (3, DocOutcome::Facts(facts)) = split else {
-            panic!("converted: {split:?}")
-        };
-        assert_eq!(facts.path, "src/a.ts");
-        let strings: Vec<&str> = facts.symbols.iter().map(|s| s.symbol.as_str()).collect();
-        assert_eq!(strings, [f, g]);
-        assert_eq!(
-            facts.symbols[0].info.as_ref().and_then(|i| i.kind),
-            Some("function")
-        );
-        assert_eq!(facts.occurrences.len(), 2);
-        assert_eq!(facts.occurrences[1].enclosing, None);
-        // UTF-8 was stated, so no source file was needed for the columns.
-        assert_eq!(facts.tally.get(quirks::POSITION_ENCODING_UNSET), 0);
-        assert_eq!(facts.tally.get(quirks::POSITIONS_UNCONVERTED), 0);
-
-        // Cut short (in its header fields), or with an occurrence whose symbol is not UTF-8 (found
-        // only when the occurrences are decoded): the whole document is undecodable, nothing of
-        // it kept.
-        let cut = bytes[..bytes.len() - 8].to_vec();
-        let mut bad_symbol = bytes.clone();
-        let at = bad_symbol.windows(4).position(|w| w == b"g().").expect("g");
-        bad_symbol[at..at + 2].copy_from_slice(&[0xc3, 0x28]);
-        for broken in [cut, bad_symbol] {
-            assert!(Document::parse_from_bytes(&broken).is_err());
-            let (0, DocOutcome::Skipped(skipped)) = convert(&broken, &env) else {
-                panic!("a broken document is skipped")
-            };
-            assert_eq!(skipped.reason, quirks::SKIP_UNDECODABLE);
-        }
-    }
-
-    #[test]
-    fn enclosing_is_the_innermost_other_definition() {
-        let mut occs = vec![
-            occ(1, (5, 1, 5, 4), None),               // inside g
-            occ(0, (1, 4, 1, 5), Some((1, 1, 9, 2))), // f defined, lines 1-9
-            occ(1, (3, 4, 3, 5), Some((3, 1, 6, 2))), // g defined inside f
-            occ(0, (7, 1, 7, 2), None),               // recursive call of f inside f
-            occ(2, (12, 1, 12, 2), None),             // top level
-            occ(0, (6, 1, 6, 2), None),               // on g's last line, still inside
-        ];
-        assign_enclosing(&mut occs);
-        let got: Vec<Option<u32>> = occs.iter().map(|o| o.enclosing).collect();
-        assert_eq!(got, [Some(1), None, Some(0), Some(0), None, Some(1)]);
-    }
-}
+#[path = "mapping_tests.rs"]
+mod tests;

@@ -3,7 +3,7 @@
 //!
 //! Everything here depends only on the file (path, language, test/generated flags, bytes), which
 //! is what lets the stage reuse a previous snapshot's rows for an unchanged file. By-name
-//! resolution across files happens afterwards (`resolve.rs`).
+//! resolution across files happens afterwards (`name_binding.rs`).
 //!
 //! - Containers: enclosing definitions and Rust `impl` blocks, innermost last, joined with `::`
 //!   (`impl Display for Foo::fmt`'s container is `impl Display for Foo`); a Go method's container
@@ -32,16 +32,16 @@ use tree_sitter::{
     Node, ParseOptions, Parser, QueryCursor, QueryCursorOptions, StreamingIterator, Tree,
 };
 
+use super::body_hash;
 use super::captures::{
     assigned_field, assigned_function, c_callee, c_declaration, c_fields, c_function_definition,
     c_type_definition, c_variables, callee, cpp_function_definition, expression_name,
     first_argument, path_prefix, python_assignment_defs, python_refs, Cap, Declared,
 };
+use super::definitions::{self, collapse_ws, Def, RawDef};
 use super::imports::{self, RawImport};
-use super::lang::Lang;
-use super::visibility::{self, Parent, Vis};
+use super::lang::{Lang, LangQuery};
 use crate::fingerprint;
-use crate::repo_state::FieldHasher;
 
 /// Longest signature kept, in bytes (cut at a character boundary, `…` appended).
 pub const MAX_SIGNATURE_BYTES: usize = 240;
@@ -192,14 +192,58 @@ pub fn extract(
     // Asked for after the parse: while one thread compiles a language's query, the others parse
     // their first files instead of waiting for it.
     let lq = lang.query().map_err(Failure::BrokenQuery)?;
-    let root = tree.root_node();
+    let mut hits = run_query(&mut worker.cursor, lq, tree.root_node(), src, budget)?;
+    let mut defs = definitions::nest(lang, file, src, hits.raw_defs, hits.scopes);
 
-    // ---- run the query ----
-    let mut raw_defs: Vec<RawDef<'_>> = Vec::new();
-    let mut scopes: Vec<(Node<'_>, String)> = Vec::new();
-    let mut refs: BTreeMap<(usize, usize), (Node<'_>, Roles)> = BTreeMap::new();
-    let mut raw_imports: Vec<RawImport<'_>> = Vec::new();
-    let mut comments: Vec<(usize, usize)> = Vec::new();
+    // ---- signatures, body hashes, error count ----
+    hits.comments.sort_unstable();
+    body_hash::hash_and_sign(&mut defs, &hits.comments, src);
+    // A header keeps parameter defaults and the like: values written in the source.
+    let rules = crate::signature::Rules::header(lang == Lang::Rust);
+    for d in &mut defs {
+        d.signature = crate::signature::strip_values(&d.signature, rules);
+    }
+    let errors = count_errors(&tree);
+
+    // ---- stable IDs with overload discriminators ----
+    definitions::assign_ids(file, &mut defs);
+    Ok(file_rows(
+        file,
+        src,
+        &defs,
+        &hits.refs,
+        &hits.raw_imports,
+        errors,
+    ))
+}
+
+/// What the grammar query found in one file.
+struct QueryHits<'t> {
+    raw_defs: Vec<RawDef<'t>>,
+    /// Rust `impl` blocks and their labels.
+    scopes: Vec<(Node<'t>, String)>,
+    /// Reference sites by byte range, with their roles.
+    refs: BTreeMap<(usize, usize), (Node<'t>, Roles)>,
+    raw_imports: Vec<RawImport<'t>>,
+    /// Comment byte ranges.
+    comments: Vec<(usize, usize)>,
+}
+
+/// Runs the language's query over the tree within the budget.
+fn run_query<'t>(
+    cursor: &mut QueryCursor,
+    lq: &LangQuery,
+    root: Node<'t>,
+    src: &'t [u8],
+    budget: &Budget,
+) -> Result<QueryHits<'t>, Failure> {
+    let mut hits = QueryHits {
+        raw_defs: Vec::new(),
+        scopes: Vec::new(),
+        refs: BTreeMap::new(),
+        raw_imports: Vec::new(),
+        comments: Vec::new(),
+    };
     let limit = budget.query_base + budget.query_per_kib * (src.len() as u64 / 1024);
     let mut calls = 0u64;
     let mut exceeded = false;
@@ -213,353 +257,248 @@ pub fn extract(
                 ControlFlow::Continue(())
             }
         };
-        let mut matches = worker.cursor.matches_with_options(
+        let mut matches = cursor.matches_with_options(
             &lq.query,
             root,
             src,
             QueryCursorOptions::new().progress_callback(&mut progress),
         );
         while let Some(m) = matches.next() {
-            let mut def: Option<(Node<'_>, &'static str)> = None;
-            let mut name = None;
-            let mut explicit = None;
-            let mut hoist = false;
-            let mut scope_impl = None;
-            let mut scope_type = None;
-            let mut scope_trait = None;
-            let mut import = RawImport {
-                stmt: root,
-                path: None,
-                names: Vec::new(),
-                glob: false,
-                rust: None,
-            };
-            let mut is_import = false;
+            let mut found = MatchCaptures::new(root);
             for c in m.captures() {
-                let node = c.node;
-                match lq
+                let cap = lq
                     .caps
                     .get(c.index as usize)
                     .copied()
-                    .unwrap_or(Cap::Ignore)
-                {
-                    Cap::Def(kind) => def = Some((node, kind)),
-                    Cap::NamedDef(kind) => {
-                        def = Some((node, kind));
-                        name = node.child_by_field_name("name").filter(|n| n.is_named());
-                    }
-                    Cap::Name => name = Some(node),
-                    Cap::NameFirstArgument => name = first_argument(node),
-                    Cap::Receiver | Cap::Container => explicit = Some(node),
-                    Cap::Hoist => hoist = true,
-                    Cap::Comment => comments.push((node.start_byte(), node.end_byte())),
-                    Cap::ScopeImpl => scope_impl = Some(node),
-                    Cap::ScopeType => scope_type = Some(node),
-                    Cap::ScopeTrait => scope_trait = Some(node),
-                    Cap::RefCall => add_ref(&mut refs, node, Roles::REFERENCE | Roles::CALL),
-                    Cap::RefType | Cap::RefRead => add_ref(&mut refs, node, Roles::REFERENCE),
-                    Cap::RefWrite => add_ref(&mut refs, node, Roles::REFERENCE | Roles::WRITE),
-                    // Captures of a whole expression or statement: the named node is picked in
-                    // code (childless patterns compile much faster than nested ones).
-                    Cap::RefCallExpr => add_picked(
-                        &mut refs,
-                        expression_name(node),
-                        Roles::REFERENCE | Roles::CALL,
-                    ),
-                    Cap::RefWriteExpr => add_picked(
-                        &mut refs,
-                        expression_name(node),
-                        Roles::REFERENCE | Roles::WRITE,
-                    ),
-                    Cap::RefCallCallee => {
-                        add_picked(&mut refs, callee(node), Roles::REFERENCE | Roles::CALL)
-                    }
-                    Cap::RefWriteAssignment => add_picked(
-                        &mut refs,
-                        assigned_field(node),
-                        Roles::REFERENCE | Roles::WRITE,
-                    ),
-                    Cap::RefReadPath => add_picked(&mut refs, path_prefix(node), Roles::REFERENCE),
-                    Cap::RefReadPython => {
-                        for name in python_refs(node) {
-                            add_ref(&mut refs, name, Roles::REFERENCE);
-                        }
-                    }
-                    Cap::RefCallC => {
-                        add_picked(&mut refs, c_callee(node), Roles::REFERENCE | Roles::CALL)
-                    }
-                    Cap::CFunction => {
-                        if let Some(name) = c_function_definition(node) {
-                            raw_defs.push(RawDef::found(node, name, "function", m.pattern_index));
-                        }
-                    }
-                    Cap::CppFunction => {
-                        if let Some((name, container, kind)) = cpp_function_definition(node) {
-                            raw_defs.push(RawDef {
-                                node,
-                                name,
-                                kind,
-                                pattern: m.pattern_index,
-                                explicit: container,
-                                hoist: false,
-                            });
-                        }
-                    }
-                    Cap::AssignedFunction => {
-                        if let Some(name) = assigned_function(node) {
-                            raw_defs.push(RawDef::found(node, name, "function", m.pattern_index));
-                        }
-                    }
-                    Cap::CType => {
-                        if let Some((name, kind)) = c_type_definition(node) {
-                            raw_defs.push(RawDef::found(node, name, kind, m.pattern_index));
-                        }
-                    }
-                    cap @ (Cap::CFields | Cap::CppFields) => {
-                        for (name, kind) in c_fields(node, cap == Cap::CppFields) {
-                            raw_defs.push(RawDef::found(node, name, kind, m.pattern_index));
-                        }
-                    }
-                    cap @ (Cap::CVariables | Cap::CppVariables) => {
-                        for (declaration, name) in c_variables(node, cap == Cap::CVariables) {
-                            raw_defs.push(RawDef::found(
-                                declaration,
-                                name,
-                                "variable",
-                                m.pattern_index,
-                            ));
-                        }
-                    }
-                    Cap::CDeclaration => {
-                        for declared in c_declaration(node) {
-                            match declared {
-                                Declared::Prototype(name) => {
-                                    add_ref(&mut refs, name, Roles::FORWARD_DEFINITION)
-                                }
-                                Declared::Method(name) => raw_defs.push(RawDef::found(
-                                    node,
-                                    name,
-                                    "method",
-                                    m.pattern_index,
-                                )),
-                            }
-                        }
-                    }
-                    Cap::PythonAssignment => {
-                        for (name, kind, hoist) in python_assignment_defs(root, node, src) {
-                            raw_defs.push(RawDef {
-                                node,
-                                name,
-                                kind,
-                                pattern: m.pattern_index,
-                                explicit: None,
-                                hoist,
-                            });
-                        }
-                    }
-                    Cap::Import => {
-                        is_import = true;
-                        import.stmt = node;
-                    }
-                    Cap::ImportPath => import.path = Some(node),
-                    Cap::ImportName => import.names.push(node),
-                    Cap::ImportGlob => import.glob = true,
-                    Cap::ImportRust => import.rust = Some(node),
-                    Cap::Ignore => {}
-                }
+                    .unwrap_or(Cap::Ignore);
+                capture(
+                    &mut hits,
+                    &mut found,
+                    cap,
+                    c.node,
+                    m.pattern_index,
+                    root,
+                    src,
+                );
             }
-            if let (Some((node, kind)), Some(name)) = (def, name) {
-                raw_defs.push(RawDef {
-                    node,
-                    name,
-                    kind,
-                    pattern: m.pattern_index,
-                    explicit,
-                    hoist,
-                });
-            }
-            if let (Some(node), Some(ty)) = (scope_impl, scope_type) {
-                let ty = collapse_ws(&lossy(ty, src));
-                let label = match scope_trait {
-                    Some(tr) => format!("impl {} for {ty}", collapse_ws(&lossy(tr, src))),
-                    None => format!("impl {ty}"),
-                };
-                scopes.push((node, label));
-            }
-            if is_import {
-                raw_imports.push(import);
-            }
+            finish_match(&mut hits, found, m.pattern_index, src);
         }
     }
     if exceeded {
         return Err(Failure::TimedOut("query"));
     }
+    Ok(hits)
+}
 
-    // ---- definitions: dedupe, order, containers, kinds ----
-    let mut by_name: HashMap<usize, usize> = HashMap::new();
-    let mut kept: Vec<RawDef<'_>> = Vec::new();
-    for d in raw_defs {
-        match by_name.get(&d.name.id()) {
-            Some(&i) if kept[i].pattern <= d.pattern => {}
-            Some(&i) => kept[i] = d,
-            None => {
-                by_name.insert(d.name.id(), kept.len());
-                kept.push(d);
-            }
+/// The captures of one query match that only mean something together.
+struct MatchCaptures<'t> {
+    def: Option<(Node<'t>, &'static str)>,
+    name: Option<Node<'t>>,
+    explicit: Option<Node<'t>>,
+    hoist: bool,
+    scope_impl: Option<Node<'t>>,
+    scope_type: Option<Node<'t>>,
+    scope_trait: Option<Node<'t>>,
+    import: RawImport<'t>,
+    is_import: bool,
+}
+
+impl<'t> MatchCaptures<'t> {
+    fn new(root: Node<'t>) -> Self {
+        MatchCaptures {
+            def: None,
+            name: None,
+            explicit: None,
+            hoist: false,
+            scope_impl: None,
+            scope_type: None,
+            scope_trait: None,
+            import: RawImport {
+                stmt: root,
+                path: None,
+                names: Vec::new(),
+                glob: false,
+                rust: None,
+            },
+            is_import: false,
         }
     }
-    let mut entries: Vec<Entry<'_>> = kept
-        .into_iter()
-        .map(|d| Entry::new(d.node, What::Def(d)))
-        .chain(
-            scopes
-                .into_iter()
-                .map(|(node, label)| Entry::new(node, What::Scope(label))),
-        )
-        .collect();
-    entries.sort_by(|a, b| {
-        let ka = (a.start, std::cmp::Reverse(a.end), a.is_def());
-        let kb = (b.start, std::cmp::Reverse(b.end), b.is_def());
-        ka.cmp(&kb)
-            .then_with(|| a.name_start().cmp(&b.name_start()))
-    });
+}
 
-    let mut defs: Vec<Def<'_>> = Vec::new();
-    let mut stack: Vec<usize> = Vec::new(); // indexes into `entries`
-    let mut entry_def: Vec<Option<usize>> = vec![None; entries.len()];
-    for (ei, e) in entries.iter().enumerate() {
-        while let Some(&top) = stack.last() {
-            let t = &entries[top];
-            if t.start <= e.start && e.end <= t.end && t.node.id() != e.node.id() {
-                break;
-            }
-            stack.pop();
+/// Records one capture: a finished fact into `hits`, a part of the match's fact into `found`.
+fn capture<'t>(
+    hits: &mut QueryHits<'t>,
+    found: &mut MatchCaptures<'t>,
+    cap: Cap,
+    node: Node<'t>,
+    pattern: usize,
+    root: Node<'t>,
+    src: &[u8],
+) {
+    match cap {
+        Cap::Def(kind) => found.def = Some((node, kind)),
+        Cap::NamedDef(kind) => {
+            found.def = Some((node, kind));
+            found.name = node.child_by_field_name("name").filter(|n| n.is_named());
         }
-        if let What::Def(raw) = &e.what {
-            // A C typedef wraps the struct it names; the struct is not inside the typedef's scope.
-            let transparent = |s: usize| entries[s].node.kind() == "type_definition";
-            // A hoisted definition skips its innermost enclosing definition.
-            let skip = if raw.hoist {
-                stack
-                    .iter()
-                    .rev()
-                    .find(|&&s| entry_def[s].is_some())
-                    .copied()
-            } else {
-                None
-            };
-            let mut labels: Vec<String> = stack
-                .iter()
-                .filter(|&&s| !transparent(s) && Some(s) != skip)
-                .map(|&s| match &entries[s].what {
-                    What::Def(_) => entry_def[s]
-                        .map(|di| defs[di].name.clone())
-                        .unwrap_or_default(),
-                    What::Scope(label) => label.clone(),
-                })
-                .collect();
-            if let Some(x) = raw.explicit {
-                labels.push(collapse_ws(&lossy(x, src)));
+        Cap::Name => found.name = Some(node),
+        Cap::NameFirstArgument => found.name = first_argument(node),
+        Cap::Receiver | Cap::Container => found.explicit = Some(node),
+        Cap::Hoist => found.hoist = true,
+        Cap::Comment => hits.comments.push((node.start_byte(), node.end_byte())),
+        Cap::ScopeImpl => found.scope_impl = Some(node),
+        Cap::ScopeType => found.scope_type = Some(node),
+        Cap::ScopeTrait => found.scope_trait = Some(node),
+        Cap::RefCall => add_ref(&mut hits.refs, node, Roles::REFERENCE | Roles::CALL),
+        Cap::RefType | Cap::RefRead => add_ref(&mut hits.refs, node, Roles::REFERENCE),
+        Cap::RefWrite => add_ref(&mut hits.refs, node, Roles::REFERENCE | Roles::WRITE),
+        // Captures of a whole expression or statement: the named node is picked in
+        // code (childless patterns compile much faster than nested ones).
+        Cap::RefCallExpr => add_picked(
+            &mut hits.refs,
+            expression_name(node),
+            Roles::REFERENCE | Roles::CALL,
+        ),
+        Cap::RefWriteExpr => add_picked(
+            &mut hits.refs,
+            expression_name(node),
+            Roles::REFERENCE | Roles::WRITE,
+        ),
+        Cap::RefCallCallee => {
+            add_picked(&mut hits.refs, callee(node), Roles::REFERENCE | Roles::CALL)
+        }
+        Cap::RefWriteAssignment => add_picked(
+            &mut hits.refs,
+            assigned_field(node),
+            Roles::REFERENCE | Roles::WRITE,
+        ),
+        Cap::RefReadPath => add_picked(&mut hits.refs, path_prefix(node), Roles::REFERENCE),
+        Cap::RefReadPython => {
+            for name in python_refs(node) {
+                add_ref(&mut hits.refs, name, Roles::REFERENCE);
             }
-            let container = (!labels.is_empty()).then(|| labels.join("::"));
-            let parent_def = stack
-                .iter()
-                .rev()
-                .filter(|&&s| !transparent(s) && Some(s) != skip)
-                .find_map(|&s| entry_def[s]);
-            let nearest = stack.last().map(|&s| &entries[s]);
-            let nearest_def_kind = stack
-                .last()
-                .and_then(|&s| entry_def[s])
-                .map(|di| defs[di].kind);
-            let class_like = match nearest.map(|n| &n.what) {
-                Some(What::Scope(_)) => true,
-                Some(What::Def(_)) => nearest_def_kind.is_some_and(|k| CLASS_LIKE.contains(&k)),
-                None => false,
-            };
-            let in_scope = matches!(nearest.map(|n| &n.what), Some(What::Scope(_)));
-            let in_trait_impl = match nearest.map(|n| &n.what) {
-                Some(What::Scope(label)) => label.contains(" for "),
-                _ => false,
-            };
-            let name = lossy(raw.name, src).into_owned();
-            let mut kind = raw.kind;
-            if kind == "function" && class_like {
-                kind = "method";
+        }
+        Cap::RefCallC => add_picked(
+            &mut hits.refs,
+            c_callee(node),
+            Roles::REFERENCE | Roles::CALL,
+        ),
+        Cap::CFunction => {
+            if let Some(name) = c_function_definition(node) {
+                hits.raw_defs
+                    .push(RawDef::found(node, name, "function", pattern));
             }
-            if matches!(kind, "variable")
-                && matches!(
-                    lang,
-                    Lang::Python | Lang::TypeScript | Lang::Tsx | Lang::JavaScript
-                )
-                && is_upper_name(&name)
-            {
-                kind = "constant";
-            }
-            if lang == Lang::Java && kind == "field" && java_static_final(raw.node, src) {
-                kind = "constant";
-            }
-            let class_node_kind = stack
-                .iter()
-                .rev()
-                .filter_map(|&s| entry_def[s])
-                .next()
-                .map(|di| defs[di].node.kind())
-                .filter(|k| {
-                    matches!(
-                        *k,
-                        "class_specifier" | "struct_specifier" | "union_specifier"
-                    )
+        }
+        Cap::CppFunction => {
+            if let Some((name, container, kind)) = cpp_function_definition(node) {
+                hits.raw_defs.push(RawDef {
+                    node,
+                    name,
+                    kind,
+                    pattern,
+                    explicit: container,
+                    hoist: false,
                 });
-            let parent = Parent {
-                kind: parent_def.map(|p| defs[p].kind),
-                vis: parent_def.map(|p| defs[p].vis),
-                in_trait_impl,
-                in_impl: in_scope,
-                class_node_kind: if class_like { class_node_kind } else { None },
-            };
-            let vis = visibility::visibility(lang, raw.node, &name, kind, file.path, &parent, src);
-            entry_def[ei] = Some(defs.len());
-            defs.push(Def {
-                node: raw.node,
-                start: e.start,
-                end: e.end,
-                name_node: raw.name,
-                name,
-                kind,
-                container,
-                parent: parent_def,
-                vis,
-                sig_end: header_end(raw.node),
-                arity: if CALLABLE.contains(&kind) {
-                    arity(lang, raw.node, src)
-                } else {
-                    None
-                },
-                signature: String::new(),
-                body_hash: String::new(),
-                stable_id: SharedStr::default(),
-                hoisted: raw.hoist,
-            });
+            }
         }
-        stack.push(ei);
+        Cap::AssignedFunction => {
+            if let Some(name) = assigned_function(node) {
+                hits.raw_defs
+                    .push(RawDef::found(node, name, "function", pattern));
+            }
+        }
+        Cap::CType => {
+            if let Some((name, kind)) = c_type_definition(node) {
+                hits.raw_defs.push(RawDef::found(node, name, kind, pattern));
+            }
+        }
+        cap @ (Cap::CFields | Cap::CppFields) => {
+            for (name, kind) in c_fields(node, cap == Cap::CppFields) {
+                hits.raw_defs.push(RawDef::found(node, name, kind, pattern));
+            }
+        }
+        cap @ (Cap::CVariables | Cap::CppVariables) => {
+            for (declaration, name) in c_variables(node, cap == Cap::CVariables) {
+                hits.raw_defs
+                    .push(RawDef::found(declaration, name, "variable", pattern));
+            }
+        }
+        Cap::CDeclaration => {
+            for declared in c_declaration(node) {
+                match declared {
+                    Declared::Prototype(name) => {
+                        add_ref(&mut hits.refs, name, Roles::FORWARD_DEFINITION)
+                    }
+                    Declared::Method(name) => hits
+                        .raw_defs
+                        .push(RawDef::found(node, name, "method", pattern)),
+                }
+            }
+        }
+        Cap::PythonAssignment => {
+            for (name, kind, hoist) in python_assignment_defs(root, node, src) {
+                hits.raw_defs.push(RawDef {
+                    node,
+                    name,
+                    kind,
+                    pattern,
+                    explicit: None,
+                    hoist,
+                });
+            }
+        }
+        Cap::Import => {
+            found.is_import = true;
+            found.import.stmt = node;
+        }
+        Cap::ImportPath => found.import.path = Some(node),
+        Cap::ImportName => found.import.names.push(node),
+        Cap::ImportGlob => found.import.glob = true,
+        Cap::ImportRust => found.import.rust = Some(node),
+        Cap::Ignore => {}
     }
-    let mut defs = drop_hoisted_duplicates(defs);
+}
 
-    // ---- signatures, body hashes, error count ----
-    comments.sort_unstable();
-    hash_and_sign(&mut defs, &comments, src);
-    // A header keeps parameter defaults and the like: values written in the source.
-    let rules = crate::signature::Rules::header(lang == Lang::Rust);
-    for d in &mut defs {
-        d.signature = crate::signature::strip_values(&d.signature, rules);
+/// Turns a match's captures into a definition, an `impl` scope and an import, as present.
+fn finish_match<'t>(
+    hits: &mut QueryHits<'t>,
+    found: MatchCaptures<'t>,
+    pattern: usize,
+    src: &[u8],
+) {
+    if let (Some((node, kind)), Some(name)) = (found.def, found.name) {
+        hits.raw_defs.push(RawDef {
+            node,
+            name,
+            kind,
+            pattern,
+            explicit: found.explicit,
+            hoist: found.hoist,
+        });
     }
-    let errors = count_errors(&tree);
+    if let (Some(node), Some(ty)) = (found.scope_impl, found.scope_type) {
+        let ty = collapse_ws(&lossy(ty, src));
+        let label = match found.scope_trait {
+            Some(tr) => format!("impl {} for {ty}", collapse_ws(&lossy(tr, src))),
+            None => format!("impl {ty}"),
+        };
+        hits.scopes.push((node, label));
+    }
+    if found.is_import {
+        hits.raw_imports.push(found.import);
+    }
+}
 
-    // ---- stable IDs with overload discriminators ----
-    assign_ids(file, &mut defs);
-
-    // ---- rows ----
+/// The file's rows from its finished definitions, reference sites and imports.
+fn file_rows(
+    file: &FileInput<'_>,
+    src: &[u8],
+    defs: &[Def<'_>],
+    refs: &BTreeMap<(usize, usize), (Node<'_>, Roles)>,
+    raw_imports: &[RawImport<'_>],
+    errors: u32,
+) -> FileFacts {
+    let lang = file.lang;
     let extra_roles = {
         let mut r = Roles::default();
         if file.is_test {
@@ -586,7 +525,7 @@ pub fn extract(
         .iter()
         .map(|d| ((d.name_node.start_byte(), d.name_node.end_byte()), ()))
         .collect();
-    for d in &defs {
+    for d in defs {
         let start = d.node.start_position();
         let end = end_point(d.node, src);
         facts.symbols.push(SymbolRow {
@@ -626,7 +565,7 @@ pub fn extract(
     // Enclosing definition of each reference: a sweep over definitions sorted by start.
     let mut open: Vec<usize> = Vec::new();
     let mut next = 0usize;
-    for ((start, end), (node, roles)) in &refs {
+    for ((start, end), (node, roles)) in refs {
         if name_ranges.contains_key(&(*start, *end)) && !roles.contains(Roles::FORWARD_DEFINITION) {
             continue;
         }
@@ -661,12 +600,12 @@ pub fn extract(
         ));
     }
 
-    for imp in imports::flatten(lang, &raw_imports, src) {
+    for imp in imports::flatten(lang, raw_imports, src) {
         let names: Vec<String> = imp.names.iter().map(|(_, n, _)| n.clone()).collect();
         for (_, name, site) in &imp.names {
             if let Some(site) = site {
                 if name != "*" {
-                    let enclosing = innermost_def(&defs, site.start_byte());
+                    let enclosing = innermost_def(defs, site.start_byte());
                     facts.occurrences.push(occurrence(
                         &shared,
                         *site,
@@ -692,131 +631,7 @@ pub fn extract(
             to_module: None,
         });
     }
-    Ok(facts)
-}
-
-/// Definition kinds whose directly nested functions are methods.
-const CLASS_LIKE: &[&str] = &["class", "struct", "interface", "trait", "enum"];
-
-/// Kinds that take parameters.
-const CALLABLE: &[&str] = &["function", "method", "constructor", "macro"];
-
-struct RawDef<'t> {
-    node: Node<'t>,
-    name: Node<'t>,
-    kind: &'static str,
-    pattern: usize,
-    explicit: Option<Node<'t>>,
-    hoist: bool,
-}
-
-impl<'t> RawDef<'t> {
-    /// A definition a capture found in code: no explicit container, not hoisted.
-    fn found(node: Node<'t>, name: Node<'t>, kind: &'static str, pattern: usize) -> Self {
-        RawDef {
-            node,
-            name,
-            kind,
-            pattern,
-            explicit: None,
-            hoist: false,
-        }
-    }
-}
-
-enum What<'t> {
-    Def(RawDef<'t>),
-    Scope(String),
-}
-
-struct Entry<'t> {
-    node: Node<'t>,
-    /// `node`'s byte range, read once (tree-sitter computes a node's end on every call).
-    start: usize,
-    end: usize,
-    what: What<'t>,
-}
-
-impl<'t> Entry<'t> {
-    fn new(node: Node<'t>, what: What<'t>) -> Self {
-        Entry {
-            node,
-            start: node.start_byte(),
-            end: node.end_byte(),
-            what,
-        }
-    }
-    fn is_def(&self) -> bool {
-        matches!(self.what, What::Def(_))
-    }
-    fn name_start(&self) -> usize {
-        match &self.what {
-            What::Def(d) => d.name.start_byte(),
-            What::Scope(_) => 0,
-        }
-    }
-}
-
-struct Def<'t> {
-    node: Node<'t>,
-    /// `node`'s byte range, read once.
-    start: usize,
-    end: usize,
-    name_node: Node<'t>,
-    name: String,
-    kind: &'static str,
-    container: Option<String>,
-    parent: Option<usize>,
-    vis: Vis,
-    sig_end: usize,
-    arity: Option<i32>,
-    signature: String,
-    body_hash: String,
-    stable_id: SharedStr,
-    hoisted: bool,
-}
-
-/// Drops hoisted definitions (Python `self.x` in `__init__`) that repeat an earlier or
-/// non-hoisted definition of the same container, name and kind, remapping parent links.
-fn drop_hoisted_duplicates(defs: Vec<Def<'_>>) -> Vec<Def<'_>> {
-    if !defs.iter().any(|d| d.hoisted) {
-        return defs;
-    }
-    let mut seen: std::collections::HashSet<(Option<String>, String, &'static str)> = defs
-        .iter()
-        .filter(|d| !d.hoisted)
-        .map(|d| (d.container.clone(), d.name.clone(), d.kind))
-        .collect();
-    let keep: Vec<bool> = defs
-        .iter()
-        .map(|d| !d.hoisted || seen.insert((d.container.clone(), d.name.clone(), d.kind)))
-        .collect();
-    let mut new_index = vec![None; defs.len()];
-    let mut n = 0;
-    for (i, k) in keep.iter().enumerate() {
-        if *k {
-            new_index[i] = Some(n);
-            n += 1;
-        }
-    }
-    let parents: Vec<Option<usize>> = defs.iter().map(|d| d.parent).collect();
-    let remap = |mut p: Option<usize>| {
-        while let Some(i) = p {
-            if new_index[i].is_some() {
-                return new_index[i];
-            }
-            p = parents[i];
-        }
-        None
-    };
-    defs.into_iter()
-        .enumerate()
-        .filter(|(i, _)| keep[*i])
-        .map(|(_, mut d)| {
-            d.parent = remap(d.parent);
-            d
-        })
-        .collect()
+    facts
 }
 
 fn add_ref<'t>(
@@ -906,373 +721,8 @@ fn col(c: usize) -> i32 {
     i32::try_from(c + 1).unwrap_or(i32::MAX)
 }
 
-fn lossy<'s>(node: Node<'_>, src: &'s [u8]) -> Cow<'s, str> {
+pub(super) fn lossy<'s>(node: Node<'_>, src: &'s [u8]) -> Cow<'s, str> {
     String::from_utf8_lossy(src.get(node.byte_range()).unwrap_or_default())
-}
-
-fn collapse_ws(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn is_upper_name(name: &str) -> bool {
-    name.chars().any(|c| c.is_alphabetic()) && !name.chars().any(char::is_lowercase)
-}
-
-fn java_static_final(node: Node<'_>, src: &[u8]) -> bool {
-    let mut cursor = node.walk();
-    let found = node.children(&mut cursor).any(|c| {
-        if c.kind() != "modifiers" {
-            return false;
-        }
-        let text = lossy(c, src);
-        let words: Vec<&str> = text.split_whitespace().collect();
-        words.contains(&"static") && words.contains(&"final")
-    });
-    found
-}
-
-/// Byte offset where a definition's header ends: the start of its body or value; the end of the
-/// node when it has neither.
-fn header_end(node: Node<'_>) -> usize {
-    const BODY_KINDS: &[&str] = &[
-        "block",
-        "declaration_list",
-        "field_declaration_list",
-        "ordered_field_declaration_list",
-        "enum_variant_list",
-        "class_body",
-        "interface_body",
-        "enum_body",
-        "statement_block",
-        "compound_statement",
-        "object_type",
-        "annotation_type_body",
-        "enumerator_list",
-    ];
-    let function_like = |n: Node<'_>| {
-        matches!(
-            n.kind(),
-            "arrow_function" | "function_expression" | "generator_function" | "function" | "lambda"
-        )
-    };
-    if node.kind() == "macro_invocation" {
-        // `rgtest!(name, …)`: the header is the macro and the name, never its arguments.
-        let mut cursor = node.walk();
-        let tree = node
-            .children(&mut cursor)
-            .find(|c| c.kind() == "token_tree");
-        if let Some(first) = tree.and_then(|t| t.named_child(0)) {
-            return first.end_byte();
-        }
-    }
-    if node.kind() == "type_definition" {
-        // C `typedef struct x { … } x_t;`: the nested struct is a definition of its own and
-        // contributes its signature (see `walk`).
-        return node.end_byte();
-    }
-    for field in ["body", "value", "right"] {
-        if let Some(b) = node.child_by_field_name(field) {
-            if function_like(b) {
-                if let Some(inner) = b.child_by_field_name("body") {
-                    return inner.start_byte();
-                }
-            }
-            return b.start_byte();
-        }
-    }
-    // Declarators (C `int x = 1`, Java `int x = 1, y`): the value of the first declarator.
-    let mut current = node;
-    for _ in 0..4 {
-        match current.child_by_field_name("declarator") {
-            Some(d) => {
-                if let Some(v) = d.child_by_field_name("value") {
-                    return v.start_byte();
-                }
-                current = d;
-            }
-            None => break,
-        }
-    }
-    // A body-like child up to two levels down (Go `struct { … }`, C `struct x { … }`), or a `{`.
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        if BODY_KINDS.contains(&child.kind()) || child.kind() == "{" {
-            return child.start_byte();
-        }
-        let mut inner = child.walk();
-        for grand in child.children(&mut inner) {
-            if BODY_KINDS.contains(&grand.kind()) || grand.kind() == "{" {
-                return grand.start_byte();
-            }
-        }
-    }
-    node.end_byte()
-}
-
-/// Number of parameters of a callable definition.
-fn arity(lang: Lang, node: Node<'_>, src: &[u8]) -> Option<i32> {
-    let params = find_params(node)?;
-    if params.kind() == "identifier" {
-        // `x => …`
-        return Some(1);
-    }
-    let mut count = 0i32;
-    let mut cursor = params.walk();
-    for p in params.named_children(&mut cursor) {
-        let k = p.kind();
-        if k.ends_with("comment") || matches!(k, "keyword_separator" | "positional_separator") {
-            continue;
-        }
-        match lang {
-            Lang::Go if k == "parameter_declaration" => {
-                let mut c2 = p.walk();
-                let names = p.children_by_field_name("name", &mut c2).count() as i32;
-                count += names.max(1);
-            }
-            Lang::C | Lang::Cpp
-                if k == "parameter_declaration"
-                    && p.child_by_field_name("declarator").is_none()
-                    && lossy(p, src).trim() == "void" =>
-            {
-                // `f(void)`
-            }
-            _ => count += 1,
-        }
-    }
-    Some(count)
-}
-
-fn find_params(node: Node<'_>) -> Option<Node<'_>> {
-    if let Some(p) = node.child_by_field_name("parameters") {
-        return Some(p);
-    }
-    for field in ["value", "right"] {
-        if let Some(v) = node.child_by_field_name(field) {
-            if let Some(p) = v.child_by_field_name("parameters") {
-                return Some(p);
-            }
-            if let Some(p) = v.child_by_field_name("parameter") {
-                return Some(p);
-            }
-        }
-    }
-    // C/C++: function_definition → declarator chain → function_declarator.
-    let mut current = node;
-    for _ in 0..5 {
-        let next = current.child_by_field_name("declarator").or_else(|| {
-            (current.kind() == "reference_declarator")
-                .then(|| current.named_child(0))
-                .flatten()
-        })?;
-        if next.kind() == "function_declarator" {
-            return next.child_by_field_name("parameters");
-        }
-        current = next;
-    }
-    None
-}
-
-/// Body hashes and signatures of every definition, from its source bytes.
-///
-/// A definition's token stream is its bytes with comments (ranges from the query's `@comment`
-/// captures) and its own name left out, and whitespace dropped except one space between two
-/// word characters (so `x*2` and `x * 2` hash alike, `a b` and `ab` do not). A nested
-/// definition contributes its kind, name and body hash instead of its bytes (Merkle), which keeps
-/// the work linear in the file size. Definitions sharing a node (`a, b = …`) share both.
-fn hash_and_sign(defs: &mut [Def<'_>], comments: &[(usize, usize)], src: &[u8]) {
-    let mut order: Vec<usize> = (0..defs.len()).collect();
-    order.sort_by_key(|&i| (defs[i].start, std::cmp::Reverse(defs[i].end), i));
-    let mut units: Vec<Unit> = Vec::new();
-    let mut unit_of: Vec<usize> = vec![0; defs.len()];
-    for &i in &order {
-        let n = defs[i].node;
-        let name = (defs[i].name_node.start_byte(), defs[i].name_node.end_byte());
-        match units.last_mut() {
-            Some(u) if u.node_id == n.id() => {
-                u.names.push(name);
-                unit_of[i] = units.len() - 1;
-            }
-            _ => {
-                unit_of[i] = units.len();
-                let end = n.end_byte().min(src.len());
-                units.push(Unit {
-                    node_id: n.id(),
-                    start: n.start_byte().min(end),
-                    end,
-                    sig_end: defs[i].sig_end.min(end),
-                    kind: defs[i].kind,
-                    name: defs[i].name.clone(),
-                    names: vec![name],
-                    hash: String::new(),
-                    sig: String::new(),
-                });
-            }
-        }
-    }
-    // Direct children of each unit (units are properly nested tree nodes).
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
-    let mut stack: Vec<usize> = Vec::new();
-    for i in 0..units.len() {
-        while let Some(&top) = stack.last() {
-            if units[top].start <= units[i].start && units[i].end <= units[top].end {
-                break;
-            }
-            stack.pop();
-        }
-        if let Some(&top) = stack.last() {
-            children[top].push(i);
-        }
-        stack.push(i);
-    }
-    // Children start after their parents: in reverse order every child is done first.
-    let mut buf = Vec::new();
-    let mut sig = Vec::new();
-    for i in (0..units.len()).rev() {
-        buf.clear();
-        sig.clear();
-        let (start, end, sig_end) = (units[i].start, units[i].end, units[i].sig_end);
-        let mut pos = start;
-        let mut sig_pos = start;
-        for &c in &children[i] {
-            let (cs, ce) = (units[c].start, units[c].end);
-            if cs < pos {
-                continue;
-            }
-            tokens(&mut buf, src, pos, cs, comments, &units[i].names);
-            let child = [
-                b"\x00def".as_slice(),
-                units[c].kind.as_bytes(),
-                units[c].name.as_bytes(),
-                units[c].hash.as_bytes(),
-            ];
-            for part in child {
-                buf.extend_from_slice(&(part.len() as u32).to_le_bytes());
-                buf.extend_from_slice(part);
-            }
-            pos = ce;
-            if cs < sig_end {
-                // A definition inside its parent's header (C `typedef struct x {…} x_t`) stands
-                // in the parent's signature by its own signature.
-                header(&mut sig, src, sig_pos, cs, comments);
-                if !sig.is_empty() && sig.last() != Some(&b' ') {
-                    sig.push(b' ');
-                }
-                sig.extend_from_slice(units[c].sig.as_bytes());
-                sig.push(b' ');
-                sig_pos = ce;
-            }
-        }
-        tokens(&mut buf, src, pos, end, comments, &units[i].names);
-        if sig_pos < sig_end {
-            header(&mut sig, src, sig_pos, sig_end, comments);
-        }
-        let mut h = FieldHasher::new("ckb.body.v1");
-        h.field(&buf);
-        units[i].hash = h.hex(32);
-        units[i].sig = finish_signature(&String::from_utf8_lossy(&sig));
-    }
-    for (i, d) in defs.iter_mut().enumerate() {
-        let u = &units[unit_of[i]];
-        d.body_hash = u.hash.clone();
-        d.signature = u.sig.clone();
-    }
-}
-
-fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-/// Appends the token bytes of `src[from..to]`: comments and the given name ranges left out,
-/// whitespace dropped but for one space between two word characters.
-fn tokens(
-    buf: &mut Vec<u8>,
-    src: &[u8],
-    from: usize,
-    to: usize,
-    comments: &[(usize, usize)],
-    names: &[(usize, usize)],
-) {
-    let mut gap = true;
-    let mut i = from;
-    let mut ci = comments.partition_point(|c| c.1 <= from);
-    while i < to {
-        if let Some(&(cs, ce)) = comments.get(ci) {
-            if cs <= i {
-                if ce > i {
-                    i = ce;
-                    gap = true;
-                }
-                ci += 1;
-                continue;
-            }
-        }
-        if let Some(&(_, ne)) = names.iter().find(|(ns, ne)| *ns <= i && i < *ne) {
-            i = ne;
-            gap = true;
-            continue;
-        }
-        // Up to the next comment or name, the bytes are copied a run of non-space bytes at a
-        // time (this loop runs over every byte of every definition).
-        let mut stop = comments.get(ci).map_or(to, |&(cs, _)| cs.min(to));
-        for &(ns, _) in names {
-            if ns > i && ns < stop {
-                stop = ns;
-            }
-        }
-        let segment = &src[i..stop];
-        let mut j = 0;
-        while j < segment.len() {
-            if segment[j].is_ascii_whitespace() {
-                gap = true;
-                j += 1;
-                continue;
-            }
-            let run_end = segment[j..]
-                .iter()
-                .position(u8::is_ascii_whitespace)
-                .map_or(segment.len(), |p| j + p);
-            if gap && buf.last().is_some_and(|&l| is_word(l)) && is_word(segment[j]) {
-                buf.push(b' ');
-            }
-            buf.extend_from_slice(&segment[j..run_end]);
-            gap = false;
-            j = run_end;
-        }
-        i = stop;
-    }
-}
-
-/// Appends header text `src[from..to]` with comments left out and whitespace collapsed.
-fn header(sig: &mut Vec<u8>, src: &[u8], from: usize, to: usize, comments: &[(usize, usize)]) {
-    let mut i = from;
-    let mut ci = comments.partition_point(|c| c.1 <= from);
-    let mut gap = false;
-    while i < to {
-        if sig.len() > MAX_SIGNATURE_BYTES + 8 {
-            break;
-        }
-        if let Some(&(cs, ce)) = comments.get(ci) {
-            if cs <= i {
-                if ce > i {
-                    i = ce;
-                    gap = true;
-                }
-                ci += 1;
-                continue;
-            }
-        }
-        let b = src[i];
-        if b.is_ascii_whitespace() {
-            gap = true;
-        } else {
-            if gap && !sig.is_empty() && sig.last() != Some(&b' ') {
-                sig.push(b' ');
-            }
-            sig.push(b);
-            gap = false;
-        }
-        i += 1;
-    }
 }
 
 /// ERROR and MISSING nodes of a tree with errors, visiting only subtrees that hold some.
@@ -1298,95 +748,6 @@ fn count_errors(tree: &Tree) -> u32 {
             if !cursor.goto_parent() {
                 return errors;
             }
-        }
-    }
-}
-
-struct Unit {
-    node_id: usize,
-    start: usize,
-    end: usize,
-    sig_end: usize,
-    kind: &'static str,
-    name: String,
-    names: Vec<(usize, usize)>,
-    hash: String,
-    sig: String,
-}
-
-fn finish_signature(sig: &str) -> String {
-    let mut s = sig.trim_end().to_string();
-    while let Some(stripped) = s
-        .strip_suffix('{')
-        .or_else(|| s.strip_suffix(':'))
-        .or_else(|| s.strip_suffix('='))
-        .or_else(|| s.strip_suffix(';'))
-    {
-        s = stripped.trim_end().to_string();
-    }
-    if s.len() > MAX_SIGNATURE_BYTES {
-        let mut cut = MAX_SIGNATURE_BYTES;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push('…');
-    }
-    s
-}
-
-/// Stable IDs: `symbol_id(repo, qualify_source(lang, path, container), name, kind, discriminator)`;
-/// definitions sharing (container, name, kind) get `a<arity>` when all arities are known and
-/// distinct, else `s<8 hex of the signature hash>` when all signatures differ, else `n<ordinal>`
-/// (1-based, source order).
-fn assign_ids(file: &FileInput<'_>, defs: &mut [Def<'_>]) {
-    let mut groups: BTreeMap<(String, String, &'static str), Vec<usize>> = BTreeMap::new();
-    for (i, d) in defs.iter().enumerate() {
-        let qualified =
-            fingerprint::qualify_source(file.lang.name(), file.path, d.container.as_deref());
-        groups
-            .entry((qualified, d.name.clone(), d.kind))
-            .or_default()
-            .push(i);
-    }
-    for ((qualified, name, kind), members) in groups {
-        if members.len() == 1 {
-            defs[members[0]].stable_id =
-                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, None);
-            continue;
-        }
-        let arities: Vec<Option<i32>> = members.iter().map(|&i| defs[i].arity).collect();
-        let distinct = |v: &[String]| {
-            let mut s = v.to_vec();
-            s.sort();
-            s.dedup();
-            s.len() == v.len()
-        };
-        let by_arity: Option<Vec<String>> = arities
-            .iter()
-            .map(|a| a.map(|a| format!("a{a}")))
-            .collect::<Option<Vec<_>>>()
-            .filter(|v| distinct(v));
-        let discriminators = by_arity.unwrap_or_else(|| {
-            let sigs: Vec<String> = members
-                .iter()
-                .map(|&i| {
-                    format!(
-                        "s{}",
-                        &fingerprint::definition_version_id(Some(&defs[i].signature))[..8]
-                    )
-                })
-                .collect();
-            let all_known = members.iter().all(|&i| !defs[i].signature.is_empty());
-            if all_known && distinct(&sigs) {
-                sigs
-            } else {
-                (1..=members.len()).map(|n| format!("n{n}")).collect()
-            }
-        });
-        for (&i, d) in members.iter().zip(discriminators) {
-            defs[i].stable_id =
-                fingerprint::symbol_id(file.repo_id, &qualified, &name, kind, Some(&d));
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Language, Query};
 
 use super::captures::{capture_table, Cap};
-use crate::repo_state::FieldHasher;
+use crate::hashing::FieldHasher;
 
 /// A compiled query with the meaning of each of its captures.
 pub struct LangQuery {

@@ -8,7 +8,7 @@
 //! - per file (`extract.rs`): definitions with stable IDs, containers, signatures, arity,
 //!   visibility (`visibility.rs`) and body hashes; definition, reference, call, write, import and
 //!   forward-definition sites with their enclosing definition; import statements (`imports.rs`);
-//! - over all files (`resolve.rs`): by-name resolution of each site's `symbol_id` and the call
+//! - over all files (`name_binding.rs`): by-name resolution of each site's `symbol_id` and the call
 //!   edges.
 //!
 //! A bad file is a counted skip, never an error: parse errors are counted per file and language,
@@ -26,11 +26,13 @@
 //! sorted on its worker, so the final order comes from a merge (each re-parsed row placed by
 //! binary search) rather than a sort.
 
+pub mod body_hash;
 pub mod captures;
+pub mod definitions;
 pub mod extract;
 pub mod imports;
 pub mod lang;
-pub mod resolve;
+pub mod name_binding;
 pub mod visibility;
 
 mod incremental;
@@ -38,14 +40,16 @@ mod incremental;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use output_schema::manifest::{Backend, Completeness, StageReport, StageStatus, Warning};
+use output_schema::manifest::{Backend, Completeness, StageReport, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
 use output_schema::views::{SyntaxFileEntry, SyntaxFilesView};
 use output_schema::View;
 use rayon::prelude::*;
 
+use crate::merge::SyntaxTables;
+use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
-use crate::{PipelineError, StageContext};
+use crate::PipelineError;
 use extract::{Budget, FileFacts, FileInput, Worker};
 use lang::Lang;
 
@@ -105,6 +109,25 @@ pub(crate) enum FileStatus {
 }
 
 impl FileStatus {
+    /// For a skipped file: the count it goes under, its warning's code and message.
+    fn skip(&self, size_bytes: i64) -> Option<(&'static str, &'static str, String)> {
+        Some(match self {
+            FileStatus::Parsed { .. } => return None,
+            FileStatus::TooLarge => (
+                "skipped-too-large",
+                "too-large",
+                format!("{size_bytes} bytes is over the syntax stage's limit"),
+            ),
+            FileStatus::TimedOut => (
+                "timed-out",
+                "timed-out",
+                "parsing exceeded the per-file work budget; file skipped".into(),
+            ),
+            FileStatus::Unreadable { code, message } => (code, code, message.clone()),
+            FileStatus::Broken { message } => ("broken-query", "broken-query", message.clone()),
+        })
+    }
+
     /// The status as the view stores it; `None` for a clean parse.
     fn view_entry(&self) -> Option<SyntaxFileEntry> {
         let entry = |status: &str, errors: Option<i64>| SyntaxFileEntry {
@@ -359,13 +382,13 @@ pub fn run_with(
     // The definitions' index needs only symbols and imports: built while occurrences merge.
     let (mut occurrences, index) = rayon::join(
         || merge_sorted(reused_occurrences, occurrences),
-        || resolve::Index::new(&symbols, &imports),
+        || name_binding::Index::new(&symbols, &imports),
     );
     let languages: crate::fast_map::FastMap<&str, Lang> = supported
         .iter()
         .map(|(f, l)| (f.path.as_str(), *l))
         .collect();
-    let call_edges = resolve::resolve_all(&index, &mut occurrences, &languages);
+    let call_edges = name_binding::resolve_all(&index, &mut occurrences, &languages);
     drop(index);
 
     let (report, view) = report(
@@ -534,40 +557,17 @@ fn report(
                     });
                 }
             }
-            FileStatus::TooLarge => {
+            status => {
+                // Every other status skips the file: counted, with a warning.
+                let Some((count, code, message)) = status.skip(file.size_bytes) else {
+                    continue;
+                };
                 skipped += 1;
-                bump(&mut counts, l, "skipped-too-large", 1);
-                warnings.push(Warning {
-                    code: "too-large".into(),
-                    path: Some(file.path.clone()),
-                    message: format!("{} bytes is over the syntax stage's limit", file.size_bytes),
-                });
-            }
-            FileStatus::TimedOut => {
-                skipped += 1;
-                bump(&mut counts, l, "timed-out", 1);
-                warnings.push(Warning {
-                    code: "timed-out".into(),
-                    path: Some(file.path.clone()),
-                    message: "parsing exceeded the per-file work budget; file skipped".into(),
-                });
-            }
-            FileStatus::Unreadable { code, message } => {
-                skipped += 1;
-                bump(&mut counts, l, code, 1);
+                bump(&mut counts, l, count, 1);
                 warnings.push(Warning {
                     code: code.to_string(),
                     path: Some(file.path.clone()),
-                    message: message.clone(),
-                });
-            }
-            FileStatus::Broken { message } => {
-                skipped += 1;
-                bump(&mut counts, l, "broken-query", 1);
-                warnings.push(Warning {
-                    code: "broken-query".into(),
-                    path: Some(file.path.clone()),
-                    message: message.clone(),
+                    message,
                 });
             }
         }
@@ -590,14 +590,7 @@ fn report(
     counts.insert("call_edges".into(), call_edges.len() as i64);
     counts.insert("imports".into(), imports.len() as i64);
     let total = supported.len() as i64;
-    let mut report = StageReport::with_status(
-        if skipped > 0 {
-            StageStatus::Partial
-        } else {
-            StageStatus::Ok
-        },
-        None,
-    );
+    let mut report = StageReport::ran(skipped > 0);
     report.items = total;
     report.counts = counts;
     report.breakdown = breakdown;
@@ -657,6 +650,23 @@ fn backend(fingerprint: &str, report: &StageReport) -> Backend {
         input: None,
         counts,
         facts,
+    }
+}
+
+impl StageOutput for SyntaxOutput {
+    type Rows = SyntaxTables;
+    fn split(self) -> (SyntaxTables, ManifestParts) {
+        let rows = SyntaxTables {
+            symbols: self.symbols,
+            occurrences: self.occurrences,
+            call_edges: self.call_edges,
+            relationships: Vec::new(),
+            imports: self.imports,
+        };
+        let mut parts = ManifestParts::report(self.report);
+        parts.backends.push(self.backend);
+        parts.views.syntax_files = Some(self.view);
+        (rows, parts)
     }
 }
 

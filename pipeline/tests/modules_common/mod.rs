@@ -57,8 +57,8 @@ impl Fixture {
             previous: None,
             progress: &NoProgress,
         };
-        let out = modules::run(&ctx, &mut tables);
-        (tables, out)
+        let mut out = modules::run(&ctx, tables);
+        (std::mem::take(&mut out.tables), out)
     }
 
     /// Runs with imports only and the default config.

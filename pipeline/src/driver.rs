@@ -1,0 +1,426 @@
+//! The driver: one snapshot run, in the order it happens.
+//!
+//! 1. [`Plan::resolve`]: options and config, checked, before any file is read.
+//! 2. [`read_state`]: the repository state (and the scan, side by side when the run cannot end
+//!    early); an existing snapshot of that state ends the run.
+//! 3. The lock, the previous snapshot ([`previous`]).
+//! 4. [`run_stages`]: scan → syntax → scip → merge → git → identity → modules, each a function of
+//!    the stage contract ([`crate::stage`]) whose output the [`ManifestDraft`] takes apart.
+//! 5. Anonymization (or relative warning paths), then [`publish`].
+
+use std::time::Instant;
+
+use output_schema::manifest::{RepoState, StageReport, Warning};
+use output_schema::tables::{AliasRow, FileRow, TombstoneRow};
+use output_schema::Stage;
+
+use crate::history::HistoryTables;
+use crate::identity::Agreement;
+use crate::merge::{self, CodeTables, SyntaxTables};
+use crate::plan::Plan;
+use crate::previous::{self, existing_snapshot};
+use crate::publish::{self, ManifestDraft, Publication};
+use crate::scan::ScanOutput;
+use crate::scan_cache::{CacheUpdate, PendingCache};
+use crate::scip::ScipTables;
+use crate::stage::{ManifestParts, StageContext, StageOutput};
+use crate::store::{self, StoredSnapshot};
+use crate::warning_paths::relative_paths;
+use crate::write::TableSet;
+use crate::{
+    history, identity, modules, privacy, repo_state, scan, scip, syntax, PipelineError, Progress,
+    SnapshotOptions, SnapshotOutcome,
+};
+
+/// Builds and publishes one snapshot (inside the run's thread pool).
+pub(crate) fn run(
+    opts: &SnapshotOptions,
+    progress: &dyn Progress,
+) -> Result<SnapshotOutcome, PipelineError> {
+    let plan = Plan::resolve(opts)?;
+    let mut draft = ManifestDraft::new(&plan);
+    let (repo_state, scanned, scan_cache) = match read_state(&plan, progress, &mut draft)? {
+        StateRead::Existing(snapshot) => return Ok(SnapshotOutcome::Existing { snapshot }),
+        StateRead::New(state, scanned, cache) => (state, scanned, cache),
+    };
+    let partition = store::snapshot_partition(&repo_state);
+    let _lock = plan
+        .store
+        .lock(&plan.repo_id, &partition, plan.lock_timeout)?;
+    // Another writer may have finished the same state while we waited for the lock.
+    if let Some(snapshot) = existing(&plan, &repo_state)? {
+        return Ok(SnapshotOutcome::Existing { snapshot });
+    }
+
+    let mut previous_warnings = Vec::new();
+    let clock = Instant::now();
+    let (previous, previous_rejected) = previous::trusted_previous(
+        &plan.previous,
+        plan.anonymizer.is_some(),
+        &plan.store,
+        &plan.repo_id,
+        plan.repo.as_ref(),
+        &repo_state,
+        &plan.root,
+        &mut previous_warnings,
+    )?;
+    draft.time("previous-verify", clock);
+    let ctx = StageContext {
+        root: &plan.root,
+        repo_id: &plan.repo_id,
+        config: &plan.config,
+        repo_state: &repo_state,
+        previous: previous.as_ref().map(|(s, _)| s),
+        progress,
+    };
+    let tables = run_stages(&plan, &ctx, scanned, &previous_warnings, &mut draft)?;
+    if let Some(warning) = previous_rejected {
+        draft.add_run_warning(&plan, warning);
+    }
+
+    draft
+        .settings
+        .insert("privacy".into(), plan.privacy.name().into());
+    let mut repo_state_written = repo_state.clone();
+    let tables = match &plan.anonymizer {
+        Some(anonymizer) => {
+            privacy::anonymize_views(&mut draft.views, anonymizer);
+            privacy::anonymize_manifest_parts(
+                &mut draft.reports,
+                &mut draft.backends,
+                &mut draft.settings,
+                &mut repo_state_written,
+                anonymizer,
+            );
+            privacy::anonymize(tables, anonymizer)
+        }
+        None => {
+            // Problems are reported with the path the user gave or a library's own wording,
+            // which may be absolute: the snapshot keeps paths relative to the repository or the
+            // store.
+            for report in draft.reports.values_mut() {
+                for w in &mut report.warnings {
+                    w.message = relative_paths(&w.message, &plan.root, &plan.store_root);
+                    w.path = w
+                        .path
+                        .as_deref()
+                        .map(|p| relative_paths(p, &plan.root, &plan.store_root));
+                }
+            }
+            tables
+        }
+    };
+    let publication = Publication {
+        partition: &partition,
+        repo_state: repo_state_written,
+        previous: &previous,
+        scan_cache,
+    };
+    publish::publish(&plan, tables, draft, publication)
+}
+
+/// The state to snapshot, or the snapshot of it that already exists.
+enum StateRead {
+    Existing(StoredSnapshot),
+    New(RepoState, Option<ScanOutput>, Option<PendingCache>),
+}
+
+fn existing(plan: &Plan, state: &RepoState) -> Result<Option<StoredSnapshot>, PipelineError> {
+    existing_snapshot(&plan.store, &plan.repo_id, state, plan.force, plan.privacy)
+}
+
+/// Reads the repository state (keyed when anonymized) and, when needed, scans the tree.
+fn read_state(
+    plan: &Plan,
+    progress: &dyn Progress,
+    draft: &mut ManifestDraft,
+) -> Result<StateRead, PipelineError> {
+    let clock = Instant::now();
+    // The scan's own inputs only: the repository handle stays on this thread.
+    let (root, scan_config) = (&plan.root, &plan.scan_config);
+    let run_scan = || {
+        let clock = Instant::now();
+        let scanned = scan::scan(root, scan_config, progress);
+        (scanned, clock.elapsed())
+    };
+    // The git state and the scan both walk the working tree, each mostly on one core. When the
+    // git state cannot end the run (no snapshot of HEAD's commit is stored, or `--force`), they
+    // run side by side; otherwise the state is read first, and an existing snapshot is found
+    // without reading a single file.
+    let side_by_side = plan.needs_scan()
+        && plan.repo.as_ref().is_some_and(|repo| {
+            plan.force
+                || repo.head_id().map_or(true, |head| {
+                    plan.store
+                        .folders(&plan.repo_id)
+                        .at_commit(&head.to_string())
+                        .is_empty()
+                })
+        });
+    let read_git_state = || {
+        plan.repo
+            .as_ref()
+            .map(|repo| repo_state::read_state_of(repo, &plan.root, &plan.exclusions))
+            .transpose()
+    };
+    let (git_state, scan_result) = if side_by_side {
+        let mut scan_result = None;
+        let git_state = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| scan_result = Some(run_scan()));
+            read_git_state()
+        });
+        (git_state, scan_result)
+    } else {
+        (read_git_state(), None)
+    };
+    let mut git_state = git_state?;
+    if let (Some(a), Some(state)) = (&plan.anonymizer, &mut git_state) {
+        a.key_repo_state(state);
+    }
+    draft.time("repo-state", clock);
+    if let Some(state) = &git_state {
+        if let Some(snapshot) = existing(plan, state)? {
+            return Ok(StateRead::Existing(snapshot));
+        }
+    }
+
+    let scan_result = match scan_result {
+        Some(done) => Some(done),
+        None if plan.needs_scan() => Some(run_scan()),
+        None => None,
+    };
+    let mut scanned = match scan_result {
+        Some((scanned, took)) => {
+            draft.timings.push(("scan".into(), took));
+            Some(scanned?)
+        }
+        None => None,
+    };
+    // Encoded meanwhile, written only once the snapshot is published: a failed run leaves the
+    // store as it was.
+    let scan_cache = scanned
+        .as_mut()
+        .and_then(|s| s.cache_update.take())
+        .map(CacheUpdate::encode_in_background);
+
+    let repo_state = match git_state {
+        Some(s) => s,
+        None => {
+            let mut state = repo_state::nogit_state(
+                scanned
+                    .as_ref()
+                    .map(|s| s.files.as_slice())
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|f| (f.path.as_str(), f.content_hash.as_str())),
+            );
+            if let Some(a) = &plan.anonymizer {
+                a.key_repo_state(&mut state);
+            }
+            if let Some(snapshot) = existing(plan, &state)? {
+                return Ok(StateRead::Existing(snapshot));
+            }
+            state
+        }
+    };
+    Ok(StateRead::New(repo_state, scanned, scan_cache))
+}
+
+/// Runs the selected stages in order and returns every table they produced.
+fn run_stages(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    scanned: Option<ScanOutput>,
+    previous_warnings: &[String],
+    draft: &mut ManifestDraft,
+) -> Result<TableSet, PipelineError> {
+    let files = match scanned {
+        Some(scan) if plan.selected(Stage::Scan) => Some(draft.add(Stage::Scan, scan)),
+        _ => None,
+    };
+    let syntax = syntax_stage(plan, ctx, files.as_deref(), draft)?;
+    let (code, agreement) = scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, draft)?;
+    let history = git_stage(plan, ctx, draft)?;
+    let identity = identity_stage(plan, ctx, &code, agreement, previous_warnings, draft);
+
+    let (aliases, tombstones) = identity.unzip();
+    let mut tables = TableSet {
+        files,
+        symbols: code.symbols,
+        occurrences: code.occurrences,
+        call_edges: code.call_edges,
+        relationships: code.relationships,
+        imports: code.imports,
+        aliases,
+        tombstones,
+        ..TableSet::default()
+    };
+    if let Some(h) = history {
+        tables.commits = Some(h.commits);
+        tables.file_changes = Some(h.file_changes);
+        tables.churn = Some(h.churn);
+        tables.cochange = Some(h.cochange);
+        tables.ownership = Some(h.ownership);
+    }
+
+    // The modules stage runs last: it reads every table the other stages produced and hands
+    // them back module-assigned.
+    if plan.selected(Stage::Modules) {
+        let clock = Instant::now();
+        if tables.files.is_some() {
+            tables = draft.add(Stage::Modules, modules::run(ctx, tables));
+        } else {
+            draft.skip(Stage::Modules, "input stage scan did not run");
+        }
+        draft.time("modules", clock);
+    }
+    Ok(tables)
+}
+
+/// The syntax stage, over the scanned files.
+fn syntax_stage(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    files: Option<&[FileRow]>,
+    draft: &mut ManifestDraft,
+) -> Result<Option<SyntaxTables>, PipelineError> {
+    if !plan.selected(Stage::Syntax) {
+        return Ok(None);
+    }
+    let Some(files) = files else {
+        draft.skip(Stage::Syntax, "input stage scan did not run");
+        return Ok(None);
+    };
+    let clock = Instant::now();
+    let out = syntax::run(ctx, files, ctx.previous)?;
+    draft.time("syntax", clock);
+    Ok(Some(draft.add(Stage::Syntax, out)))
+}
+
+/// The SCIP stage, then the merge step: tree-sitter and SCIP rows into the code tables (the
+/// merge's counts are the scip stage's). Also returns how often the two backends agreed.
+fn scip_stage_and_merge(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    files: Option<&[FileRow]>,
+    syntax: Option<SyntaxTables>,
+    draft: &mut ManifestDraft,
+) -> Result<(CodeTables, Option<Agreement>), PipelineError> {
+    if !plan.selected(Stage::Scip) {
+        return Ok((merge::merge_step(syntax, None).0, None));
+    }
+    let clock = Instant::now();
+    let (scip, mut parts) = scip_stage(plan, ctx, files)?;
+    // Where both backends saw a definition, do they name it the same? Measured before the
+    // merge, which keeps only one of the two.
+    let agreement = match (&syntax, &scip) {
+        (Some(ts), Some(scip)) => Some(identity::backend_agreement(&ts.symbols, &scip.symbols)),
+        _ => None,
+    };
+    let (code, merge_stats) = merge::merge_step(syntax, scip);
+    if let Some(stats) = merge_stats {
+        parts.report.counts.extend(stats.counts());
+    }
+    draft.record(Stage::Scip, parts);
+    draft.time("scip", clock);
+    Ok((code, agreement))
+}
+
+/// The git stage, when the root is a repository.
+fn git_stage(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    draft: &mut ManifestDraft,
+) -> Result<Option<HistoryTables>, PipelineError> {
+    if !plan.selected(Stage::Git) {
+        return Ok(None);
+    }
+    let clock = Instant::now();
+    let rows = match plan.repo.as_ref() {
+        None => {
+            draft.skip(Stage::Git, "not a git repository");
+            None
+        }
+        Some(repo) => {
+            let mut opts = history::HistoryOptions::new(
+                &plan.config.history,
+                &plan.repo_id,
+                std::env::var("CKB_SALT").ok(),
+            );
+            opts.fetch_missing = plan.history_fetch_missing;
+            let out = history::run(ctx, repo, &opts, ctx.previous)?;
+            Some(draft.add(Stage::Git, out))
+        }
+    };
+    draft.time("git", clock);
+    Ok(rows)
+}
+
+/// The identity stage, after every extraction stage, over the final merged symbols.
+fn identity_stage(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    code: &CodeTables,
+    agreement: Option<Agreement>,
+    previous_warnings: &[String],
+    draft: &mut ManifestDraft,
+) -> Option<(Vec<AliasRow>, Vec<TombstoneRow>)> {
+    if !plan.selected(Stage::Identity) {
+        return None;
+    }
+    let clock = Instant::now();
+    let rows = match &code.symbols {
+        None => {
+            let mut report = StageReport::skipped("no symbols: syntax and scip did not run");
+            report.set_warnings(
+                previous_warnings
+                    .iter()
+                    .map(|m| Warning {
+                        code: "previous-snapshot".into(),
+                        path: None,
+                        message: m.clone(),
+                    })
+                    .collect(),
+            );
+            draft.record(Stage::Identity, ManifestParts::report(report));
+            None
+        }
+        Some(symbols) => {
+            let out = identity::identity(ctx, symbols, agreement, previous_warnings);
+            Some(draft.add(Stage::Identity, out))
+        }
+    };
+    draft.time("identity", clock);
+    rows
+}
+
+/// The SCIP stage: its rows (none when no index was read) and its manifest parts.
+fn scip_stage(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    files: Option<&[FileRow]>,
+) -> Result<(Option<ScipTables>, ManifestParts), PipelineError> {
+    let not_run = |report| Ok((None, ManifestParts::report(report)));
+    if plan.no_scip {
+        return not_run(StageReport::not_run("disabled (--no-scip)"));
+    }
+    if plan.scip_indexes.is_empty() {
+        return not_run(StageReport::not_run("no SCIP index found"));
+    }
+    let Some(files) = files else {
+        return not_run(StageReport::skipped(
+            "needs the scan stage: SCIP documents are checked against the scanned files",
+        ));
+    };
+    let input = scip::ScipInput {
+        root: ctx.root,
+        repo_id: ctx.repo_id,
+        files,
+        repo: plan.repo.as_ref(),
+        repo_state: ctx.repo_state,
+        indexed_commit: plan.scip_commit.as_deref(),
+        config: scip::ScipConfig::default(),
+    };
+    let (rows, parts) = scip::run(&input, &plan.scip_indexes, ctx.progress)?.split();
+    Ok((Some(rows), parts))
+}

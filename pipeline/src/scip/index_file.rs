@@ -1,0 +1,449 @@
+//! One SCIP index file, read as a stream: metadata first, documents in bounded batches decoded
+//! and converted in parallel and folded into the accumulator, then the checks that refuse a file
+//! that is no index of this repository, and the backend entry with the index's freshness.
+
+use super::materialize::materialize;
+use super::*;
+
+/// The project root of an index relative to the repository root, plus candidates to try when the
+/// index was built at another path. Returns `(fixed prefix, candidates)`.
+fn project_root_prefix(
+    root: &Path,
+    project_root: &str,
+    tally: &mut Tally,
+) -> (Option<String>, Vec<String>) {
+    let raw = project_root.trim();
+    let path = match raw.strip_prefix("file://") {
+        Some(rest) => percent_decode(rest),
+        None => raw.to_string(),
+    };
+    let path = path.trim_end_matches('/');
+    if path.is_empty() {
+        return (Some(String::new()), Vec::new());
+    }
+    if raw.starts_with("file://") || path.starts_with('/') {
+        tally.bump(quirks::PROJECT_ROOT_ABSOLUTE);
+    }
+    let abs = Path::new(path);
+    let abs = abs.canonicalize().unwrap_or_else(|_| abs.to_path_buf());
+    if let Ok(rel) = abs.strip_prefix(root) {
+        return (Some(rel.to_string_lossy().replace('\\', "/")), Vec::new());
+    }
+    tally.bump(quirks::PROJECT_ROOT_ELSEWHERE);
+    // Built elsewhere (CI): the same project may sit at a sub-folder whose trailing path matches.
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".." && *p != ".")
+        .collect();
+    let mut candidates = vec![String::new()];
+    for k in (1..parts.len()).rev() {
+        let suffix = parts[parts.len() - k..].join("/");
+        if std::fs::symlink_metadata(root.join(&suffix)).is_ok_and(|m| m.is_dir()) {
+            candidates.push(suffix);
+        }
+    }
+    (None, candidates)
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn scip_error(path: &Path, root: &Path, message: impl Into<String>) -> PipelineError {
+    PipelineError::Scip {
+        path: PathBuf::from(display_input(root, path)),
+        message: message.into(),
+    }
+}
+
+/// Decodes and converts one batch of encoded documents in parallel, keeping input order. Each
+/// outcome comes with the document's occurrence count (0 when undecodable). `headers`, when given,
+/// are the documents' headers, already read.
+fn convert_batch(
+    batch: Vec<Vec<u8>>,
+    headers: Option<Vec<protobuf::Result<mapping::DocHeader>>>,
+    env: &DocEnv<'_>,
+) -> Vec<(i64, DocOutcome)> {
+    match headers {
+        Some(headers) => batch
+            .into_par_iter()
+            .zip(headers)
+            .map(|(bytes, header)| mapping::convert_with_header(&bytes, header, env))
+            .collect(),
+        None => batch
+            .into_par_iter()
+            .map(|bytes| mapping::convert(&bytes, env))
+            .collect(),
+    }
+}
+
+/// How the documents of one index are placed, decided from its metadata.
+struct Setup {
+    /// Project root relative to the repository; `None` until chosen among `candidates`.
+    prefix: Option<String>,
+    candidates: Vec<String>,
+    tool: String,
+    encoding: Encoding,
+}
+
+impl Setup {
+    fn new(root: &Path, metadata: Option<&Metadata>, tally: &mut Tally) -> Setup {
+        let tool = metadata
+            .and_then(|m| m.tool_info.as_ref())
+            .map(|t| t.name.clone())
+            .unwrap_or_default();
+        let (prefix, candidates) = project_root_prefix(
+            root,
+            metadata.map(|m| m.project_root.as_str()).unwrap_or(""),
+            tally,
+        );
+        let encoding = mapping::default_encoding(&tool);
+        Setup {
+            prefix,
+            candidates,
+            tool,
+            encoding,
+        }
+    }
+}
+
+/// What converting a batch needs besides the batch.
+struct BatchContext<'a> {
+    root: &'a Path,
+    files: &'a HashMap<String, String>,
+    covered_before: &'a HashSet<String>,
+    max_occurrences: usize,
+    progress: &'a dyn Progress,
+}
+
+fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchContext<'_>) {
+    if batch.is_empty() {
+        return;
+    }
+    let n = batch.len() as u64;
+    let mut headers = None;
+    if setup.prefix.is_none() {
+        // Built elsewhere: choose the project-root prefix under which most of this batch's
+        // documents are files of the repository (the repository root wins ties). The headers
+        // read for it are kept for the conversion.
+        let read: Vec<protobuf::Result<mapping::DocHeader>> =
+            batch.par_iter().map(|b| mapping::read_header(b)).collect();
+        let paths: Vec<&str> = read
+            .iter()
+            .filter_map(|h| h.as_ref().ok().map(|h| h.relative_path.as_str()))
+            .collect();
+        let mut best: Option<(usize, &String)> = None;
+        for c in &setup.candidates {
+            let hits = paths
+                .iter()
+                .filter(|p| mapping::repo_path(c, p).is_some_and(|rp| ctx.files.contains_key(&rp)))
+                .count();
+            if best.is_none_or(|(h, _)| hits > h) {
+                best = Some((hits, c));
+            }
+        }
+        setup.prefix = Some(best.map(|(_, c)| c.clone()).unwrap_or_default());
+        headers = Some(read);
+    }
+    let prefix = setup.prefix.clone().unwrap_or_default();
+    let env = DocEnv {
+        root: ctx.root,
+        prefix: &prefix,
+        files: ctx.files,
+        covered_before: ctx.covered_before,
+        default_encoding: setup.encoding,
+        max_occurrences: ctx.max_occurrences,
+    };
+    for (occurrences, outcome) in convert_batch(batch, headers, &env) {
+        acc.occurrences_total += occurrences;
+        acc.absorb(outcome);
+    }
+    ctx.progress.advance(n);
+}
+
+pub(super) fn read_one(
+    input: &ScipInput<'_>,
+    index: &Path,
+    files: &HashMap<String, String>,
+    covered_before: &HashSet<String>,
+    progress: &dyn Progress,
+) -> Result<OneIndex, PipelineError> {
+    let root = input.root;
+    let mut acc = Accum::default();
+    // The symbol table and the occurrence records grow with the index (one distinct symbol per
+    // 0.7–1 KB of index, one kept occurrence per 140–150 bytes, on scip-typescript's vue and
+    // rust-analyzer's ripgrep). Sized up front, the table is not rehashed (each rehash hashes every
+    // symbol string again) and the records are not copied as they fill; room reserved but never
+    // filled is never touched.
+    if let Ok(meta) = std::fs::metadata(index) {
+        acc.ids.reserve((meta.len() / 1024).min(1 << 22) as usize);
+        acc.records
+            .reserve((meta.len() / 128).min(1 << 26) as usize);
+    }
+    let (setup, metadata) =
+        stream_documents(input, index, files, covered_before, progress, &mut acc)?;
+    let used = acc.docs.len() as i64;
+    let covered_elsewhere = acc.tally.get(quirks::SKIP_ALREADY_COVERED);
+    if acc.documents_total > 0 && used == 0 && covered_elsewhere < acc.documents_total {
+        return Err(scip_error(
+            index,
+            root,
+            format!(
+                "none of its {} documents is a usable file of this repository (an index of another \
+                 repository, a project root that does not match, or undecodable documents)",
+                acc.documents_total
+            ),
+        ));
+    }
+    if acc.documents_total == 0 {
+        acc.warnings.push(Warning {
+            code: "index-without-documents".into(),
+            path: Some(display_input(root, index)),
+            message: "the index holds no documents".into(),
+        });
+    }
+
+    // Freshness.
+    let indexed = match input.indexed_commit {
+        Some(c) => Some(c.to_string()),
+        None => match freshness::sidecar_commit(index) {
+            Ok(c) => c,
+            Err(message) => {
+                acc.warnings.push(Warning {
+                    code: "scip-commit-sidecar-invalid".into(),
+                    path: Some(format!("{}.commit", display_input(root, index))),
+                    message,
+                });
+                None
+            }
+        },
+    };
+    let fresh = freshness::assess(input.repo, input.repo_state, indexed.as_deref());
+
+    let (tables, counts) = materialize(&mut acc, input.repo_id);
+    let backend = backend_entry(
+        root, index, &acc, used, &tables, counts, setup, &metadata, &fresh,
+    );
+    if fresh.is_stale() {
+        acc.warnings.push(Warning {
+            code: "index-stale".into(),
+            path: backend.input.clone(),
+            message: match fresh.commits_behind {
+                Some(n) if fresh.state == "behind" => {
+                    format!("the index describes a commit {n} commits behind HEAD")
+                }
+                _ if fresh.state == "current-dirty" => {
+                    "the index describes HEAD but the working tree has changed since".into()
+                }
+                _ => "the index describes a commit that is not an ancestor of HEAD".into(),
+            },
+        });
+    }
+    Ok(OneIndex {
+        tables,
+        backend,
+        tally: std::mem::take(&mut acc.tally),
+        warnings: std::mem::take(&mut acc.warnings),
+        documents_used: used,
+        freshness: fresh,
+    })
+}
+
+/// Streams the index into `acc`: the metadata first (looked for in a pass of its own when it is
+/// not the first field), then the documents in batches, the external symbols' kinds, and the
+/// unknown fields. An index with neither metadata nor documents is an error.
+fn stream_documents(
+    input: &ScipInput<'_>,
+    index: &Path,
+    files: &HashMap<String, String>,
+    covered_before: &HashSet<String>,
+    progress: &dyn Progress,
+    acc: &mut Accum,
+) -> Result<(Setup, Option<Metadata>), PipelineError> {
+    let root = input.root;
+    let limits = reader::ReadLimits {
+        max_document_bytes: input.config.max_document_bytes,
+        metadata_only: false,
+    };
+    let metadata_pass = reader::ReadLimits {
+        metadata_only: true,
+        ..limits
+    };
+    // Metadata must come first (the SCIP schema asks for it, for streaming). Peek at the first
+    // known field; when it is not the metadata, a metadata-only pass finds it before the documents
+    // are read.
+    let mut metadata_first: Option<bool> = None;
+    reader::read_index(index, metadata_pass, |item| match item {
+        reader::Item::Metadata(_) => {
+            metadata_first = Some(true);
+            Err(())
+        }
+        reader::Item::Unknown => Ok(()),
+        _ => {
+            metadata_first = Some(false);
+            Err(())
+        }
+    })
+    .map_err(|e| scip_error(index, root, e.to_string()))?
+    .ok();
+    let mut metadata: Option<Metadata> = None;
+    if metadata_first == Some(false) {
+        acc.tally.bump(quirks::METADATA_NOT_FIRST);
+        reader::read_index::<()>(index, metadata_pass, |item| {
+            if let reader::Item::Metadata(m) = item {
+                metadata.get_or_insert(m);
+            }
+            Ok(())
+        })
+        .map_err(|e| scip_error(index, root, e.to_string()))?
+        .ok();
+    }
+    let mut setup: Option<Setup> = metadata
+        .as_ref()
+        .map(|m| Setup::new(root, Some(m), &mut acc.tally));
+    let ctx = BatchContext {
+        root,
+        files,
+        covered_before,
+        max_occurrences: input.config.max_occurrences_per_document,
+        progress,
+    };
+    let mut batch: Vec<Vec<u8>> = Vec::new();
+    let mut batch_bytes = 0usize;
+    let mut unknown = 0i64;
+    reader::read_index::<()>(index, limits, |item| {
+        match item {
+            reader::Item::Metadata(m) => {
+                let m = metadata.get_or_insert(m);
+                if setup.is_none() {
+                    setup = Some(Setup::new(root, Some(m), &mut acc.tally));
+                }
+            }
+            reader::Item::Document(bytes) => {
+                let s = setup.get_or_insert_with(|| Setup::new(root, None, &mut acc.tally));
+                acc.documents_total += 1;
+                batch_bytes += bytes.len();
+                batch.push(bytes);
+                if batch_bytes >= input.config.batch_bytes {
+                    flush(std::mem::take(&mut batch), acc, s, &ctx);
+                    batch_bytes = 0;
+                }
+            }
+            reader::Item::OversizedDocument { bytes } => {
+                acc.documents_total += 1;
+                acc.tally.bump(quirks::SKIP_OVERSIZED);
+                acc.warnings.push(Warning {
+                    code: "document-too-large".into(),
+                    path: None,
+                    message: format!(
+                        "a document of {bytes} bytes exceeds the limit of {}; skipped unread",
+                        input.config.max_document_bytes
+                    ),
+                });
+            }
+            reader::Item::ExternalSymbol(bytes) => {
+                acc.external_symbols += 1;
+                match SymbolInformation::parse_from_bytes(&bytes) {
+                    Ok(info) => {
+                        if let Some(kind) = symbols::kind_name(info.kind) {
+                            acc.external_kinds.insert(info.symbol, kind);
+                        }
+                    }
+                    Err(_) => acc.tally.bump(quirks::SKIP_EXTERNAL_UNDECODABLE),
+                }
+            }
+            reader::Item::Skipped { .. } | reader::Item::Unknown => unknown += 1,
+        }
+        Ok(())
+    })
+    .map_err(|e| scip_error(index, root, e.to_string()))?
+    .ok();
+    let mut setup = setup.unwrap_or_else(|| Setup::new(root, None, &mut acc.tally));
+    flush(std::mem::take(&mut batch), acc, &mut setup, &ctx);
+    acc.tally.add(quirks::UNKNOWN_FIELDS, unknown);
+    if metadata.is_none() {
+        acc.tally.bump(quirks::METADATA_MISSING);
+        if acc.documents_total == 0 {
+            return Err(scip_error(
+                index,
+                root,
+                "no metadata and no documents: this is not a SCIP index",
+            ));
+        }
+    }
+    Ok((setup, metadata))
+}
+
+/// The manifest's backend entry of one index.
+#[allow(clippy::too_many_arguments)]
+fn backend_entry(
+    root: &Path,
+    index: &Path,
+    acc: &Accum,
+    used: i64,
+    tables: &ScipTables,
+    counts: BTreeMap<String, i64>,
+    setup: Setup,
+    metadata: &Option<Metadata>,
+    fresh: &freshness::Freshness,
+) -> Backend {
+    let mut backend_counts: BTreeMap<String, i64> = BTreeMap::new();
+    backend_counts.insert("documents".into(), acc.documents_total);
+    backend_counts.insert("documentsUsed".into(), used);
+    backend_counts.insert("occurrences".into(), acc.occurrences_total);
+    backend_counts.insert("occurrencesUsed".into(), tables.occurrences.len() as i64);
+    backend_counts.insert("symbols".into(), tables.symbols.len() as i64);
+    backend_counts.insert("externalSymbols".into(), acc.external_symbols);
+    backend_counts.insert("relationships".into(), tables.relationships.len() as i64);
+    backend_counts.insert("callEdges".into(), tables.call_edges.len() as i64);
+    backend_counts.extend(counts);
+    let mut facts: BTreeMap<String, String> = BTreeMap::new();
+    let prefix = setup.prefix.unwrap_or_default();
+    facts.insert(
+        "projectRoot".into(),
+        if prefix.is_empty() {
+            ".".into()
+        } else {
+            prefix
+        },
+    );
+    facts.insert("freshness".into(), fresh.state.into());
+    if let Some(c) = &fresh.indexed_commit {
+        facts.insert("indexedCommit".into(), c.clone());
+    }
+    if let Some(n) = fresh.commits_behind {
+        facts.insert("commitsBehind".into(), n.to_string());
+    }
+    let version = metadata
+        .as_ref()
+        .and_then(|m| m.tool_info.as_ref())
+        .map(|t| t.version.clone())
+        .filter(|v| !v.is_empty());
+    Backend {
+        kind: SOURCE.into(),
+        tool: if setup.tool.is_empty() {
+            "unknown".into()
+        } else {
+            setup.tool
+        },
+        version,
+        input: Some(display_input(root, index)),
+        counts: backend_counts,
+        facts,
+    }
+}
