@@ -415,3 +415,42 @@ fn every_answer_goes_through_the_one_finishing_step() {
         "an Answer is built outside finish (and the documented diff exception)"
     );
 }
+
+/// No stage reaches up into the run that drives it: only the orchestration files (the public
+/// API, the plan, the driver, the previous-snapshot choice, publication and the stage contract)
+/// may name the driver, the plan or the options; every stage gets what it needs as its input or
+/// through `StageContext`.
+#[test]
+fn no_stage_imports_the_driver() {
+    let root = workspace_root();
+    let orchestration = [
+        "pipeline/src/lib.rs",
+        "pipeline/src/driver.rs",
+        "pipeline/src/plan.rs",
+        "pipeline/src/previous.rs",
+        "pipeline/src/publish.rs",
+        "pipeline/src/stage.rs",
+    ];
+    let upward = [
+        "crate::driver",
+        "crate::plan",
+        "crate::publish",
+        "crate::previous",
+        "SnapshotOptions",
+        "crate::snapshot(",
+    ];
+    let mut offenders = Vec::new();
+    for path in rust_files(&root) {
+        let p = path.to_string_lossy().replace('\\', "/");
+        if !p.starts_with("pipeline/src/") || orchestration.contains(&p.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(root.join(&path)).unwrap();
+        for needle in upward {
+            if text.contains(needle) {
+                offenders.push(format!("{p} names {needle}"));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{offenders:?}");
+}

@@ -3,6 +3,8 @@
 //!
 //! Goldens live in `tests/golden/diff/`; regenerate with `CKB_UPDATE_GOLDEN=1 cargo test -p ckb
 //! --test cli_diff` and review every changed line before committing (see the README there).
+//!
+//! Size: one base and head fixture shared by every diff test, spelled out in full (the goldens are traced to it).
 
 mod common;
 

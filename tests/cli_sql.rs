@@ -5,6 +5,8 @@
 //!
 //! Goldens: `tests/golden/sql/<name>.csv`, regenerated with `CKB_UPDATE_GOLDEN=1 cargo test -p ckb
 //! --test cli_sql` and reviewed by hand before committing.
+//!
+//! Size: one test per SQL guarantee, including the 70 write forms the guard refuses, listed one per line.
 
 mod common;
 

@@ -8,6 +8,8 @@
 //! - A standard snapshot taken from a deep temporary folder, with `--previous` chains and odd files
 //!   that make warnings, holds no absolute path (nor any component of the temporary folder) and no
 //!   source text (a comment, string literals, a parameter default).
+//!
+//! Size: `anonymized_snapshot_holds_no_canary` (~155 lines) searches every artifact kind of one canary snapshot, kept in one piece.
 
 mod common;
 

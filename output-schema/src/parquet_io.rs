@@ -8,6 +8,8 @@
 //! chunks are then appended in schema order: the bytes are exactly those of `ArrowWriter::write`
 //! of the whole batch (tested), but the largest table no longer encodes on one core while the
 //! others wait.
+//!
+//! Size: about 430 of its lines are the tests at its end, which prove the writer's bytes equal a serial ArrowWriter's and the readers' round trips; the code itself is ~740 lines.
 
 use std::fs::File;
 use std::io::Write;

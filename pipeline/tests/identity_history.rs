@@ -5,6 +5,8 @@
 //! output becomes the next commit's previous snapshot, as in the pipeline.
 //!
 //! Prints the share of scripted renames recovered and the false redirects (`--nocapture`).
+//!
+//! Size: `scripted_history_keeps_ids_meaningful` (~250 lines) is one scripted history of renames, moves and deletions, checked step by step.
 
 use std::collections::{BTreeMap, BTreeSet};
 

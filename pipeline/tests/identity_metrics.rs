@@ -8,6 +8,8 @@
 //!
 //! `cargo test -p pipeline --test identity_metrics -- --nocapture` prints the figures (or
 //! `ci/identity-metrics.sh`); `IDENTITY_DEBUG=1` also lists each false redirect.
+//!
+//! Size: `run` (~160 lines) is the whole measurement over one history, kept in one piece so its numbers are read in order.
 
 use std::collections::{BTreeMap, BTreeSet};
 

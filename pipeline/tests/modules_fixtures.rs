@@ -1,5 +1,7 @@
 //! Fixture monorepos (Cargo workspace, npm workspaces with TS path aliases, Python src layout,
 //! Go module) with the exact expected modules, import classifications and edges.
+//!
+//! Size: one realistic repository layout per test (`cargo_workspace`, `npm_workspaces_with_ts_path_aliases`: ~160–170 lines each), written out file by file so a reader sees the whole layout.
 
 #[path = "modules_common/mod.rs"]
 mod common;

@@ -1,5 +1,7 @@
 //! The SCIP stage on indexes built in the test with the `scip` crate's types, covering every quirk
 //! real indexers show (see `pipeline::scip::quirks`) and checking each is handled and counted.
+//!
+//! Size: `every_quirk_is_handled_and_counted` (~210 lines) builds one index holding every quirk and checks each count.
 
 mod scip_support;
 

@@ -1,6 +1,8 @@
 //! Query answers over the hand-written fixture snapshot: facts, orders, resolution, every error
 //! code a query can return, budgets with their truncations and drilldowns, token trimming and
 //! byte determinism.
+//!
+//! Size: one test per answer property over the one hand-written fixture; split by command it would repeat the fixture set-up.
 
 mod fixture;
 

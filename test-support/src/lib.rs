@@ -284,7 +284,8 @@ mod tests {
     #[test]
     fn the_installer_pins_the_versions_the_tests_expect() {
         let script = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/install-indexers.sh"),
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+                .join("../ci/install-indexers.sh"),
         )
         .expect("ci/install-indexers.sh");
         for (name, version) in PINNED_INDEXERS {

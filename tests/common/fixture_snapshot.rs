@@ -4,6 +4,8 @@
 //! Golden answers built on these snapshots depend only on the rows a test writes, not on what the
 //! extraction stages happen to produce, so they stay stable while the stages evolve. Every table is
 //! written (empty unless filled) unless a test leaves it out with [`SnapshotBuilder::without`].
+//!
+//! Size: `sample_store` (~150 lines) is the store of three snapshots the SQL and diff goldens read, spelled out row by row.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

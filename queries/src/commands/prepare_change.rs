@@ -14,6 +14,8 @@
 //!   0.3 / none 0) and a change-type factor multiplying the score (modify 1, rename 0.9, extract
 //!   0.8, delete 1.2; capped at 1). `suggestions` are concrete steps for the change type.
 //!   Each list holds at most `--max-items` entries.
+//!
+//! Size: `prepare_change` (~155 lines) is the shared ending of both plans: risk, tests, co-change and the answer in print order.
 
 use std::collections::{BTreeMap, BTreeSet};
 

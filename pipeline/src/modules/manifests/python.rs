@@ -1,5 +1,7 @@
 //! Python: `pyproject.toml` (PEP 621, Poetry, setuptools and Hatch layouts), `setup.cfg`,
 //! `setup.py` and `requirements*.txt`, and the PEP 503/508 name rules.
+//!
+//! Size: `read_pyproject` (~155 lines) reads the four pyproject layouts (PEP 621, Poetry, setuptools, Hatch) one after the other, as the file is laid out.
 
 use std::collections::BTreeMap;
 
