@@ -241,8 +241,11 @@ pub fn contain_decoder_panics() {
     }));
 }
 
+/// What a target does with one input.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, as `ci/fuzz.sh` and the corpus test name them.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("config", config),
     ("manifest", manifest),
     ("scan_cache", scan_cache),
