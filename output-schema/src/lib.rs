@@ -23,8 +23,11 @@ pub mod manifest;
 pub mod parquet_io;
 pub mod redirect;
 pub mod shared_str;
+pub mod small_file;
 pub mod table;
+pub mod table_file;
 pub mod tables;
+pub mod thrift_check;
 pub mod verify;
 pub mod views;
 

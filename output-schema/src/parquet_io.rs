@@ -31,6 +31,7 @@ use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, Uninde
 use rayon::prelude::*;
 
 use crate::manifest::{file_hash, FileEntry};
+use crate::table_file::TableFile;
 use crate::{FormatError, Table, TableInfo, CKB_VERSION, SCHEMA_VERSION};
 
 /// Rows per row group: small enough for readers to skip by statistics, large enough to compress.
@@ -320,8 +321,7 @@ pub fn write_jsonl_to<T: Table>(
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     crate::contain::decoding(&path.display().to_string(), || {
-        let file = open_table_file(path)?;
-        let metadata = reader_metadata(&file)?;
+        let (file, metadata) = open_guarded(path, true)?;
         let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
             .with_batch_size(65_536)
             .build()?;
@@ -333,6 +333,31 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     })
 }
 
+/// Opens a table file that ckb did not just write for decoding, reading its Arrow schema as the
+/// file declares it: the footer loaded and range-checked, every read confined to a column chunk
+/// whose pages were checked first ([`TableFile`]). The reader of `ckb query`'s lookups.
+pub fn open_table(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<TableFile>, FormatError> {
+    let (file, metadata) = open_guarded(path, false)?;
+    Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
+        file, metadata,
+    ))
+}
+
+/// A table file and its reader metadata (string columns in dictionary form when `dictionaries`).
+fn open_guarded(
+    path: &Path,
+    dictionaries: bool,
+) -> Result<(TableFile, ArrowReaderMetadata), FormatError> {
+    let file = open_table_file(path)?;
+    let metadata = if dictionaries {
+        reader_metadata(&file)?
+    } else {
+        load_metadata(&file)?
+    };
+    let guarded = TableFile::new(file, metadata.metadata())?;
+    Ok((guarded, metadata))
+}
+
 /// A file's reader metadata, asking for every top-level string column in dictionary form.
 ///
 /// ckb writes string columns dictionary-encoded, and most of their values repeat (paths, kinds,
@@ -341,8 +366,7 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
 /// column decoders accept both forms, so a file whose chunks are not dictionary-encoded reads the
 /// same.
 fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
-    let plain = ArrowReaderMetadata::load(file, ArrowReaderOptions::default())?;
-    check_chunk_ranges(plain.metadata(), file)?;
+    let plain = load_metadata(file)?;
     let fields: Vec<_> = plain
         .schema()
         .fields()
@@ -363,6 +387,16 @@ fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
         plain.metadata().clone(),
         ArrowReaderOptions::new().with_schema(schema),
     )?)
+}
+
+/// Loads the footer of a table file that ckb did not just write: checked before the `parquet`
+/// crate parses it ([`crate::table_file::check_footer`]), and every column chunk inside the file
+/// ([`check_chunk_ranges`]).
+pub fn load_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
+    crate::table_file::check_footer(file)?;
+    let metadata = ArrowReaderMetadata::load(file, ArrowReaderOptions::default())?;
+    check_chunk_ranges(metadata.metadata(), file)?;
+    Ok(metadata)
 }
 
 /// Refuses a file whose footer places a column chunk outside the file: a negative offset or size
@@ -443,17 +477,16 @@ fn read_table_parallel_contained<T: Table>(
     what: &str,
     room: usize,
 ) -> Result<Vec<T>, FormatError> {
-    let open = || open_table_file(path);
-    let metadata = reader_metadata(&open()?)?;
+    let (file, metadata) = open_guarded(path, true)?;
     let schema = metadata.schema().clone();
-    // One reader (and file handle: readers seek) per top-level column; each worker contains its
-    // own decoder's panic (a panic hook runs on the thread that panicked).
+    // One reader per top-level column, all reading the one file by offset; each worker contains
+    // its own decoder's panic (a panic hook runs on the thread that panicked).
     let columns: Vec<Vec<ArrayRef>> = (0..schema.fields().len())
         .into_par_iter()
         .map(|i| -> Result<Vec<ArrayRef>, FormatError> {
             crate::contain::decoding(what, || {
                 let mask = ProjectionMask::roots(metadata.parquet_schema(), [i]);
-                ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, metadata.clone())
+                ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone())
                     .with_projection(mask)
                     .with_batch_size(65_536)
                     .build()?

@@ -191,10 +191,13 @@ fn check_table(
     let opened = File::open(snapshot.join(file))
         .map_err(|e| e.to_string())
         .and_then(|f| {
-            let builder =
-                ParquetRecordBatchReaderBuilder::try_new(f.try_clone().map_err(|e| e.to_string())?)
-                    .map_err(|e| e.to_string())?;
-            crate::parquet_io::check_chunk_ranges(builder.metadata(), &f)
+            let metadata = crate::parquet_io::load_metadata(&f).map_err(|e| e.to_string())?;
+            let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                f.try_clone().map_err(|e| e.to_string())?,
+                metadata,
+            );
+            crate::table_file::TableFile::new(f, builder.metadata())
+                .and_then(|t| t.check_all_pages())
                 .map_err(|e| e.to_string())?;
             Ok(builder)
         });

@@ -11,15 +11,13 @@
 //! Every failure to read a table the manifest lists is `SNAPSHOT_CORRUPT` naming the table.
 
 use std::collections::BTreeSet;
-use std::fs::File;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
 use arrow::error::ArrowError;
+use output_schema::table_file::TableFile;
 use output_schema::{Column, ErrorCode, Table};
-use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter,
-};
+use parquet::arrow::arrow_reader::{ArrowPredicateFn, ParquetRecordBatchReaderBuilder, RowFilter};
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::ParquetMetaData;
 
@@ -109,21 +107,19 @@ fn corrupt(table: &str, e: impl std::fmt::Display) -> QueryError {
     )
 }
 
+/// Opens a table for decoding through `output_schema`'s guarded reader (footer range-checked,
+/// reads confined to column chunks whose page headers were checked); `Ok(None)` when the table
+/// was not written.
 fn open(
     snapshot: &Snapshot,
     table: &str,
-) -> Result<Option<ParquetRecordBatchReaderBuilder<File>>, QueryError> {
+) -> Result<Option<ParquetRecordBatchReaderBuilder<TableFile>>, QueryError> {
     let Some(path) = snapshot.table_path(table) else {
         return Ok(None);
     };
-    let file = File::open(&path).map_err(|e| corrupt(table, e))?;
-    let probe = file.try_clone().map_err(|e| corrupt(table, e))?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new_with_options(file, ArrowReaderOptions::new())
-            .map_err(|e| corrupt(table, e))?;
-    output_schema::parquet_io::check_chunk_ranges(builder.metadata(), &probe)
-        .map_err(|e| corrupt(table, e))?;
-    Ok(Some(builder))
+    output_schema::parquet_io::open_table(&path)
+        .map(Some)
+        .map_err(|e| corrupt(table, e))
 }
 
 /// Runs a decode of `table` so that a panic of the Parquet decoder on a damaged file is the
@@ -175,11 +171,11 @@ fn string_mask(array: &ArrayRef, pred: &Pred) -> Result<BooleanArray, ArrowError
 }
 
 fn filtered_builder(
-    builder: ParquetRecordBatchReaderBuilder<File>,
+    builder: ParquetRecordBatchReaderBuilder<TableFile>,
     table: &str,
     column: &str,
     pred: &Pred,
-) -> Result<ParquetRecordBatchReaderBuilder<File>, QueryError> {
+) -> Result<ParquetRecordBatchReaderBuilder<TableFile>, QueryError> {
     let metadata = builder.metadata().clone();
     let leaf = leaf_index(&metadata, column)
         .ok_or_else(|| corrupt(table, format!("column {column} is missing")))?;
@@ -212,7 +208,7 @@ pub fn rows_where<T: Table>(
 
 /// Decodes every row a (filtered) reader yields, in stored order.
 fn collect_rows<T: Table>(
-    builder: ParquetRecordBatchReaderBuilder<File>,
+    builder: ParquetRecordBatchReaderBuilder<TableFile>,
 ) -> Result<Vec<T>, QueryError> {
     let table = T::INFO.name;
     let reader = builder

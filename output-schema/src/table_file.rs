@@ -1,0 +1,476 @@
+//! A table file as the Parquet decoder reads it: every read confined to one column chunk, and
+//! each chunk's page headers checked before the decoder sees a byte of it.
+//!
+//! The `parquet` crate trusts what lies inside a column chunk. It parses each page header from a
+//! stream that runs to the end of the *file*; it skips thrift fields it does not know element by
+//! element, so a list that claims 2^31 elements of a type that takes no bytes to skip (a bool, a
+//! double past the end) runs for seconds; and it decompresses a page into a buffer of the size
+//! the header claims. Fuzzing found a 3.5 KB `file_changes` file on which it spent 80 s reading
+//! 8 KiB at a time past the end of the file (`fuzz/regressions/table_parquet/thrift-skip-at-eof`).
+//!
+//! So every decode of a file ckb did not just write goes through
+//! [`crate::parquet_io::load_metadata`] and then reads through a [`TableFile`]:
+//! - its footer must parse as the decoder will parse it, in bounded time ([`check_footer`],
+//!   [`crate::thrift_check`]), and place every column chunk inside the file, with no two chunks
+//!   overlapping ([`crate::parquet_io::check_chunk_ranges`], [`TableFile::new`]);
+//! - before the first read from a chunk, the chunk is walked page by page ([`check_pages`]): each
+//!   header must parse inside the chunk exactly as the decoder will parse it (no list holds more
+//!   elements than bytes are left, none holds bools, which the decoder skips without reading),
+//!   each page must lie inside the chunk, and decompress to at most [`max_page_bytes`] — the
+//!   decompression bound for Parquet, as [`crate::manifest::decompress_at_most`] is for JSON;
+//! - every read the decoder makes is served from inside that chunk, by offset: a reader runs dry
+//!   at the chunk's end, never the file's, and readers on several threads share one file handle.
+//!
+//! A chunk is checked once per `TableFile` (and its clones), so the cost is one walk over the page
+//! headers of the chunks actually read — a few reads of a few bytes per megabyte of table.
+
+use std::fs::File;
+use std::io::Read;
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
+use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaData;
+use parquet::file::reader::{ChunkReader, Length};
+
+use crate::thrift_check::{walk, Shape, Stop, Walked};
+
+/// The environment variable that raises [`DEFAULT_MAX_PAGE_BYTES`].
+pub const MAX_PAGE_ENV: &str = "CKB_MAX_PAGE_BYTES";
+
+/// How large one Parquet page of a table may be once decompressed: 64 times the pages ckb writes
+/// (the writer starts a new page after 1 MiB), room for a page of very long values, and far below
+/// what a few bytes of crafted zstd could otherwise claim per column being decoded.
+pub const DEFAULT_MAX_PAGE_BYTES: u64 = 64 << 20;
+
+/// The page limit in force: [`MAX_PAGE_ENV`] when it holds a byte count, else the default.
+pub fn max_page_bytes() -> u64 {
+    std::env::var(MAX_PAGE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(DEFAULT_MAX_PAGE_BYTES)
+}
+
+/// How many bytes of a page header are read at first; a longer header is read again, larger.
+const HEADER_WINDOW: u64 = 1024;
+
+/// A table file whose reads stay inside the column chunk they start in (see the module doc).
+/// Cloning shares the file handle and what has been checked.
+#[derive(Clone)]
+pub struct TableFile {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    file: File,
+    len: u64,
+    /// Column chunks with bytes, sorted by start, not overlapping.
+    chunks: Vec<Chunk>,
+    page_limit: u64,
+}
+
+struct Chunk {
+    start: u64,
+    end: u64,
+    /// The outcome of [`check_pages`], once a read first asks for the chunk.
+    checked: OnceLock<Result<(), String>>,
+}
+
+fn damaged(what: impl std::fmt::Display) -> ParquetError {
+    ParquetError::General(format!("damaged file: {what}"))
+}
+
+impl TableFile {
+    /// Wraps an open table file whose footer `metadata` was loaded from it (without a page
+    /// index) and passed [`crate::parquet_io::check_chunk_ranges`]. Refuses overlapping chunks.
+    pub fn new(file: File, metadata: &ParquetMetaData) -> Result<TableFile, ParquetError> {
+        Self::with_page_limit(file, metadata, max_page_bytes())
+    }
+
+    /// [`TableFile::new`] with a page limit of `page_limit` bytes.
+    pub fn with_page_limit(
+        file: File,
+        metadata: &ParquetMetaData,
+        page_limit: u64,
+    ) -> Result<TableFile, ParquetError> {
+        if metadata.page_index().is_some() {
+            return Err(damaged("a page index was loaded; table files are read without one"));
+        }
+        let len = file.metadata().map(|m| m.len())?;
+        let mut chunks = Vec::new();
+        for group in metadata.row_groups() {
+            for column in group.columns() {
+                let start = column
+                    .dictionary_page_offset()
+                    .unwrap_or(column.data_page_offset());
+                let (Ok(start), Ok(size)) =
+                    (u64::try_from(start), u64::try_from(column.compressed_size()))
+                else {
+                    return Err(damaged("a column chunk has a negative offset or size"));
+                };
+                let end = start
+                    .checked_add(size)
+                    .filter(|&end| end <= len)
+                    .ok_or_else(|| damaged("a column chunk ends past the end of the file"))?;
+                if size > 0 {
+                    chunks.push(Chunk {
+                        start,
+                        end,
+                        checked: OnceLock::new(),
+                    });
+                }
+            }
+        }
+        chunks.sort_by_key(|c| c.start);
+        if let Some(pair) = chunks.windows(2).find(|p| p[0].end > p[1].start) {
+            return Err(damaged(format!(
+                "column chunks overlap (bytes {}..{} and {}..{})",
+                pair[0].start, pair[0].end, pair[1].start, pair[1].end
+            )));
+        }
+        Ok(TableFile {
+            inner: Arc::new(Inner {
+                file,
+                len,
+                chunks,
+                page_limit,
+            }),
+        })
+    }
+
+    /// Checks the pages of every column chunk (what `ckb verify` does; a decode checks only the
+    /// chunks it reads).
+    pub fn check_all_pages(&self) -> Result<(), ParquetError> {
+        (0..self.inner.chunks.len()).try_for_each(|i| self.checked(i))
+    }
+
+    /// The chunk holding byte `offset`, checked.
+    fn chunk_at(&self, offset: u64) -> Result<&Chunk, ParquetError> {
+        let chunks = &self.inner.chunks;
+        let i = chunks.partition_point(|c| c.start <= offset);
+        match i.checked_sub(1) {
+            Some(i) if offset < chunks[i].end => {
+                self.checked(i)?;
+                Ok(&chunks[i])
+            }
+            _ => Err(damaged(format!(
+                "the decoder asked for byte {offset}, which lies in no column chunk"
+            ))),
+        }
+    }
+
+    fn checked(&self, i: usize) -> Result<(), ParquetError> {
+        let chunk = &self.inner.chunks[i];
+        chunk
+            .checked
+            .get_or_init(|| {
+                check_pages(
+                    &mut |at, buf| read_at(&self.inner.file, buf, at),
+                    chunk.start,
+                    chunk.end,
+                    self.inner.page_limit,
+                )
+            })
+            .clone()
+            .map_err(damaged)
+    }
+}
+
+impl Length for TableFile {
+    fn len(&self) -> u64 {
+        self.inner.len
+    }
+}
+
+impl ChunkReader for TableFile {
+    type T = std::io::BufReader<ChunkRead>;
+
+    fn get_read(&self, start: u64) -> Result<Self::T, ParquetError> {
+        let chunk = self.chunk_at(start)?;
+        let read = ChunkRead {
+            inner: Arc::clone(&self.inner),
+            at: start,
+            end: chunk.end,
+        };
+        // Page headers are parsed a byte at a time: buffer, but not past the chunk.
+        let capacity = (chunk.end - start).min(8192) as usize;
+        Ok(std::io::BufReader::with_capacity(capacity, read))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> Result<Bytes, ParquetError> {
+        let chunk = self.chunk_at(start)?;
+        let end = start.checked_add(length as u64).filter(|&e| e <= chunk.end);
+        if end.is_none() {
+            return Err(damaged(format!(
+                "the decoder asked for {length} bytes at {start}, past the end of the column \
+                 chunk at {}",
+                chunk.end
+            )));
+        }
+        let mut buf = vec![0; length];
+        read_exact_at(&self.inner.file, &mut buf, start)?;
+        Ok(Bytes::from(buf))
+    }
+}
+
+/// A reader of one column chunk from a given offset, ending at the chunk's end.
+pub struct ChunkRead {
+    inner: Arc<Inner>,
+    at: u64,
+    end: u64,
+}
+
+impl Read for ChunkRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let room = (self.end - self.at).min(buf.len() as u64) as usize;
+        if room == 0 {
+            return Ok(0);
+        }
+        let n = read_at(&self.inner.file, &mut buf[..room], self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+/// Reads at an offset without moving a shared cursor (readers of several columns share a file).
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        use std::io::{Seek, SeekFrom};
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read(buf)
+    }
+}
+
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match read_at(file, buf, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Checks a table file's footer before the `parquet` crate parses it: it must parse as the
+/// crate parses it, in bounded time ([`crate::thrift_check`]). A file too short for a footer,
+/// without Parquet's magic or with a footer longer than itself is left for the crate to refuse.
+pub fn check_footer(file: &File) -> Result<(), ParquetError> {
+    let len = file.metadata()?.len();
+    if len < 12 {
+        return Ok(());
+    }
+    let mut tail = [0u8; 8];
+    read_exact_at(file, &mut tail, len - 8)?;
+    let footer_len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+    if &tail[4..] != b"PAR1" || footer_len > len - 12 {
+        return Ok(());
+    }
+    let mut footer = vec![0; footer_len as usize];
+    read_exact_at(file, &mut footer, len - 8 - footer_len)?;
+    match walk(Shape::FileMetaData, &footer, footer_len) {
+        Ok(_) => Ok(()),
+        Err(Stop::Short) => Err(damaged("the footer ends inside its metadata")),
+        Err(Stop::Bad(why)) => Err(damaged(format!("the footer {why}"))),
+    }
+}
+
+/// Walks the pages of the column chunk `start..end`, reading with `read(offset, buf)`: every
+/// header parses inside the chunk as the decoder parses it ([`crate::thrift_check`]), every page
+/// lies inside the chunk, and none decompresses to more than `page_limit` bytes.
+pub fn check_pages(
+    read: &mut dyn FnMut(u64, &mut [u8]) -> std::io::Result<usize>,
+    start: u64,
+    end: u64,
+    page_limit: u64,
+) -> Result<(), String> {
+    let mut at = start;
+    let mut buf = Vec::new();
+    while at < end {
+        let left = end - at;
+        let mut window = left.min(HEADER_WINDOW);
+        let (header_len, compressed, uncompressed) = loop {
+            buf.resize(window as usize, 0);
+            let mut got = 0;
+            while got < buf.len() {
+                match read(at + got as u64, &mut buf[got..]) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(format!("cannot read the page at {at}: {e}")),
+                }
+            }
+            if got < buf.len() {
+                return Err(format!("the file ends inside the column chunk, at {}", at + got as u64));
+            }
+            match walk(Shape::PageHeader, &buf, left) {
+                Err(Stop::Short) if window < left => window = left.min(window * 16),
+                Err(Stop::Short) => {
+                    return Err(format!(
+                        "the page header at {at} runs past the end of its column chunk at {end}"
+                    ))
+                }
+                Err(Stop::Bad(why)) => return Err(format!("the page header at {at} {why}")),
+                Ok(Walked {
+                    len,
+                    page_sizes: [Some(uncompressed), Some(compressed)],
+                }) => break (len, compressed, uncompressed),
+                Ok(_) => return Err(format!("the page header at {at} lacks its page sizes")),
+            }
+        };
+        let (Ok(compressed), Ok(uncompressed)) =
+            (u64::try_from(compressed), u64::try_from(uncompressed))
+        else {
+            return Err(format!("the page at {at} has a negative size"));
+        };
+        if uncompressed > page_limit {
+            return Err(format!(
+                "the page at {at} decompresses to {uncompressed} bytes, over the limit of \
+                 {page_limit} (pages ckb writes are about 1 MiB; set {MAX_PAGE_ENV} to a larger \
+                 byte count if this one really is that large)"
+            ));
+        }
+        let page_end = at + header_len as u64 + compressed;
+        if compressed > left || page_end > end {
+            return Err(format!(
+                "the page at {at} ({compressed} bytes) ends past its column chunk at {end}"
+            ));
+        }
+        at = page_end;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parquet_io::{encode_table, read_table};
+    use crate::tables::CommitRow;
+
+    fn commits(n: usize) -> Vec<CommitRow> {
+        (0..n)
+            .map(|i| CommitRow {
+                sha: format!("{i:040x}"),
+                parents: vec![format!("{:040x}", i + 1)],
+                author_time: i as i64,
+                committer_time: i as i64,
+                author_id: format!("author{}", i % 7),
+                is_bot: false,
+                files_changed: 1,
+                additions: 2,
+                deletions: 3,
+            })
+            .collect()
+    }
+
+    /// The column chunks of an encoded table as (start, end).
+    fn chunks(bytes: &[u8]) -> Vec<(u64, u64)> {
+        let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
+            .parse_and_finish(&Bytes::copy_from_slice(bytes))
+            .unwrap();
+        let mut chunks = Vec::new();
+        for group in metadata.row_groups() {
+            for column in group.columns() {
+                let (start, len) = column.byte_range();
+                chunks.push((start, start + len));
+            }
+        }
+        chunks
+    }
+
+    fn walk_pages(bytes: &[u8], limit: u64) -> Result<(), String> {
+        let mut read = reader(bytes);
+        chunks(bytes)
+            .into_iter()
+            .try_for_each(|(start, end)| check_pages(&mut read, start, end, limit))
+    }
+
+    /// The largest decompressed page of an encoded table, header by header.
+    fn largest_page(bytes: &[u8]) -> u64 {
+        let mut largest = 0;
+        for (mut at, end) in chunks(bytes) {
+            while at < end {
+                let h = walk(Shape::PageHeader, &bytes[at as usize..end as usize], end - at)
+                    .unwrap();
+                let [Some(uncompressed), Some(compressed)] = h.page_sizes else {
+                    panic!("a header without sizes")
+                };
+                largest = largest.max(uncompressed as u64);
+                at += h.len as u64 + compressed as u64;
+            }
+        }
+        largest
+    }
+
+    #[test]
+    fn pages_ckb_writes_pass_and_a_page_over_the_limit_is_refused_naming_the_variable() {
+        let bytes = encode_table(&mut commits(3000)).unwrap();
+        walk_pages(&bytes, DEFAULT_MAX_PAGE_BYTES).unwrap();
+        // At the largest page's size the file passes, a byte below it does not.
+        let largest = largest_page(&bytes);
+        assert!(largest > 1000, "{largest}");
+        walk_pages(&bytes, largest).unwrap();
+        let e = walk_pages(&bytes, largest - 1).unwrap_err();
+        assert!(e.contains(MAX_PAGE_ENV) && e.contains("decompresses to"), "{e}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("commits.parquet");
+        std::fs::write(&path, &bytes).unwrap();
+        let open = |limit| {
+            let file = File::open(&path).unwrap();
+            let metadata = parquet::arrow::arrow_reader::ArrowReaderMetadata::load(
+                &file,
+                Default::default(),
+            )
+            .unwrap();
+            TableFile::with_page_limit(file, metadata.metadata(), limit).unwrap()
+        };
+        open(largest).check_all_pages().unwrap();
+        let e = open(largest - 1).check_all_pages().unwrap_err().to_string();
+        assert!(e.contains(MAX_PAGE_ENV), "{e}");
+        assert_eq!(read_table::<CommitRow>(&path).unwrap().len(), 3000);
+    }
+
+    use crate::thrift_check::tests::header;
+
+    fn reader(bytes: &[u8]) -> impl FnMut(u64, &mut [u8]) -> std::io::Result<usize> + '_ {
+        move |at: u64, buf: &mut [u8]| {
+            let from = (at as usize).min(bytes.len());
+            let n = buf.len().min(bytes.len() - from);
+            buf[..n].copy_from_slice(&bytes[from..from + n]);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_page_of_negative_size_is_refused() {
+        let negative = header(-1, 10, &[]);
+        let e = check_pages(&mut reader(&negative), 0, negative.len() as u64 + 10, 1 << 20)
+            .unwrap_err();
+        assert!(e.contains("negative size"), "{e}");
+    }
+
+    #[test]
+    fn a_page_past_the_chunk_and_a_header_across_its_end_are_refused() {
+        let h = header(100, 50, &[]);
+        let mut read = reader(&h);
+        let e = check_pages(&mut read, 0, h.len() as u64 + 49, 1 << 20).unwrap_err();
+        assert!(e.contains("ends past its column chunk"), "{e}");
+        let e = check_pages(&mut read, 0, 5, 1 << 20).unwrap_err();
+        assert!(e.contains("runs past the end of its column chunk"), "{e}");
+    }
+}
