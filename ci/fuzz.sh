@@ -2,43 +2,71 @@
 # Runs ckb's coverage-guided fuzz targets (fuzz/, libFuzzer through libfuzzer-sys) on the stable
 # toolchain: the binaries are built with LLVM's SanitizerCoverage instrumentation passed as plain
 # `-C` flags (what cargo-fuzz passes, minus the nightly-only sanitizers), with debug assertions and
-# overflow checks on, so an arithmetic overflow is a finding too. DuckDB is never compiled: the fuzz
-# crate does not depend on `queries`' SQL engine.
+# overflow checks on, so an arithmetic overflow is a finding too.
 #
 #   ci/fuzz.sh TARGET SECONDS      one target (see fuzz/src/lib.rs: TARGETS) for SECONDS
-#   ci/fuzz.sh all SECONDS         every target, SECONDS each, one after the other
+#   ci/fuzz.sh all SECONDS         every target but sql_guard, SECONDS each, one after the other
 #   ci/fuzz.sh list                the targets
+#
+# DuckDB is never compiled for `all` (what `.ci/run` runs): those targets build `queries` without
+# its `sql` feature. `sql_guard` (the SQL guard: DuckDB's parser behind `query()`) is opt-in: it
+# builds with the feature in a target folder of its own, the first time for about as long as
+# DuckDB takes to compile, with DuckDB's C++ instrumented as well when clang is installed
+# (`apt-get install clang`; without it the fuzzer sees only ckb's own code and says so).
 #
 # Seeds: fuzz/corpus/<target>/ (committed, read only). The growing corpus and any crash go to
 # ${CKB_FUZZ_DIR:-$HOME/.cache/ckb-fuzz}/{corpus,crashes}/<target>/, the instrumented build to its
-# target/ folder. Each run prints the executions it reached and appends a line to
-# $CKB_FUZZ_DIR/ledger.tsv (date, commit, target, seconds, executions); with CKB_FUZZ_RECORD=1 the
-# line also goes to fuzz/executions.tsv, the committed record of executions across runs.
+# target/ folder (target-sql/ for sql_guard). Each run prints the executions it reached and
+# appends a line to $CKB_FUZZ_DIR/ledger.tsv (date, commit, target, seconds, executions); with
+# CKB_FUZZ_RECORD=1 the line also goes to fuzz/executions.tsv, the committed record of executions
+# across runs.
 # A crash (panic, abort, leak of the 2 GiB RSS limit, a 10 s hang) fails the script and names the
 # input: copy it to fuzz/regressions/<target>/ so `cargo test` replays it, then fix the code.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dir=${CKB_FUZZ_DIR:-$HOME/.cache/ckb-fuzz}
 targets=$(sed -n 's/^name = "\(.*\)"$/\1/p' "$here/fuzz/Cargo.toml" | grep -v '^ckb-fuzz$')
+opt_in=sql_guard
 
 usage() { echo "usage: $0 TARGET|all SECONDS | $0 list" >&2; exit 2; }
 [ "${1:-}" = list ] && { echo "$targets"; exit 0; }
 [ $# -eq 2 ] || usage
 what=$1 seconds=$2
 [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || usage
-if [ "$what" = all ]; then run=$targets; else
+if [ "$what" = all ]; then run=$(grep -vx "$opt_in" <<<"$targets"); else
   grep -qx "$what" <<<"$targets" || { echo "fuzz: no target '$what' (ci/fuzz.sh list)" >&2; exit 2; }
   run=$what
 fi
 
 host=$(rustc -vV | sed -n 's/^host: //p')
-export CARGO_TARGET_DIR="$dir/target"
+features=() target_dir="$dir/target"
+if [ "$run" = "$opt_in" ]; then
+  features=(--features sql) target_dir="$dir/target-sql"
+  if command -v clang >/dev/null && command -v clang++ >/dev/null; then
+    # DuckDB's parser and binder are C++: instrument them too, so that the fuzzer sees which
+    # branches of the grammar an input reaches. Only DuckDB's sources (a wrapper picks them by
+    # path): libFuzzer itself, also built by the C++ compiler, must stay uninstrumented.
+    mkdir -p "$dir"
+    cat >"$dir/cxx-duckdb-coverage" <<'WRAP'
+#!/bin/sh
+case "$*" in
+  *duckdb*) exec clang++ -fsanitize-coverage=inline-8bit-counters,pc-table,trace-cmp "$@" ;;
+  *) exec clang++ "$@" ;;
+esac
+WRAP
+    chmod +x "$dir/cxx-duckdb-coverage"
+    export CC=clang CXX="$dir/cxx-duckdb-coverage"
+  else
+    echo "fuzz: clang is not installed: DuckDB is built uninstrumented, so only ckb's own code guides the fuzzer (apt-get install clang)" >&2
+  fi
+fi
+export CARGO_TARGET_DIR="$target_dir"
 # --target keeps the instrumentation off build scripts and proc macros (they would not link).
 export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
 start=$(date +%s)
-cargo build --release --manifest-path "$here/Cargo.toml" -p ckb-fuzz --bins --target "$host"
+cargo build --release --manifest-path "$here/Cargo.toml" -p ckb-fuzz --bins "${features[@]}" --target "$host"
 echo "fuzz: build took $(( $(date +%s) - start )) s"
 
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)

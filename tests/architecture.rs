@@ -54,17 +54,43 @@ fn crate_dependency_rules_hold() {
         }
     }
     // Test support and the fuzz targets build without DuckDB: `cargo test -p pipeline` and
-    // `ci/fuzz.sh` never compile it.
+    // `ci/fuzz.sh all` never compile it. The fuzz targets read snapshot tables through
+    // `queries`, whose DuckDB is an optional dependency behind its `sql` feature; fuzz leaves
+    // the feature off unless its own opt-in `sql` feature (the `sql_guard` target) asks for it.
     let test_support = deps("test-support");
     let fuzz = deps("fuzz");
-    for (name, list) in [("test-support", &test_support), ("fuzz", &fuzz)] {
-        for heavy in ["queries", "duckdb", "ckb"] {
-            assert!(
-                !list.contains(&heavy.to_string()),
-                "{name} depends on {heavy}"
-            );
-        }
+    for heavy in ["queries", "duckdb", "ckb"] {
+        assert!(
+            !test_support.contains(&heavy.to_string()),
+            "test-support depends on {heavy}"
+        );
     }
+    for heavy in ["duckdb", "ckb"] {
+        assert!(!fuzz.contains(&heavy.to_string()), "fuzz depends on {heavy}");
+    }
+    let manifest = |dir: &str| {
+        std::fs::read_to_string(workspace_root().join(dir).join("Cargo.toml")).unwrap()
+    };
+    let line = |text: &str, start: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line starting {start:?}"))
+            .to_string()
+    };
+    let (fuzz_toml, queries_toml) = (manifest("fuzz"), manifest("queries"));
+    assert!(
+        line(&fuzz_toml, "queries").contains("default-features = false"),
+        "fuzz must take queries without its default `sql` feature"
+    );
+    assert!(
+        line(&queries_toml, "duckdb").contains("optional = true")
+            && line(&queries_toml, "sql =").contains("\"dep:duckdb\""),
+        "DuckDB must be queries' optional dependency behind its `sql` feature"
+    );
+    assert!(
+        !fuzz_toml.lines().any(|l| l.trim_start().starts_with("default =")),
+        "fuzz must have no default features (its `sql` feature compiles DuckDB)"
+    );
     for lib in [&schema, &pipeline] {
         assert!(
             !lib.contains(&"duckdb".to_string()),

@@ -36,12 +36,12 @@ use arrow::datatypes::{
 use arrow::util::display::{ArrayFormatter, FormatOptions};
 use duckdb::{Connection, InterruptHandle};
 use output_schema::{ErrorCode, ALL_TABLES};
-use serde::Serialize;
 use serde_json::Value;
 
 use self::confine::Allowed;
 pub use self::limits::{SqlLimitFlags, SqlLimits};
 use self::limits::{MAX_ROWS_FLAG, MEMORY_LIMIT_FLAG, TIMEOUT_FLAG};
+pub use crate::envelope::answer::SqlResult;
 use crate::{QueryError, Snapshot};
 
 /// What the SQL runs over.
@@ -52,14 +52,6 @@ pub enum SqlSource<'a> {
     Store(&'a Path),
 }
 
-/// A result set.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SqlResult {
-    /// Column names, in order.
-    pub columns: Vec<String>,
-    /// Rows, each with one value per column.
-    pub rows: Vec<Vec<Value>>,
-}
 
 /// What the refusal of a statement tells the user to do.
 const READ_ONLY_REMEDIATION: &str = "pass exactly one read statement: SELECT, WITH … SELECT, FROM, VALUES, TABLE, DESCRIBE, SUMMARIZE or SHOW, optionally after EXPLAIN [ANALYZE]; the session cannot write, attach, install, load, set or call anything";
@@ -274,9 +266,51 @@ pub fn run_sql(
 ) -> Result<SqlResult, QueryError> {
     let statement = UserStatement::parse(sql)?;
     let conn = Connection::open_in_memory().map_err(internal)?;
+    within_time(&conn, limits, || {
+        open_session(&conn, source, limits)
+            .and_then(|()| execute(&conn, &statement, source, limits))
+    })
+}
+
+/// A session that stays open for one statement after another: the lockdown, views and limits
+/// of [`run_sql`], applied once. For callers that put many statements to the same guard (the
+/// `sql_guard` fuzz target, the guard's generative test); `ckb query` opens one per statement.
+pub struct Session<'s> {
+    conn: Connection,
+    source: SqlSource<'s>,
+    limits: SqlLimits,
+}
+
+impl<'s> Session<'s> {
+    /// Opens a locked-down session over `source`.
+    pub fn open(source: SqlSource<'s>, limits: SqlLimits) -> Result<Session<'s>, QueryError> {
+        let conn = Connection::open_in_memory().map_err(internal)?;
+        within_time(&conn, &limits, || open_session(&conn, &source, &limits))?;
+        Ok(Session {
+            conn,
+            source,
+            limits,
+        })
+    }
+
+    /// Runs one read-only statement, as [`run_sql`] would (the time limit counts from here).
+    pub fn run(&self, sql: &str) -> Result<SqlResult, QueryError> {
+        let statement = UserStatement::parse(sql)?;
+        within_time(&self.conn, &self.limits, || {
+            execute(&self.conn, &statement, &self.source, &self.limits)
+        })
+    }
+}
+
+/// Runs `work` on `conn`, interrupting it when the time limit passes: a failure after that is
+/// `SQL_LIMIT_EXCEEDED` naming the flag.
+fn within_time<R>(
+    conn: &Connection,
+    limits: &SqlLimits,
+    work: impl FnOnce() -> Result<R, QueryError>,
+) -> Result<R, QueryError> {
     let deadline = Deadline::start(conn.interrupt_handle(), limits.timeout);
-    let result = open_session(&conn, source, limits)
-        .and_then(|()| execute(&conn, &statement, source, limits));
+    let result = work();
     if deadline.stop() && result.is_err() {
         return Err(sql_err(
             ErrorCode::SqlLimitExceeded,

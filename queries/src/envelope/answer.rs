@@ -165,3 +165,13 @@ impl Answer {
         answer
     }
 }
+
+/// The rows of a SQL statement (`ckb query sql`, `canned`): not an envelope, bounded by the
+/// session's `--max-rows` instead of the answer budgets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SqlResult {
+    /// Column names, in order.
+    pub columns: Vec<String>,
+    /// Rows, each with one value per column.
+    pub rows: Vec<Vec<Value>>,
+}

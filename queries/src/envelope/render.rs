@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use output_schema::json::{format_float, to_string_pretty, value_to_string};
 
-use crate::commands::sql::SqlResult;
+use crate::envelope::answer::SqlResult;
 use crate::{Answer, QueryError};
 
 /// Output format.
