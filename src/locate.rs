@@ -94,11 +94,17 @@ pub fn locate(
             .into_iter()
             .collect(),
         files: Vec::new(),
+        max_hash_bytes: Config::load(&root)
+            .map(|c| c.max_hash_bytes)
+            .unwrap_or(output_schema::config::DEFAULT_MAX_HASH_BYTES),
     };
     if let Some(dir) = snapshot {
         let snap = Snapshot::open(dir)?;
         let fresh = match &git {
-            Some(r) if same_repo(&root, r, &snap) => freshness(&root, r, &snap, &exclusions),
+            Some(r) if same_repo(&root, r, &snap) => {
+                let state = read_git_state(&root, &exclusions).ok().flatten();
+                freshness(r, &snap, state.as_ref())
+            }
             _ => Freshness::unknown(),
         };
         return Ok((snap, fresh));
@@ -156,9 +162,12 @@ pub fn locate(
     }
     // Snapshots are found by folder name, and only the manifests of the candidates are read: a
     // store that CI fills with a snapshot per commit is not read whole on every query.
+    // The working tree's state is read once: to find its snapshot and to say how fresh it is.
+    let state = git
+        .as_ref()
+        .and_then(|_| read_git_state(&root, &exclusions).ok().flatten());
     let chosen = match &git {
         Some(r) => {
-            let state = read_git_state(&root, &exclusions).ok().flatten();
             let exact = state
                 .as_ref()
                 .and_then(|s| {
@@ -186,7 +195,7 @@ pub fn locate(
     };
     let snap = Snapshot::open(&chosen)?;
     let fresh = match &git {
-        Some(r) => freshness(&root, r, &snap, &exclusions),
+        Some(r) => freshness(r, &snap, state.as_ref()),
         None => Freshness::unknown(),
     };
     Ok((snap, fresh))
@@ -217,15 +226,10 @@ fn keyed_state(state: &RepoState) -> Option<RepoState> {
     Some(keyed)
 }
 
-fn freshness(
-    root: &Path,
-    repo: &gix::Repository,
-    snap: &Snapshot,
-    exclusions: &StateExclusions,
-) -> Freshness {
+/// How `snap` stands against the working tree, whose `state` was read (`None`: unreadable).
+fn freshness(repo: &gix::Repository, snap: &Snapshot, state: Option<&RepoState>) -> Freshness {
     let head = repo.head_id().ok().map(|h| h.to_string());
-    let state = read_git_state(root, exclusions).ok().flatten();
-    let dirty = state.as_ref().is_some_and(|s| s.dirty);
+    let dirty = state.is_some_and(|s| s.dirty);
     let relation = snap
         .manifest
         .repo_state
@@ -235,7 +239,7 @@ fn freshness(
     let (state, behind) = match relation {
         Some(HeadRelation::Same) if dirty || snap.manifest.repo_state.dirty => {
             let recorded = &snap.manifest.repo_state.repo_state_id;
-            let same_state = state.as_ref().is_some_and(|s| {
+            let same_state = state.is_some_and(|s| {
                 &s.repo_state_id == recorded
                     || (snap.manifest.privacy == output_schema::PrivacyMode::Anonymized.name()
                         && keyed_state(s).is_some_and(|k| &k.repo_state_id == recorded))

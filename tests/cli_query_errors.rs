@@ -324,3 +324,33 @@ fn a_panic_is_an_internal_error_in_the_envelope_with_exit_1() {
     );
     assert!(stderr.contains("  fix: this is a bug in ckb"), "{stderr}");
 }
+
+/// A panic on a worker thread of the snapshot's thread pool (not the main thread) is the same
+/// answer: the envelope on stdout, exit 1, and nothing in the store — no snapshot, no temporary
+/// folder.
+#[test]
+fn a_panic_on_a_worker_thread_is_an_internal_error_and_the_store_stays_empty() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("a.rs"), "fn a() {}\n").unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let out = ckb_env(
+        repo.path(),
+        &["snapshot", "--json", "--out", &store.path().to_string_lossy(), "."],
+        &[("CKB_FAILPOINT", Path::new("panic-in-worker"))],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out.stdout);
+    assert_eq!(v["error"]["code"], "INTERNAL_ERROR", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    // The pool's workers are unnamed: not the main thread.
+    assert!(
+        message.contains("failpoint on None") && message.contains(env!("CARGO_PKG_VERSION")),
+        "{message}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("panicked at"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_dir(store.path()).unwrap().count(), 0);
+}

@@ -430,6 +430,8 @@ fn init_writes_every_default_once() {
     for key in [
         "repoId",
         "maxFileBytes",
+        "maxHashBytes",
+        "cochangeMaxFiles",
         "budgets",
         "history",
         "privacy",
@@ -669,4 +671,54 @@ fn a_blobless_clone_snapshots_every_stage_and_doctor_names_the_fix() {
     ));
     assert_eq!(fixed.stages["git"].status, StageStatus::Ok);
     assert!(fixed.stages["git"].counts["objects.fetched"] > 0);
+}
+
+/// An untracked file over `maxHashBytes` counts in the repository state by its size and
+/// modification time, unread, with a warning naming it; one of exactly that size is hashed. The
+/// state still follows the file: touching it makes a new state, and `ckb query` finds the
+/// snapshot of the state as it is.
+#[test]
+fn a_large_untracked_file_is_not_read_and_says_so() {
+    let repo = Fixture::git();
+    repo.write("a.rs", "fn a() {}\n")
+        .write(".ckb/config.json", r#"{"maxHashBytes": 1000}"#);
+    repo.commit("one");
+    let store = tempfile::tempdir().unwrap();
+    let unhashed = |snap: &Path| -> Vec<String> {
+        manifest(snap)
+            .stages
+            .values()
+            .flat_map(|r| r.warnings.iter())
+            .filter(|w| w.code == "large-file-unhashed")
+            .filter_map(|w| w.path.clone())
+            .collect()
+    };
+    repo.write("data.bin", vec![b'x'; 1000]);
+    let at_limit = snapshot(repo.path(), store.path(), &[]);
+    assert!(unhashed(&at_limit).is_empty());
+    repo.write("data.bin", vec![b'x'; 1001]);
+    let over = snapshot(repo.path(), store.path(), &[]);
+    assert_ne!(over, at_limit);
+    assert_eq!(unhashed(&over), ["data.bin"]);
+    let status = |dir: &Path| {
+        let out = ckb_ok(
+            dir,
+            &[
+                "query",
+                "--store",
+                store.path().to_str().unwrap(),
+                "--format",
+                "json",
+                "status",
+            ],
+        );
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let s = status(repo.path());
+    assert_eq!(s["provenance"]["freshness"]["state"], "current", "{s}");
+    // Same size, same bytes, a new modification time: a new state.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    repo.write("data.bin", vec![b'x'; 1001]);
+    let s = status(repo.path());
+    assert_eq!(s["provenance"]["freshness"]["state"], "dirty", "{s}");
 }

@@ -26,6 +26,9 @@ pub struct Config {
     pub ignore: Vec<String>,
     /// Files larger than this many bytes are skipped (counted in the manifest).
     pub max_file_bytes: u64,
+    /// Changed and untracked files larger than this many bytes are identified in the repository
+    /// state by their size and modification time instead of being read and hashed.
+    pub max_hash_bytes: u64,
     /// Stages to run by default.
     pub stages: Vec<String>,
     /// Snapshot store folder, relative to the repository root, inside it (no `..`, no symlink).
@@ -50,7 +53,8 @@ pub struct HistoryConfig {
     pub max_commits: u32,
     /// Follow only first parents.
     pub first_parent: bool,
-    /// Commits touching more files than this are left out of co-change.
+    /// Commits touching more files than this are left out of co-change (at most
+    /// [`MAX_COCHANGE_FILES`], so a commit adds at most that many squared pairs).
     pub cochange_max_files: u32,
     /// Pairs sharing fewer commits than this are left out of co-change.
     pub cochange_min_shared: u32,
@@ -86,6 +90,7 @@ impl Default for Config {
             repo_id: None,
             ignore: Vec::new(),
             max_file_bytes: 1_048_576,
+            max_hash_bytes: DEFAULT_MAX_HASH_BYTES,
             stages: crate::Stage::ALL.map(|s| s.name().to_string()).to_vec(),
             store: crate::layout::DEFAULT_STORE_DIR.to_string(),
             history: HistoryConfig::default(),
@@ -120,6 +125,14 @@ impl Default for Budgets {
     }
 }
 
+/// The default `maxHashBytes`: hashing a file this size takes about 10 ms, and source files are
+/// far smaller; what is larger in a working tree is a build output or a data file.
+pub const DEFAULT_MAX_HASH_BYTES: u64 = 16 << 20;
+
+/// The largest `history.cochangeMaxFiles`: co-change counts every pair of files a commit
+/// touches, so this bounds a commit's pairs to about half a million.
+pub const MAX_COCHANGE_FILES: u32 = 1000;
+
 /// The largest `.ckb/config.json` ckb reads (a real one is well under a kilobyte).
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
@@ -146,33 +159,23 @@ impl Config {
             path: path.clone(),
             message,
         };
-        for checked in [root.join(".ckb"), path.clone()] {
-            match std::fs::symlink_metadata(&checked) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    return Err(refuse(format!(
-                        "{:?} is a symlink; ckb reads its configuration only from a regular file in the repository",
-                        checked.strip_prefix(root).unwrap_or(&checked)
-                    )));
-                }
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
-                Err(e) => return Err(refuse(format!("cannot read: {e}"))),
+        match std::fs::symlink_metadata(root.join(".ckb")) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(refuse(
+                    "\".ckb\" is a symlink; ckb reads its configuration only from a regular file in the repository".into(),
+                ));
             }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(refuse(format!("cannot read: {e}"))),
         }
-        let meta =
-            std::fs::symlink_metadata(&path).map_err(|e| refuse(format!("cannot read: {e}")))?;
-        if !meta.is_file() {
-            return Err(refuse("is not a regular file".into()));
-        }
-        if meta.len() > MAX_CONFIG_BYTES {
-            return Err(refuse(format!(
-                "is {} bytes; a configuration file may hold at most {MAX_CONFIG_BYTES}",
-                meta.len()
-            )));
-        }
-        match std::fs::read(&path) {
-            Ok(bytes) => Config::parse(&bytes, &path),
-            Err(e) => Err(refuse(format!("cannot read: {e}"))),
+        match crate::small_file::read_small_file(&path, MAX_CONFIG_BYTES) {
+            Ok(Some(bytes)) => Config::parse(&bytes, &path),
+            Ok(None) => Ok(Config::default()),
+            Err(crate::small_file::SmallFileError::TooLarge { limit }) => Err(refuse(format!(
+                "holds more than {limit} bytes; a configuration file may hold at most {limit}"
+            ))),
+            Err(e) => Err(refuse(e.to_string())),
         }
     }
 
@@ -214,6 +217,13 @@ impl Config {
         }
         if config.max_file_bytes == 0 {
             return Err(err("key maxFileBytes: must be greater than 0".into()));
+        }
+        if config.history.cochange_max_files > MAX_COCHANGE_FILES {
+            return Err(err(format!(
+                "key history.cochangeMaxFiles: {} is over {MAX_COCHANGE_FILES}; co-change pairs \
+                 grow with its square, and commits touching that many files are bulk changes",
+                config.history.cochange_max_files
+            )));
         }
         if let Err(problem) = check_store_text(&config.store) {
             return Err(err(store_message(&config.store, &problem)));
@@ -363,6 +373,23 @@ mod tests {
         );
         let e = Config::parse(br#"{"privacy": "open"}"#, Path::new("c")).unwrap_err();
         assert!(e.message.contains("privacy"), "{}", e.message);
+    }
+
+    #[test]
+    fn cochange_max_files_is_bounded_at_its_limit() {
+        let at = format!(r#"{{"history": {{"cochangeMaxFiles": {MAX_COCHANGE_FILES}}}}}"#);
+        let c = Config::parse(at.as_bytes(), Path::new("c")).unwrap();
+        assert_eq!(c.history.cochange_max_files, MAX_COCHANGE_FILES);
+        let over = at.replace(
+            &MAX_COCHANGE_FILES.to_string(),
+            &(MAX_COCHANGE_FILES + 1).to_string(),
+        );
+        let e = Config::parse(over.as_bytes(), Path::new("c")).unwrap_err();
+        assert!(
+            e.message.contains("key history.cochangeMaxFiles") && e.message.contains("over 1000"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -37,12 +37,18 @@ pub(crate) fn run(
     opts: &SnapshotOptions,
     progress: &dyn Progress,
 ) -> Result<SnapshotOutcome, PipelineError> {
+    // Test hook (tests/cli_query_errors.rs): a bug on a worker thread of the run's pool, where
+    // this runs, must still end in the error envelope with nothing left in the store.
+    if std::env::var_os("CKB_FAILPOINT").is_some_and(|v| v == "panic-in-worker") {
+        panic!("failpoint on {:?}", std::thread::current().name());
+    }
     let plan = Plan::resolve(opts)?;
     let mut draft = ManifestDraft::new(&plan);
-    let (repo_state, scanned, scan_cache) = match read_state(&plan, progress, &mut draft)? {
-        StateRead::Existing(snapshot) => return Ok(SnapshotOutcome::Existing { snapshot }),
-        StateRead::New(state, scanned, cache) => (state, scanned, cache),
-    };
+    let (repo_state, scanned, scan_cache, state_warnings) =
+        match read_state(&plan, progress, &mut draft)? {
+            StateRead::Existing(snapshot) => return Ok(SnapshotOutcome::Existing { snapshot }),
+            StateRead::New(state, scanned, cache, warnings) => (state, scanned, cache, warnings),
+        };
     let partition = store::snapshot_partition(&repo_state);
     let _lock = plan
         .store
@@ -74,7 +80,7 @@ pub(crate) fn run(
         progress,
     };
     let tables = run_stages(&plan, &ctx, scanned, &previous_warnings, &mut draft)?;
-    if let Some(warning) = previous_rejected {
+    for warning in previous_rejected.into_iter().chain(state_warnings) {
         draft.add_run_warning(&plan, warning);
     }
 
@@ -122,7 +128,8 @@ pub(crate) fn run(
 /// The state to snapshot, or the snapshot of it that already exists.
 enum StateRead {
     Existing(StoredSnapshot),
-    New(RepoState, Option<ScanOutput>, Option<PendingCache>),
+    /// The state, the scan, the scan cache to save, and what reading the state warned about.
+    New(RepoState, Option<ScanOutput>, Option<PendingCache>, Vec<Warning>),
 }
 
 fn existing(plan: &Plan, state: &RepoState) -> Result<Option<StoredSnapshot>, PipelineError> {
@@ -157,10 +164,18 @@ fn read_state(
                         .is_empty()
                 })
         });
-    let read_git_state = || {
+    let mut state_warnings = Vec::new();
+    let mut read_git_state = || {
         plan.repo
             .as_ref()
-            .map(|repo| repo_state::read_state_of(repo, &plan.root, &plan.exclusions))
+            .map(|repo| {
+                repo_state::read_state_noting(
+                    repo,
+                    &plan.root,
+                    &plan.exclusions,
+                    &mut state_warnings,
+                )
+            })
             .transpose()
     };
     let (git_state, scan_result) = if side_by_side {
@@ -223,7 +238,7 @@ fn read_state(
             state
         }
     };
-    Ok(StateRead::New(repo_state, scanned, scan_cache))
+    Ok(StateRead::New(repo_state, scanned, scan_cache, state_warnings))
 }
 
 /// Runs the selected stages in order and returns every table they produced.

@@ -134,6 +134,7 @@ impl Plan {
                 .into_iter()
                 .collect(),
             files: scip_input_files(&scip_indexes, &root),
+            max_hash_bytes: config.max_hash_bytes,
         };
         let scan_config = scan::ScanConfig {
             max_file_bytes: config.max_file_bytes,

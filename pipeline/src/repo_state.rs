@@ -16,18 +16,32 @@
 use std::path::Path;
 
 use gix::bstr::ByteSlice;
-use output_schema::manifest::{CloneState, RepoState};
+use output_schema::manifest::{CloneState, RepoState, Warning};
 
 use crate::hashing::FieldHasher;
 use crate::PipelineError;
 
-/// Paths (repo-relative prefixes or exact files) that never count towards dirtiness.
-#[derive(Clone, Debug, Default)]
+/// What the state leaves out: paths (repo-relative prefixes or exact files) that never count
+/// towards dirtiness, and the contents of files too large to read on every run and query.
+#[derive(Clone, Debug)]
 pub struct StateExclusions {
     /// Repo-relative folders whose contents are ignored (the snapshot store).
     pub folders: Vec<String>,
     /// Repo-relative files that are ignored (SCIP indexes).
     pub files: Vec<String>,
+    /// A changed or untracked file larger than this counts by its size and modification time,
+    /// unread (config `maxHashBytes`); smaller ones by their content, hashed as a stream.
+    pub max_hash_bytes: u64,
+}
+
+impl Default for StateExclusions {
+    fn default() -> Self {
+        StateExclusions {
+            folders: Vec::new(),
+            files: Vec::new(),
+            max_hash_bytes: output_schema::config::DEFAULT_MAX_HASH_BYTES,
+        }
+    }
 }
 
 impl StateExclusions {
@@ -95,6 +109,33 @@ pub fn read_state_of(
     root: &Path,
     exclusions: &StateExclusions,
 ) -> Result<RepoState, PipelineError> {
+    read_state_noting(repo, root, exclusions, &mut Vec::new())
+}
+
+/// [`read_state_of`], with a `large-file-unhashed` warning in `warnings` for each file counted
+/// by its size and modification time instead of its content.
+pub fn read_state_noting(
+    repo: &gix::Repository,
+    root: &Path,
+    exclusions: &StateExclusions,
+    warnings: &mut Vec<Warning>,
+) -> Result<RepoState, PipelineError> {
+    let fingerprint = |path: String, rela: &gix::bstr::BStr, warnings: &mut Vec<Warning>| {
+        let (content, large) =
+            content_fingerprint(&root.join(path_from_git(rela)), exclusions.max_hash_bytes);
+        if let Some(bytes) = large {
+            warnings.push(Warning {
+                code: LARGE_FILE_UNHASHED.into(),
+                path: Some(path.clone()),
+                message: format!(
+                    "{bytes} bytes, over maxHashBytes ({}): its size and modification time \
+                     stand for its content in the repository state",
+                    exclusions.max_hash_bytes
+                ),
+            });
+        }
+        (path, content)
+    };
     let git_err = |what: &str, e: &dyn std::fmt::Display| PipelineError::Git {
         message: format!("{what}: {e}"),
     };
@@ -172,19 +213,18 @@ pub fn read_state_of(
                     Item::Modification { rela_path, .. } => {
                         let path = rela_path.to_str_lossy().into_owned();
                         if !exclusions.excludes(&path) {
-                            let content =
-                                content_fingerprint(&root.join(path_from_git(rela_path.as_ref())));
-                            worktree.push((path, content));
+                            worktree.push(fingerprint(path, rela_path.as_ref(), warnings));
                         }
                     }
                     Item::DirectoryContents { entry, .. } => {
                         if entry.status == gix::dir::entry::Status::Untracked {
                             let path = entry.rela_path.to_str_lossy().into_owned();
                             if !exclusions.excludes(&path) {
-                                let content = content_fingerprint(
-                                    &root.join(path_from_git(entry.rela_path.as_ref())),
-                                );
-                                untracked.push((path, content));
+                                untracked.push(fingerprint(
+                                    path,
+                                    entry.rela_path.as_ref(),
+                                    warnings,
+                                ));
                             }
                         }
                     }
@@ -196,11 +236,12 @@ pub fn read_state_of(
                         let path = dirwalk_entry.rela_path.to_str_lossy().into_owned();
                         let from = source.rela_path().to_str_lossy().into_owned();
                         if !exclusions.excludes(&path) {
-                            let content = content_fingerprint(
-                                &root.join(path_from_git(dirwalk_entry.rela_path.as_ref())),
-                            );
                             worktree.push((from, "D".into()));
-                            untracked.push((path, content));
+                            untracked.push(fingerprint(
+                                path,
+                                dirwalk_entry.rela_path.as_ref(),
+                                warnings,
+                            ));
                         }
                     }
                 }
@@ -424,8 +465,13 @@ fn path_from_git(p: &gix::bstr::BStr) -> std::path::PathBuf {
         .unwrap_or_else(|_| std::path::PathBuf::from(p.to_str_lossy().into_owned()))
 }
 
-fn content_fingerprint(path: &Path) -> String {
-    match std::fs::symlink_metadata(path) {
+/// The code of the warning for a file counted by its size and modification time.
+pub const LARGE_FILE_UNHASHED: &str = "large-file-unhashed";
+
+/// What stands for a working-tree file's content in the state: the hash of its bytes, read as a
+/// stream, or — over `max_bytes`, returned second — its size and modification time, unread.
+fn content_fingerprint(path: &Path, max_bytes: u64) -> (String, Option<u64>) {
+    let fingerprint = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
             Ok(target) => format!(
                 "link {}",
@@ -433,11 +479,51 @@ fn content_fingerprint(path: &Path) -> String {
             ),
             Err(_) => "unreadable".into(),
         },
-        Ok(m) if m.is_file() => match std::fs::read(path) {
-            Ok(bytes) => blake3::hash(&bytes).to_hex().to_string(),
-            Err(_) => "unreadable".into(),
-        },
+        Ok(m) if m.is_file() && m.len() > max_bytes => {
+            let modified = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| format!("{}.{:09}", d.as_secs(), d.subsec_nanos()))
+                .unwrap_or_default();
+            return (format!("large {} {modified}", m.len()), Some(m.len()));
+        }
+        Ok(m) if m.is_file() => {
+            let mut hasher = blake3::Hasher::new();
+            // A file that grew since its size was read is hashed up to the limit.
+            match std::fs::File::open(path)
+                .and_then(|f| hasher.update_reader(std::io::Read::take(f, max_bytes)).map(drop))
+            {
+                Ok(()) => hasher.finalize().to_hex().to_string(),
+                Err(_) => "unreadable".into(),
+            }
+        }
         Ok(_) => "other".into(),
         Err(_) => "deleted".into(),
+    };
+    (fingerprint, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_over_the_limit_counts_by_size_and_time_and_one_at_it_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data.bin");
+        std::fs::write(&path, vec![7u8; 1000]).unwrap();
+        let (at_limit, large) = content_fingerprint(&path, 1000);
+        assert_eq!(large, None);
+        assert_eq!(at_limit, blake3::hash(&[7u8; 1000]).to_hex().to_string());
+        let (over, large) = content_fingerprint(&path, 999);
+        assert_eq!(large, Some(1000));
+        assert!(over.starts_with("large 1000 "), "{over}");
+        // A change of content that keeps the size changes the modification time, and so the
+        // fingerprint.
+        let before = over;
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&path, vec![8u8; 1000]).unwrap();
+        assert_ne!(content_fingerprint(&path, 999).0, before);
     }
 }

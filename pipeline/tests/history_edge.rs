@@ -179,6 +179,50 @@ fn skewed_clocks_are_reported_and_bound_the_window_like_git_since() {
     assert_eq!(h.commits.len(), 2);
 }
 
+/// Commit times come from the commits: a crafted history whose HEAD was committed at the
+/// smallest time git can write, on a parent at the largest, gives a snapshot — the window,
+/// the churn windows and the clock-skew warning saturate instead of overflowing.
+#[test]
+fn commit_times_at_the_ends_of_i64_saturate() {
+    let mut r = Repo::new();
+    r.write("a.txt", "a\n");
+    r.commit("first");
+    let tree = r.git(&["rev-parse", "HEAD^{tree}"]);
+    let mut parent = None::<String>;
+    for time in [i64::MAX, i64::MIN] {
+        let mut text = format!("tree {}\n", tree.trim());
+        if let Some(p) = &parent {
+            text.push_str(&format!("parent {p}\n"));
+        }
+        for role in ["author", "committer"] {
+            text.push_str(&format!("{role} A <a@example.com> {time} +0000\n"));
+        }
+        text.push_str("\nat the end of time\n");
+        let file = r.path().join(".git/crafted-commit");
+        std::fs::write(&file, text).unwrap();
+        let id = r.git(&[
+            "hash-object",
+            "-t",
+            "commit",
+            "-w",
+            "--literally",
+            &file.to_string_lossy(),
+        ]);
+        parent = Some(id.trim().to_string());
+    }
+    r.git(&["update-ref", "refs/heads/main", parent.as_deref().unwrap()]);
+    let store = tempfile::tempdir().unwrap();
+    let snap = snapshot(&git_only(r.path(), store.path()));
+    let h = read_history(&snap);
+    let mut times: Vec<i64> = h.commits.iter().map(|c| c.committer_time).collect();
+    times.sort();
+    assert_eq!(times.first(), Some(&i64::MIN), "{times:?}");
+    assert!(git_report(&snap)
+        .warnings
+        .iter()
+        .any(|w| w.code == "clock-skew" && w.message.contains(&i64::MAX.to_string())));
+}
+
 #[test]
 fn enormous_commits_are_left_out_of_cochange() {
     let mut r = Repo::new();

@@ -149,6 +149,57 @@ fn zero_document_index_is_a_counted_no_op() {
     assert!(snap.symbols().is_empty());
 }
 
+/// Metadata fields are bounded: a `project_root` over 4096 bytes (here 100 000 components, which
+/// the search for a matching sub-folder would join once per component) is dropped with a warning
+/// and the documents still map from the repository root; one of exactly 4096 bytes is used; a
+/// tool name or version over 256 bytes is shortened; metadata over 1 MiB is no index.
+#[test]
+fn metadata_fields_over_their_limits_are_cut_or_refused() {
+    use pipeline::scip::{MAX_PROJECT_ROOT_BYTES, MAX_TOOL_FIELD_BYTES};
+    let run = |idx: &Index| {
+        let repo = repo_with(&[("src/lib.rs", LIB)]);
+        write_index(&repo.path().join("index.scip"), idx);
+        snapshot_in_temp_store(repo.path(), |_| {})
+    };
+    let cut = |snap: &Snap| -> Vec<String> {
+        snap.scip()
+            .warnings
+            .iter()
+            .filter(|w| w.code == "scip-metadata-field-too-long")
+            .map(|w| w.message.clone())
+            .collect()
+    };
+    let with_root = |root: String| {
+        let mut idx = good_index();
+        idx.metadata.as_mut().expect("metadata").project_root = root;
+        idx
+    };
+    let long_root = format!("/{}", "a/".repeat(100_000));
+    let snap = run(&with_root(long_root.clone()));
+    let warnings = cut(&snap);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("project_root of 200001 bytes"), "{warnings:?}");
+    assert_eq!(snap.symbols().len(), 2, "documents map from the repository root");
+    let at_limit = format!("/{}", "b".repeat(MAX_PROJECT_ROOT_BYTES - 1));
+    assert!(cut(&run(&with_root(at_limit))).is_empty());
+
+    let mut idx = good_index();
+    let tool = idx.metadata.as_mut().unwrap().tool_info.as_mut().unwrap();
+    tool.name = "é".repeat(MAX_TOOL_FIELD_BYTES);
+    tool.version = "v".repeat(MAX_TOOL_FIELD_BYTES);
+    let snap = run(&idx);
+    assert_eq!(cut(&snap).len(), 1, "{:?}", cut(&snap));
+    let backend = &snap.manifest.backends[0];
+    assert_eq!(backend.tool, "é".repeat(MAX_TOOL_FIELD_BYTES / 2));
+    assert_eq!(backend.version.as_deref(), Some(&*"v".repeat(MAX_TOOL_FIELD_BYTES)));
+
+    let mut idx = good_index();
+    let tool = idx.metadata.as_mut().unwrap().tool_info.as_mut().unwrap();
+    tool.arguments = vec!["x".repeat(1 << 20)];
+    let text = expect_invalid(&idx.write_to_bytes().unwrap(), "metadata over 1 MiB");
+    assert!(text.contains("over the limit of 1048576"), "{text}");
+}
+
 #[test]
 fn invalid_utf8_and_unparsable_symbols_are_counted_skips() {
     let repo = repo_with(&[("src/lib.rs", LIB), ("src/b.rs", "fn b() {}\n")]);

@@ -59,6 +59,44 @@ fn sidecar_commit_behind_head_marks_the_index_stale() {
     assert!(!snap.manifest.repo_state.dirty);
 }
 
+/// The sidecar sits in the repository: a symlink to `/dev/zero`, a FIFO with no writer, a
+/// folder or a file over the limit is a warning naming what it is, read no further (the run
+/// neither hangs nor fills memory); a sidecar of exactly the limit is read.
+#[test]
+fn a_sidecar_that_is_no_small_regular_file_is_a_warning_and_never_read_whole() {
+    let repo = history_repo();
+    let first = git(repo.path(), &["rev-list", "--max-parents=0", "HEAD"]);
+    write_index(&repo.path().join("index.scip"), &index_for(&["a.rs"]));
+    let sidecar = repo.path().join("index.scip.commit");
+    let limit = pipeline::scip::freshness::MAX_SIDECAR_BYTES as usize;
+    let padded = |len: usize| format!("{first}\n{}", " ".repeat(len - first.len() - 1));
+    let warned = |what: &str| {
+        let snap = backend_facts(repo.path(), |_| {});
+        assert_eq!(snap.manifest.backends[0].facts["freshness"], "unknown", "{what}");
+        let warning = snap
+            .scip()
+            .warnings
+            .iter()
+            .find(|w| w.code == "scip-commit-sidecar-invalid")
+            .unwrap_or_else(|| panic!("{what}: no warning"))
+            .message
+            .clone();
+        assert!(warning.contains(what), "{warning}");
+    };
+    std::os::unix::fs::symlink("/dev/zero", &sidecar).expect("symlink");
+    warned("symlink");
+    std::fs::remove_file(&sidecar).expect("remove");
+    let made = std::process::Command::new("mkfifo").arg(&sidecar).status();
+    assert!(made.expect("mkfifo runs").success());
+    warned("not a regular file");
+    std::fs::remove_file(&sidecar).expect("remove");
+    std::fs::write(&sidecar, padded(limit + 1)).expect("sidecar");
+    warned(&format!("more than {limit} bytes"));
+    std::fs::write(&sidecar, padded(limit)).expect("sidecar");
+    let snap = backend_facts(repo.path(), |_| {});
+    assert_eq!(snap.manifest.backends[0].facts["indexedCommit"], first);
+}
+
 #[test]
 fn scip_commit_option_overrides_the_sidecar_and_resolves_short_ids() {
     let repo = history_repo();

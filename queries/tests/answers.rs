@@ -432,6 +432,53 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
         .contains("INDEX_STALE"));
 }
 
+/// The architecture view is a file of the snapshot, so any number may be in it: totals at the
+/// ends of `i64`, more modules hidden than exist, negative depths and counts. `arch` reads them
+/// as what they can mean (negative as 0, subtractions saturated) and never overflows.
+#[test]
+fn arch_reads_a_view_whose_counts_are_at_the_ends_of_their_range() {
+    use output_schema::views::ArchitectureView;
+    use output_schema::View;
+    let f = fx();
+    let path = f.snap.dir.join("views/architecture.json.zst");
+    let text = output_schema::manifest::decompress(&std::fs::read(&path).unwrap()).unwrap();
+    let mut view = ArchitectureView::decode(&text).unwrap();
+    for (i, extreme) in [i64::MAX, i64::MIN].into_iter().enumerate() {
+        let counts = [&mut view.totals, &mut view.truncated];
+        for c in counts {
+            (c.modules, c.edges, c.external_edges, c.entrypoints) =
+                (extreme, extreme, extreme, extreme);
+        }
+        for m in &mut view.modules {
+            (m.depth, m.files, m.symbols, m.lines, m.rank, m.fan_in, m.fan_out) =
+                (extreme, extreme, extreme, extreme, extreme, extreme, extreme);
+        }
+        let bytes = output_schema::manifest::compress_json(&view.encode()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        let fresh = unknown();
+        let c = ctx(&f, &fresh);
+        for depth in [None, Some(0), Some(32)] {
+            for include_external in [false, true] {
+                let a = queries::commands::arch::arch(
+                    &c,
+                    &queries::commands::arch::ArchArgs {
+                        depth,
+                        include_external,
+                    },
+                )
+                .unwrap_or_else(|e| panic!("{i} {depth:?}: {e:?}"));
+                let shown = v(&a)["facts"]["modules"].as_array().unwrap().len();
+                // i64::MAX depths are deeper than any --depth; i64::MIN ones read as 0.
+                let expected = match (i, depth) {
+                    (0, Some(_)) => 0,
+                    _ => 4,
+                };
+                assert_eq!(shown, expected, "{i} {depth:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn arch_serves_the_view_within_budget() {
     let f = fx();

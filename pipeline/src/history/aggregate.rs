@@ -10,8 +10,9 @@
 //! - churn: per path and window (30d, 90d, 365d measured back from HEAD's committer time, and
 //!   `all` = the whole history window); a row exists only when the path changed in that window.
 //!   Binary changes count as commits with no lines.
-//! - cochange: commits with more than `max_files` changed files (the commit's `files_changed`) are
-//!   left out entirely and counted; pairs sharing fewer than `min_shared` commits are dropped;
+//! - cochange: commits with more than `max_files` changed files (the commit's `files_changed`, or
+//!   its rows when there are more) are left out entirely and counted, so a commit adds at most
+//!   `max_files²/2` pairs (`max_files` is at most `MAX_COCHANGE_FILES`, 1000); pairs sharing fewer than `min_shared` commits are dropped;
 //!   `commits_a`/`commits_b` count the commits that were considered, so
 //!   `degree = shared / min(commits_a, commits_b)` lies in 0..1.
 //! - ownership: per path and author over the whole window; `share` = the author's commits / all
@@ -98,7 +99,8 @@ pub(crate) fn aggregate(
         let ids: Vec<usize> = group.iter().map(|r| path_id(&r.path)).collect();
         for (row, &id) in group.iter().zip(&ids) {
             for (w, (_, days)) in WINDOWS.iter().enumerate() {
-                if days.is_some_and(|d| commit.committer_time < settings.head_time - d * 86_400) {
+                let since = |d: i64| settings.head_time.saturating_sub(d.saturating_mul(86_400));
+                if days.is_some_and(|d| commit.committer_time < since(d)) {
                     continue;
                 }
                 let acc = churn[id][w].get_or_insert_with(|| ChurnAcc {
@@ -113,7 +115,9 @@ pub(crate) fn aggregate(
             }
             owners[id].push(commit.author_id.as_str());
         }
-        if commit.files_changed > i64::from(settings.cochange_max_files) {
+        // The rows, not only the commit's own count, decide: rows reused from a previous
+        // snapshot are data, and the pairs grow with the square of the rows.
+        if commit.files_changed.max(ids.len() as i64) > i64::from(settings.cochange_max_files) {
             out.cochange_skipped_commits += 1;
             continue;
         }
@@ -311,5 +315,50 @@ mod tests {
         assert_eq!(out.merges_left_out, 0);
         assert_eq!(out.churn.len(), 4);
         assert_eq!(out.ownership.len(), 1);
+    }
+
+    /// A commit whose own count is small but whose rows are many (rows reused from a
+    /// previous snapshot are data) is left out of co-change by its rows: at the limit its pairs
+    /// count, one row over it adds none.
+    #[test]
+    fn cochange_is_bounded_by_the_rows_of_a_commit_at_the_limit() {
+        let files = |sha: &str, n: usize| -> Vec<FileChangeRow> {
+            (0..n)
+                .map(|i| change(sha, &format!("f{i:04}"), Some(1), Some(0)))
+                .collect()
+        };
+        let s = settings(false);
+        let limit = s.cochange_max_files as usize;
+        let at = [commit("x", 1000 * DAY, "alice", 1, 1), commit("y", 999 * DAY, "bob", 1, 1)];
+        let changes: Vec<_> = [files("x", limit), files("y", limit)].concat();
+        let out = aggregate(&at, &changes, &s);
+        assert_eq!(out.cochange.len(), limit * (limit - 1) / 2);
+        assert_eq!(out.cochange_skipped_commits, 0);
+        let changes: Vec<_> = [files("x", 5000), files("y", 5000)].concat();
+        let out = aggregate(&at, &changes, &s);
+        assert!(out.cochange.is_empty());
+        assert_eq!(out.cochange_skipped_commits, 2);
+    }
+
+    /// Commit times are whatever commits say: at the ends of `i64`, the windows saturate
+    /// instead of overflowing.
+    #[test]
+    fn windows_saturate_at_the_ends_of_time() {
+        for head_time in [i64::MIN, i64::MIN + DAY, i64::MAX] {
+            let s = AggregateSettings {
+                head_time,
+                ..settings(false)
+            };
+            let commits = vec![commit("c", i64::MIN, "alice", 1, 1)];
+            let changes = vec![change("c", "a", Some(1), Some(0))];
+            let out = aggregate(&commits, &changes, &s);
+            let windows: Vec<&str> = out.churn.iter().map(|r| r.window.as_str()).collect();
+            let expected: &[&str] = if head_time == i64::MAX {
+                &["all"]
+            } else {
+                &["30d", "90d", "365d", "all"]
+            };
+            assert_eq!(windows, expected, "{head_time}");
+        }
     }
 }

@@ -162,7 +162,9 @@ pub fn run(
         .map_err(|e| git_err("cannot resolve HEAD", &e))?
         .detach();
     let head_time = committer_time(&repo, head_id)?;
-    let cutoff = (opts.days > 0).then(|| head_time - i64::from(opts.days) * 86_400);
+    // A commit time is whatever the commit says (near i64::MIN in a crafted one): saturate.
+    let cutoff =
+        (opts.days > 0).then(|| head_time.saturating_sub(i64::from(opts.days) * 86_400));
 
     let mut warnings: Vec<Warning> = Vec::new();
     let (prev, reuse) = load_previous(previous, &settings, !shallow.is_empty(), &mut warnings);
@@ -645,7 +647,7 @@ fn report(
                 message: format!(
                     "commit {}: committed {} s before its parent",
                     c.sha,
-                    pt - c.committer_time
+                    pt.saturating_sub(c.committer_time)
                 ),
             });
         }

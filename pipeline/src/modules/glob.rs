@@ -7,13 +7,16 @@
 
 /// Whether `pattern` (already normalized: no `./`, no trailing `/`) matches the relative folder
 /// `path` (`""` is the folder the pattern is relative to).
+///
+/// Time is linear in practice, whatever the pattern: `**` is matched like `*` in
+/// [`match_component`], one component at a time with one backtrack point, so a pattern with many
+/// `**` (a manifest is repository content) never backtracks exponentially; at worst it takes
+/// (pattern components × path components) component comparisons.
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let mut pat: Vec<&str> = pattern
+    let pat: Vec<&str> = pattern
         .split('/')
         .filter(|s| !s.is_empty() && *s != ".")
         .collect();
-    // `**/**` means the same as `**`; collapsing keeps the backtracking small.
-    pat.dedup_by(|a, b| *a == "**" && *b == "**");
     let segs: Vec<&str> = path
         .split('/')
         .filter(|s| !s.is_empty() && *s != ".")
@@ -21,17 +24,27 @@ pub fn matches(pattern: &str, path: &str) -> bool {
     match_segments(&pat, &segs)
 }
 
+/// [`match_component`]'s algorithm over path components: `**` stands for any number of
+/// components, any other pattern component matches exactly one.
 fn match_segments(pat: &[&str], segs: &[&str]) -> bool {
-    match pat.split_first() {
-        None => segs.is_empty(),
-        Some((&"**", rest)) => (0..=segs.len()).any(|i| match_segments(rest, &segs[i..])),
-        Some((p, rest)) => match segs.split_first() {
-            Some((s, srest)) => {
-                match_component(p.as_bytes(), s.as_bytes()) && match_segments(rest, srest)
-            }
-            None => false,
-        },
+    let (mut pi, mut si) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while si < segs.len() {
+        if pi < pat.len() && pat[pi] == "**" {
+            star = Some((pi, si));
+            pi += 1;
+        } else if pi < pat.len() && match_component(pat[pi].as_bytes(), segs[si].as_bytes()) {
+            pi += 1;
+            si += 1;
+        } else if let Some((sp, ss)) = star {
+            pi = sp + 1;
+            si = ss + 1;
+            star = Some((sp, ss + 1));
+        } else {
+            return false;
+        }
     }
+    pat[pi..].iter().all(|&p| p == "**")
 }
 
 fn match_component(p: &[u8], s: &[u8]) -> bool {
@@ -73,5 +86,28 @@ mod tests {
         assert!(matches("*", "x"));
         assert!(!matches("*", ""));
         assert!(matches("tools/cli", "tools/cli"));
+        assert!(matches("**/b", "a/b"));
+        assert!(matches("**/b", "b"));
+        assert!(matches("a/**/b/**/c", "a/x/b/y/z/c"));
+        assert!(matches("a/**/b/**/c", "a/b/c"));
+        assert!(!matches("a/**/b/**/c", "a/c/b"));
+        assert!(matches("**/*-app/**", "x/y/web-app/z"));
+        assert!(!matches("**/*-app/**", "x/y/web/z"));
+        assert!(matches("**/**/x", "x"));
+    }
+
+    /// Many `**` against a deep path that almost matches: a backtracking matcher tries every way
+    /// to share 200 components among 12 `**` (about 10^19), this one at most 25 × 201 component
+    /// comparisons.
+    #[test]
+    fn many_double_stars_do_not_backtrack_exponentially() {
+        let pattern = format!("{}b", "**/a/".repeat(12));
+        let path = format!("{}c", "a/".repeat(200));
+        assert!(!matches(&pattern, &path));
+        let path = format!("{}b", "a/".repeat(200));
+        assert!(matches(&pattern, &path));
+        let wide = format!("**/{}b", "*a*/".repeat(12));
+        assert!(matches(&wide, &path));
+        assert!(!matches(&wide, &format!("{}c", "a/".repeat(200))));
     }
 }

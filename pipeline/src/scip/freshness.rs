@@ -36,16 +36,20 @@ pub fn is_commit_spec(s: &str) -> bool {
     (4..=64).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The largest commit sidecar read: it holds one commit ID and a line break.
+pub const MAX_SIDECAR_BYTES: u64 = 1024;
+
 /// Reads `<index>.commit` when present: `Ok(None)` when absent, `Err` when present but not a
-/// commit ID.
+/// commit ID. The sidecar sits in the repository, so it is read as untrusted: not through a
+/// symlink, not from a FIFO or device, and at most [`MAX_SIDECAR_BYTES`].
 pub fn sidecar_commit(index: &Path) -> Result<Option<String>, String> {
     let mut name = index.as_os_str().to_owned();
     name.push(".commit");
     let sidecar = std::path::PathBuf::from(name);
-    let text = match std::fs::read(&sidecar) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read the commit sidecar: {e}")),
+    let text = match output_schema::small_file::read_small_file(&sidecar, MAX_SIDECAR_BYTES) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(format!("the commit sidecar {e}")),
     };
     let text = String::from_utf8_lossy(&text[..text.len().min(256)]).into_owned();
     let first = text

@@ -5,6 +5,46 @@
 use super::materialize::materialize;
 use super::*;
 
+/// The longest `project_root` used: a path longer than the system's `PATH_MAX` names no folder.
+pub const MAX_PROJECT_ROOT_BYTES: usize = 4096;
+/// The longest tool name or version kept (they go to the manifest's backend entry).
+pub const MAX_TOOL_FIELD_BYTES: usize = 256;
+
+/// The index's metadata with its text fields within bounds, each cut one a warning: a
+/// `project_root` over [`MAX_PROJECT_ROOT_BYTES`] is dropped (documents are then placed relative
+/// to the repository root), a tool name or version over [`MAX_TOOL_FIELD_BYTES`] is shortened.
+fn capped_metadata(mut m: Metadata, index: &str, warnings: &mut Vec<Warning>) -> Metadata {
+    let mut warn = |field: &str, len: usize, limit: usize, what: &str| {
+        warnings.push(Warning {
+            code: "scip-metadata-field-too-long".into(),
+            path: Some(index.to_string()),
+            message: format!("its {field} of {len} bytes is over the limit of {limit}; {what}"),
+        })
+    };
+    if m.project_root.len() > MAX_PROJECT_ROOT_BYTES {
+        warn(
+            "project_root",
+            m.project_root.len(),
+            MAX_PROJECT_ROOT_BYTES,
+            "ignored (documents are placed relative to the repository root)",
+        );
+        m.project_root.clear();
+    }
+    if let Some(tool) = m.tool_info.as_mut() {
+        for (field, value) in [("tool name", &mut tool.name), ("tool version", &mut tool.version)] {
+            if value.len() > MAX_TOOL_FIELD_BYTES {
+                warn(field, value.len(), MAX_TOOL_FIELD_BYTES, "shortened");
+                let mut end = MAX_TOOL_FIELD_BYTES;
+                while !value.is_char_boundary(end) {
+                    end -= 1;
+                }
+                value.truncate(end);
+            }
+        }
+    }
+    m
+}
+
 /// The project root of an index relative to the repository root, plus candidates to try when the
 /// index was built at another path. Returns `(fixed prefix, candidates)`.
 fn project_root_prefix(
@@ -302,11 +342,12 @@ fn stream_documents(
     .map_err(|e| scip_error(index, root, e.to_string()))?
     .ok();
     let mut metadata: Option<Metadata> = None;
+    let shown = display_input(root, index);
     if metadata_first == Some(false) {
         acc.tally.bump(quirks::METADATA_NOT_FIRST);
         reader::read_index::<()>(index, metadata_pass, |item| {
-            if let reader::Item::Metadata(m) = item {
-                metadata.get_or_insert(m);
+            if let (reader::Item::Metadata(m), None) = (item, &metadata) {
+                metadata = Some(capped_metadata(m, &shown, &mut acc.warnings));
             }
             Ok(())
         })
@@ -329,7 +370,10 @@ fn stream_documents(
     reader::read_index::<()>(index, limits, |item| {
         match item {
             reader::Item::Metadata(m) => {
-                let m = metadata.get_or_insert(m);
+                if metadata.is_none() {
+                    metadata = Some(capped_metadata(m, &shown, &mut acc.warnings));
+                }
+                let m = metadata.as_ref().expect("set just above");
                 if setup.is_none() {
                     setup = Some(Setup::new(root, Some(m), &mut acc.tally));
                 }

@@ -28,6 +28,7 @@
 mod document_wire;
 pub mod freshness;
 mod index_file;
+pub use index_file::{MAX_PROJECT_ROOT_BYTES, MAX_TOOL_FIELD_BYTES};
 pub mod mapping;
 mod materialize;
 pub mod occurrences;

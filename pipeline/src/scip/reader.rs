@@ -26,6 +26,10 @@ const FIELD_DOCUMENTS: u32 = 2;
 /// `Index.external_symbols`.
 const FIELD_EXTERNAL_SYMBOLS: u32 = 3;
 
+/// The largest `metadata` field read: real ones hold a tool name, version and arguments, a
+/// project root and an encoding — a few hundred bytes. A larger one makes the file no index.
+pub const MAX_METADATA_BYTES: u64 = 1 << 20;
+
 /// One top-level field of the index.
 #[derive(Debug)]
 pub enum Item {
@@ -155,6 +159,15 @@ where
             message: format!("field {field} of {len} bytes exceeds the protobuf limit"),
         })?;
         let item = match field {
+            FIELD_METADATA if len > MAX_METADATA_BYTES => {
+                return Err(ReadError {
+                    offset: at,
+                    message: format!(
+                        "its metadata of {len} bytes is over the limit of {MAX_METADATA_BYTES} \
+                         (an index's metadata names its tool and project root in a few hundred)"
+                    ),
+                });
+            }
             FIELD_METADATA => {
                 let bytes = cis.read_raw_bytes(len32).map_err(|e| wire(at, e))?;
                 let meta = <Metadata as protobuf::Message>::parse_from_bytes(&bytes)
