@@ -66,11 +66,13 @@ fn crate_dependency_rules_hold() {
         );
     }
     for heavy in ["duckdb", "ckb"] {
-        assert!(!fuzz.contains(&heavy.to_string()), "fuzz depends on {heavy}");
+        assert!(
+            !fuzz.contains(&heavy.to_string()),
+            "fuzz depends on {heavy}"
+        );
     }
-    let manifest = |dir: &str| {
-        std::fs::read_to_string(workspace_root().join(dir).join("Cargo.toml")).unwrap()
-    };
+    let manifest =
+        |dir: &str| std::fs::read_to_string(workspace_root().join(dir).join("Cargo.toml")).unwrap();
     let line = |text: &str, start: &str| {
         text.lines()
             .find(|l| l.trim_start().starts_with(start))
@@ -88,7 +90,9 @@ fn crate_dependency_rules_hold() {
         "DuckDB must be queries' optional dependency behind its `sql` feature"
     );
     assert!(
-        !fuzz_toml.lines().any(|l| l.trim_start().starts_with("default =")),
+        !fuzz_toml
+            .lines()
+            .any(|l| l.trim_start().starts_with("default =")),
         "fuzz must have no default features (its `sql` feature compiles DuckDB)"
     );
     for lib in [&schema, &pipeline] {

@@ -335,7 +335,13 @@ fn a_panic_on_a_worker_thread_is_an_internal_error_and_the_store_stays_empty() {
     let store = tempfile::tempdir().unwrap();
     let out = ckb_env(
         repo.path(),
-        &["snapshot", "--json", "--out", &store.path().to_string_lossy(), "."],
+        &[
+            "snapshot",
+            "--json",
+            "--out",
+            &store.path().to_string_lossy(),
+            ".",
+        ],
         &[("CKB_FAILPOINT", Path::new("panic-in-worker"))],
     );
     assert_eq!(out.status.code(), Some(1));

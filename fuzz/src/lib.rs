@@ -221,7 +221,9 @@ pub fn table_rows(data: &[u8]) -> Result<usize, String> {
     };
     let path = scratch_file("table.parquet", file);
     fn decode<T: Table>(path: &Path) -> Result<usize, String> {
-        let rows = read_table::<T>(path).map(|r| r.len()).map_err(|e| e.to_string());
+        let rows = read_table::<T>(path)
+            .map(|r| r.len())
+            .map_err(|e| e.to_string());
         let parallel = output_schema::parquet_io::read_table_parallel::<T>(path);
         assert_eq!(
             rows.as_ref().ok(),

@@ -65,7 +65,12 @@ fn hashes(listing: &[Entry], store: &Path) -> Vec<(PathBuf, blake3::Hash)> {
     listing
         .iter()
         .filter(|(p, _, _)| p.starts_with(store))
-        .map(|(p, _, _)| (p.clone(), blake3::hash(&std::fs::read(p).unwrap_or_default())))
+        .map(|(p, _, _)| {
+            (
+                p.clone(),
+                blake3::hash(&std::fs::read(p).unwrap_or_default()),
+            )
+        })
         .collect()
 }
 

@@ -101,19 +101,34 @@ mod tests {
         ));
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&path, &link).unwrap();
-        assert!(matches!(read_small_file(&link, 10), Err(SmallFileError::Symlink)));
+        assert!(matches!(
+            read_small_file(&link, 10),
+            Err(SmallFileError::Symlink)
+        ));
         let zero = dir.path().join("zero");
         std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        assert!(matches!(read_small_file(&zero, 10), Err(SmallFileError::Symlink)));
+        assert!(matches!(
+            read_small_file(&zero, 10),
+            Err(SmallFileError::Symlink)
+        ));
         assert!(matches!(
             read_small_file(Path::new("/dev/zero"), 10),
             Err(SmallFileError::NotRegular)
         ));
         // A FIFO with no writer: a plain open would block for ever.
         let fifo = dir.path().join("fifo");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success());
-        assert!(matches!(read_small_file(&fifo, 10), Err(SmallFileError::NotRegular)));
-        assert!(matches!(read_small_file(dir.path(), 10), Err(SmallFileError::NotRegular)));
+        assert!(matches!(
+            read_small_file(&fifo, 10),
+            Err(SmallFileError::NotRegular)
+        ));
+        assert!(matches!(
+            read_small_file(dir.path(), 10),
+            Err(SmallFileError::NotRegular)
+        ));
     }
 }

@@ -94,7 +94,9 @@ impl TableFile {
         page_limit: u64,
     ) -> Result<TableFile, ParquetError> {
         if metadata.page_index().is_some() {
-            return Err(damaged("a page index was loaded; table files are read without one"));
+            return Err(damaged(
+                "a page index was loaded; table files are read without one",
+            ));
         }
         let len = file.metadata().map(|m| m.len())?;
         let mut chunks = Vec::new();
@@ -103,9 +105,10 @@ impl TableFile {
                 let start = column
                     .dictionary_page_offset()
                     .unwrap_or(column.data_page_offset());
-                let (Ok(start), Ok(size)) =
-                    (u64::try_from(start), u64::try_from(column.compressed_size()))
-                else {
+                let (Ok(start), Ok(size)) = (
+                    u64::try_from(start),
+                    u64::try_from(column.compressed_size()),
+                ) else {
                     return Err(damaged("a column chunk has a negative offset or size"));
                 };
                 let end = start
@@ -315,7 +318,10 @@ pub fn check_pages(
                 }
             }
             if got < buf.len() {
-                return Err(format!("the file ends inside the column chunk, at {}", at + got as u64));
+                return Err(format!(
+                    "the file ends inside the column chunk, at {}",
+                    at + got as u64
+                ));
             }
             match walk(Shape::PageHeader, &buf, left) {
                 Err(Stop::Short) if window < left => window = left.min(window * 16),
@@ -404,8 +410,12 @@ mod tests {
         let mut largest = 0;
         for (mut at, end) in chunks(bytes) {
             while at < end {
-                let h = walk(Shape::PageHeader, &bytes[at as usize..end as usize], end - at)
-                    .unwrap();
+                let h = walk(
+                    Shape::PageHeader,
+                    &bytes[at as usize..end as usize],
+                    end - at,
+                )
+                .unwrap();
                 let [Some(uncompressed), Some(compressed)] = h.page_sizes else {
                     panic!("a header without sizes")
                 };
@@ -425,18 +435,19 @@ mod tests {
         assert!(largest > 1000, "{largest}");
         walk_pages(&bytes, largest).unwrap();
         let e = walk_pages(&bytes, largest - 1).unwrap_err();
-        assert!(e.contains(MAX_PAGE_ENV) && e.contains("decompresses to"), "{e}");
+        assert!(
+            e.contains(MAX_PAGE_ENV) && e.contains("decompresses to"),
+            "{e}"
+        );
 
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("commits.parquet");
         std::fs::write(&path, &bytes).unwrap();
         let open = |limit| {
             let file = File::open(&path).unwrap();
-            let metadata = parquet::arrow::arrow_reader::ArrowReaderMetadata::load(
-                &file,
-                Default::default(),
-            )
-            .unwrap();
+            let metadata =
+                parquet::arrow::arrow_reader::ArrowReaderMetadata::load(&file, Default::default())
+                    .unwrap();
             TableFile::with_page_limit(file, metadata.metadata(), limit).unwrap()
         };
         open(largest).check_all_pages().unwrap();
@@ -459,8 +470,13 @@ mod tests {
     #[test]
     fn a_page_of_negative_size_is_refused() {
         let negative = header(-1, 10, &[]);
-        let e = check_pages(&mut reader(&negative), 0, negative.len() as u64 + 10, 1 << 20)
-            .unwrap_err();
+        let e = check_pages(
+            &mut reader(&negative),
+            0,
+            negative.len() as u64 + 10,
+            1 << 20,
+        )
+        .unwrap_err();
         assert!(e.contains("negative size"), "{e}");
     }
 

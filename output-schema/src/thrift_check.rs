@@ -500,7 +500,10 @@ pub(crate) mod tests {
         // doubles, which the decoder skips one by one past the end of the chunk.
         let list_of_doubles = [0x69, 0xf7, 0xff, 0xff, 0xff, 0xff, 0x07];
         let e = page(&header(100, 10, &list_of_doubles), 1000).unwrap_err();
-        assert!(matches!(&e, Stop::Bad(why) if why.contains("2147483647 entries")), "{e:?}");
+        assert!(
+            matches!(&e, Stop::Bad(why) if why.contains("2147483647 entries")),
+            "{e:?}"
+        );
         // A short list of bools: the decoder skips them without reading their bytes.
         let e = page(&header(100, 10, &[0x69, 0x21, 1, 1]), 1000).unwrap_err();
         assert_eq!(e, Stop::Bad("holds a container of bools".into()));
@@ -510,7 +513,10 @@ pub(crate) mod tests {
         assert!(matches!(page(&wrong, 1000), Err(Stop::Bad(_))));
         // A binary longer than what is left, and a header cut by the end of its chunk.
         let e = page(&header(100, 10, &[0x68, 0x80, 0x08]), 1000).unwrap_err();
-        assert!(matches!(&e, Stop::Bad(why) if why.contains("1024 bytes")), "{e:?}");
+        assert!(
+            matches!(&e, Stop::Bad(why) if why.contains("1024 bytes")),
+            "{e:?}"
+        );
         assert_eq!(page(&ok[..4], 1000), Err(Stop::Short));
         assert!(matches!(page(&ok[..4], 4), Err(Stop::Bad(_))));
         // Nesting deeper than allowed.
@@ -540,6 +546,9 @@ pub(crate) mod tests {
         }
         with.push(0);
         let e = walk(Shape::FileMetaData, &with, with.len() as u64).unwrap_err();
-        assert!(matches!(&e, Stop::Bad(why) if why.contains("bools")), "{e:?}");
+        assert!(
+            matches!(&e, Stop::Bad(why) if why.contains("bools")),
+            "{e:?}"
+        );
     }
 }

@@ -129,7 +129,12 @@ pub(crate) fn run(
 enum StateRead {
     Existing(StoredSnapshot),
     /// The state, the scan, the scan cache to save, and what reading the state warned about.
-    New(RepoState, Option<ScanOutput>, Option<PendingCache>, Vec<Warning>),
+    New(
+        RepoState,
+        Option<ScanOutput>,
+        Option<PendingCache>,
+        Vec<Warning>,
+    ),
 }
 
 fn existing(plan: &Plan, state: &RepoState) -> Result<Option<StoredSnapshot>, PipelineError> {
@@ -238,7 +243,12 @@ fn read_state(
             state
         }
     };
-    Ok(StateRead::New(repo_state, scanned, scan_cache, state_warnings))
+    Ok(StateRead::New(
+        repo_state,
+        scanned,
+        scan_cache,
+        state_warnings,
+    ))
 }
 
 /// Runs the selected stages in order and returns every table they produced.

@@ -491,9 +491,11 @@ fn content_fingerprint(path: &Path, max_bytes: u64) -> (String, Option<u64>) {
         Ok(m) if m.is_file() => {
             let mut hasher = blake3::Hasher::new();
             // A file that grew since its size was read is hashed up to the limit.
-            match std::fs::File::open(path)
-                .and_then(|f| hasher.update_reader(std::io::Read::take(f, max_bytes)).map(drop))
-            {
+            match std::fs::File::open(path).and_then(|f| {
+                hasher
+                    .update_reader(std::io::Read::take(f, max_bytes))
+                    .map(drop)
+            }) {
                 Ok(()) => hasher.finalize().to_hex().to_string(),
                 Err(_) => "unreadable".into(),
             }

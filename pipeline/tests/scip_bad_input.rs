@@ -178,8 +178,15 @@ fn metadata_fields_over_their_limits_are_cut_or_refused() {
     let snap = run(&with_root(long_root.clone()));
     let warnings = cut(&snap);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("project_root of 200001 bytes"), "{warnings:?}");
-    assert_eq!(snap.symbols().len(), 2, "documents map from the repository root");
+    assert!(
+        warnings[0].contains("project_root of 200001 bytes"),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        snap.symbols().len(),
+        2,
+        "documents map from the repository root"
+    );
     let at_limit = format!("/{}", "b".repeat(MAX_PROJECT_ROOT_BYTES - 1));
     assert!(cut(&run(&with_root(at_limit))).is_empty());
 
@@ -191,7 +198,10 @@ fn metadata_fields_over_their_limits_are_cut_or_refused() {
     assert_eq!(cut(&snap).len(), 1, "{:?}", cut(&snap));
     let backend = &snap.manifest.backends[0];
     assert_eq!(backend.tool, "é".repeat(MAX_TOOL_FIELD_BYTES / 2));
-    assert_eq!(backend.version.as_deref(), Some(&*"v".repeat(MAX_TOOL_FIELD_BYTES)));
+    assert_eq!(
+        backend.version.as_deref(),
+        Some(&*"v".repeat(MAX_TOOL_FIELD_BYTES))
+    );
 
     let mut idx = good_index();
     let tool = idx.metadata.as_mut().unwrap().tool_info.as_mut().unwrap();

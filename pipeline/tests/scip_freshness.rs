@@ -72,7 +72,10 @@ fn a_sidecar_that_is_no_small_regular_file_is_a_warning_and_never_read_whole() {
     let padded = |len: usize| format!("{first}\n{}", " ".repeat(len - first.len() - 1));
     let warned = |what: &str| {
         let snap = backend_facts(repo.path(), |_| {});
-        assert_eq!(snap.manifest.backends[0].facts["freshness"], "unknown", "{what}");
+        assert_eq!(
+            snap.manifest.backends[0].facts["freshness"], "unknown",
+            "{what}"
+        );
         let warning = snap
             .scip()
             .warnings

@@ -450,8 +450,11 @@ fn arch_reads_a_view_whose_counts_are_at_the_ends_of_their_range() {
                 (extreme, extreme, extreme, extreme);
         }
         for m in &mut view.modules {
-            (m.depth, m.files, m.symbols, m.lines, m.rank, m.fan_in, m.fan_out) =
-                (extreme, extreme, extreme, extreme, extreme, extreme, extreme);
+            (
+                m.depth, m.files, m.symbols, m.lines, m.rank, m.fan_in, m.fan_out,
+            ) = (
+                extreme, extreme, extreme, extreme, extreme, extreme, extreme,
+            );
         }
         let bytes = output_schema::manifest::compress_json(&view.encode()).unwrap();
         std::fs::write(&path, bytes).unwrap();

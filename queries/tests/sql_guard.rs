@@ -44,11 +44,7 @@ impl Rng {
 
 /// A char boundary of `s`, uniformly among them.
 fn boundary(rng: &mut Rng, s: &str) -> usize {
-    let bounds: Vec<usize> = s
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain([s.len()])
-        .collect();
+    let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
     bounds[rng.below(bounds.len())]
 }
 
@@ -210,9 +206,17 @@ fn mutated_attacks_are_refused_fail_or_read_and_nothing_changes() {
             );
         }
     }
-    assert!(wrong.is_empty(), "codes a statement may not get:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "codes a statement may not get:\n{}",
+        wrong.join("\n")
+    );
     assert_eq!(bytes_of(&listing(&watched)), bytes_before);
-    assert_eq!(listing_top(&cwd), cwd_before, "wrote into the working folder");
+    assert_eq!(
+        listing_top(&cwd),
+        cwd_before,
+        "wrote into the working folder"
+    );
     // The generator reaches every kind of outcome.
     assert!(
         rows > 100 && refused > 100 && failed > 100,

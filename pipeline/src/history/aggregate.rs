@@ -329,7 +329,10 @@ mod tests {
         };
         let s = settings(false);
         let limit = s.cochange_max_files as usize;
-        let at = [commit("x", 1000 * DAY, "alice", 1, 1), commit("y", 999 * DAY, "bob", 1, 1)];
+        let at = [
+            commit("x", 1000 * DAY, "alice", 1, 1),
+            commit("y", 999 * DAY, "bob", 1, 1),
+        ];
         let changes: Vec<_> = [files("x", limit), files("y", limit)].concat();
         let out = aggregate(&at, &changes, &s);
         assert_eq!(out.cochange.len(), limit * (limit - 1) / 2);

@@ -163,8 +163,7 @@ pub fn run(
         .detach();
     let head_time = committer_time(&repo, head_id)?;
     // A commit time is whatever the commit says (near i64::MIN in a crafted one): saturate.
-    let cutoff =
-        (opts.days > 0).then(|| head_time.saturating_sub(i64::from(opts.days) * 86_400));
+    let cutoff = (opts.days > 0).then(|| head_time.saturating_sub(i64::from(opts.days) * 86_400));
 
     let mut warnings: Vec<Warning> = Vec::new();
     let (prev, reuse) = load_previous(previous, &settings, !shallow.is_empty(), &mut warnings);

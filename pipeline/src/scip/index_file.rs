@@ -31,7 +31,10 @@ fn capped_metadata(mut m: Metadata, index: &str, warnings: &mut Vec<Warning>) ->
         m.project_root.clear();
     }
     if let Some(tool) = m.tool_info.as_mut() {
-        for (field, value) in [("tool name", &mut tool.name), ("tool version", &mut tool.version)] {
+        for (field, value) in [
+            ("tool name", &mut tool.name),
+            ("tool version", &mut tool.version),
+        ] {
             if value.len() > MAX_TOOL_FIELD_BYTES {
                 warn(field, value.len(), MAX_TOOL_FIELD_BYTES, "shortened");
                 let mut end = MAX_TOOL_FIELD_BYTES;
@@ -346,8 +349,10 @@ fn stream_documents(
     if metadata_first == Some(false) {
         acc.tally.bump(quirks::METADATA_NOT_FIRST);
         reader::read_index::<()>(index, metadata_pass, |item| {
-            if let (reader::Item::Metadata(m), None) = (item, &metadata) {
-                metadata = Some(capped_metadata(m, &shown, &mut acc.warnings));
+            if let reader::Item::Metadata(m) = item {
+                if metadata.is_none() {
+                    metadata = Some(capped_metadata(m, &shown, &mut acc.warnings));
+                }
             }
             Ok(())
         })

@@ -52,7 +52,6 @@ pub enum SqlSource<'a> {
     Store(&'a Path),
 }
 
-
 /// What the refusal of a statement tells the user to do.
 const READ_ONLY_REMEDIATION: &str = "pass exactly one read statement: SELECT, WITH … SELECT, FROM, VALUES, TABLE, DESCRIBE, SUMMARIZE or SHOW, optionally after EXPLAIN [ANALYZE]; the session cannot write, attach, install, load, set or call anything";
 
