@@ -3,7 +3,10 @@
 # output: SCIP indexes written by the real indexers (rust-analyzer, scip-typescript, scip-python)
 # over tiny projects, the symbol strings in them, and a real snapshot (manifest, every table,
 # scan cache) and `ckb init` config of a scripted two-commit repository. Seeds are kept small
-# (libFuzzer grows its own corpus from them under $HOME/.cache/ckb-fuzz).
+# (libFuzzer grows its own corpus from them under $HOME/.cache/ckb-fuzz). The `sql_guard` seeds
+# are not regenerated here: they are SQL attacks and reads, written by hand (one statement per
+# file: a byte choosing the snapshot (`0`) or store (`1`) session, then the text, `@S`/`@T` for
+# their folders), and `queries/tests/sql_guard.rs` mutates them in the normal suite.
 #
 #   ci/fuzz-seeds.sh [CKB_BINARY]     (default: cargo run's debug ckb)
 #
