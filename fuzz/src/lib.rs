@@ -25,7 +25,7 @@ use output_schema::Table;
 pub mod sql_guard;
 
 /// A scratch folder for the files a reader insists on opening by path, made once per process
-/// (in memory where the system has `/dev/shm`).
+/// (in memory where the system has `/dev/shm`) and kept until the process ends.
 fn scratch() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -40,9 +40,22 @@ fn scratch() -> &'static Path {
     .path()
 }
 
+/// This thread's folder inside [`scratch`], for the input files: libFuzzer runs one thread,
+/// `cargo test` several, and two tests writing one scratch file would read each other's bytes.
+fn thread_scratch() -> PathBuf {
+    thread_local! {
+        static DIR: PathBuf = {
+            let dir = scratch().join(format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), ""));
+            std::fs::create_dir_all(&dir).expect("a thread's scratch folder");
+            dir
+        };
+    }
+    DIR.with(PathBuf::clone)
+}
+
 /// Writes `data` to `name` in the scratch folder and returns its path.
 fn scratch_file(name: &str, data: &[u8]) -> PathBuf {
-    let path = scratch().join(name);
+    let path = thread_scratch().join(name);
     let mut file = std::fs::File::create(&path).expect("scratch file");
     file.write_all(data).expect("scratch write");
     path
@@ -228,7 +241,8 @@ pub fn table_rows(data: &[u8]) -> Result<usize, String> {
         assert_eq!(
             rows.as_ref().ok(),
             parallel.as_ref().ok().map(Vec::len).as_ref(),
-            "the serial and the parallel reader disagree"
+            "the serial and the parallel reader disagree: {rows:?} against {:?}",
+            parallel.as_ref().map(Vec::len).map_err(ToString::to_string)
         );
         query_reads::<T>(path);
         rows

@@ -399,24 +399,33 @@ pub fn load_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
     Ok(metadata)
 }
 
+/// The most rows per byte of a row group's column chunks that a reader accepts. The decoders
+/// produce as many rows as the footer claims, and run-length encoding lets a few bytes stand for
+/// any number of them: this bounds a reader's work and memory by the file's size. Tables ckb
+/// writes hold under one row per byte (ripgrep's snapshot: 0.12 at most, in `call_edges`).
+pub const MAX_ROWS_PER_BYTE: i64 = 64;
+
 /// Refuses a file whose footer places a column chunk outside the file: a negative offset or size
 /// (the `parquet` crate asserts they are not negative, so it would panic while reading) or a
-/// chunk that ends past the file's last byte. Any reader of a file that ckb did not just write
-/// calls this right after loading the footer: a previous snapshot's tables, a snapshot a query
-/// opens, `ckb verify`.
+/// chunk that ends past the file's last byte; or whose row groups claim more rows than ckb
+/// writes in one ([`ROW_GROUP_ROWS`]) or than their bytes can hold ([`MAX_ROWS_PER_BYTE`]). Any
+/// reader of a file that ckb did not just write calls this right after loading the footer: a
+/// previous snapshot's tables, a snapshot a query opens, `ckb verify`.
 pub fn check_chunk_ranges(
     metadata: &parquet::file::metadata::ParquetMetaData,
     file: &File,
 ) -> Result<(), FormatError> {
     let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
     for (g, group) in metadata.row_groups().iter().enumerate() {
-        if group.num_rows() < 0 {
+        let rows = group.num_rows();
+        if !(0..=ROW_GROUP_ROWS as i64).contains(&rows) {
             return Err(damaged(format!(
-                "row group {g} has {} rows",
-                group.num_rows()
+                "row group {g} has {rows} rows; ckb writes at most {ROW_GROUP_ROWS} per row group"
             )));
         }
+        let mut bytes = 0i64;
         for column in group.columns() {
+            bytes = bytes.saturating_add(column.compressed_size().max(0));
             let start = column
                 .dictionary_page_offset()
                 .unwrap_or(column.data_page_offset());
@@ -432,6 +441,12 @@ pub fn check_chunk_ranges(
                     column.column_path()
                 )));
             }
+        }
+        if rows > bytes.saturating_mul(MAX_ROWS_PER_BYTE) {
+            return Err(damaged(format!(
+                "row group {g} claims {rows} rows in {bytes} bytes; a table ckb writes takes at \
+                 least a byte per {MAX_ROWS_PER_BYTE} rows"
+            )));
         }
     }
     Ok(())

@@ -12,12 +12,15 @@
 //! [`crate::parquet_io::load_metadata`] and then reads through a [`TableFile`]:
 //! - its footer must parse as the decoder will parse it, in bounded time ([`check_footer`],
 //!   [`crate::thrift_check`]), and place every column chunk inside the file, with no two chunks
-//!   overlapping ([`crate::parquet_io::check_chunk_ranges`], [`TableFile::new`]);
+//!   overlapping ([`crate::parquet_io::check_chunk_ranges`], [`TableFile::new`]), and claim no
+//!   more rows per row group than ckb writes in one or than its bytes can hold (run-length
+//!   encoding lets a few bytes claim billions of rows, which the decoder would then produce);
 //! - before the first read from a chunk, the chunk is walked page by page ([`check_pages`]): each
 //!   header must parse inside the chunk exactly as the decoder will parse it (no list holds more
 //!   elements than bytes are left, none holds bools, which the decoder skips without reading),
 //!   each page must lie inside the chunk, and decompress to at most [`max_page_bytes`] — the
-//!   decompression bound for Parquet, as [`crate::manifest::decompress_at_most`] is for JSON;
+//!   decompression bound for Parquet, as [`crate::manifest::decompress_at_most`] is for JSON —
+//!   and the data pages together hold at most [`MAX_VALUES_PER_ROW`] values per row;
 //! - every read the decoder makes is served from inside that chunk, by offset: a reader runs dry
 //!   at the chunk's end, never the file's, and readers on several threads share one file handle.
 //!
@@ -72,6 +75,8 @@ struct Inner {
 struct Chunk {
     start: u64,
     end: u64,
+    /// The most values its data pages may hold: [`MAX_VALUES_PER_ROW`] per row of its row group.
+    max_values: u64,
     /// The outcome of [`check_pages`], once a read first asks for the chunk.
     checked: OnceLock<Result<(), String>>,
 }
@@ -101,6 +106,9 @@ impl TableFile {
         let len = file.metadata().map(|m| m.len())?;
         let mut chunks = Vec::new();
         for group in metadata.row_groups() {
+            let max_values = u64::try_from(group.num_rows())
+                .unwrap_or(0)
+                .saturating_mul(MAX_VALUES_PER_ROW);
             for column in group.columns() {
                 let start = column
                     .dictionary_page_offset()
@@ -119,6 +127,7 @@ impl TableFile {
                     chunks.push(Chunk {
                         start,
                         end,
+                        max_values,
                         checked: OnceLock::new(),
                     });
                 }
@@ -169,8 +178,8 @@ impl TableFile {
             .get_or_init(|| {
                 check_pages(
                     &mut |at, buf| read_at(&self.inner.file, buf, at),
-                    chunk.start,
-                    chunk.end,
+                    (chunk.start, chunk.end),
+                    chunk.max_values,
                     self.inner.page_limit,
                 )
             })
@@ -235,6 +244,11 @@ impl Read for ChunkRead {
     }
 }
 
+/// The most values a column chunk's data pages may hold per row of its row group: one for a
+/// plain column, one per element for a list (`commits.parents`, `imports.names`), whose average
+/// length stays far below this in any real table.
+pub const MAX_VALUES_PER_ROW: u64 = 16;
+
 /// Reads at an offset without moving a shared cursor (readers of several columns share a file).
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     #[cfg(unix)]
@@ -294,19 +308,22 @@ pub fn check_footer(file: &File) -> Result<(), ParquetError> {
 
 /// Walks the pages of the column chunk `start..end`, reading with `read(offset, buf)`: every
 /// header parses inside the chunk as the decoder parses it ([`crate::thrift_check`]), every page
-/// lies inside the chunk, and none decompresses to more than `page_limit` bytes.
+/// lies inside the chunk, none decompresses to more than `page_limit` bytes, and the data pages
+/// hold at most `max_values` values in all (run-length encoding would let a few bytes claim
+/// billions).
 pub fn check_pages(
     read: &mut dyn FnMut(u64, &mut [u8]) -> std::io::Result<usize>,
-    start: u64,
-    end: u64,
+    (start, end): (u64, u64),
+    max_values: u64,
     page_limit: u64,
 ) -> Result<(), String> {
     let mut at = start;
+    let mut values = 0u64;
     let mut buf = Vec::new();
     while at < end {
         let left = end - at;
         let mut window = left.min(HEADER_WINDOW);
-        let (header_len, compressed, uncompressed) = loop {
+        let (header_len, compressed, uncompressed, page_values) = loop {
             buf.resize(window as usize, 0);
             let mut got = 0;
             while got < buf.len() {
@@ -334,7 +351,8 @@ pub fn check_pages(
                 Ok(Walked {
                     len,
                     page_sizes: [Some(uncompressed), Some(compressed)],
-                }) => break (len, compressed, uncompressed),
+                    page_values,
+                }) => break (len, compressed, uncompressed, page_values),
                 Ok(_) => return Err(format!("the page header at {at} lacks its page sizes")),
             }
         };
@@ -349,6 +367,18 @@ pub fn check_pages(
                  {page_limit} (pages ckb writes are about 1 MiB; set {MAX_PAGE_ENV} to a larger \
                  byte count if this one really is that large)"
             ));
+        }
+        if let Some(n) = page_values {
+            values = u64::try_from(n)
+                .ok()
+                .and_then(|n| values.checked_add(n))
+                .filter(|&v| v <= max_values)
+                .ok_or_else(|| {
+                    format!(
+                        "the data page at {at} brings its column chunk to more than {max_values} \
+                         values ({MAX_VALUES_PER_ROW} per row of its row group)"
+                    )
+                })?;
         }
         let page_end = at + header_len as u64 + compressed;
         if compressed > left || page_end > end {
@@ -402,7 +432,7 @@ mod tests {
         let mut read = reader(bytes);
         chunks(bytes)
             .into_iter()
-            .try_for_each(|(start, end)| check_pages(&mut read, start, end, limit))
+            .try_for_each(|(start, end)| check_pages(&mut read, (start, end), u64::MAX, limit))
     }
 
     /// The largest decompressed page of an encoded table, header by header.
@@ -469,24 +499,102 @@ mod tests {
 
     #[test]
     fn a_page_of_negative_size_is_refused() {
-        let negative = header(-1, 10, &[]);
-        let e = check_pages(
-            &mut reader(&negative),
-            0,
-            negative.len() as u64 + 10,
-            1 << 20,
-        )
-        .unwrap_err();
+        let negative = [header(-1, 10, &[]), vec![0; 10]].concat();
+        let range = (0, negative.len() as u64);
+        let e = check_pages(&mut reader(&negative), range, u64::MAX, 1 << 20).unwrap_err();
         assert!(e.contains("negative size"), "{e}");
     }
 
     #[test]
     fn a_page_past_the_chunk_and_a_header_across_its_end_are_refused() {
         let h = header(100, 50, &[]);
-        let mut read = reader(&h);
-        let e = check_pages(&mut read, 0, h.len() as u64 + 49, 1 << 20).unwrap_err();
+        let file = [h.clone(), vec![0; 49]].concat();
+        let mut read = reader(&file);
+        let e = check_pages(&mut read, (0, file.len() as u64), u64::MAX, 1 << 20).unwrap_err();
         assert!(e.contains("ends past its column chunk"), "{e}");
-        let e = check_pages(&mut read, 0, 5, 1 << 20).unwrap_err();
+        let e = check_pages(&mut read, (0, 5), u64::MAX, 1 << 20).unwrap_err();
         assert!(e.contains("runs past the end of its column chunk"), "{e}");
+    }
+
+    /// Two data pages of 16 values each: a chunk allowed 32 values passes, one allowed 31 does
+    /// not — run-length encoding lets a page claim any number in a few bytes.
+    #[test]
+    fn data_pages_may_hold_the_values_their_rows_allow_and_no_more() {
+        // PageHeader field 5: a DataPageHeader { num_values: 16, three encodings: 0 }.
+        let data_page = [0x2c, 0x15, 0x20, 0x15, 0x00, 0x15, 0x00, 0x15, 0x00, 0x00];
+        let page = header(0, 0, &data_page);
+        let chunk = [page.clone(), page].concat();
+        let range = (0, chunk.len() as u64);
+        check_pages(&mut reader(&chunk), range, 32, 1 << 20).unwrap();
+        let e = check_pages(&mut reader(&chunk), range, 31, 1 << 20).unwrap_err();
+        assert!(e.contains("more than 31 values"), "{e}");
+    }
+
+    /// `bytes` (an encoded table) with every row group claiming `rows` rows in its footer.
+    fn claiming_rows(bytes: &[u8], rows: i64) -> Vec<u8> {
+        use parquet::file::metadata::{ParquetMetaDataReader, ParquetMetaDataWriter};
+        let len = bytes.len();
+        let footer = u32::from_le_bytes(bytes[len - 8..len - 4].try_into().unwrap()) as usize;
+        let metadata = ParquetMetaDataReader::new()
+            .parse_and_finish(&Bytes::copy_from_slice(bytes))
+            .unwrap();
+        let mut builder = metadata.into_builder();
+        let groups = builder
+            .take_row_groups()
+            .into_iter()
+            .map(|g| g.into_builder().set_num_rows(rows).build().unwrap())
+            .collect();
+        let metadata = builder.set_row_groups(groups).build();
+        let mut out = bytes[..len - 8 - footer].to_vec();
+        ParquetMetaDataWriter::new(&mut out, &metadata)
+            .finish()
+            .unwrap();
+        out
+    }
+
+    /// A row group may claim at most `ROW_GROUP_ROWS` rows, and at most `MAX_ROWS_PER_BYTE` per
+    /// byte of its column chunks: at each limit the footer passes, one row more does not.
+    #[test]
+    fn a_row_group_may_claim_the_rows_its_bytes_allow_and_no_more() {
+        use crate::parquet_io::{load_metadata, MAX_ROWS_PER_BYTE, ROW_GROUP_ROWS};
+        let bytes = encode_table(&mut commits(10)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("commits.parquet");
+        let check = |rows: i64| {
+            std::fs::write(&path, claiming_rows(&bytes, rows)).unwrap();
+            load_metadata(&File::open(&path).unwrap()).map(drop)
+        };
+        let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
+            .parse_and_finish(&Bytes::copy_from_slice(&bytes))
+            .unwrap();
+        let group_bytes: i64 = metadata
+            .row_group(0)
+            .columns()
+            .iter()
+            .map(|c| c.compressed_size())
+            .sum();
+        let by_bytes = group_bytes * MAX_ROWS_PER_BYTE;
+        assert!(by_bytes < ROW_GROUP_ROWS as i64, "{by_bytes}");
+        check(by_bytes).unwrap();
+        let e = check(by_bytes + 1).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("a byte per {MAX_ROWS_PER_BYTE} rows")),
+            "{e}"
+        );
+        let big = claiming_rows(
+            &encode_table(&mut commits(20_000)).unwrap(),
+            ROW_GROUP_ROWS as i64,
+        );
+        std::fs::write(&path, &big).unwrap();
+        load_metadata(&File::open(&path).unwrap()).unwrap();
+        std::fs::write(&path, claiming_rows(&big, ROW_GROUP_ROWS as i64 + 1)).unwrap();
+        let e = load_metadata(&File::open(&path).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(&format!("at most {ROW_GROUP_ROWS} per row group")),
+            "{e}"
+        );
+        assert_eq!(read_table::<CommitRow>(&path).map(|r| r.len()).ok(), None);
     }
 }

@@ -208,13 +208,15 @@ pub enum Stop {
 }
 
 /// What [`walk`] found: the bytes the structure takes and, for a `PageHeader`, its
-/// `uncompressed_page_size` and `compressed_page_size`.
+/// `uncompressed_page_size` and `compressed_page_size` and a data page's `num_values`.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Walked {
     /// Bytes the structure takes.
     pub len: usize,
     /// `PageHeader` fields 2 and 3, when seen.
     pub page_sizes: [Option<i64>; 2],
+    /// `num_values` of a `DataPageHeader` or `DataPageHeaderV2`, when seen.
+    pub page_values: Option<i64>,
 }
 
 /// Walks one `shape` struct at the start of `buf`, of which `room` bytes belong to the structure's
@@ -226,11 +228,13 @@ pub fn walk(shape: Shape, buf: &[u8], room: u64) -> Result<Walked, Stop> {
         at: 0,
         room: room.min(usize::MAX as u64) as usize,
         page_sizes: [None; 2],
+        page_values: None,
     };
     cursor.walk_struct(shape, 0)?;
     Ok(Walked {
         len: cursor.at,
         page_sizes: cursor.page_sizes,
+        page_values: cursor.page_values,
     })
 }
 
@@ -240,6 +244,7 @@ struct Cursor<'a> {
     /// Bytes of the container from the structure's start (`buf` may hold fewer).
     room: usize,
     page_sizes: [Option<i64>; 2],
+    page_values: Option<i64>,
 }
 
 fn bad<T>(why: String) -> Result<T, Stop> {
@@ -253,7 +258,7 @@ impl Cursor<'_> {
 
     fn byte(&mut self) -> Result<u8, Stop> {
         if self.at >= self.room {
-            return bad("runs past its end".into());
+            return bad("runs past the end of its column chunk or footer".into());
         }
         let b = self.buf.get(self.at).copied().ok_or(Stop::Short)?;
         self.at += 1;
@@ -353,6 +358,12 @@ impl Cursor<'_> {
             Kind::Plain(_) if shape == Shape::PageHeader && matches!(id, 2 | 3) => {
                 let value = i64::from(self.zigzag()? as i32);
                 self.page_sizes[(id - 2) as usize] = Some(value);
+                Ok(())
+            }
+            Kind::Plain(_)
+                if matches!(shape, Shape::DataPageHeader | Shape::DataPageHeaderV2) && id == 1 =>
+            {
+                self.page_values = Some(i64::from(self.zigzag()? as i32));
                 Ok(())
             }
             Kind::Plain(w) => self.skip_value(w, depth),
@@ -493,7 +504,8 @@ pub(crate) mod tests {
             walked,
             Walked {
                 len: ok.len(),
-                page_sizes: [Some(100), Some(10)]
+                page_sizes: [Some(100), Some(10)],
+                page_values: None,
             }
         );
         // The finding's shape: an unknown field (id 9) holding a list that claims 2^31 - 1

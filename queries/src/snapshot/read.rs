@@ -159,35 +159,113 @@ fn row_groups(metadata: &ParquetMetaData, leaf: usize, pred: &Pred) -> Vec<usize
         .collect()
 }
 
-fn string_mask(array: &ArrayRef, pred: &Pred) -> Result<BooleanArray, ArrowError> {
-    let strings = array
-        .as_any()
-        .downcast_ref::<StringArray>()
-        .ok_or_else(|| ArrowError::SchemaError("filter column is not a string column".into()))?;
+fn string_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<BooleanArray, ArrowError> {
+    let strings = batch
+        .column_by_name(column)
+        .and_then(|a| a.as_any().downcast_ref::<StringArray>())
+        .ok_or_else(|| ArrowError::SchemaError(format!("{column} is not a string column")))?;
     Ok(strings
         .iter()
         .map(|v| Some(v.is_some_and(|v| pred.matches(v))))
         .collect())
 }
 
-fn filtered_builder(
+/// Which rows to keep, decided on a batch that holds (at least) the columns of `leaves`.
+struct RowCondition {
+    leaves: Vec<usize>,
+    keep: Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError> + Send + Sync>,
+}
+
+/// A reader set up to keep the rows of a [`RowCondition`]: by a Parquet row filter, which decodes
+/// the other columns only for the rows kept, or — in a file where a column to decode repeats —
+/// by decoding every row of the chosen row groups and filtering in memory.
+///
+/// Why the second way: `parquet` 60 skips the rows a filter drops with `skip_records`, which
+/// loops for ever on a repeated (list) column whose level data ends before its page says it
+/// does (its reading path refuses such a page, its skipping path does not; found by fuzzing,
+/// `fuzz/regressions/table_parquet/rle-rows-beyond-the-file`). A file's schema is the file's
+/// say, so the check is on the file, not on the table ckb declares.
+struct Selecting {
+    builder: ParquetRecordBatchReaderBuilder<TableFile>,
+    in_memory: Option<RowCondition>,
+}
+
+fn repeats(metadata: &ParquetMetaData, leaves: &[usize]) -> bool {
+    let columns = metadata.file_metadata().schema_descr().columns();
+    leaves
+        .iter()
+        .any(|&i| columns.get(i).is_some_and(|c| c.max_rep_level() > 0))
+}
+
+/// Sets `builder` (reading the leaves `decoded`) up to keep the rows `condition` keeps.
+fn select(
+    builder: ParquetRecordBatchReaderBuilder<TableFile>,
+    decoded: &[usize],
+    condition: RowCondition,
+) -> Selecting {
+    let all: Vec<usize> = decoded.iter().chain(&condition.leaves).copied().collect();
+    if repeats(builder.metadata(), &all) {
+        return Selecting {
+            builder,
+            in_memory: Some(condition),
+        };
+    }
+    let mask = ProjectionMask::leaves(builder.parquet_schema(), condition.leaves.iter().copied());
+    let keep = condition.keep;
+    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| keep(&batch));
+    Selecting {
+        builder: builder.with_row_filter(RowFilter::new(vec![Box::new(predicate)])),
+        in_memory: None,
+    }
+}
+
+impl Selecting {
+    /// Every kept row's batch, in stored order.
+    fn batches(self, table: &str, batch_size: usize) -> Result<Vec<RecordBatch>, QueryError> {
+        let reader = self
+            .builder
+            .with_batch_size(batch_size)
+            .build()
+            .map_err(|e| corrupt(table, e))?;
+        let mut out = Vec::new();
+        for batch in reader {
+            let batch = batch.map_err(|e| corrupt(table, e))?;
+            out.push(match &self.in_memory {
+                None => batch,
+                Some(condition) => {
+                    let mask = (condition.keep)(&batch).map_err(|e| corrupt(table, e))?;
+                    arrow::compute::filter_record_batch(&batch, &mask)
+                        .map_err(|e| corrupt(table, e))?
+                }
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Every leaf of a file.
+fn all_leaves(metadata: &ParquetMetaData) -> Vec<usize> {
+    (0..metadata.file_metadata().schema_descr().num_columns()).collect()
+}
+
+/// `builder` on the row groups whose statistics let `column` match `pred`, with the condition
+/// that it does.
+fn matching(
     builder: ParquetRecordBatchReaderBuilder<TableFile>,
     table: &str,
     column: &str,
     pred: &Pred,
-) -> Result<ParquetRecordBatchReaderBuilder<TableFile>, QueryError> {
+) -> Result<(ParquetRecordBatchReaderBuilder<TableFile>, RowCondition), QueryError> {
     let metadata = builder.metadata().clone();
     let leaf = leaf_index(&metadata, column)
         .ok_or_else(|| corrupt(table, format!("column {column} is missing")))?;
     let groups = row_groups(&metadata, leaf, pred);
-    let mask = ProjectionMask::leaves(builder.parquet_schema(), [leaf]);
-    let owned = pred.clone();
-    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
-        string_mask(batch.column(0), &owned)
-    });
-    Ok(builder
-        .with_row_groups(groups)
-        .with_row_filter(RowFilter::new(vec![Box::new(predicate)])))
+    let (column, pred) = (column.to_string(), pred.clone());
+    let condition = RowCondition {
+        leaves: vec![leaf],
+        keep: Arc::new(move |batch: &RecordBatch| string_mask(batch, &column, &pred)),
+    };
+    Ok((builder.with_row_groups(groups), condition))
 }
 
 /// Rows of a table whose string `column` matches `pred`, decoded in full; `Ok(None)` when the
@@ -202,22 +280,17 @@ pub fn rows_where<T: Table>(
         let Some(builder) = open(snapshot, table)? else {
             return Ok(None);
         };
-        collect_rows(filtered_builder(builder, table, column, pred)?).map(Some)
+        let (builder, condition) = matching(builder, table, column, pred)?;
+        let leaves = all_leaves(builder.metadata());
+        collect_rows::<T>(select(builder, &leaves, condition)).map(Some)
     })
 }
 
-/// Decodes every row a (filtered) reader yields, in stored order.
-fn collect_rows<T: Table>(
-    builder: ParquetRecordBatchReaderBuilder<TableFile>,
-) -> Result<Vec<T>, QueryError> {
+/// Decodes every row a selecting reader keeps, in stored order.
+fn collect_rows<T: Table>(selecting: Selecting) -> Result<Vec<T>, QueryError> {
     let table = T::INFO.name;
-    let reader = builder
-        .with_batch_size(8192)
-        .build()
-        .map_err(|e| corrupt(table, e))?;
     let mut rows = Vec::new();
-    for batch in reader {
-        let batch = batch.map_err(|e| corrupt(table, e))?;
+    for batch in selecting.batches(table, 8192)? {
         rows.extend(T::from_batch(&batch).map_err(|e| corrupt(table, e))?);
     }
     Ok(rows)
@@ -251,10 +324,9 @@ fn rows_where_or_unset_contained<T: Table>(
         leaf_index(&metadata, c).ok_or_else(|| corrupt(table, format!("column {c} is missing")))
     };
     let (key_leaf, fallback_leaf) = (leaf(key)?, leaf(fallback)?);
-    let mask = ProjectionMask::leaves(builder.parquet_schema(), [key_leaf, fallback_leaf]);
     let (key, fallback) = (key.to_string(), fallback.to_string());
     let (pred, fallback_pred) = (pred.clone(), fallback_pred.clone());
-    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
+    let keep = move |batch: &RecordBatch| {
         let strings = |name: &str| {
             batch
                 .column_by_name(name)
@@ -272,12 +344,17 @@ fn rows_where_or_unset_contained<T: Table>(
                 })
             })
             .collect())
-    });
-    collect_rows(builder.with_row_filter(RowFilter::new(vec![Box::new(predicate)]))).map(Some)
+    };
+    let condition = RowCondition {
+        leaves: vec![key_leaf, fallback_leaf],
+        keep: Arc::new(keep),
+    };
+    collect_rows::<T>(select(builder, &all_leaves(&metadata), condition)).map(Some)
 }
 
 /// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
-/// holding exactly the named columns; `Ok(None)` when the table was not written.
+/// holding the named columns (and the filter column); `Ok(None)` when the table was not
+/// written.
 pub fn read_columns(
     snapshot: &Snapshot,
     table: &str,
@@ -298,20 +375,29 @@ fn read_columns_contained(
     let Some(builder) = open(snapshot, table)? else {
         return Ok(None);
     };
-    let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
-    let builder = match filter {
-        Some((column, pred)) => filtered_builder(builder, table, column, pred)?,
-        None => builder,
+    let schema = builder.parquet_schema();
+    let leaves: Vec<usize> = (0..schema.num_columns())
+        .filter(|&i| {
+            let top = schema.column(i).path().parts().first().cloned();
+            top.is_some_and(|t| columns.contains(&t.as_str()))
+        })
+        .collect();
+    let batches = match filter {
+        None => {
+            let mask = ProjectionMask::leaves(schema, leaves.iter().copied());
+            Selecting {
+                builder: builder.with_projection(mask),
+                in_memory: None,
+            }
+            .batches(table, 65_536)?
+        }
+        Some((column, pred)) => {
+            let (builder, condition) = matching(builder, table, column, pred)?;
+            let decoded: Vec<usize> = leaves.iter().chain(&condition.leaves).copied().collect();
+            let mask = ProjectionMask::leaves(builder.parquet_schema(), decoded.iter().copied());
+            select(builder.with_projection(mask), &leaves, condition).batches(table, 65_536)?
+        }
     };
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(65_536)
-        .build()
-        .map_err(|e| corrupt(table, e))?;
-    let mut batches = Vec::new();
-    for batch in reader {
-        batches.push(batch.map_err(|e| corrupt(table, e))?);
-    }
     Ok(Some(Columns {
         table: table.to_string(),
         batches,
