@@ -44,6 +44,20 @@ pub enum PipelineError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The disk (or quota) holding the store is full; nothing was published.
+    #[error("the disk holding the snapshot store is full ({path}: {source})")]
+    StoreFull {
+        /// What was being written.
+        path: PathBuf,
+        /// The cause (ENOSPC, EDQUOT).
+        source: std::io::Error,
+    },
+    /// The store folder does not exist.
+    #[error("{path}: no snapshot store there")]
+    StoreNotFound {
+        /// The folder.
+        path: PathBuf,
+    },
     /// Another process is writing the same snapshot.
     #[error("another ckb process is writing {path} (lock held since {since})")]
     Locked {
@@ -105,7 +119,10 @@ impl PipelineError {
             }
             PipelineError::Config { .. } => ErrorCode::ConfigInvalid,
             PipelineError::InvalidParameter { .. } => ErrorCode::InvalidParameter,
-            PipelineError::OutputNotWritable { .. } => ErrorCode::OutputNotWritable,
+            PipelineError::OutputNotWritable { .. } | PipelineError::StoreFull { .. } => {
+                ErrorCode::OutputNotWritable
+            }
+            PipelineError::StoreNotFound { .. } => ErrorCode::PathNotFound,
             PipelineError::Locked { .. } => ErrorCode::SnapshotLocked,
             PipelineError::Scip { .. } => ErrorCode::ScipInvalid,
             PipelineError::Git { .. } | PipelineError::HeadUnreadable { .. } => ErrorCode::GitError,
@@ -127,6 +144,16 @@ impl PipelineError {
             PipelineError::InvalidParameter { .. } => "see `ckb snapshot --help` for valid values".into(),
             PipelineError::OutputNotWritable { .. } => {
                 "choose a writable store with --out DIR".into()
+            }
+            PipelineError::StoreFull { .. } => {
+                "free space on that disk (`ckb store gc --keep-last N` prunes old snapshots) or \
+                 write the snapshot to a store on another disk with --out DIR; the store is as it \
+                 was, nothing half-written is left in it"
+                    .into()
+            }
+            PipelineError::StoreNotFound { .. } => {
+                "pass the store folder with --store DIR (or CKB_STORE); `ckb snapshot` makes one"
+                    .into()
             }
             PipelineError::Locked { path, .. } => format!(
                 "wait for the other ckb process to finish; if none is running, delete {}",
@@ -157,6 +184,26 @@ impl PipelineError {
         PipelineError::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// The same error, as [`PipelineError::StoreFull`] when its cause is a full disk or quota:
+    /// a writer's errors go through this, so that a full disk says what to do about it.
+    pub fn or_store_full(self) -> PipelineError {
+        let full = |source: &std::io::Error| output_schema::failpoint::is_disk_full(source);
+        match self {
+            PipelineError::Io { path, source } | PipelineError::OutputNotWritable { path, source }
+                if full(&source) =>
+            {
+                PipelineError::StoreFull { path, source }
+            }
+            PipelineError::Format(FormatError::Io { path, source }) if full(&source) => {
+                PipelineError::StoreFull {
+                    path: path.into(),
+                    source,
+                }
+            }
+            other => other,
         }
     }
 }

@@ -115,6 +115,7 @@ pub fn read_state_of(
     if let Some(head) = &head_commit {
         check_head_commit(repo, head)?;
     }
+    let head_time = head_commit.as_deref().and_then(|h| committer_time(repo, h));
     // A tree of HEAD that cannot be read stops the status; name it rather than the status.
     let status_err = |e: &dyn std::fmt::Display| {
         head_commit
@@ -220,6 +221,10 @@ pub fn read_state_of(
         is_git: true,
         head_commit,
         head_ref: if detached { None } else { head_ref },
+        head_time,
+        // Counted once the previous snapshot is known (`first_parent_depth`), which often
+        // shortens the walk to a few commits.
+        head_depth: None,
         detached,
         unborn,
         shallow,
@@ -389,6 +394,47 @@ pub(crate) fn unreadable_object(
             Ok(subtrees) if recurse => stack.extend(subtrees),
             Ok(_) => {}
             Err(e) => return Some((id, format!("cannot be read ({e})"))),
+        }
+    }
+    None
+}
+
+/// The committer time (Unix seconds) of the commit `sha`, if it can be read.
+fn committer_time(repo: &gix::Repository, sha: &str) -> Option<i64> {
+    let id = gix::ObjectId::from_hex(sha.as_bytes()).ok()?;
+    let commit = repo.find_commit(id).ok()?;
+    let time = commit.committer().ok()?.seconds();
+    Some(time)
+}
+
+/// Commits on the first-parent chain of `head`, `head` included: `git rev-list --first-parent
+/// --count <head>`. `known` is a commit whose count is known already (the previous snapshot's
+/// head): the walk stops there, so a snapshot one commit after its previous one reads one
+/// commit. `None` when the chain cannot be followed to its root (a shallow clone, a missing
+/// object) or is longer than `max_walk`.
+pub fn first_parent_depth(
+    repo: &gix::Repository,
+    head: &str,
+    known: Option<(&str, i64)>,
+    max_walk: usize,
+) -> Option<i64> {
+    let mut id = gix::ObjectId::from_hex(head.as_bytes()).ok()?;
+    let known = known.and_then(|(sha, depth)| {
+        gix::ObjectId::from_hex(sha.as_bytes())
+            .ok()
+            .map(|id| (id, depth))
+    });
+    let mut walked: i64 = 0;
+    for _ in 0..max_walk {
+        if let Some((_, depth)) = known.filter(|(sha, _)| *sha == id) {
+            return walked.checked_add(depth);
+        }
+        walked += 1;
+        let commit = repo.find_commit(id).ok()?;
+        let first_parent = commit.parent_ids().next();
+        match first_parent {
+            Some(parent) => id = parent.detach(),
+            None => return Some(walked),
         }
     }
     None

@@ -4,6 +4,7 @@
 #![allow(dead_code, unused_imports)] // each test binary uses a part of it
 
 pub mod fixture_snapshot;
+pub mod store_check;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
