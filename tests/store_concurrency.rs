@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use common::store_check::*;
@@ -31,13 +31,10 @@ fn repo_with_commits(n: usize) -> (Fixture, Vec<String>) {
 
 /// Starts `ckb snapshot <dir> --out <store> --json` (plus `extra`) without waiting.
 fn spawn_snapshot(dir: &Path, store: &Path, extra: &[&str], env: &[(&str, &str)]) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ckb"));
-    cmd.args(["snapshot", dir.to_str().unwrap(), "--out"])
-        .arg(store)
+    let mut cmd = ckb_command(dir, &["snapshot", dir.to_str().unwrap(), "--out"]);
+    cmd.arg(store)
         .args(["--repo-id", REPO_ID, "--progress", "never", "--json"])
         .args(extra)
-        .current_dir(dir)
-        .env_remove("CKB_STORE")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in env {
@@ -198,6 +195,7 @@ fn a_reader_never_sees_a_damaged_or_half_snapshot_while_snapshots_are_published(
             finished(spawn_snapshot(repo.path(), store.path(), &["--force"], &[]));
         }
     });
+    eprintln!("exchange: {} reader calls", outcomes.len());
     assert!(outcomes.len() >= 4, "the readers ran {} times", outcomes.len());
     assert!(
         outcomes.iter().all(|o| o == "ok"),
@@ -206,8 +204,8 @@ fn a_reader_never_sees_a_damaged_or_half_snapshot_while_snapshots_are_published(
     assert_all_verify(store.path(), "after the publishes");
     assert_eq!(leftovers(store.path()), Vec::<String>::new());
 
-    // Without an exchange, the head's folder is missing for the instant between two renames: a
-    // reader may then find no snapshot, but never a damaged one.
+    // Without an exchange, the head's folder is missing for the instant between two renames;
+    // ckb's readers wait at the gate the writer closes for it, so they still always answer.
     let outcomes = read_while(repo.path(), store.path(), &head, || {
         for _ in 0..4 {
             finished(spawn_snapshot(
@@ -218,10 +216,7 @@ fn a_reader_never_sees_a_damaged_or_half_snapshot_while_snapshots_are_published(
             ));
         }
     });
-    let bad: Vec<&String> = outcomes
-        .iter()
-        .filter(|o| *o != "ok" && *o != "SNAPSHOT_NOT_FOUND")
-        .collect();
-    assert!(bad.is_empty(), "{outcomes:?}");
+    eprintln!("fallback: {} reader calls", outcomes.len());
+    assert!(outcomes.iter().all(|o| o == "ok"), "{outcomes:?}");
     assert_all_verify(store.path(), "after the fallback publishes");
 }

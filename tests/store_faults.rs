@@ -201,10 +201,7 @@ fn outside_kill_9_at_random_moments_never_damages_the_store() {
     let mut killed = 0;
     for round in 0..12 {
         let delay = delays.below(run + run / 5);
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ckb"))
-            .args(fx.args(fx.repo.path(), store, true))
-            .current_dir(fx.repo.path())
-            .env_remove("CKB_STORE")
+        let mut child = ckb_command(fx.repo.path(), &fx.args(fx.repo.path(), store, true))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()

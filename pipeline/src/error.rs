@@ -66,6 +66,14 @@ pub enum PipelineError {
         /// What the lock file says about its holder.
         since: String,
     },
+    /// Readers still hold the snapshot a `--force` rebuild replaces.
+    #[error("{path} is still being read (waited {waited_secs} s for its readers to finish)")]
+    ReadersHold {
+        /// The snapshot folder.
+        path: PathBuf,
+        /// How long the writer waited.
+        waited_secs: u64,
+    },
     /// A SCIP index cannot be used.
     #[error("SCIP index {path}: {message}")]
     Scip {
@@ -123,7 +131,9 @@ impl PipelineError {
                 ErrorCode::OutputNotWritable
             }
             PipelineError::StoreNotFound { .. } => ErrorCode::PathNotFound,
-            PipelineError::Locked { .. } => ErrorCode::SnapshotLocked,
+            PipelineError::Locked { .. } | PipelineError::ReadersHold { .. } => {
+                ErrorCode::SnapshotLocked
+            }
             PipelineError::Scip { .. } => ErrorCode::ScipInvalid,
             PipelineError::Git { .. } | PipelineError::HeadUnreadable { .. } => ErrorCode::GitError,
             PipelineError::Io { .. } => ErrorCode::IoError,
@@ -159,6 +169,11 @@ impl PipelineError {
                 "wait for the other ckb process to finish; if none is running, delete {}",
                 path.display()
             ),
+            PipelineError::ReadersHold { .. } => {
+                "let its readers (ckb query, ckb diff, SQL sessions) finish, then run again, or \
+                 wait longer with --lock-timeout SECS; the snapshot is as it was"
+                    .into()
+            }
             PipelineError::Scip { .. } => {
                 "regenerate the index with its indexer, or leave it out (--no-scip)".into()
             }

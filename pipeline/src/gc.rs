@@ -516,6 +516,7 @@ fn hide(store: &Store, repo: &str, state: &str) -> std::io::Result<Hidden> {
     let Some(writer) = store.try_lock(repo, state).map_err(std::io::Error::other)? else {
         return Ok(Hidden::Writing);
     };
+    // A folder that cannot be locked here cannot be told unread: kept (the error says why).
     let Some(readers) = folder_lock::try_exclusive(&dir)? else {
         return Ok(Hidden::Reading);
     };

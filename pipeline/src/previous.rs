@@ -95,7 +95,7 @@ pub(crate) fn trusted_previous(
         return Ok(none(None));
     };
     // Locked before it is verified: what is verified is what the run reads.
-    let locked = folder_lock::hold_shared(&snapshot.dir)
+    let locked = folder_lock::hold_snapshot(&snapshot.dir)
         .map_err(|e| format!("{e}"))
         .and_then(|lock| trust_previous(&snapshot, chosen_by, repo, root).map(|()| lock));
     match locked {

@@ -201,7 +201,7 @@ pub fn publish(
     draft.time("write", clock);
     write_run_file(&tmp, &draft.timings, plan.threads);
     let dest = plan.store.snapshot_dir(&plan.repo_id, partition);
-    if let Err(e) = plan.store.publish(&tmp, &dest) {
+    if let Err(e) = plan.store.publish(&tmp, &dest, plan.lock_timeout) {
         // The temporary folder holds the new snapshot, or, should a `--force` exchange have
         // happened before the error, the old one: either way not the visible one.
         let _ = std::fs::remove_dir_all(&tmp);

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use output_schema::failpoint;
+use output_schema::folder_lock;
 use output_schema::layout::{Leftover, LeftoverKind, COMMIT_PARTITION, REPO_PARTITION};
 use output_schema::manifest::{Manifest, RepoState};
 use output_schema::verify::read_manifest;
@@ -246,11 +247,32 @@ impl Store {
 
     /// Makes a built snapshot visible under its final name. `tmp` must be on disk already (its
     /// files and folders flushed). An existing snapshot of the same state (only with `--force`)
-    /// is replaced so that its name always leads to one whole snapshot (`replace`).
-    pub fn publish(&self, tmp: &Path, dest: &Path) -> Result<(), PipelineError> {
+    /// is replaced so that its name always leads to one whole snapshot (`replace`), once its
+    /// readers are done (waiting up to `readers_timeout`).
+    pub fn publish(
+        &self,
+        tmp: &Path,
+        dest: &Path,
+        readers_timeout: Duration,
+    ) -> Result<(), PipelineError> {
         let parent = dest.parent().unwrap_or(self.root.as_path());
         if std::fs::symlink_metadata(dest).is_ok() {
-            return self.replace(tmp, dest, parent);
+            // Readers of the old snapshot finish first, and new ones wait until the new one is
+            // in: none reads the manifest of one and the tables of the other.
+            let readers = match folder_lock::wait_exclusive(dest, readers_timeout) {
+                Ok(Some(lock)) => Some(lock),
+                Ok(None) => {
+                    return Err(PipelineError::ReadersHold {
+                        path: dest.to_path_buf(),
+                        waited_secs: readers_timeout.as_secs(),
+                    })
+                }
+                // No locks on this file system (or a symlink, which replace() swaps away).
+                Err(_) => None,
+            };
+            let replaced = self.replace(tmp, dest, parent);
+            drop(readers);
+            return replaced;
         }
         failpoint::hit("publish-rename").map_err(|e| PipelineError::io(dest, e))?;
         std::fs::rename(tmp, dest).map_err(|e| PipelineError::io(dest, e))?;
@@ -287,9 +309,12 @@ impl Store {
             state,
             std::process::id(),
         ));
+        // The two renames follow each other at once (the folder is flushed after both): readers
+        // find the name empty only for that instant, and a crash between them leaves the old
+        // snapshot set aside, which the next writer puts back.
         std::fs::rename(dest, &aside).map_err(io)?;
-        let moved_in = sync_dir(parent)
-            .and_then(|()| failpoint::hit("force-set-aside").map_err(io))
+        let moved_in = failpoint::hit("force-set-aside")
+            .map_err(io)
             .and_then(|()| std::fs::rename(new, dest).map_err(io));
         if let Err(e) = moved_in {
             // Put the old one back: the store stays as it was.

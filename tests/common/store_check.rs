@@ -7,12 +7,21 @@ use std::process::{Command, Output};
 
 use super::{ckb, files_of};
 
-/// Runs `ckb` with `CKB_FAILPOINT` set (and without the caller's `CKB_STORE`).
-pub fn ckb_failpoint(dir: &Path, args: &[&str], failpoint: &str) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ckb"))
-        .args(args)
+/// `ckb` with arguments in a folder, in the environment [`super::ckb`] gives it (no caller's
+/// `CKB_STORE`, the tests' salt, so that its tables equal theirs), not yet run.
+pub fn ckb_command(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ckb"));
+    cmd.args(args)
         .current_dir(dir)
+        .env_remove("NO_COLOR")
         .env_remove("CKB_STORE")
+        .env("CKB_SALT", "test-salt");
+    cmd
+}
+
+/// Runs `ckb` with `CKB_FAILPOINT` set.
+pub fn ckb_failpoint(dir: &Path, args: &[&str], failpoint: &str) -> Output {
+    ckb_command(dir, args)
         .env("CKB_FAILPOINT", failpoint)
         .output()
         .unwrap()

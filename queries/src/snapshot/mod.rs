@@ -101,7 +101,7 @@ impl Snapshot {
                 "pass a snapshot folder (…/repo=<id>/commit=<sha>) or create one with `ckb snapshot`",
             )
         };
-        let lock = folder_lock::hold_shared(dir).map_err(|_| not_a_snapshot())?;
+        let lock = folder_lock::hold_snapshot(dir).map_err(|_| not_a_snapshot())?;
         if !dir.join(output_schema::layout::MANIFEST_FILE).is_file() {
             return Err(not_a_snapshot());
         }
