@@ -117,7 +117,10 @@ fn each_rule_and_their_union_prune_as_documented_and_a_second_gc_keeps_the_same(
     // First-parent depths: main 1..6, feature 7, 8; runs of 3 commits keep depths 1, 4, 7.
     let every = gc_json(store, &["--dry-run", "--keep-every", "3"], 0);
     assert_eq!(kept_names(&every, &shas), [0, 3, 6, 7]);
-    assert_eq!(verdicts(&every)[&format!("commit={}", shas[7])].1, ["newest"]);
+    assert_eq!(
+        verdicts(&every)[&format!("commit={}", shas[7])].1,
+        ["newest"]
+    );
     let old = gc_json(store, &["--dry-run", "--keep-days", "3"], 0);
     assert_eq!(kept_names(&old, &shas), [7], "only the newest");
     let none = gc_json(
@@ -144,7 +147,9 @@ fn each_rule_and_their_union_prune_as_documented_and_a_second_gc_keeps_the_same(
     assert_eq!(report["totals"]["bytesFreed"].as_u64(), Some(freed));
     assert_eq!(report["totals"]["snapshotsRemoved"], 3);
     for i in [1, 2, 4] {
-        assert!(!store.join(format!("repo={REPO_ID}/commit={}", shas[i])).exists());
+        assert!(!store
+            .join(format!("repo={REPO_ID}/commit={}", shas[i]))
+            .exists());
     }
     assert_eq!(visible_snapshots(store).len(), 5);
     assert_all_verify(store, "after gc");
@@ -152,7 +157,10 @@ fn each_rule_and_their_union_prune_as_documented_and_a_second_gc_keeps_the_same(
     // Every kept snapshot says why, oldest main commit by its run of commits.
     let v = verdicts(&report);
     assert_eq!(v[&format!("commit={}", shas[0])].1, ["keep-every"]);
-    assert_eq!(v[&format!("commit={}", shas[5])].1, ["keep-last", "keep-days"]);
+    assert_eq!(
+        v[&format!("commit={}", shas[5])].1,
+        ["keep-last", "keep-days"]
+    );
 
     // Run again: the same snapshots stay (a rule that counted snapshots would thin them again).
     let again = gc_json(store, &rules, 0);
@@ -160,7 +168,14 @@ fn each_rule_and_their_union_prune_as_documented_and_a_second_gc_keeps_the_same(
     // And readers still answer.
     ckb_ok(
         repo.path(),
-        &["query", "--store", store.to_str().unwrap(), "--format", "json", "status"],
+        &[
+            "query",
+            "--store",
+            store.to_str().unwrap(),
+            "--format",
+            "json",
+            "status",
+        ],
     );
 }
 
@@ -179,14 +194,30 @@ fn the_report_is_deterministic_and_without_rules_no_snapshot_is_removed() {
     assert_eq!(a, b);
     let plain = gc_json(store, &[], 0);
     assert_eq!(plain["totals"]["snapshotsRemoved"], 0);
-    assert!(verdicts(&plain).values().all(|(a, r)| a == "kept" && r == &["no-rule"]));
+    assert!(verdicts(&plain)
+        .values()
+        .all(|(a, r)| a == "kept" && r == &["no-rule"]));
     // The human report names every snapshot and the sums.
     let out = ckb_ok(
         store,
-        &["store", "gc", "--store", store.to_str().unwrap(), "--dry-run", "--keep-last", "1"],
+        &[
+            "store",
+            "gc",
+            "--store",
+            store.to_str().unwrap(),
+            "--dry-run",
+            "--keep-last",
+            "1",
+        ],
     );
-    assert!(out.contains("dry run") && out.contains("would remove"), "{out}");
-    assert!(out.contains("refs/heads/feature") && out.contains("6 to remove"), "{out}");
+    assert!(
+        out.contains("dry run") && out.contains("would remove"),
+        "{out}"
+    );
+    assert!(
+        out.contains("refs/heads/feature") && out.contains("6 to remove"),
+        "{out}"
+    );
 }
 
 /// Copies a folder (files and subfolders).
@@ -212,14 +243,26 @@ fn gc_clears_what_dead_writers_left_and_keeps_what_a_live_writer_holds() {
     let b = snap(&repo, store);
     let repo_dir = store.join(format!("repo={REPO_ID}"));
     let state = |dir: &Path| {
-        dir.file_name().unwrap().to_str().unwrap().trim_start_matches("commit=").to_string()
+        dir.file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .trim_start_matches("commit=")
+            .to_string()
     };
     // A writer killed while writing tables: its temporary folder and lock file.
     repo.write("c.py", "def c():\n    return 3\n");
     repo.commit("c");
     let out = ckb_failpoint(
         repo.path(),
-        &["snapshot", ".", "--out", store.to_str().unwrap(), "--repo-id", REPO_ID],
+        &[
+            "snapshot",
+            ".",
+            "--out",
+            store.to_str().unwrap(),
+            "--repo-id",
+            REPO_ID,
+        ],
         "kill@fsync#2",
     );
     assert!(was_killed(&out));
@@ -265,15 +308,25 @@ fn gc_clears_what_dead_writers_left_and_keeps_what_a_live_writer_holds() {
     let planned = actions(&dry);
     let restored = format!("repo={REPO_ID}/.old-commit={}.9", state(&b));
     assert_eq!(planned[&restored], "would-restore", "{dry}");
-    assert_eq!(planned[&format!("repo={REPO_ID}/.tmp-commit=feedbeef.1")], "kept");
-    assert_eq!(planned[&format!("repo={REPO_ID}/scan-cache.json.tmp4242")], "would-remove");
+    assert_eq!(
+        planned[&format!("repo={REPO_ID}/.tmp-commit=feedbeef.1")],
+        "kept"
+    );
+    assert_eq!(
+        planned[&format!("repo={REPO_ID}/scan-cache.json.tmp4242")],
+        "would-remove"
+    );
 
     let report = gc_json(store, &[], 0);
     let done = actions(&report);
     assert_eq!(done[&restored], "restored");
     for (path, action) in &planned {
         let want = action.replace("would-", "").replace("restore", "restored");
-        let want = if want == "remove" { "removed".to_string() } else { want };
+        let want = if want == "remove" {
+            "removed".to_string()
+        } else {
+            want
+        };
         assert_eq!(&done[path], &want, "{path}");
     }
     assert!(b.is_dir(), "the set-aside copy of b is back");
@@ -285,7 +338,10 @@ fn gc_clears_what_dead_writers_left_and_keeps_what_a_live_writer_holds() {
             format!("repo={REPO_ID}/.tmp-commit=feedbeef.1"),
         ]
     );
-    assert!(report["totals"]["leftoversRemoved"].as_u64().unwrap() >= 6, "{report}");
+    assert!(
+        report["totals"]["leftoversRemoved"].as_u64().unwrap() >= 6,
+        "{report}"
+    );
     // Once the writer is gone (its lock released), gc clears the rest.
     drop(live);
     gc_json(store, &[], 0);
@@ -305,7 +361,9 @@ fn snapshots_in_use_or_unreadable_are_kept_and_say_why() {
     }
     let name = |p: &Path| p.file_name().unwrap().to_str().unwrap().to_string();
     // A reader (as `ckb query` takes it), a writer rebuilding a state, a damaged manifest.
-    let reader = output_schema::folder_lock::hold_shared(&snaps[0]).unwrap().unwrap();
+    let reader = output_schema::folder_lock::hold_shared(&snaps[0])
+        .unwrap()
+        .unwrap();
     let state1 = name(&snaps[1]).trim_start_matches("commit=").to_string();
     let writer = pipeline::store::Store::new(store)
         .lock(REPO_ID, &state1, std::time::Duration::ZERO)
@@ -315,7 +373,10 @@ fn snapshots_in_use_or_unreadable_are_kept_and_say_why() {
     let v = verdicts(&report);
     assert_eq!(v[&name(&snaps[0])], ("kept".into(), vec!["reading".into()]));
     assert_eq!(v[&name(&snaps[1])], ("kept".into(), vec!["writing".into()]));
-    assert_eq!(v[&name(&snaps[2])], ("kept".into(), vec!["unreadable".into()]));
+    assert_eq!(
+        v[&name(&snaps[2])],
+        ("kept".into(), vec!["unreadable".into()])
+    );
     assert_eq!(
         v[&name(&snaps[3])],
         ("kept".into(), vec!["keep-last".into(), "newest".into()])
@@ -323,7 +384,9 @@ fn snapshots_in_use_or_unreadable_are_kept_and_say_why() {
     drop((reader, writer));
 
     // A SQL session over the whole store holds gc off for as long as it runs.
-    let session = output_schema::folder_lock::hold_shared(store).unwrap().unwrap();
+    let session = output_schema::folder_lock::hold_shared(store)
+        .unwrap()
+        .unwrap();
     let report = gc_json(store, &["--keep-last", "1", "--lock-timeout", "1"], 0);
     assert_eq!(verdicts(&report)[&name(&snaps[0])].1, ["store-reading"]);
     assert!(snaps[0].is_dir() && snaps[1].is_dir());
@@ -333,12 +396,23 @@ fn snapshots_in_use_or_unreadable_are_kept_and_say_why() {
     // what is left goes with the next gc.
     let out = ckb_failpoint(
         store,
-        &["store", "gc", "--store", store.to_str().unwrap(), "--keep-last", "1"],
+        &[
+            "store",
+            "gc",
+            "--store",
+            store.to_str().unwrap(),
+            "--keep-last",
+            "1",
+        ],
         "kill@gc-renamed",
     );
     assert!(was_killed(&out));
     assert!(!snaps[0].exists() || !snaps[1].exists());
-    assert!(leftovers(store).iter().any(|l| l.contains("/.gc-commit=")), "{:?}", leftovers(store));
+    assert!(
+        leftovers(store).iter().any(|l| l.contains("/.gc-commit=")),
+        "{:?}",
+        leftovers(store)
+    );
     assert_all_verify_readable(store, &snaps[2]);
     gc_json(store, &["--keep-last", "1"], 0);
     assert!(!snaps[0].exists() && !snaps[1].exists());
@@ -347,7 +421,10 @@ fn snapshots_in_use_or_unreadable_are_kept_and_say_why() {
 
 /// Every visible snapshot verifies, but for the one whose manifest the test damaged.
 fn assert_all_verify_readable(store: &Path, damaged: &Path) {
-    for s in visible_snapshots(store).into_iter().filter(|s| s != damaged) {
+    for s in visible_snapshots(store)
+        .into_iter()
+        .filter(|s| s != damaged)
+    {
         let out = ckb(store, &["verify", s.to_str().unwrap()]);
         assert!(out.status.success(), "{}", s.display());
     }
@@ -365,12 +442,27 @@ fn readers_and_the_documented_glob_never_see_temporary_folders() {
     repo.commit("b");
     let b = snap(&repo, store);
     // Leftovers of every kind a killed writer makes, each holding Parquet files.
-    let args = ["snapshot", ".", "--out", store.to_str().unwrap(), "--repo-id", REPO_ID];
+    let args = [
+        "snapshot",
+        ".",
+        "--out",
+        store.to_str().unwrap(),
+        "--repo-id",
+        REPO_ID,
+    ];
     let forced: Vec<&str> = args.iter().copied().chain(["--force"]).collect();
-    assert!(was_killed(&ckb_failpoint(repo.path(), &forced, "kill@force-swapped")));
+    assert!(was_killed(&ckb_failpoint(
+        repo.path(),
+        &forced,
+        "kill@force-swapped"
+    )));
     repo.write("c.py", "def c():\n    return 3\n");
     repo.commit("c");
-    assert!(was_killed(&ckb_failpoint(repo.path(), &args, "kill@publish-rename")));
+    assert!(was_killed(&ckb_failpoint(
+        repo.path(),
+        &args,
+        "kill@publish-rename"
+    )));
     let tmp_tables = leftovers(store)
         .iter()
         .filter(|l| store.join(l).join("files.parquet").is_file())
@@ -409,7 +501,14 @@ fn readers_and_the_documented_glob_never_see_temporary_folders() {
     assert!(rows.lines().any(|l| l.trim() == "2"), "{rows}");
     ckb_ok(
         repo.path(),
-        &["query", "--store", store.to_str().unwrap(), "--format", "json", "status"],
+        &[
+            "query",
+            "--store",
+            store.to_str().unwrap(),
+            "--format",
+            "json",
+            "status",
+        ],
     );
 }
 
@@ -419,16 +518,33 @@ fn bad_gc_arguments_are_coded_errors() {
     let missing = dir.path().join("missing");
     let out = ckb(
         dir.path(),
-        &["store", "gc", "--store", missing.to_str().unwrap(), "--json"],
+        &[
+            "store",
+            "gc",
+            "--store",
+            missing.to_str().unwrap(),
+            "--json",
+        ],
     );
     error_answer(&out, "PATH_NOT_FOUND");
     std::fs::create_dir(dir.path().join(format!("repo={REPO_ID}"))).unwrap();
     let out = ckb(
         dir.path(),
-        &["store", "gc", "--store", dir.path().to_str().unwrap(), "--repo-id", "nope", "--json"],
+        &[
+            "store",
+            "gc",
+            "--store",
+            dir.path().to_str().unwrap(),
+            "--repo-id",
+            "nope",
+            "--json",
+        ],
     );
     let v = error_answer(&out, "INVALID_PARAMETER");
-    assert!(v["error"]["message"].as_str().unwrap().contains(REPO_ID), "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains(REPO_ID),
+        "{v}"
+    );
     let out = ckb(dir.path(), &["store", "gc", "--keep-last", "0"]);
     assert_eq!(out.status.code(), Some(2));
 }

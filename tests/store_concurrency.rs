@@ -113,7 +113,9 @@ fn writers_of_different_commits_share_one_store() {
     assert_all_verify(store.path(), "three commits, six writers");
     assert_eq!(leftovers(store.path()), Vec::<String>::new());
     // The shared scan cache, written by whichever finished last, is a whole file.
-    let cache = store.path().join(format!("repo={REPO_ID}/scan-cache.json.zst"));
+    let cache = store
+        .path()
+        .join(format!("repo={REPO_ID}/scan-cache.json.zst"));
     assert!(output_schema::manifest::decompress(&std::fs::read(cache).unwrap()).is_ok());
 }
 
@@ -190,13 +192,21 @@ fn a_reader_never_sees_a_damaged_or_half_snapshot_while_snapshots_are_published(
             // New snapshots published by a rename, then rebuilt (exchanged); and each round the
             // head's snapshot, the one the readers read, replaced by an exchange.
             let tree = &trees[round % trees.len()];
-            let extra: &[&str] = if round < trees.len() { &[] } else { &["--force"] };
+            let extra: &[&str] = if round < trees.len() {
+                &[]
+            } else {
+                &["--force"]
+            };
             finished(spawn_snapshot(tree, store.path(), extra, &[]));
             finished(spawn_snapshot(repo.path(), store.path(), &["--force"], &[]));
         }
     });
     eprintln!("exchange: {} reader calls", outcomes.len());
-    assert!(outcomes.len() >= 4, "the readers ran {} times", outcomes.len());
+    assert!(
+        outcomes.len() >= 4,
+        "the readers ran {} times",
+        outcomes.len()
+    );
     assert!(
         outcomes.iter().all(|o| o == "ok"),
         "a reader failed while snapshots were published: {outcomes:?}"

@@ -37,7 +37,9 @@ fn two_commits(files: usize) -> TwoCommits {
         );
         repo.write(
             &format!("lib/l{i:03}.rs"),
-            format!("pub fn call{i}() -> usize {{ inner{i}() }}\nfn inner{i}() -> usize {{ {i} }}\n"),
+            format!(
+                "pub fn call{i}() -> usize {{ inner{i}() }}\nfn inner{i}() -> usize {{ {i} }}\n"
+            ),
         );
     }
     let a = repo.commit("first");
@@ -104,9 +106,10 @@ fn every_kill_point_covers_a_named_point() {
     for point in output_schema::failpoint::POINTS {
         // gc's own point is exercised by tests/cli_store_gc.rs.
         let covered = *point == "gc-renamed"
-            || KILL_CASES
-                .iter()
-                .any(|(f, _)| f.split(',').any(|e| e.split(['@', '#']).nth(1) == Some(point)));
+            || KILL_CASES.iter().any(|(f, _)| {
+                f.split(',')
+                    .any(|e| e.split(['@', '#']).nth(1) == Some(point))
+            });
         assert!(covered, "no kill case reaches the failpoint {point}");
     }
 }
@@ -156,7 +159,11 @@ fn a_run_killed_at_any_named_point_leaves_a_sound_store_and_the_next_run_cleans_
         assert_all_verify(store, failpoint);
         assert_eq!(leftovers(store), Vec::<String>::new(), "{failpoint}");
         assert!(next.ends_with(format!("commit={target}")), "{next:?}");
-        assert_eq!(table_files(&fx.store_snapshot(store, &fx.a)), a_tables, "{failpoint}");
+        assert_eq!(
+            table_files(&fx.store_snapshot(store, &fx.a)),
+            a_tables,
+            "{failpoint}"
+        );
         if !force {
             for file in &before {
                 assert!(snapshot_files(store).contains(file), "{failpoint}");
@@ -213,12 +220,22 @@ fn outside_kill_9_at_random_moments_never_damages_the_store() {
         killed += usize::from(!status.success());
         let why = format!("round {round}, killed after {delay} ms of a {run} ms run");
         assert_all_verify(store, &why);
-        assert_eq!(files_of(&a_snap), a_files, "{why}: the previous snapshot changed");
+        assert_eq!(
+            files_of(&a_snap),
+            a_files,
+            "{why}: the previous snapshot changed"
+        );
         let b = fx.store_snapshot(store, &fx.b);
-        assert!(b.is_dir(), "{why}: the --force rebuild left no snapshot of b");
+        assert!(
+            b.is_dir(),
+            "{why}: the --force rebuild left no snapshot of b"
+        );
         assert_eq!(table_files(&b), b_tables, "{why}");
     }
-    assert!(killed >= 6, "only {killed} of 12 runs were killed before they ended");
+    assert!(
+        killed >= 6,
+        "only {killed} of 12 runs were killed before they ended"
+    );
     fx.snapshot(fx.repo.path(), store, false);
     assert_all_verify(store, "after the kills");
     assert_eq!(leftovers(store), Vec::<String>::new());

@@ -113,9 +113,10 @@ pub fn hit(point: &str) -> std::io::Result<()> {
     let Some(action) = plan.actions.get(point) else {
         return Ok(());
     };
-    let count = plan.hits.get(point).map_or(1, |c| {
-        c.fetch_add(1, Ordering::SeqCst).saturating_add(1)
-    });
+    let count = plan
+        .hits
+        .get(point)
+        .map_or(1, |c| c.fetch_add(1, Ordering::SeqCst).saturating_add(1));
     match *action {
         Action::Kill(nth) if count == nth => kill_self(),
         Action::NoSpace(nth) if count >= nth => Err(no_space()),
@@ -146,10 +147,8 @@ pub fn no_space() -> std::io::Error {
 fn kill_self() -> ! {
     #[cfg(unix)]
     {
-        let _ = rustix::process::kill_process(
-            rustix::process::getpid(),
-            rustix::process::Signal::KILL,
-        );
+        let _ =
+            rustix::process::kill_process(rustix::process::getpid(), rustix::process::Signal::KILL);
     }
     // SIGKILL cannot be caught; should sending it fail, abort is the next hardest stop.
     std::process::abort()

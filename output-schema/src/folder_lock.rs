@@ -222,7 +222,10 @@ mod tests {
         // arriving meanwhile waits at the gate instead of overtaking it.
         let reader = hold_snapshot(&dir).unwrap().expect("folders lock here");
         let short = std::time::Duration::from_millis(50);
-        assert!(wait_exclusive(&dir, short).unwrap().is_none(), "the reader holds it");
+        assert!(
+            wait_exclusive(&dir, short).unwrap().is_none(),
+            "the reader holds it"
+        );
         std::thread::scope(|scope| {
             let writer = scope.spawn(|| wait_exclusive(&dir, std::time::Duration::from_secs(10)));
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -230,7 +233,10 @@ mod tests {
             let lock = writer.join().unwrap().unwrap().expect("the reader left");
             let late = scope.spawn(|| hold_snapshot(&dir));
             std::thread::sleep(std::time::Duration::from_millis(100));
-            assert!(!late.is_finished(), "a new reader waits while the writer holds the folder");
+            assert!(
+                !late.is_finished(),
+                "a new reader waits while the writer holds the folder"
+            );
             drop(lock);
             assert!(late.join().unwrap().unwrap().is_some());
         });

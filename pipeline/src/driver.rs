@@ -145,11 +145,7 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
 
 /// Commits on HEAD's first-parent chain ([`repo_state::first_parent_depth`]), counted from the
 /// previous snapshot's head when that lies on the chain.
-fn head_depth(
-    plan: &Plan,
-    state: &RepoState,
-    previous: Option<&StoredSnapshot>,
-) -> Option<i64> {
+fn head_depth(plan: &Plan, state: &RepoState, previous: Option<&StoredSnapshot>) -> Option<i64> {
     let repo = plan.repo.as_ref()?;
     let head = state.head_commit.as_deref()?;
     let known = previous.and_then(|p| {

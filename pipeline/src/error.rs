@@ -207,7 +207,8 @@ impl PipelineError {
     pub fn or_store_full(self) -> PipelineError {
         let full = |source: &std::io::Error| output_schema::failpoint::is_disk_full(source);
         match self {
-            PipelineError::Io { path, source } | PipelineError::OutputNotWritable { path, source }
+            PipelineError::Io { path, source }
+            | PipelineError::OutputNotWritable { path, source }
                 if full(&source) =>
             {
                 PipelineError::StoreFull { path, source }

@@ -305,7 +305,9 @@ impl Entry {
             dirty,
             time: self.time.map(|(t, _)| t),
             time_from: self.time.map(|(_, from)| from),
-            age_days: self.time.map(|(t, _)| opts.now.saturating_sub(t).div_euclid(DAY)),
+            age_days: self
+                .time
+                .map(|(t, _)| opts.now.saturating_sub(t).div_euclid(DAY)),
             depth,
             bytes: self.bytes,
             action,
@@ -397,7 +399,10 @@ fn decide(entries: &[Entry], rules: &Retention, now: i64) -> Vec<Vec<&'static st
     }
     if let Some(n) = rules.keep_last {
         for members in groups.values() {
-            for &i in members.iter().take(usize::try_from(n).unwrap_or(usize::MAX)) {
+            for &i in members
+                .iter()
+                .take(usize::try_from(n).unwrap_or(usize::MAX))
+            {
                 reasons[i].push("keep-last");
             }
         }
@@ -539,9 +544,7 @@ fn wait_for_store(store: &Store, timeout: Duration) -> Result<Option<FolderLock>
     loop {
         match folder_lock::try_exclusive(store.root()) {
             Ok(Some(lock)) => return Ok(Some(lock)),
-            Ok(None) if start.elapsed() < timeout => {
-                std::thread::sleep(Duration::from_millis(100))
-            }
+            Ok(None) if start.elapsed() < timeout => std::thread::sleep(Duration::from_millis(100)),
             Ok(None) => return Ok(None),
             Err(e) => return Err(PipelineError::io(store.root(), e)),
         }
@@ -673,8 +676,7 @@ mod tests {
             ..Retention::default()
         };
         let survivors = |entries: &[Entry]| -> Vec<Entry> {
-            let kept: BTreeMap<String, Vec<&str>> =
-                kept(entries, rules, 40).into_iter().collect();
+            let kept: BTreeMap<String, Vec<&str>> = kept(entries, rules, 40).into_iter().collect();
             entries
                 .iter()
                 .filter(|e| !kept[&e.state].is_empty())
@@ -686,7 +688,10 @@ mod tests {
         assert_eq!(names(&first), ["c01", "c11", "c21", "c31", "c34", "c35"]);
         // Two more commits, then gc again: the ones kept by keep-every stay.
         let mut next = first.clone();
-        next.extend([entry("c36", MAIN, 36, Some(36)), entry("c37", MAIN, 37, Some(37))]);
+        next.extend([
+            entry("c36", MAIN, 36, Some(36)),
+            entry("c37", MAIN, 37, Some(37)),
+        ]);
         assert_eq!(
             names(&survivors(&next)),
             ["c01", "c11", "c21", "c31", "c36", "c37"]
@@ -698,7 +703,9 @@ mod tests {
             keep_newest: false,
             ..Retention::default()
         };
-        assert!(kept(&shallow, only_every, 3).iter().all(|(_, r)| r.is_empty()));
+        assert!(kept(&shallow, only_every, 3)
+            .iter()
+            .all(|(_, r)| r.is_empty()));
     }
 
     #[test]
@@ -706,7 +713,11 @@ mod tests {
         let mut broken = entry("x", MAIN, 0, None);
         broken.manifest = Err("damaged".into());
         broken.time = None;
-        let entries = [entry("old", MAIN, 1, Some(1)), entry("new", MAIN, 95, Some(2)), broken];
+        let entries = [
+            entry("old", MAIN, 1, Some(1)),
+            entry("new", MAIN, 95, Some(2)),
+            broken,
+        ];
         let rules = Retention {
             keep_days: Some(10),
             keep_newest: false,

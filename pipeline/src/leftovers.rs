@@ -119,7 +119,10 @@ pub fn clean_repo(store: &Store, repo_id: &str, dry_run: bool) -> Vec<LeftoverRe
         };
         if dry_run {
             if store.writer_alive(repo_id, &state) {
-                kept(&mut reports, "a writer of this state is at work (it holds the lock)");
+                kept(
+                    &mut reports,
+                    "a writer of this state is at work (it holds the lock)",
+                );
                 continue;
             }
             reports.extend(recover_state(store, repo_id, &state, true));
@@ -131,7 +134,10 @@ pub fn clean_repo(store: &Store, repo_id: &str, dry_run: bool) -> Vec<LeftoverRe
                     drop(lock);
                 }
                 Ok(None) => {
-                    kept(&mut reports, "a writer of this state is at work (it holds the lock)");
+                    kept(
+                        &mut reports,
+                        "a writer of this state is at work (it holds the lock)",
+                    );
                     continue;
                 }
                 Err(e) => {

@@ -109,13 +109,13 @@ pub(crate) fn trusted_previous(
             problem,
         }),
         Err(problem) => Ok(none(Some(Warning {
-                code: "previous-unverified".into(),
-                path: None,
-                message: format!(
-                    "snapshot {} cannot be trusted ({problem}); not used as the previous \
+            code: "previous-unverified".into(),
+            path: None,
+            message: format!(
+                "snapshot {} cannot be trusted ({problem}); not used as the previous \
                      snapshot, every stage computed from scratch",
-                    snapshot.manifest.snapshot_id
-                ),
+                snapshot.manifest.snapshot_id
+            ),
         }))),
     }
 }

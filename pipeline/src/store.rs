@@ -471,7 +471,9 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
         match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
             Ok(()) => Ok(()),
             // An old kernel (ENOSYS), or a file system without the flag (EINVAL, EOPNOTSUPP).
-            Err(e) if [Errno::NOSYS, Errno::INVAL, Errno::OPNOTSUPP, Errno::NOTSUP].contains(&e) => {
+            Err(e)
+                if [Errno::NOSYS, Errno::INVAL, Errno::OPNOTSUPP, Errno::NOTSUP].contains(&e) =>
+            {
                 Err(unsupported())
             }
             Err(e) => Err(e.into()),

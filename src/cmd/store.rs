@@ -180,9 +180,17 @@ fn human(store: &std::path::Path, report: &GcReport) -> String {
         "snapshots: {} kept, {} {}; leftovers: {} {}, {} restored, {} kept; {} {}\n",
         t.snapshots_kept,
         t.snapshots_removed,
-        if report.dry_run { "to remove" } else { "removed" },
+        if report.dry_run {
+            "to remove"
+        } else {
+            "removed"
+        },
         t.leftovers_removed,
-        if report.dry_run { "to remove" } else { "removed" },
+        if report.dry_run {
+            "to remove"
+        } else {
+            "removed"
+        },
         t.leftovers_restored,
         t.leftovers_kept,
         bytes(t.bytes_freed),

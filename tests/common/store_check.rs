@@ -85,7 +85,11 @@ pub fn assert_all_verify(store: &Path, why: &str) {
 pub fn snapshot_files(store: &Path) -> Vec<(String, Vec<u8>)> {
     let mut all = Vec::new();
     for snap in visible_snapshots(store) {
-        let rel = snap.strip_prefix(store).unwrap().to_string_lossy().into_owned();
+        let rel = snap
+            .strip_prefix(store)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         for (file, bytes) in files_of(&snap) {
             all.push((format!("{rel}/{file}"), bytes));
         }

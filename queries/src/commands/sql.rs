@@ -276,7 +276,9 @@ pub fn run_sql(
     // Over a whole store, a read lock on the store folder holds `ckb store gc` off for the
     // session (one snapshot is held by its `Snapshot`).
     let _store_lock = match source {
-        SqlSource::Store(store) => output_schema::folder_lock::hold_shared(store).ok().flatten(),
+        SqlSource::Store(store) => output_schema::folder_lock::hold_shared(store)
+            .ok()
+            .flatten(),
         SqlSource::Snapshot(_) => None,
     };
     let conn = Connection::open_in_memory().map_err(internal)?;
