@@ -38,7 +38,7 @@ fn snap(repo: &Fixture, store: &Path) -> PathBuf {
 
 /// `ckb store gc --store STORE --json <args>`: the report (exit status asserted).
 fn gc_json(store: &Path, args: &[&str], code: i32) -> Value {
-    let mut all = vec!["store", "gc", "--store", store.to_str().unwrap(), "--json"];
+    let mut all = gc_args(store, &["--json"]);
     all.extend_from_slice(args);
     let out = ckb(store, &all);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -49,6 +49,36 @@ fn gc_json(store: &Path, args: &[&str], code: i32) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// `store gc --store STORE <extra…>`.
+fn gc_args<'a>(store: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["store", "gc", "--store", store.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `snapshot . --out STORE --repo-id fx <extra…>`.
+fn snapshot_args<'a>(store: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "snapshot",
+        ".",
+        "--out",
+        store.to_str().unwrap(),
+        "--repo-id",
+        REPO_ID,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `ckb query --store STORE status` answers.
+fn store_status(repo: &Path, store: &Path) {
+    let store = store.to_str().unwrap();
+    ckb_ok(
+        repo,
+        &["query", "--store", store, "--format", "json", "status"],
+    );
 }
 
 /// Snapshot folder name (`commit=<sha>`) → its action and reasons, from a report.
@@ -166,17 +196,7 @@ fn each_rule_and_their_union_prune_as_documented_and_a_second_gc_keeps_the_same(
     let again = gc_json(store, &rules, 0);
     assert_eq!(again["totals"]["snapshotsRemoved"], 0, "{again}");
     // And readers still answer.
-    ckb_ok(
-        repo.path(),
-        &[
-            "query",
-            "--store",
-            store.to_str().unwrap(),
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    store_status(repo.path(), store);
 }
 
 #[test]
@@ -198,18 +218,7 @@ fn the_report_is_deterministic_and_without_rules_no_snapshot_is_removed() {
         .values()
         .all(|(a, r)| a == "kept" && r == &["no-rule"]));
     // The human report names every snapshot and the sums.
-    let out = ckb_ok(
-        store,
-        &[
-            "store",
-            "gc",
-            "--store",
-            store.to_str().unwrap(),
-            "--dry-run",
-            "--keep-last",
-            "1",
-        ],
-    );
+    let out = ckb_ok(store, &gc_args(store, &["--dry-run", "--keep-last", "1"]));
     assert!(
         out.contains("dry run") && out.contains("would remove"),
         "{out}"
@@ -218,6 +227,18 @@ fn the_report_is_deterministic_and_without_rules_no_snapshot_is_removed() {
         out.contains("refs/heads/feature") && out.contains("6 to remove"),
         "{out}"
     );
+}
+
+/// Two commits of `repo`, each snapshotted into `store`; their snapshot folders.
+fn two_snapshots(repo: &Fixture, store: &Path) -> [PathBuf; 2] {
+    ["a", "b"].map(|name| {
+        repo.write(
+            &format!("{name}.py"),
+            format!("def {name}():\n    return 1\n"),
+        );
+        repo.commit(name);
+        snap(repo, store)
+    })
 }
 
 /// Copies a folder (files and subfolders).
@@ -232,15 +253,9 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn gc_clears_what_dead_writers_left_and_keeps_what_a_live_writer_holds() {
-    let repo = Fixture::git();
-    let store = tempfile::tempdir().unwrap();
+    let (repo, store) = (Fixture::git(), tempfile::tempdir().unwrap());
     let store = store.path();
-    repo.write("a.py", "def a():\n    return 1\n");
-    repo.commit("a");
-    let a = snap(&repo, store);
-    repo.write("b.py", "def b():\n    return 2\n");
-    repo.commit("b");
-    let b = snap(&repo, store);
+    let [a, b] = two_snapshots(&repo, store);
     let repo_dir = store.join(format!("repo={REPO_ID}"));
     let state = |dir: &Path| {
         dir.file_name()
@@ -253,18 +268,7 @@ fn gc_clears_what_dead_writers_left_and_keeps_what_a_live_writer_holds() {
     // A writer killed while writing tables: its temporary folder and lock file.
     repo.write("c.py", "def c():\n    return 3\n");
     repo.commit("c");
-    let out = ckb_failpoint(
-        repo.path(),
-        &[
-            "snapshot",
-            ".",
-            "--out",
-            store.to_str().unwrap(),
-            "--repo-id",
-            REPO_ID,
-        ],
-        "kill@fsync#2",
-    );
+    let out = ckb_failpoint(repo.path(), &snapshot_args(store, &[]), "kill@fsync#2");
     assert!(was_killed(&out));
     // A replaced snapshot whose successor is in place, and one whose successor never came (the
     // only copy of b).
@@ -396,14 +400,7 @@ fn snapshots_in_use_or_unreadable_are_kept_and_say_why() {
     // what is left goes with the next gc.
     let out = ckb_failpoint(
         store,
-        &[
-            "store",
-            "gc",
-            "--store",
-            store.to_str().unwrap(),
-            "--keep-last",
-            "1",
-        ],
+        &gc_args(store, &["--keep-last", "1"]),
         "kill@gc-renamed",
     );
     assert!(was_killed(&out));
@@ -413,44 +410,22 @@ fn snapshots_in_use_or_unreadable_are_kept_and_say_why() {
         "{:?}",
         leftovers(store)
     );
-    assert_all_verify_readable(store, &snaps[2]);
+    assert_all_verify_but(store, &[&snaps[2]], "the damaged one aside");
     gc_json(store, &["--keep-last", "1"], 0);
     assert!(!snaps[0].exists() && !snaps[1].exists());
     assert_eq!(leftovers(store), Vec::<String>::new());
 }
 
-/// Every visible snapshot verifies, but for the one whose manifest the test damaged.
-fn assert_all_verify_readable(store: &Path, damaged: &Path) {
-    for s in visible_snapshots(store)
-        .into_iter()
-        .filter(|s| s != damaged)
-    {
-        let out = ckb(store, &["verify", s.to_str().unwrap()]);
-        assert!(out.status.success(), "{}", s.display());
-    }
-}
-
 #[test]
 fn readers_and_the_documented_glob_never_see_temporary_folders() {
-    let repo = Fixture::git();
-    let store = tempfile::tempdir().unwrap();
+    let (repo, store) = (Fixture::git(), tempfile::tempdir().unwrap());
     let store = store.path();
-    repo.write("a.py", "def a():\n    return 1\n");
-    repo.commit("a");
-    snap(&repo, store);
-    repo.write("b.py", "def b():\n    return 2\n");
-    repo.commit("b");
-    let b = snap(&repo, store);
+    let [_, b] = two_snapshots(&repo, store);
     // Leftovers of every kind a killed writer makes, each holding Parquet files.
-    let args = [
-        "snapshot",
-        ".",
-        "--out",
-        store.to_str().unwrap(),
-        "--repo-id",
-        REPO_ID,
-    ];
-    let forced: Vec<&str> = args.iter().copied().chain(["--force"]).collect();
+    let (args, forced) = (
+        snapshot_args(store, &[]),
+        snapshot_args(store, &["--force"]),
+    );
     assert!(was_killed(&ckb_failpoint(
         repo.path(),
         &forced,
@@ -499,46 +474,19 @@ fn readers_and_the_documented_glob_never_see_temporary_folders() {
         ],
     );
     assert!(rows.lines().any(|l| l.trim() == "2"), "{rows}");
-    ckb_ok(
-        repo.path(),
-        &[
-            "query",
-            "--store",
-            store.to_str().unwrap(),
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    store_status(repo.path(), store);
 }
 
 #[test]
 fn bad_gc_arguments_are_coded_errors() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing");
-    let out = ckb(
-        dir.path(),
-        &[
-            "store",
-            "gc",
-            "--store",
-            missing.to_str().unwrap(),
-            "--json",
-        ],
-    );
+    let out = ckb(dir.path(), &gc_args(&missing, &["--json"]));
     error_answer(&out, "PATH_NOT_FOUND");
     std::fs::create_dir(dir.path().join(format!("repo={REPO_ID}"))).unwrap();
     let out = ckb(
         dir.path(),
-        &[
-            "store",
-            "gc",
-            "--store",
-            dir.path().to_str().unwrap(),
-            "--repo-id",
-            "nope",
-            "--json",
-        ],
+        &gc_args(dir.path(), &["--repo-id", "nope", "--json"]),
     );
     let v = error_answer(&out, "INVALID_PARAMETER");
     assert!(

@@ -234,14 +234,7 @@ pub(crate) fn recover_state(
             LeftoverKind::Lock => continue,
         };
         let bytes = size_of(&path);
-        let removed = if dry_run { Ok(()) } else { remove(&path) };
-        let (action, reason) = match removed {
-            Ok(()) => (LeftoverAction::removed(dry_run), reason.to_string()),
-            Err(e) => (
-                LeftoverAction::Failed,
-                format!("{reason}; it cannot be removed: {e}"),
-            ),
-        };
+        let (action, reason) = removal(&path, reason, dry_run);
         reports.push(LeftoverReport {
             path: relative(store, &path),
             kind: kind.name(),
@@ -295,18 +288,7 @@ fn legacy_cache_temps(store: &Store, repo_dir: &Path, dry_run: bool) -> Vec<Left
         }
         let path = entry.path();
         let reason = "a scan cache half written by an earlier ckb, untouched for an hour";
-        let removed = if dry_run {
-            Ok(())
-        } else {
-            std::fs::remove_file(&path)
-        };
-        let (action, reason) = match removed {
-            Ok(()) => (LeftoverAction::removed(dry_run), reason.to_string()),
-            Err(e) => (
-                LeftoverAction::Failed,
-                format!("{reason}; it cannot be removed: {e}"),
-            ),
-        };
+        let (action, reason) = removal(&path, reason, dry_run);
         reports.push(LeftoverReport {
             path: relative(store, &path),
             kind: LeftoverKind::CacheTemp.name(),
@@ -343,6 +325,18 @@ pub(crate) fn relative(store: &Store, path: &Path) -> String {
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/")
+}
+
+/// Removes `path` (unless `dry_run`): what was done and why, the error included when it failed.
+fn removal(path: &Path, reason: &str, dry_run: bool) -> (LeftoverAction, String) {
+    let removed = if dry_run { Ok(()) } else { remove(path) };
+    match removed {
+        Ok(()) => (LeftoverAction::removed(dry_run), reason.to_string()),
+        Err(e) => (
+            LeftoverAction::Failed,
+            format!("{reason}; it cannot be removed: {e}"),
+        ),
+    }
 }
 
 /// Removes a file or a folder (never following a symlink).

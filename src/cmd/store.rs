@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use pipeline::gc::{GcOptions, GcReport, Retention, SnapshotAction};
 use pipeline::leftovers::LeftoverAction;
 use pipeline::store::Store;
-use queries::envelope::render::Format;
+use queries::envelope::render::{self, Format};
 
 use crate::locate::{repo_root, store_for, store_from_env};
 use crate::{emit, finish_output, Failure};
@@ -142,7 +142,7 @@ fn human(store: &std::path::Path, report: &GcReport) -> String {
             SnapshotAction::Removed => "removed",
             SnapshotAction::WouldRemove => "would remove",
         };
-        let date = v.time.map(civil_date).unwrap_or_else(|| "?".into());
+        let date = v.time.map(render::utc_date).unwrap_or_else(|| "?".into());
         let age = v.age_days.map(|d| format!(" ({d} d)")).unwrap_or_default();
         let head = v.head_ref.as_deref().unwrap_or("(detached)");
         let name = v.path.rsplit('/').next().unwrap_or(&v.path);
@@ -215,32 +215,12 @@ fn bytes(n: u64) -> String {
     }
 }
 
-/// The UTC date of a Unix time, `YYYY-MM-DD` (the proleptic Gregorian calendar, from H. Hinnant's
-/// `civil_from_days`).
-fn civil_date(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn dates_and_sizes_read_as_people_write_them() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(1_704_110_400), "2024-01-01");
-        assert_eq!(civil_date(951_782_400), "2000-02-29");
-        assert_eq!(civil_date(-86_400), "1969-12-31");
+    fn sizes_read_as_people_write_them() {
         assert_eq!(bytes(12), "12 B");
         assert_eq!(bytes(4096), "4.0 KiB");
         assert_eq!(bytes(3 << 20), "3.0 MiB");
