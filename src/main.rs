@@ -37,6 +37,8 @@ enum Command {
     Schema(cmd::schema::Args),
     /// Check a snapshot's files against its manifest and the schema.
     Verify(cmd::verify::Args),
+    /// Look after a snapshot store: `ckb store gc` removes leftovers and prunes old snapshots.
+    Store(cmd::store::Args),
     /// Write .ckb/config.json with every default spelled out.
     Init(cmd::init::Args),
 }
@@ -109,7 +111,7 @@ fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     install_panic_hook(wants_json(&args));
     // Test hook: a bug anywhere must still end in the error envelope (tests/cli_query_errors.rs).
-    if std::env::var_os("CKB_FAILPOINT").is_some_and(|v| v == "panic") {
+    if output_schema::failpoint::flag("panic") {
         panic!("failpoint");
     }
     let cli = match Cli::try_parse_from(&args) {
@@ -132,6 +134,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => cmd::diff::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Verify(args) => cmd::verify::run(args),
+        Command::Store(args) => cmd::store::run(args),
         Command::Init(args) => cmd::init::run(args),
     };
     match result {

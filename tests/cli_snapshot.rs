@@ -300,7 +300,7 @@ fn a_killed_writer_leaves_no_visible_snapshot() {
             "never",
         ])
         .current_dir(repo.path())
-        .env("CKB_FAILPOINT", "before-publish")
+        .env("CKB_FAILPOINT", "kill@publish-rename")
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -271,10 +271,10 @@ pub fn table_rows(data: &[u8]) -> Result<usize, String> {
 fn query_reads<T: Table>(path: &Path) {
     use queries::snapshot::read::{read_columns, rows_where, rows_where_or_unset, Pred};
     let info = T::INFO;
-    let snapshot = queries::Snapshot {
-        dir: path.parent().expect("a scratch folder").to_path_buf(),
-        manifest: one_table_manifest(info.name, "table.parquet"),
-    };
+    let snapshot = queries::Snapshot::with_manifest(
+        path.parent().expect("a scratch folder"),
+        one_table_manifest(info.name, "table.parquet"),
+    );
     let Some(key) = info
         .columns
         .iter()

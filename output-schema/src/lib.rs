@@ -16,6 +16,8 @@ pub mod column;
 pub mod config;
 pub mod contain;
 pub mod error;
+pub mod failpoint;
+pub mod folder_lock;
 pub mod ids;
 pub mod json;
 pub mod layout;

@@ -96,6 +96,17 @@ pub struct RepoState {
     /// Branch HEAD points to (`refs/heads/main`); null when detached or outside git.
     #[serde(default)]
     pub head_ref: Option<String>,
+    /// Committer time of the HEAD commit (Unix seconds): when the snapshot's content was
+    /// committed, what `ckb store gc` ages and orders snapshots by. Absent outside git, on an
+    /// unborn branch, and in snapshots written before ckb recorded it.
+    #[serde(default)]
+    pub head_time: Option<i64>,
+    /// Commits on HEAD's first-parent chain, HEAD included (`git rev-list --first-parent --count
+    /// HEAD`): a number that never changes for a commit, so `ckb store gc --keep-every N` keeps the
+    /// same snapshots run after run. Absent when the clone is shallow (the chain is cut), outside
+    /// git, on an unborn branch, and in snapshots written before ckb recorded it.
+    #[serde(default)]
+    pub head_depth: Option<i64>,
     /// Whether HEAD is detached.
     #[serde(default)]
     pub detached: bool,

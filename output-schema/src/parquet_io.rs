@@ -228,6 +228,7 @@ impl Syncs {
             path: path.display().to_string(),
             source,
         };
+        crate::failpoint::hit("write").map_err(io)?;
         let mut f = File::create(path).map_err(io)?;
         f.write_all(bytes).map_err(io)?;
         self.flush(path, f)
@@ -245,7 +246,10 @@ impl Syncs {
             let file = std::sync::Arc::clone(&file);
             std::thread::Builder::new()
                 .name("ckb-fsync".into())
-                .spawn(move || file.sync_all())
+                .spawn(move || {
+                    crate::failpoint::hit("fsync")?;
+                    file.sync_all()
+                })
         };
         match handle {
             Ok(handle) => {

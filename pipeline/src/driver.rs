@@ -7,6 +7,8 @@
 //! 4. [`run_stages`]: scan → syntax → scip → merge → git → identity → modules, each a function of
 //!    the stage contract ([`crate::stage`]) whose output the [`ManifestDraft`] takes apart.
 //! 5. Anonymization (or relative warning paths), then [`publish`].
+//! 6. The lock released, what dead writers left in the repository's folder is cleared
+//!    ([`leftovers::clean_repo`]).
 
 use std::time::Instant;
 
@@ -28,8 +30,8 @@ use crate::store::{self, StoredSnapshot};
 use crate::warning_paths::relative_paths;
 use crate::write::TableSet;
 use crate::{
-    history, identity, modules, privacy, repo_state, scan, scip, syntax, PipelineError, Progress,
-    SnapshotOptions, SnapshotOutcome,
+    history, identity, leftovers, modules, privacy, repo_state, scan, scip, syntax, PipelineError,
+    Progress, SnapshotOptions, SnapshotOutcome,
 };
 
 /// Builds and publishes one snapshot (inside the run's thread pool).
@@ -39,13 +41,26 @@ pub(crate) fn run(
 ) -> Result<SnapshotOutcome, PipelineError> {
     // Test hook (tests/cli_query_errors.rs): a bug on a worker thread of the run's pool, where
     // this runs, must still end in the error envelope with nothing left in the store.
-    if std::env::var_os("CKB_FAILPOINT").is_some_and(|v| v == "panic-in-worker") {
+    if output_schema::failpoint::flag("panic-in-worker") {
         panic!("failpoint on {:?}", std::thread::current().name());
     }
     let plan = Plan::resolve(opts)?;
-    let mut draft = ManifestDraft::new(&plan);
-    let (repo_state, scanned, scan_cache, state_warnings) =
-        match read_state(&plan, progress, &mut draft)? {
+    let outcome = build(&plan, progress);
+    // Once the run has its snapshot (written or found), what writers that died left in the
+    // repository's folder goes, each state once its lock shows the writer gone: a store CI writes
+    // for years does not collect it. Advisory: a leftover that cannot be removed now is removed
+    // by a later run or `ckb store gc`.
+    if outcome.is_ok() {
+        leftovers::clean_repo(&plan.store, &plan.repo_id, false);
+    }
+    outcome
+}
+
+/// Builds and publishes the snapshot the plan asks for, holding its state's lock.
+fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, PipelineError> {
+    let mut draft = ManifestDraft::new(plan);
+    let (mut repo_state, scanned, scan_cache, state_warnings) =
+        match read_state(plan, progress, &mut draft)? {
             StateRead::Existing(snapshot) => return Ok(SnapshotOutcome::Existing { snapshot }),
             StateRead::New(state, scanned, cache, warnings) => (state, scanned, cache, warnings),
         };
@@ -53,14 +68,20 @@ pub(crate) fn run(
     let _lock = plan
         .store
         .lock(&plan.repo_id, &partition, plan.lock_timeout)?;
-    // Another writer may have finished the same state while we waited for the lock.
-    if let Some(snapshot) = existing(&plan, &repo_state)? {
+    // A writer of this state killed before may have left its snapshot set aside (put back
+    // here) and temporary files; another may have finished while we waited for the lock.
+    plan.store.recover(&plan.repo_id, &partition);
+    if let Some(snapshot) = existing(plan, &repo_state)? {
         return Ok(SnapshotOutcome::Existing { snapshot });
     }
 
     let mut previous_warnings = Vec::new();
     let clock = Instant::now();
-    let (previous, previous_rejected) = previous::trusted_previous(
+    let previous::Trusted {
+        chosen: previous,
+        rejected: previous_rejected,
+        _lock: _previous_lock,
+    } = previous::trusted_previous(
         &plan.previous,
         plan.anonymizer.is_some(),
         &plan.store,
@@ -71,6 +92,9 @@ pub(crate) fn run(
         &mut previous_warnings,
     )?;
     draft.time("previous-verify", clock);
+    let clock = Instant::now();
+    repo_state.head_depth = head_depth(plan, &repo_state, previous.as_ref().map(|(s, _)| s));
+    draft.time("head-depth", clock);
     let ctx = StageContext {
         root: &plan.root,
         repo_id: &plan.repo_id,
@@ -79,9 +103,9 @@ pub(crate) fn run(
         previous: previous.as_ref().map(|(s, _)| s),
         progress,
     };
-    let tables = run_stages(&plan, &ctx, scanned, &previous_warnings, &mut draft)?;
+    let tables = run_stages(plan, &ctx, scanned, &previous_warnings, &mut draft)?;
     for warning in previous_rejected.into_iter().chain(state_warnings) {
-        draft.add_run_warning(&plan, warning);
+        draft.add_run_warning(plan, warning);
     }
 
     draft
@@ -122,8 +146,23 @@ pub(crate) fn run(
         previous: &previous,
         scan_cache,
     };
-    publish::publish(&plan, tables, draft, publication)
+    publish::publish(plan, tables, draft, publication)
 }
+
+/// Commits on HEAD's first-parent chain ([`repo_state::first_parent_depth`]), counted from the
+/// previous snapshot's head when that lies on the chain.
+fn head_depth(plan: &Plan, state: &RepoState, previous: Option<&StoredSnapshot>) -> Option<i64> {
+    let repo = plan.repo.as_ref()?;
+    let head = state.head_commit.as_deref()?;
+    let known = previous.and_then(|p| {
+        let s = &p.manifest.repo_state;
+        Some((s.head_commit.as_deref()?, s.head_depth?))
+    });
+    repo_state::first_parent_depth(repo, head, known, MAX_DEPTH_WALK)
+}
+
+/// The longest first-parent chain counted (Linux has about 100 000 first-parent commits).
+const MAX_DEPTH_WALK: usize = 10_000_000;
 
 /// The state to snapshot, or the snapshot of it that already exists.
 enum StateRead {

@@ -44,6 +44,20 @@ pub enum PipelineError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The disk (or quota) holding the store is full; nothing was published.
+    #[error("the disk holding the snapshot store is full ({path}: {source})")]
+    StoreFull {
+        /// What was being written.
+        path: PathBuf,
+        /// The cause (ENOSPC, EDQUOT).
+        source: std::io::Error,
+    },
+    /// The store folder does not exist.
+    #[error("{path}: no snapshot store there")]
+    StoreNotFound {
+        /// The folder.
+        path: PathBuf,
+    },
     /// Another process is writing the same snapshot.
     #[error("another ckb process is writing {path} (lock held since {since})")]
     Locked {
@@ -51,6 +65,14 @@ pub enum PipelineError {
         path: PathBuf,
         /// What the lock file says about its holder.
         since: String,
+    },
+    /// Readers still hold the snapshot a `--force` rebuild replaces.
+    #[error("{path} is still being read (waited {waited_secs} s for its readers to finish)")]
+    ReadersHold {
+        /// The snapshot folder.
+        path: PathBuf,
+        /// How long the writer waited.
+        waited_secs: u64,
     },
     /// A SCIP index cannot be used.
     #[error("SCIP index {path}: {message}")]
@@ -105,8 +127,13 @@ impl PipelineError {
             }
             PipelineError::Config { .. } => ErrorCode::ConfigInvalid,
             PipelineError::InvalidParameter { .. } => ErrorCode::InvalidParameter,
-            PipelineError::OutputNotWritable { .. } => ErrorCode::OutputNotWritable,
-            PipelineError::Locked { .. } => ErrorCode::SnapshotLocked,
+            PipelineError::OutputNotWritable { .. } | PipelineError::StoreFull { .. } => {
+                ErrorCode::OutputNotWritable
+            }
+            PipelineError::StoreNotFound { .. } => ErrorCode::PathNotFound,
+            PipelineError::Locked { .. } | PipelineError::ReadersHold { .. } => {
+                ErrorCode::SnapshotLocked
+            }
             PipelineError::Scip { .. } => ErrorCode::ScipInvalid,
             PipelineError::Git { .. } | PipelineError::HeadUnreadable { .. } => ErrorCode::GitError,
             PipelineError::Io { .. } => ErrorCode::IoError,
@@ -128,10 +155,25 @@ impl PipelineError {
             PipelineError::OutputNotWritable { .. } => {
                 "choose a writable store with --out DIR".into()
             }
+            PipelineError::StoreFull { .. } => {
+                "free space on that disk (`ckb store gc --keep-last N` prunes old snapshots) or \
+                 write the snapshot to a store on another disk with --out DIR; the store is as it \
+                 was, nothing half-written is left in it"
+                    .into()
+            }
+            PipelineError::StoreNotFound { .. } => {
+                "pass the store folder with --store DIR (or CKB_STORE); `ckb snapshot` makes one"
+                    .into()
+            }
             PipelineError::Locked { path, .. } => format!(
                 "wait for the other ckb process to finish; if none is running, delete {}",
                 path.display()
             ),
+            PipelineError::ReadersHold { .. } => {
+                "let its readers (ckb query, ckb diff, SQL sessions) finish, then run again, or \
+                 wait longer with --lock-timeout SECS; the snapshot is as it was"
+                    .into()
+            }
             PipelineError::Scip { .. } => {
                 "regenerate the index with its indexer, or leave it out (--no-scip)".into()
             }
@@ -157,6 +199,27 @@ impl PipelineError {
         PipelineError::Io {
             path: path.into(),
             source,
+        }
+    }
+
+    /// The same error, as [`PipelineError::StoreFull`] when its cause is a full disk or quota:
+    /// a writer's errors go through this, so that a full disk says what to do about it.
+    pub fn or_store_full(self) -> PipelineError {
+        let full = |source: &std::io::Error| output_schema::failpoint::is_disk_full(source);
+        match self {
+            PipelineError::Io { path, source }
+            | PipelineError::OutputNotWritable { path, source }
+                if full(&source) =>
+            {
+                PipelineError::StoreFull { path, source }
+            }
+            PipelineError::Format(FormatError::Io { path, source }) if full(&source) => {
+                PipelineError::StoreFull {
+                    path: path.into(),
+                    source,
+                }
+            }
+            other => other,
         }
     }
 }

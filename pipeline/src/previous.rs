@@ -7,6 +7,8 @@ use std::path::Path;
 use output_schema::manifest::{RepoState, Warning};
 use output_schema::PrivacyMode;
 
+use output_schema::folder_lock::{self, FolderLock};
+
 use crate::store::{self, Store, StoredSnapshot};
 use crate::{PipelineError, PreviousChoice};
 
@@ -44,6 +46,17 @@ pub(crate) fn existing_snapshot(
 /// A previous snapshot and how it was chosen (`explicit`, `ancestor`, …).
 pub(crate) type ChosenPrevious = Option<(StoredSnapshot, &'static str)>;
 
+/// The previous snapshot to build on ([`trusted_previous`]), and the read lock that keeps
+/// `ckb store gc` from removing it while this run reads its rows.
+pub(crate) struct Trusted {
+    /// The snapshot, verified.
+    pub chosen: ChosenPrevious,
+    /// The warning to record when one was found but passed over.
+    pub rejected: Option<Warning>,
+    /// Held until the run ends.
+    pub _lock: Option<FolderLock>,
+}
+
 /// The previous snapshot whose rows this run may reuse, and the warning to record when one was
 /// found but passed over. Anonymized runs build on none. No row of a snapshot is reused before its
 /// files match its manifest: an explicit `--previous` that does not is an error; one chosen in the
@@ -59,7 +72,12 @@ pub(crate) fn trusted_previous(
     state: &RepoState,
     root: &Path,
     warnings: &mut Vec<String>,
-) -> Result<(ChosenPrevious, Option<Warning>), PipelineError> {
+) -> Result<Trusted, PipelineError> {
+    let none = |rejected| Trusted {
+        chosen: None,
+        rejected,
+        _lock: None,
+    };
     if anonymized {
         // A previous anonymized snapshot's rows are hashed already: reused rows and carried
         // tombstones would be hashed twice, and its hashed names match no real one.
@@ -69,31 +87,36 @@ pub(crate) fn trusted_previous(
                     .into(),
             );
         }
-        return Ok((None, None));
+        return Ok(none(None));
     }
     let Some((snapshot, chosen_by)) =
         choose_previous(choice, store, repo_id, repo, state, warnings)
     else {
-        return Ok((None, None));
+        return Ok(none(None));
     };
-    match trust_previous(&snapshot, chosen_by, repo, root) {
-        Ok(()) => Ok((Some((snapshot, chosen_by)), None)),
+    // Locked before it is verified: what is verified is what the run reads.
+    let locked = folder_lock::hold_snapshot(&snapshot.dir)
+        .map_err(|e| format!("{e}"))
+        .and_then(|lock| trust_previous(&snapshot, chosen_by, repo, root).map(|()| lock));
+    match locked {
+        Ok(lock) => Ok(Trusted {
+            chosen: Some((snapshot, chosen_by)),
+            rejected: None,
+            _lock: lock,
+        }),
         Err(problem) if chosen_by == "explicit" => Err(PipelineError::PreviousCorrupt {
             dir: snapshot.dir,
             problem,
         }),
-        Err(problem) => Ok((
-            None,
-            Some(Warning {
-                code: "previous-unverified".into(),
-                path: None,
-                message: format!(
-                    "snapshot {} cannot be trusted ({problem}); not used as the previous \
+        Err(problem) => Ok(none(Some(Warning {
+            code: "previous-unverified".into(),
+            path: None,
+            message: format!(
+                "snapshot {} cannot be trusted ({problem}); not used as the previous \
                      snapshot, every stage computed from scratch",
-                    snapshot.manifest.snapshot_id
-                ),
-            }),
-        )),
+                snapshot.manifest.snapshot_id
+            ),
+        }))),
     }
 }
 

@@ -464,6 +464,8 @@ mod tests {
             is_git: true,
             head_commit: None,
             head_ref: Some("refs/heads/secret-branch".into()),
+            head_time: Some(1_700_000_000),
+            head_depth: Some(7),
             detached: false,
             unborn: false,
             shallow: false,

@@ -1,6 +1,6 @@
 //! The end of a run: what the manifest will say, gathered from the stages ([`ManifestDraft`]),
 //! then every table, view and the manifest written into a temporary folder and published in one
-//! rename ([`publish`]). A failed write leaves the store as it was.
+//! rename ([`publish`]). A failed write (a full disk included) leaves the store as it was.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -142,7 +142,10 @@ pub fn publish(
         scan_cache,
     } = publication;
     let clock = Instant::now();
-    let tmp = plan.store.temp_dir(&plan.repo_id, partition)?;
+    let tmp = plan
+        .store
+        .temp_dir(&plan.repo_id, partition)
+        .map_err(PipelineError::or_store_full)?;
     let written = (|| -> Result<Manifest, PipelineError> {
         let syncs = output_schema::parquet_io::Syncs::default();
         let (table_entries, json_entries) =
@@ -192,23 +195,20 @@ pub fn publish(
         Ok(m) => m,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
+            return Err(e.or_store_full());
         }
     };
     draft.time("write", clock);
     write_run_file(&tmp, &draft.timings, plan.threads);
     let dest = plan.store.snapshot_dir(&plan.repo_id, partition);
-    // Test hook for kill-safety: die the hardest way possible with everything written but nothing
-    // published, as a crash or `kill -9` would.
-    if std::env::var_os("CKB_FAILPOINT").is_some_and(|v| v == "before-publish") {
-        std::process::abort();
-    }
-    if let Err(e) = plan.store.publish(&tmp, &dest) {
+    if let Err(e) = plan.store.publish(&tmp, &dest, plan.lock_timeout) {
+        // The temporary folder holds the new snapshot, or, should a `--force` exchange have
+        // happened before the error, the old one: either way not the visible one.
         let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
+        return Err(e.or_store_full());
     }
     if let Some(cache) = scan_cache {
-        cache.save();
+        cache.save(&plan.store.cache_temp(&plan.repo_id, partition));
     }
     Ok(SnapshotOutcome::Written {
         snapshot: StoredSnapshot {

@@ -196,6 +196,8 @@ fn collect_candidates(walker: WalkBuilder, root: &Path) -> Candidates {
             skipped.push(("special-file", rel_str, "not a regular file".into()));
             continue;
         }
+        // Fault injection (`CKB_FAILPOINT=kill@walk#N`): a run killed in the middle of the walk.
+        let _ = output_schema::failpoint::hit("walk");
         files.push((entry.into_path(), rel_str));
     }
     Candidates { files, skipped }

@@ -189,8 +189,9 @@ impl ScanCache {
     /// Writes [`ScanCache::update`] at once.
     #[cfg(test)]
     fn save(&self, files: &[(FileRow, Option<Stat>)]) {
+        let tmp = self.file.with_extension("tmp-test");
         self.update(files.iter().map(|(row, stat)| (row, *stat)))
-            .save();
+            .save(&tmp);
     }
 }
 
@@ -203,10 +204,10 @@ pub struct CacheUpdate {
 }
 
 impl CacheUpdate {
-    /// Writes the cache (atomically: a temporary file renamed). Errors are ignored: the cache is
-    /// advisory.
-    pub fn save(self) {
-        self.encode().save();
+    /// Writes the cache (atomically: the temporary file `tmp`, renamed). Errors are ignored: the
+    /// cache is advisory.
+    pub fn save(self, tmp: &Path) {
+        self.encode().save(tmp);
     }
 
     /// Encodes the cache on a thread of its own while the caller goes on, for
@@ -242,10 +243,11 @@ impl CacheUpdate {
 pub struct PendingCache(Option<std::thread::JoinHandle<EncodedCache>>);
 
 impl PendingCache {
-    /// Waits for the encoding and writes the cache (see [`EncodedCache::save`]).
-    pub fn save(self) {
+    /// Waits for the encoding and writes the cache through the temporary file `tmp` (see
+    /// [`EncodedCache::save`]).
+    pub fn save(self, tmp: &Path) {
         if let Some(Ok(encoded)) = self.0.map(std::thread::JoinHandle::join) {
-            encoded.save();
+            encoded.save(tmp);
         }
     }
 }
@@ -259,32 +261,32 @@ struct EncodedCache {
 }
 
 impl EncodedCache {
-    /// Writes the cache atomically: a temporary file, renamed. Errors are ignored: the cache is
+    /// Writes the cache atomically: the temporary file `tmp` (the store names it after the
+    /// writer's state, [`crate::store::Store::cache_temp`], so that a leftover of a killed writer
+    /// is recognised and removed), renamed over the cache. Errors are ignored: the cache is
     /// advisory.
-    fn save(self) {
+    fn save(self, tmp: &Path) {
         let Some(bytes) = self.bytes else {
             return;
         };
         if let Some(dir) = self.file.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
-        let tmp = self
-            .file
-            .with_extension(format!("tmp{}", std::process::id()));
         // Created anew, never opened: a leftover of a killed run is removed first, and a symlink
         // by that name (a store inside a repository may hold committed ones) is removed, not
         // written through.
-        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(tmp);
         let written = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&tmp)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes));
+            .open(tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
+            .and_then(|()| output_schema::failpoint::hit("scan-cache-write"));
         if written
-            .and_then(|()| std::fs::rename(&tmp, &self.file))
+            .and_then(|()| std::fs::rename(tmp, &self.file))
             .is_err()
         {
-            let _ = std::fs::remove_file(&tmp);
+            let _ = std::fs::remove_file(tmp);
         }
     }
 }

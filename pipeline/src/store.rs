@@ -2,16 +2,27 @@
 //! previous snapshot of a repository is found and checked before its rows are reused.
 //!
 //! A snapshot is built in a temporary sibling folder (`.tmp-commit=<state>.<pid>`), every file is
-//! fsynced, and one `rename` makes it visible; the parent folder is fsynced afterwards. A process
-//! killed mid-write leaves only a temporary folder, which the next writer of the same state removes.
-//! An OS file lock per snapshot (`.lock-commit=<state>`) keeps two writers of the same state from
-//! racing; it is released by the kernel when a process dies, so a crash never leaves a stale lock.
+//! fsynced, and one `rename` makes it visible; the parent folder is fsynced afterwards. A snapshot
+//! that replaces one of the same state (`--force`) is exchanged with it in one step
+//! (`renameat2(RENAME_EXCHANGE)`), so the old one stays visible until the new one is in place;
+//! where the file system has no exchange, the old one is set aside (`.old-commit=…`) for the
+//! instant of the second rename, and the next writer puts it back should the process die in
+//! between. Leftovers of a killed writer are removed by the next writer of the repository (and
+//! by `ckb store gc`) once it holds their state's lock ([`crate::leftovers`]).
+//!
+//! An OS file lock per state (`.lock-commit=<state>`) keeps two writers of the same state from
+//! racing; the kernel releases it when a process dies, so a crash never leaves a lock held. The
+//! holder removes the file before releasing it, and whoever is granted a lock checks that the
+//! file it locked still has the name: so lock files do not pile up, and removing one can never
+//! let two writers in.
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use output_schema::layout::{COMMIT_PARTITION, REPO_PARTITION};
+use output_schema::failpoint;
+use output_schema::folder_lock;
+use output_schema::layout::{Leftover, LeftoverKind, COMMIT_PARTITION, REPO_PARTITION};
 use output_schema::manifest::{Manifest, RepoState};
 use output_schema::verify::read_manifest;
 
@@ -42,10 +53,81 @@ pub struct StoredSnapshot {
     pub manifest: Manifest,
 }
 
-/// Holds the per-snapshot lock until dropped.
+/// Holds the lock of one state until dropped; the lock file goes with it.
 #[derive(Debug)]
 pub struct SnapshotLock {
     _file: File,
+    path: PathBuf,
+}
+
+impl Drop for SnapshotLock {
+    fn drop(&mut self) {
+        // Removed while still held: a process waiting on this file finds, once granted, that the
+        // name no longer leads to it, and locks the name anew (`SnapshotLock::try_take`). Only
+        // the holder ever removes the file, so the name always leads to the file whose holder
+        // counts. (Windows cannot remove an open file; the file stays there, harmlessly.)
+        #[cfg(unix)]
+        {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+impl SnapshotLock {
+    /// Locks the file at `path` (made if missing) if no one holds it; `None` when someone does.
+    fn try_take(path: &Path) -> Result<Option<SnapshotLock>, PipelineError> {
+        let not_writable = |source| PipelineError::OutputNotWritable {
+            path: path.to_path_buf(),
+            source,
+        };
+        // Granted a file that was removed (or replaced) meanwhile: lock the name again. A holder
+        // removes it only on release, so this repeats at most once per release that raced.
+        for _ in 0..1000 {
+            // Lock names are predictable (a base commit's), so a store inside a repository may
+            // hold a committed symlink by that name: opening it for writing would follow it.
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(not_writable(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the lock file is a symlink, which ckb never writes through; delete it",
+                )));
+            }
+            let file = OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path)
+                .map_err(not_writable)?;
+            match file.try_lock() {
+                Ok(()) if names(&file, path) => {
+                    return Ok(Some(SnapshotLock {
+                        _file: file,
+                        path: path.to_path_buf(),
+                    }))
+                }
+                Ok(()) => continue,
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(std::fs::TryLockError::Error(source)) => return Err(not_writable(source)),
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether `path` still names the file `file` has open.
+fn names(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), std::fs::symlink_metadata(path)) {
+            (Ok(held), Ok(named)) => held.dev() == named.dev() && held.ino() == named.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        path.is_file()
+    }
 }
 
 impl Store {
@@ -70,7 +152,13 @@ impl Store {
             .join(format!("{COMMIT_PARTITION}{partition}"))
     }
 
-    /// Takes the lock of one snapshot, waiting up to `timeout` for another writer to finish.
+    /// The lock file of one state.
+    pub fn lock_path(&self, repo_id: &str, partition: &str) -> PathBuf {
+        self.repo_dir(repo_id)
+            .join(Leftover::name(LeftoverKind::Lock, partition, 0))
+    }
+
+    /// Takes the lock of one state, waiting up to `timeout` for another writer to finish.
     pub fn lock(
         &self,
         repo_id: &str,
@@ -82,60 +170,54 @@ impl Store {
             path: dir.clone(),
             source,
         })?;
-        let path = dir.join(format!(".lock-{COMMIT_PARTITION}{partition}"));
-        // Lock names are predictable (a base commit's), so a store inside a repository may hold a
-        // committed symlink by that name: opening it for writing would follow it.
-        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(PipelineError::OutputNotWritable {
-                path,
-                source: std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "the lock file is a symlink, which ckb never writes through; delete it",
-                ),
-            });
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| PipelineError::OutputNotWritable {
-                path: path.clone(),
-                source,
-            })?;
+        let path = self.lock_path(repo_id, partition);
         let start = Instant::now();
         loop {
-            match file.try_lock() {
-                Ok(()) => return Ok(SnapshotLock { _file: file }),
-                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < timeout => {
+            match SnapshotLock::try_take(&path)? {
+                Some(lock) => return Ok(lock),
+                None if start.elapsed() < timeout => {
                     std::thread::sleep(Duration::from_millis(100));
                 }
-                Err(std::fs::TryLockError::WouldBlock) => {
+                None => {
                     return Err(PipelineError::Locked {
                         path,
                         since: format!("more than {} s", timeout.as_secs()),
                     })
                 }
-                Err(std::fs::TryLockError::Error(source)) => {
-                    return Err(PipelineError::OutputNotWritable { path, source })
-                }
             }
         }
     }
 
-    /// Creates a fresh temporary folder for building a snapshot, removing leftovers of killed
-    /// writers of the same state. Call only while holding that state's lock.
-    pub fn temp_dir(&self, repo_id: &str, partition: &str) -> Result<PathBuf, PipelineError> {
-        let repo_dir = self.repo_dir(repo_id);
-        let prefix = format!(".tmp-{COMMIT_PARTITION}{partition}.");
-        if let Ok(entries) = std::fs::read_dir(&repo_dir) {
-            for e in entries.flatten() {
-                if e.file_name().to_string_lossy().starts_with(&prefix) {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
+    /// Takes the lock of one state if no writer holds it, without waiting: `None` means a writer
+    /// of that state is at work.
+    pub fn try_lock(
+        &self,
+        repo_id: &str,
+        partition: &str,
+    ) -> Result<Option<SnapshotLock>, PipelineError> {
+        SnapshotLock::try_take(&self.lock_path(repo_id, partition))
+    }
+
+    /// Whether a writer of the state holds its lock now, found without making or removing
+    /// anything (for `ckb store gc --dry-run`).
+    pub fn writer_alive(&self, repo_id: &str, partition: &str) -> bool {
+        let path = self.lock_path(repo_id, partition);
+        if std::fs::symlink_metadata(&path).map_or(true, |m| !m.is_file()) {
+            return false;
         }
-        let tmp = repo_dir.join(format!("{prefix}{}", std::process::id()));
+        match File::open(&path).map(|f| f.try_lock_shared()) {
+            Ok(Ok(())) => false,
+            Ok(Err(std::fs::TryLockError::WouldBlock)) => true,
+            // Cannot tell: count it as alive, which only keeps things.
+            _ => true,
+        }
+    }
+
+    /// Creates a fresh temporary folder for building a snapshot. Call only while holding that
+    /// state's lock, after [`Store::recover`].
+    pub fn temp_dir(&self, repo_id: &str, partition: &str) -> Result<PathBuf, PipelineError> {
+        let name = Leftover::name(LeftoverKind::Build, partition, std::process::id());
+        let tmp = self.repo_dir(repo_id).join(name);
         std::fs::create_dir_all(tmp.join(output_schema::layout::VIEWS_DIR)).map_err(|source| {
             PipelineError::OutputNotWritable {
                 path: tmp.clone(),
@@ -145,22 +227,103 @@ impl Store {
         Ok(tmp)
     }
 
+    /// Clears what killed writers of one state left (a set-aside snapshot put back when the state
+    /// has none, everything else removed: [`crate::leftovers`]). Call only while holding that
+    /// state's lock.
+    pub fn recover(&self, repo_id: &str, partition: &str) {
+        crate::leftovers::recover_state(self, repo_id, partition, false);
+    }
+
+    /// Where the scan cache is written before it is renamed into place: a name that carries the
+    /// state whose writer (holding its lock) writes it, so that a leftover of a killed writer can
+    /// be told from a cache being written.
+    pub fn cache_temp(&self, repo_id: &str, partition: &str) -> PathBuf {
+        self.repo_dir(repo_id).join(Leftover::name(
+            LeftoverKind::CacheTemp,
+            partition,
+            std::process::id(),
+        ))
+    }
+
     /// Makes a built snapshot visible under its final name. `tmp` must be on disk already (its
-    /// files and folders flushed). An existing snapshot of the same state (only with `--force`) is
-    /// moved aside first and removed after the new one is in place.
-    pub fn publish(&self, tmp: &Path, dest: &Path) -> Result<(), PipelineError> {
+    /// files and folders flushed). An existing snapshot of the same state (only with `--force`)
+    /// is replaced so that its name always leads to one whole snapshot (`replace`), once its
+    /// readers are done (waiting up to `readers_timeout`).
+    pub fn publish(
+        &self,
+        tmp: &Path,
+        dest: &Path,
+        readers_timeout: Duration,
+    ) -> Result<(), PipelineError> {
         let parent = dest.parent().unwrap_or(self.root.as_path());
-        let mut old = None;
-        if dest.exists() {
-            let aside = tmp.with_extension(format!("old{}", std::process::id()));
-            std::fs::rename(dest, &aside).map_err(|e| PipelineError::io(dest, e))?;
-            old = Some(aside);
+        if std::fs::symlink_metadata(dest).is_ok() {
+            // Readers of the old snapshot finish first, and new ones wait until the new one is
+            // in: none reads the manifest of one and the tables of the other.
+            let readers = match folder_lock::wait_exclusive(dest, readers_timeout) {
+                Ok(Some(lock)) => Some(lock),
+                Ok(None) => {
+                    return Err(PipelineError::ReadersHold {
+                        path: dest.to_path_buf(),
+                        waited_secs: readers_timeout.as_secs(),
+                    })
+                }
+                // No locks on this file system (or a symlink, which replace() swaps away).
+                Err(_) => None,
+            };
+            let replaced = self.replace(tmp, dest, parent);
+            drop(readers);
+            return replaced;
         }
+        failpoint::hit("publish-rename").map_err(|e| PipelineError::io(dest, e))?;
         std::fs::rename(tmp, dest).map_err(|e| PipelineError::io(dest, e))?;
-        sync_dir(parent)?;
-        if let Some(old) = old {
-            let _ = std::fs::remove_dir_all(old);
+        failpoint::hit("published").map_err(|e| PipelineError::io(dest, e))?;
+        sync_dir(parent)
+    }
+
+    /// Puts the snapshot built in `new` in the place of the one at `dest`, so that `dest` always
+    /// holds one whole snapshot: the two folders are exchanged atomically, then the old one (now
+    /// at `new`'s name) is removed. Where the file system cannot exchange, the old one is set
+    /// aside under a name the next writer recognises and restores if this process dies before
+    /// the new one is in.
+    fn replace(&self, new: &Path, dest: &Path, parent: &Path) -> Result<(), PipelineError> {
+        let io = |e| PipelineError::io(dest, e);
+        failpoint::hit("force-swap").map_err(io)?;
+        match exchange(new, dest) {
+            Ok(()) => {
+                sync_dir(parent)?;
+                failpoint::hit("force-swapped").map_err(io)?;
+                // `new` names the old snapshot now.
+                let _ = std::fs::remove_dir_all(new);
+                return Ok(());
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::Unsupported => return Err(io(e)),
+            Err(_) => {}
         }
+        let state = dest
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(COMMIT_PARTITION))
+            .unwrap_or_default();
+        let aside = parent.join(Leftover::name(
+            LeftoverKind::SetAside,
+            state,
+            std::process::id(),
+        ));
+        // The two renames follow each other at once (the folder is flushed after both): readers
+        // find the name empty only for that instant, and a crash between them leaves the old
+        // snapshot set aside, which the next writer puts back.
+        std::fs::rename(dest, &aside).map_err(io)?;
+        let moved_in = failpoint::hit("force-set-aside")
+            .map_err(io)
+            .and_then(|()| std::fs::rename(new, dest).map_err(io));
+        if let Err(e) = moved_in {
+            // Put the old one back: the store stays as it was.
+            let _ = std::fs::rename(&aside, dest);
+            let _ = sync_dir(parent);
+            return Err(e);
+        }
+        sync_dir(parent)?;
+        let _ = std::fs::remove_dir_all(&aside);
         Ok(())
     }
 
@@ -244,7 +407,7 @@ impl SnapshotFolders {
 }
 
 /// Whether `dir` is a folder itself, not a symlink to one.
-fn is_real_dir(dir: &Path) -> bool {
+pub(crate) fn is_real_dir(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
 }
 
@@ -293,7 +456,37 @@ fn head_of(folder: &str) -> Option<&str> {
     is_object_id.then_some(head)
 }
 
-fn sync_dir(dir: &Path) -> Result<(), PipelineError> {
+/// Exchanges two folders atomically (`renameat2(RENAME_EXCHANGE)` on Linux, `renameatx_np(
+/// RENAME_SWAP)` on macOS). `ErrorKind::Unsupported` where the platform or file system has no
+/// such call, or when the `no-exchange` failpoint asks to act as if it had none.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    let unsupported = || std::io::Error::from(std::io::ErrorKind::Unsupported);
+    if failpoint::flag("no-exchange") {
+        return Err(unsupported());
+    }
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+    {
+        use rustix::fs::{renameat_with, RenameFlags, CWD};
+        use rustix::io::Errno;
+        match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
+            Ok(()) => Ok(()),
+            // An old kernel (ENOSYS), or a file system without the flag (EINVAL, EOPNOTSUPP).
+            Err(e)
+                if [Errno::NOSYS, Errno::INVAL, Errno::OPNOTSUPP, Errno::NOTSUP].contains(&e) =>
+            {
+                Err(unsupported())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_vendor = "apple")))]
+    {
+        let _ = (a, b);
+        Err(unsupported())
+    }
+}
+
+pub(crate) fn sync_dir(dir: &Path) -> Result<(), PipelineError> {
     if let Some(f) = open_dir(dir) {
         f.sync_all().map_err(|e| PipelineError::io(dir, e))?;
     }

@@ -15,8 +15,8 @@ fn scan_with(root: &Path, cache: Option<&Path>) -> ScanOutput {
         cache_file: cache.map(|c| c.join(CACHE_FILE)),
     };
     let mut out = scan(root, &config, &NoProgress).expect("scan");
-    if let Some(update) = out.cache_update.take() {
-        update.save();
+    if let (Some(update), Some(dir)) = (out.cache_update.take(), cache) {
+        update.save(&dir.join(".cache-commit=test.1"));
     }
     out
 }

@@ -5,6 +5,7 @@ pub mod init;
 pub mod query;
 pub mod schema;
 pub mod snapshot;
+pub mod store;
 pub mod verify;
 
 use output_schema::ErrorCode;

@@ -23,7 +23,8 @@ pub struct Args {
 /// Runs `ckb verify`; exits 1 with SNAPSHOT_CORRUPT when any file is wrong.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let format = Format::json_if(args.json);
-    queries::Snapshot::open(&args.snapshot).map_err(|e| Failure::new(e, format))?;
+    // Held while the files are checked: `ckb store gc` keeps a snapshot being read.
+    let _snapshot = queries::Snapshot::open(&args.snapshot).map_err(|e| Failure::new(e, format))?;
     let report = verify_snapshot(&args.snapshot)
         .map_err(|e| Failure::new(QueryError::from_format("manifest", e), format))?;
     let bad: Vec<String> = report

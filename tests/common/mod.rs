@@ -4,6 +4,7 @@
 #![allow(dead_code, unused_imports)] // each test binary uses a part of it
 
 pub mod fixture_snapshot;
+pub mod store_check;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -86,14 +87,21 @@ pub fn ckb(dir: &Path, args: &[&str]) -> Output {
     ckb_env(dir, args, &[])
 }
 
-/// Runs `ckb` with arguments and extra environment variables in a folder.
-pub fn ckb_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+/// `ckb` with arguments in a folder, not yet run: without the caller's `CKB_STORE` and
+/// `NO_COLOR`, with the tests' salt (so that every run's tables compare byte for byte).
+pub fn ckb_command(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ckb"));
     cmd.args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
         .env_remove("CKB_STORE")
         .env("CKB_SALT", "test-salt");
+    cmd
+}
+
+/// Runs `ckb` with arguments and extra environment variables in a folder.
+pub fn ckb_env(dir: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = ckb_command(dir, args);
     for (name, value) in env {
         cmd.env(name, value);
     }

@@ -264,6 +264,14 @@ pub fn run_sql(
     limits: &SqlLimits,
 ) -> Result<SqlResult, QueryError> {
     let statement = UserStatement::parse(sql)?;
+    // Over a whole store, a read lock on the store folder holds `ckb store gc` off for the
+    // session (one snapshot is held by its `Snapshot`).
+    let _store_lock = match source {
+        SqlSource::Store(store) => output_schema::folder_lock::hold_shared(store)
+            .ok()
+            .flatten(),
+        SqlSource::Snapshot(_) => None,
+    };
     let conn = Connection::open_in_memory().map_err(internal)?;
     within_time(&conn, limits, || {
         open_session(&conn, source, limits)

@@ -95,7 +95,7 @@ fn keyed_scalar(key: &str, v: &Value) -> String {
 }
 
 /// `YYYY-MM-DD HH:MM UTC` of a Unix time (proleptic Gregorian; Howard Hinnant's civil-from-days).
-fn utc_date(t: i64) -> String {
+pub fn utc_date(t: i64) -> String {
     let days = t.div_euclid(86_400);
     let secs = t.rem_euclid(86_400);
     let z = days + 719_468;

@@ -10,6 +10,7 @@ pub mod target;
 
 use std::path::{Path, PathBuf};
 
+use output_schema::folder_lock::{self, FolderLock};
 use output_schema::manifest::Manifest;
 use output_schema::parquet_io::read_table;
 use output_schema::verify::read_manifest;
@@ -18,13 +19,15 @@ use serde::Serialize;
 
 use crate::QueryError;
 
-/// An opened snapshot.
+/// An opened snapshot. While any clone of it lives, it holds a read lock on its folder, so
+/// `ckb store gc` keeps it ([`output_schema::folder_lock`]).
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     /// Its folder.
     pub dir: PathBuf,
     /// Its manifest.
     pub manifest: Manifest,
+    _lock: Option<std::sync::Arc<FolderLock>>,
 }
 
 named_enum! {
@@ -88,19 +91,37 @@ impl Freshness {
 
 impl Snapshot {
     /// Opens a snapshot folder: the manifest must exist, decode and not be newer than this build.
+    /// The folder is locked for reading first, so the manifest and the tables read later are of
+    /// the same snapshot even when `ckb store gc` runs meanwhile.
     pub fn open(dir: &Path) -> Result<Snapshot, QueryError> {
-        if !dir.join(output_schema::layout::MANIFEST_FILE).is_file() {
-            return Err(QueryError::new(
+        let not_a_snapshot = || {
+            QueryError::new(
                 ErrorCode::SnapshotNotFound,
                 format!("{} is not a snapshot (no {})", dir.display(), output_schema::layout::MANIFEST_FILE),
                 "pass a snapshot folder (…/repo=<id>/commit=<sha>) or create one with `ckb snapshot`",
-            ));
+            )
+        };
+        let lock = folder_lock::hold_snapshot(dir).map_err(|_| not_a_snapshot())?;
+        if !dir.join(output_schema::layout::MANIFEST_FILE).is_file() {
+            return Err(not_a_snapshot());
         }
         let manifest = read_manifest(dir).map_err(|e| QueryError::from_format("manifest", e))?;
         Ok(Snapshot {
             dir: dir.to_path_buf(),
             manifest,
+            _lock: lock.map(std::sync::Arc::new),
         })
+    }
+
+    /// A snapshot folder described by a manifest the caller already holds, read without the
+    /// reader's folder lock: for a folder no other process writes or collects (the fuzz targets'
+    /// scratch folder, which holds a lone table file and no manifest).
+    pub fn with_manifest(dir: &Path, manifest: Manifest) -> Snapshot {
+        Snapshot {
+            dir: dir.to_path_buf(),
+            manifest,
+            _lock: None,
+        }
     }
 
     /// Whether a table was written.
