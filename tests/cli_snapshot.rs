@@ -700,20 +700,7 @@ fn a_large_untracked_file_is_not_read_and_says_so() {
     let over = snapshot(repo.path(), store.path(), &[]);
     assert_ne!(over, at_limit);
     assert_eq!(unhashed(&over), ["data.bin"]);
-    let status = |dir: &Path| {
-        let out = ckb_ok(
-            dir,
-            &[
-                "query",
-                "--store",
-                store.path().to_str().unwrap(),
-                "--format",
-                "json",
-                "status",
-            ],
-        );
-        serde_json::from_str::<serde_json::Value>(&out).unwrap()
-    };
+    let status = |dir: &Path| store_status(dir, store.path());
     let s = status(repo.path());
     assert_eq!(s["provenance"]["freshness"]["state"], "current", "{s}");
     // Same size, same bytes, a new modification time: a new state.

@@ -286,18 +286,7 @@ fn anonymized_snapshot_holds_no_canary() {
     let dirty = snapshot(f.path(), store.path(), &["--privacy", "anonymized"]);
     let dirty_id = manifest(&dirty).snapshot_id;
     assert!(dirty_id.contains("-dirty-"), "{dirty_id}");
-    let status = ckb_ok(
-        f.path(),
-        &[
-            "query",
-            "--store",
-            store.path().to_str().unwrap(),
-            "--format",
-            "json",
-            "status",
-        ],
-    );
-    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    let status = store_status(f.path(), store.path());
     assert_eq!(
         status["provenance"]["snapshotId"],
         dirty_id.as_str(),

@@ -87,9 +87,9 @@ fn limits() -> SqlLimits {
 
 fn open() -> State {
     let root = crate::scratch().join("sql");
+    // The fixture writes its snapshot at `<root>/store/repo=…/commit=…`.
+    let dir = fixture::build(&root, &fixture::Options::default());
     let store = root.join("store");
-    std::fs::create_dir_all(&store).expect("a store folder");
-    let dir = fixture::build(&store, &fixture::Options::default());
     let snapshot = Snapshot::open(&dir).expect("the fixture snapshot opens");
     let fixture: &'static Fixture = Box::leak(Box::new(Fixture { store, snapshot }));
     let sessions = [

@@ -179,31 +179,7 @@ pub fn read_state_noting(
         let item = item.map_err(|e| status_err(&e))?;
         match item {
             gix::status::Item::TreeIndex(change) => {
-                use gix::diff::index::ChangeRef;
-                let (path, what) = match &change {
-                    ChangeRef::Addition { location, id, .. } => {
-                        (location.to_string(), format!("A {}", id.to_hex()))
-                    }
-                    ChangeRef::Deletion { location, .. } => (location.to_string(), "D".to_string()),
-                    ChangeRef::Modification {
-                        location,
-                        id,
-                        entry_mode,
-                        ..
-                    } => (
-                        location.to_string(),
-                        format!("M {} {entry_mode:?}", id.to_hex()),
-                    ),
-                    ChangeRef::Rewrite {
-                        location,
-                        source_location,
-                        id,
-                        ..
-                    } => (
-                        location.to_string(),
-                        format!("R {source_location} {}", id.to_hex()),
-                    ),
-                };
+                let (path, what) = staged_change(&change);
                 if !exclusions.excludes(&path) {
                     staged.push((path, what));
                 }
@@ -276,6 +252,35 @@ pub fn read_state_noting(
         dirty,
         repo_state_id: id.hex(32),
     })
+}
+
+/// A change staged in the index against HEAD's tree: its path and what it is, for the staged hash.
+fn staged_change(change: &gix::diff::index::ChangeRef<'_, '_>) -> (String, String) {
+    use gix::diff::index::ChangeRef;
+    match change {
+        ChangeRef::Addition { location, id, .. } => {
+            (location.to_string(), format!("A {}", id.to_hex()))
+        }
+        ChangeRef::Deletion { location, .. } => (location.to_string(), "D".to_string()),
+        ChangeRef::Modification {
+            location,
+            id,
+            entry_mode,
+            ..
+        } => (
+            location.to_string(),
+            format!("M {} {entry_mode:?}", id.to_hex()),
+        ),
+        ChangeRef::Rewrite {
+            location,
+            source_location,
+            id,
+            ..
+        } => (
+            location.to_string(),
+            format!("R {source_location} {}", id.to_hex()),
+        ),
+    }
 }
 
 /// The promisor remote of a partial clone: where git fetches the objects the clone left out.

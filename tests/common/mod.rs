@@ -123,6 +123,20 @@ pub fn query_json_ok(dir: &Path, snapshot: &str, args: &[&str]) -> String {
     ckb_ok(dir, &all)
 }
 
+/// `ckb query --store <store> --format json status` in `dir` (whose working tree the answer's
+/// freshness describes); asserts success and returns the answer.
+pub fn store_status(dir: &Path, store: &Path) -> serde_json::Value {
+    let args = [
+        "query",
+        "--store",
+        store.to_str().unwrap(),
+        "--format",
+        "json",
+        "status",
+    ];
+    serde_json::from_str(&ckb_ok(dir, &args)).unwrap()
+}
+
 /// The JSON answer of a command that failed with exit code 1 and the error `code`.
 pub fn error_answer(out: &Output, code: &str) -> serde_json::Value {
     let text = String::from_utf8_lossy(&out.stdout);

@@ -24,40 +24,41 @@ pub fn matches(pattern: &str, path: &str) -> bool {
     match_segments(&pat, &segs)
 }
 
-/// [`match_component`]'s algorithm over path components: `**` stands for any number of
-/// components, any other pattern component matches exactly one.
+/// Path components against pattern components: `**` stands for any number of components, any
+/// other pattern component matches exactly one ([`match_component`]).
 fn match_segments(pat: &[&str], segs: &[&str]) -> bool {
-    let (mut pi, mut si) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while si < segs.len() {
-        if pi < pat.len() && pat[pi] == "**" {
-            star = Some((pi, si));
-            pi += 1;
-        } else if pi < pat.len() && match_component(pat[pi].as_bytes(), segs[si].as_bytes()) {
-            pi += 1;
-            si += 1;
-        } else if let Some((sp, ss)) = star {
-            pi = sp + 1;
-            si = ss + 1;
-            star = Some((sp, ss + 1));
-        } else {
-            return false;
-        }
-    }
-    pat[pi..].iter().all(|&p| p == "**")
+    wildcard(
+        pat,
+        segs,
+        |p| *p == "**",
+        |p, s| match_component(p.as_bytes(), s.as_bytes()),
+    )
 }
 
+/// One component against its pattern: `*` stands for any run of bytes, `?` for one byte.
 fn match_component(p: &[u8], s: &[u8]) -> bool {
-    // Iterative wildcard matching with one backtrack point: linear in practice, never recursive.
+    wildcard(p, s, |&c| c == b'*', |&c, &b| c == b'?' || c == b)
+}
+
+/// Iterative wildcard matching with one backtrack point (the latest star), never recursive:
+/// `pat` against `s`, where `is_star` picks the elements standing for any run of elements and
+/// `one` says whether any other pattern element matches one element. Linear in practice; at
+/// worst (pattern × input) steps.
+fn wildcard<P, S>(
+    pat: &[P],
+    s: &[S],
+    is_star: impl Fn(&P) -> bool,
+    one: impl Fn(&P, &S) -> bool,
+) -> bool {
     let (mut pi, mut si) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while si < s.len() {
-        if pi < p.len() && (p[pi] == b'?' || p[pi] == s[si]) {
-            pi += 1;
-            si += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
+        if pi < pat.len() && is_star(&pat[pi]) {
             star = Some((pi, si));
             pi += 1;
+        } else if pi < pat.len() && one(&pat[pi], &s[si]) {
+            pi += 1;
+            si += 1;
         } else if let Some((sp, ss)) = star {
             pi = sp + 1;
             si = ss + 1;
@@ -66,7 +67,7 @@ fn match_component(p: &[u8], s: &[u8]) -> bool {
             return false;
         }
     }
-    p[pi..].iter().all(|&c| c == b'*')
+    pat[pi..].iter().all(is_star)
 }
 
 #[cfg(test)]
