@@ -14,6 +14,7 @@ use output_schema::config::Config;
 use output_schema::ErrorCode;
 use queries::commands::sql::{run_sql, SqlLimitFlags, SqlLimits, SqlSource};
 use queries::envelope::render::{self, Format};
+use queries::pictures::arch::SizeBy;
 use queries::{Budget, Ctx, Overrides, QueryError};
 
 use crate::locate::{locate, repo_root, store_for};
@@ -96,6 +97,10 @@ pub enum OutputFormat {
     Markdown,
     /// CSV (sql only).
     Csv,
+    /// A Mermaid flowchart (arch only; GitHub renders it in a ```mermaid block).
+    Mermaid,
+    /// A Graphviz DOT graph (arch only; `dot -Tsvg` renders it).
+    Dot,
 }
 
 #[derive(clap::Subcommand)]
@@ -147,6 +152,9 @@ enum QueryCommand {
         /// Also list edges to external packages.
         #[arg(long)]
         include_external: bool,
+        /// With --format mermaid or dot: size modules by `lines` or `symbols` [default: lines].
+        #[arg(long, value_name = "WHAT")]
+        size_by: Option<String>,
     },
     /// What changing a symbol affects: callers, type and test dependencies, modules, risk.
     Impact {
@@ -308,10 +316,24 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Some(OutputFormat::Json) => Format::Json,
         Some(OutputFormat::Markdown) => Format::Markdown,
         Some(OutputFormat::Csv) => Format::Csv,
+        // Graphs print errors as text on stderr, like markdown.
+        Some(OutputFormat::Mermaid | OutputFormat::Dot) => Format::Human,
         None if std::io::stdout().is_terminal() => Format::Human,
         None => Format::Json,
     };
     let fail = |e| Failure::new(e, format);
+    let picture = match args.format {
+        Some(OutputFormat::Mermaid) => Some("mermaid"),
+        Some(OutputFormat::Dot) => Some("dot"),
+        _ => None,
+    };
+    if let (Some(picture), false) = (picture, matches!(args.command, QueryCommand::Arch { .. })) {
+        return Err(fail(QueryError::new(
+            ErrorCode::InvalidParameter,
+            format!("--format {picture} draws `arch` only"),
+            "use --format mermaid or dot with `ckb query arch`; other commands answer in json, human or markdown",
+        )));
+    }
     match &args.command {
         QueryCommand::Canned { name: None, .. } => {
             return finish_output(emit(&render::sql(
@@ -363,9 +385,18 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         budget,
     };
     let answer = answer(&ctx, &args.command).map_err(fail)?;
-    match answer {
-        Output::Answer(a) => finish_output(emit(&render::answer(&a, format))),
-        Output::Text(t) => finish_output(emit(&t)),
+    match (answer, picture, &args.command) {
+        (Output::Answer(a), Some(picture), QueryCommand::Arch { size_by, .. }) => {
+            let size_by = SizeBy::parse(size_by.as_deref()).map_err(fail)?;
+            let graph = queries::pictures::arch::graph(&a, size_by, picture);
+            let text = match picture {
+                "dot" => graph.to_dot(),
+                _ => graph.to_mermaid(),
+            };
+            finish_output(emit(&text))
+        }
+        (Output::Answer(a), _, _) => finish_output(emit(&render::answer(&a, format))),
+        (Output::Text(t), _, _) => finish_output(emit(&t)),
     }
 }
 
@@ -408,13 +439,17 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         QueryCommand::Arch {
             depth,
             include_external,
-        } => arch::arch(
+            size_by,
+        } => {
+            SizeBy::parse(size_by.as_deref())?;
+            arch::arch(
             ctx,
             &arch::ArchArgs {
                 depth: number("--depth", depth)?,
                 include_external: *include_external,
             },
-        )?,
+        )?
+        }
         QueryCommand::Impact { id, depth } => impact::impact(ctx, id, number("--depth", depth)?)?,
         QueryCommand::Explore { target } => explore::explore(ctx, target)?,
         QueryCommand::Understand { query } => understand::understand(ctx, query)?,
