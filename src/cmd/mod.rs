@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod init;
 pub mod query;
+pub mod report;
 pub mod schema;
 pub mod snapshot;
 pub mod verify;

@@ -240,6 +240,77 @@ pub fn duckdb_cli() -> Option<PathBuf> {
     found
 }
 
+/// Where `ci/install-tools.sh` installs its tools (`$CKB_TOOLS_DIR`, or `~/.cache/ckb-tools`).
+pub fn tools_dir() -> PathBuf {
+    match std::env::var_os("CKB_TOOLS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => home().join(".cache/ckb-tools"),
+    }
+}
+
+/// The npm tools the picture tests use and the versions `ci/install-tools.sh` installs (a test
+/// in this crate checks the two agree).
+pub const PINNED_NODE_TOOLS: &[(&str, &str)] = &[
+    ("@mermaid-js/mermaid-cli", "12.2.0"),
+    ("puppeteer-core", "25.16.0"),
+];
+
+/// The `node_modules` folder holding an installed npm tool of [`PINNED_NODE_TOOLS`] at its pinned
+/// version, or `None` after [`tool_missing`] (which fails under CI). Another version fails under
+/// CI and is named loudly otherwise.
+pub fn node_tool(package: &str) -> Option<PathBuf> {
+    let modules = tools_dir().join("node/node_modules");
+    let manifest = modules.join(package).join("package.json");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        tool_missing(package, "bash ci/install-tools.sh");
+        return None;
+    };
+    let want = PINNED_NODE_TOOLS
+        .iter()
+        .find(|(n, _)| *n == package)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("{package} has no pinned version"));
+    let found = json_string_field(&text, "version").unwrap_or_default();
+    if found != want {
+        let message = format!(
+            "{package} {found} is installed, the tests expect {want}; `bash ci/install-tools.sh` installs it"
+        );
+        assert!(!under_ci(), "{message}");
+        eprintln!("NOTICE: {message}");
+    }
+    Some(modules)
+}
+
+/// Debian's Chromium (`/usr/bin/chromium`, or `$CKB_CHROMIUM`) when it runs, or `None` after
+/// [`tool_missing`] (which fails under CI). Never a browser some npm package downloaded.
+pub fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("CKB_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let runs = Command::new(&path)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        tool_missing("chromium", "bash ci/install-tools.sh (apt-get install chromium)");
+        return None;
+    }
+    Some(path)
+}
+
+/// Graphviz's `dot` when it runs, or `None` after [`tool_missing`] (which fails under CI).
+pub fn graphviz_dot() -> Option<PathBuf> {
+    let runs = Command::new("dot")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        tool_missing("dot (graphviz)", "bash ci/install-tools.sh (apt-get install graphviz)");
+        return None;
+    }
+    Some(PathBuf::from("dot"))
+}
+
 fn home() -> PathBuf {
     PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
 }
@@ -294,6 +365,26 @@ mod tests {
                 name.replace('-', "_").to_uppercase()
             );
             assert!(script.contains(&var), "install-indexers.sh lacks {var}");
+        }
+    }
+
+    #[test]
+    fn the_tool_installer_pins_the_node_tools_the_tests_expect() {
+        let script = std::fs::read_to_string(
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+                .join("../ci/install-tools.sh"),
+        )
+        .expect("ci/install-tools.sh");
+        for (name, version) in PINNED_NODE_TOOLS {
+            let spec = format!("{name}@${{");
+            assert!(script.contains(&spec), "install-tools.sh does not install {name}");
+            let var = format!(
+                "{}_VERSION={version}",
+                name.trim_start_matches("@mermaid-js/")
+                    .replace('-', "_")
+                    .to_uppercase()
+            );
+            assert!(script.contains(&var), "install-tools.sh lacks {var}");
         }
     }
 
