@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use output_schema::ErrorCode;
-use queries::envelope::budget::{check_range, MODULES_RANGE};
+use queries::envelope::budget::check_range;
 use queries::envelope::render::Format;
 use queries::report::{self, Limits, Source};
 use queries::QueryError;
@@ -16,6 +16,9 @@ use crate::{emit, finish_output, Failure};
 
 /// Allowed range of `--max-hotspots`.
 const HOTSPOTS_RANGE: (u64, u64) = (1, 100_000);
+/// Allowed range of `--max-modules`: a layered layout of more modules takes seconds and is no
+/// longer read at a glance (the module table lists them all).
+const GRAPH_MODULES_RANGE: (u64, u64) = (1, 100);
 
 /// Arguments of `ckb report`.
 #[derive(clap::Args)]
@@ -36,7 +39,8 @@ pub struct Args {
     /// The HTML file to write (replaced atomically).
     #[arg(long, short = 'o', value_name = "FILE", default_value = "ckb-report.html")]
     output: PathBuf,
-    /// Modules drawn in the architecture graph; the rest become one node (1..=500) [default: 40].
+    /// Modules drawn in the architecture graph, with the strongest two edges per module; the rest
+    /// become one node (1..=100) [default: 40].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     max_modules: Option<String>,
     /// Rows of the hotspot table and points of its chart (1..=100000) [default: 500].
@@ -63,7 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let fail = |e| Failure::new(e, Format::Human);
     let defaults = Limits::default();
     let limits = Limits {
-        graph_modules: number("--max-modules", &args.max_modules, MODULES_RANGE)
+        graph_modules: number("--max-modules", &args.max_modules, GRAPH_MODULES_RANGE)
             .map_err(fail)?
             .unwrap_or(defaults.graph_modules),
         hotspots: number("--max-hotspots", &args.max_hotspots, HOTSPOTS_RANGE)

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::graph::{count, size_class, Edge, Graph, Node, NodeKind};
 use crate::envelope::answer::Answer;
-use crate::envelope::error::QueryError;
+use crate::QueryError;
 use output_schema::ErrorCode;
 
 /// What sets a module's size.

@@ -175,7 +175,13 @@ fn header(f: &ReportFacts) -> String {
             format!(
                 "<tr id=\"stage-{name}\">{}{}{}{}{}</tr>",
                 td(&code(name)),
-                td(&escape(&format!("{:?}", r.status).to_lowercase())),
+                td(&escape(
+                    serde_json::to_value(r.status)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .as_deref()
+                        .unwrap_or(""),
+                )),
                 td(&score),
                 num(r.items),
                 td(&escape(r.reason.as_deref().unwrap_or("")))
@@ -467,7 +473,7 @@ fn changes(f: &ReportFacts) -> String {
                 "<tr>{}{}{}{}{}</tr>",
                 td(&code(&x.factor)),
                 format!("<td class=\"num\">{}</td>", format_float(x.value).unwrap_or_default()),
-                format!("<td class=\"num\">{}</td>", format_float(x.weight).unwrap_or_default()),
+                format!("<td class=\"num\">{}</td>", x.weight.and_then(format_float).unwrap_or_else(|| "×".into())),
                 format!("<td class=\"num\">{}</td>", x.contribution.map(|c| ((c * 100.0).round() as i64).to_string()).unwrap_or_else(|| "—".into())),
                 td(&escape(&x.detail))
             )
