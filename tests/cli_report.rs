@@ -122,7 +122,8 @@ fn report_ok(dir: &Path, args: &[&str]) -> String {
 fn open_in_chromium(html: &Path, screenshot: &Path) -> Option<Value> {
     let modules = test_support::node_tool("puppeteer-core")?;
     let chromium = test_support::chromium()?;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/report_check.cjs");
+    let script = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+        .join("tests/support/report_check.cjs");
     let out = Command::new("node")
         .arg(script)
         .arg(&modules)
@@ -203,6 +204,9 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
     assert_eq!(strings(&seen["consoleErrors"]), Vec::<String>::new(), "{seen}");
     assert_eq!(strings(&seen["pageErrors"]), Vec::<String>::new(), "{seen}");
     assert_eq!(strings(&seen["requests"]), Vec::<String>::new(), "{seen}");
+    if !seen["consoleWarnings"].as_array().is_none_or(Vec::is_empty) {
+        eprintln!("console warnings: {}", seen["consoleWarnings"]);
+    }
     assert_eq!(seen["title"], format!("ckb report · {REPO_ID}"));
     assert_eq!(
         strings(&seen["sections"]),

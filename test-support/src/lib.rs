@@ -141,13 +141,25 @@ pub fn tool_missing(tool: &str, install: &str) {
     eprintln!("SKIPPED (tool missing): {tool}; install it with `{install}`");
 }
 
+/// `$<variable>` when set, else `~/<default>`: where an installer put its tools.
+fn install_dir(variable: &str, default: &str) -> PathBuf {
+    match std::env::var_os(variable) {
+        Some(d) => PathBuf::from(d),
+        None => home().join(default),
+    }
+}
+
+/// Another version of a tool than the pinned one: fails under CI (the installer replaces it),
+/// is named loudly otherwise.
+fn wrong_version(message: &str) {
+    assert!(!under_ci(), "{message}");
+    eprintln!("NOTICE: {message}");
+}
+
 /// Where `ci/install-indexers.sh` installs the npm indexers (`$CKB_INDEXERS_DIR`, or
 /// `~/.cache/ckb-indexers`).
 pub fn indexers_dir() -> PathBuf {
-    match std::env::var_os("CKB_INDEXERS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => home().join(".cache/ckb-indexers"),
-    }
+    install_dir("CKB_INDEXERS_DIR", ".cache/ckb-indexers")
 }
 
 /// The indexer versions the tests' exact counts were written against; `ci/install-indexers.sh`
@@ -183,12 +195,10 @@ pub fn npm_indexer(name: &str) -> Option<PathBuf> {
         .unwrap_or_default();
     let want = pinned(name);
     if found != want {
-        let message = format!(
+        wrong_version(&format!(
             "{name} {found} is installed, but the tests' counts were written against {want}; \
              `bash ci/install-indexers.sh` installs it"
-        );
-        assert!(!under_ci(), "{message}");
-        eprintln!("NOTICE: {message}");
+        ));
     }
     Some(path)
 }
@@ -242,10 +252,7 @@ pub fn duckdb_cli() -> Option<PathBuf> {
 
 /// Where `ci/install-tools.sh` installs its tools (`$CKB_TOOLS_DIR`, or `~/.cache/ckb-tools`).
 pub fn tools_dir() -> PathBuf {
-    match std::env::var_os("CKB_TOOLS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => home().join(".cache/ckb-tools"),
-    }
+    install_dir("CKB_TOOLS_DIR", ".cache/ckb-tools")
 }
 
 /// The npm tools the picture tests use and the versions `ci/install-tools.sh` installs (a test
@@ -272,11 +279,9 @@ pub fn node_tool(package: &str) -> Option<PathBuf> {
         .unwrap_or_else(|| panic!("{package} has no pinned version"));
     let found = json_string_field(&text, "version").unwrap_or_default();
     if found != want {
-        let message = format!(
+        wrong_version(&format!(
             "{package} {found} is installed, the tests expect {want}; `bash ci/install-tools.sh` installs it"
-        );
-        assert!(!under_ci(), "{message}");
-        eprintln!("NOTICE: {message}");
+        ));
     }
     Some(modules)
 }

@@ -23,7 +23,7 @@ async function main() {
       "--disable-default-apps", "--disable-extensions",
     ],
   });
-  const out = { consoleErrors: [], pageErrors: [], requests: [] };
+  const out = { consoleErrors: [], consoleWarnings: [], pageErrors: [], requests: [] };
   try {
     const page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 900 });
@@ -39,8 +39,10 @@ async function main() {
       }
     });
     page.on("console", (msg) => {
-      if (msg.type() === "error" || msg.type() === "warn") {
-        out.consoleErrors.push(msg.type() + ": " + msg.text());
+      if (msg.type() === "error") {
+        out.consoleErrors.push(msg.text());
+      } else if (msg.type() === "warn") {
+        out.consoleWarnings.push(msg.text());
       }
     });
     page.on("pageerror", (err) => out.pageErrors.push(String(err)));

@@ -105,7 +105,11 @@ pub fn graph(answer: &Answer, size_by: SizeBy, format: &str) -> Graph {
         g.nodes.push(Node {
             key: id.to_string(),
             label: vec![
-                id.to_string(),
+                if id == "." {
+                    ". (repository root)".to_string()
+                } else {
+                    id.to_string()
+                },
                 format!("{size} · {}", count(int(m, "files"), "file", "files")),
             ],
             size: size_class(size_of(m), max),

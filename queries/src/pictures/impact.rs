@@ -13,9 +13,10 @@ use crate::diff::Impact;
 /// Modules drawn at most.
 pub const MAX_MODULES: usize = 15;
 
-/// The impact as a graph; `None` when the change reaches no module (nothing to draw).
+/// The impact as a graph; `None` when the change stays within one module (or reaches none):
+/// a single box says nothing the module list does not.
 pub fn graph(impact: &Impact, title: &str) -> Option<Graph> {
-    if impact.modules.is_empty() {
+    if impact.modules.len() < 2 {
         return None;
     }
     let shown = &impact.modules[..impact.modules.len().min(MAX_MODULES)];

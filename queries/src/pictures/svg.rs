@@ -139,7 +139,8 @@ struct Canvas<'g> {
     skip_text: bool,
 }
 
-fn num(x: f64) -> String {
+/// A coordinate with at most one decimal (`12`, `12.5`): short, and the same bytes every run.
+pub fn coord(x: f64) -> String {
     let r = (x * 10.0).round() / 10.0;
     if r == r.trunc() {
         format!("{}", r as i64)
@@ -177,18 +178,18 @@ impl Canvas<'_> {
         );
         g.push_str(&format!(
             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\"/>",
-            num(xy.x),
-            num(xy.y),
-            num(size.x),
-            num(size.y)
+            coord(xy.x),
+            coord(xy.y),
+            coord(size.x),
+            coord(size.y)
         ));
         if n.kind == NodeKind::Entry {
             g.push_str(&format!(
                 "<rect class=\"inner\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\"/>",
-                num(xy.x + 3.0),
-                num(xy.y + 3.0),
-                num(size.x - 6.0),
-                num(size.y - 6.0)
+                coord(xy.x + 3.0),
+                coord(xy.y + 3.0),
+                coord(size.x - 6.0),
+                coord(size.y - 6.0)
             ));
         }
         let lines = n.label.len().max(1) as f64;
@@ -196,15 +197,15 @@ impl Canvas<'_> {
         let first = xy.y + size.y / 2.0 - (lines - 1.0) * px * 0.65 + px * 0.35;
         g.push_str(&format!(
             "<text x=\"{}\" text-anchor=\"middle\" font-size=\"{}\">",
-            num(centre_x),
-            num(px)
+            coord(centre_x),
+            coord(px)
         ));
         for (i, line) in n.label.iter().enumerate() {
             let class = if i == 0 { "name" } else { "facts" };
             g.push_str(&format!(
                 "<tspan class=\"{class}\" x=\"{}\" y=\"{}\">{}</tspan>",
-                num(centre_x),
-                num(first + i as f64 * px * 1.3),
+                coord(centre_x),
+                coord(first + i as f64 * px * 1.3),
                 escape(line)
             ));
         }
@@ -245,9 +246,9 @@ impl RenderBackend for Canvas<'_> {
         self.labels.push_str(&format!(
             "<text class=\"edge-label{}\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\">{}</text>\n",
             if cycle { " cycle" } else { "" },
-            num(xy.x),
-            num(xy.y + LABEL_PX * 0.35),
-            num(LABEL_PX),
+            coord(xy.x),
+            coord(xy.y + LABEL_PX * 0.35),
+            coord(LABEL_PX),
             escape(text)
         ));
     }
@@ -270,17 +271,17 @@ impl RenderBackend for Canvas<'_> {
         }
         let mut d = format!(
             "M{} {} C{} {}, {} {}, {} {}",
-            num(path[0].0.x),
-            num(path[0].0.y),
-            num(path[0].1.x),
-            num(path[0].1.y),
-            num(path[1].0.x),
-            num(path[1].0.y),
-            num(path[1].1.x),
-            num(path[1].1.y)
+            coord(path[0].0.x),
+            coord(path[0].0.y),
+            coord(path[0].1.x),
+            coord(path[0].1.y),
+            coord(path[1].0.x),
+            coord(path[1].0.y),
+            coord(path[1].1.x),
+            coord(path[1].1.y)
         );
         for (a, b) in &path[2..] {
-            d.push_str(&format!(" S{} {}, {} {}", num(a.x), num(a.y), num(b.x), num(b.y)));
+            d.push_str(&format!(" S{} {}, {} {}", coord(a.x), coord(a.y), coord(b.x), coord(b.y)));
         }
         let index = properties
             .as_deref()
@@ -342,12 +343,12 @@ impl Canvas<'_> {
         };
         format!(
             "<svg class=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{} {} {} {}\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\"><defs>{}{}{}{}</defs>\n<g class=\"edges\">\n{}</g>\n<g class=\"edge-labels\">\n{}</g>\n<g class=\"nodes\">\n{}</g>\n</svg>",
-            num(x),
-            num(y),
-            num(w),
-            num(h),
-            num(w),
-            num(h),
+            coord(x),
+            coord(y),
+            coord(w),
+            coord(h),
+            coord(w),
+            coord(h),
             escape(title),
             marker("arrow-end", colour::EDGE, false),
             marker("arrow-start", colour::EDGE, true),

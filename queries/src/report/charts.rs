@@ -4,16 +4,7 @@
 //! no number is only a picture. Coordinates are written with one decimal; the same data gives the
 //! same bytes.
 
-use crate::pictures::svg::escape;
-
-fn num(x: f64) -> String {
-    let r = (x * 10.0).round() / 10.0;
-    if r == r.trunc() {
-        format!("{}", r as i64)
-    } else {
-        format!("{r:.1}")
-    }
-}
+use crate::pictures::svg::{coord as num, escape};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(n: i64) -> String {

@@ -18,6 +18,7 @@ use output_schema::json::format_float;
 
 use super::charts::{self, thousands, LinePoint, ScatterPoint};
 use super::facts::ReportFacts;
+use crate::envelope::render::utc_day;
 use crate::pictures::graph::{count, Edge, Graph, Node, NodeKind};
 use crate::pictures::svg::{escape, to_svg};
 use crate::pictures::{self, arch::SizeBy};
@@ -51,21 +52,6 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// `YYYY-MM-DD` of a Unix time (UTC).
-fn date(t: i64) -> String {
-    let days = t.div_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
 }
 
 fn short(id: &str) -> String {
@@ -143,7 +129,7 @@ fn header(f: &ReportFacts) -> String {
     let newest = f.trend.last();
     let when = newest
         .and_then(|p| p.time)
-        .map(|t| format!(", committed {}", date(t)))
+        .map(|t| format!(", committed {}", utc_day(t)))
         .unwrap_or_default();
     let mut h = format!(
         "<header class=\"page\"><h1>ckb report · {}</h1><p>Newest snapshot {} (commit {}{when}) · privacy {} · written by ckb {}</p>",
@@ -156,7 +142,7 @@ fn header(f: &ReportFacts) -> String {
     if f.store {
         let oldest = f.trend.first().map(|p| p.snapshot_id.as_str()).unwrap_or("");
         h.push_str(&format!(
-            "<p>{} snapshot(s) of this repository in the store, oldest {}.</p>",
+            "<p><a href=\"#trend-table\">{} snapshot(s)</a> of this repository in the store, oldest {}.</p>",
             f.trend.len(),
             code(&short(oldest))
         ));
@@ -303,9 +289,10 @@ fn architecture(f: &ReportFacts) -> String {
     for n in &g.notes {
         s.push_str(&format!("<p class=\"note\">{}</p>", escape(n)));
     }
-    let cycle_of = crate::analysis::cycles::cycle_of(&crate::analysis::cycles::cycles(
+    let all_cycles = crate::analysis::cycles::cycles(
         view.edges.iter().map(|e| (e.from.as_str(), e.to.as_str())),
-    ));
+    );
+    let cycle_of = crate::analysis::cycles::cycle_of(&all_cycles);
     let rows: Vec<String> = view
         .modules
         .iter()
@@ -559,7 +546,7 @@ fn trend(f: &ReportFacts) -> String {
             format!(
                 "{}{}",
                 short(&p.snapshot_id),
-                p.time.map(|t| format!(" ({})", date(t))).unwrap_or_default()
+                p.time.map(|t| format!(" ({})", utc_day(t))).unwrap_or_default()
             )
         };
         let series = |get: fn(&super::facts::TrendPoint) -> Option<i64>| -> Vec<LinePoint> {
@@ -591,7 +578,7 @@ fn trend(f: &ReportFacts) -> String {
             format!(
                 "<tr id=\"trend-{i}\">{}{}{}{}{}{}{}{}{}</tr>",
                 td(&code(&short(&p.snapshot_id))),
-                td(&p.time.map(date).unwrap_or_else(|| "—".into())),
+                td(&p.time.map(utc_day).unwrap_or_else(|| "—".into())),
                 format!("<td class=\"num\">{}</td>", opt(p.files)),
                 format!("<td class=\"num\">{}</td>", opt(p.lines)),
                 format!("<td class=\"num\">{}</td>", opt(p.symbols)),
@@ -644,7 +631,5 @@ mod tests {
     fn placeholders_are_filled_once() {
         let out = fill("a {{x}} b {{y}} {{z}} {{", &[("x", "{{y}}"), ("y", "Y")]);
         assert_eq!(out, "a {{y}} b Y {{z}} {{");
-        assert_eq!(date(0), "1970-01-01");
-        assert_eq!(date(1_704_110_400), "2024-01-01");
     }
 }

@@ -74,3 +74,40 @@ pub fn write(path: &Path, html: &str) -> Result<(), QueryError> {
         .map_err(|e| io("cannot move the file into place", e.error))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_write_replaces_whole_or_fails_naming_the_path_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("r.html");
+        std::fs::write(&target, "old").unwrap();
+        write(&target, "new page").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new page");
+        assert_eq!(names(dir.path()), ["r.html"], "no temporary file left");
+
+        let missing = dir.path().join("no/r.html");
+        let e = write(&missing, "x").unwrap_err();
+        assert_eq!(e.code, ErrorCode::PathNotFound);
+        assert!(e.message.contains(&missing.display().to_string()), "{}", e.message);
+
+        let e = write(dir.path(), "x").unwrap_err();
+        assert_eq!(e.code, ErrorCode::IoError);
+        let under_file = target.join("x.html");
+        let e = write(&under_file, "x").unwrap_err();
+        assert_eq!(e.code, ErrorCode::IoError, "{}", e.message);
+        assert_eq!(names(dir.path()), ["r.html"]);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new page");
+    }
+}
