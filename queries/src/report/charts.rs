@@ -125,8 +125,8 @@ pub struct ScatterPoint {
     pub anchor: String,
 }
 
-/// Hotspots as a scatter: size (lines, log scale) against churn (commits); the hottest are
-/// labelled. Points come best first.
+/// Hotspots as a scatter: size (lines, log scale) against churn (commits); the `labelled` hottest
+/// are orange and named where their names do not overlap. Points come best first.
 pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
     const W: f64 = 720.0;
     const H: f64 = 340.0;
@@ -172,6 +172,26 @@ pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
         num(H - 6.0),
         num(-(TOP + H - BOTTOM) / 2.0)
     ));
+    // The hottest are named, hottest first, where the name does not cover another name.
+    let mut names = String::new();
+    let mut placed: Vec<(f64, f64, f64)> = Vec::new();
+    for p in points.iter().take(labelled) {
+        let name = p.path.rsplit('/').next().unwrap_or(&p.path);
+        let (lx, ly) = (x(p.lines) + 7.0, y(p.commits) - 6.0);
+        let width = name.chars().count() as f64 * 5.8;
+        let free = placed
+            .iter()
+            .all(|&(px, py, pw)| lx + width < px || px + pw < lx || (ly - py).abs() >= 11.0);
+        if free && lx + width <= W {
+            placed.push((lx, ly, width));
+            names.push_str(&format!(
+                "<text class=\"point-label\" x=\"{}\" y=\"{}\">{}</text>",
+                num(lx),
+                num(ly),
+                escape(name)
+            ));
+        }
+    }
     // Hottest drawn last, on top.
     for (i, p) in points.iter().enumerate().rev() {
         let hot = i < labelled;
@@ -187,16 +207,8 @@ pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
             thousands(p.lines),
             num(p.score)
         ));
-        if hot {
-            let name = p.path.rsplit('/').next().unwrap_or(&p.path);
-            svg.push_str(&format!(
-                "<text class=\"point-label\" x=\"{}\" y=\"{}\">{}</text>",
-                num(x(p.lines) + 7.0),
-                num(y(p.commits) - 6.0),
-                escape(name)
-            ));
-        }
     }
+    svg.push_str(&names);
     svg.push_str("</svg>");
     svg
 }
