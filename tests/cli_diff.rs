@@ -823,9 +823,15 @@ fn the_impact_graph_is_drawn_dropped_before_must_reads_are_cut_and_left_out_by_n
         .expect("the graph section");
     let end = start + md[start..].find("</details>\n").unwrap() + "</details>\n".len();
     let section = &md[start..end];
-    assert!(section.contains("```mermaid\n%% ckb diff impact"), "{section}");
+    assert!(
+        section.contains("```mermaid\n%% ckb diff impact"),
+        "{section}"
+    );
     // core's changes reach dependents in app and cli: two arrows, labelled with their counts.
-    assert!(section.contains("n0[\"crates/core<br/>6 changed · 3 dependents\"]"), "{section}");
+    assert!(
+        section.contains("n0[\"crates/core<br/>6 changed · 3 dependents\"]"),
+        "{section}"
+    );
     assert_eq!(section.matches(" -->|\"").count(), 2, "{section}");
     // The graph comes after the must-read sections, before the rest.
     assert!(md.find("Call sites that may break").unwrap() < start);
@@ -851,5 +857,8 @@ fn the_impact_graph_is_drawn_dropped_before_must_reads_are_cut_and_left_out_by_n
             drawn_in_a_cut = true;
         }
     }
-    assert!(drawn_in_a_cut, "some cut budget still has room for the graph");
+    assert!(
+        drawn_in_a_cut,
+        "some cut budget still has room for the graph"
+    );
 }

@@ -106,7 +106,14 @@ fn arch_graphs_match_the_goldens_and_render_with_the_stock_tools() {
     golden("arch.dot", &dot);
     let cut = arch_ok(
         root.path(),
-        &["--format", "mermaid", "--max-modules", "2", "--size-by", "symbols"],
+        &[
+            "--format",
+            "mermaid",
+            "--max-modules",
+            "2",
+            "--size-by",
+            "symbols",
+        ],
     );
     golden("arch-max-modules-2.mmd", &cut);
     // Deterministic text.
@@ -114,19 +121,31 @@ fn arch_graphs_match_the_goldens_and_render_with_the_stock_tools() {
         mermaid,
         arch_ok(root.path(), &["--format", "mermaid", "--include-external"])
     );
-    assert_eq!(dot, arch_ok(root.path(), &["--include-external", "--format", "dot"]));
+    assert_eq!(
+        dot,
+        arch_ok(root.path(), &["--include-external", "--format", "dot"])
+    );
 
     // What the picture says is what the JSON says: one node per module shown, the cycle red.
-    let json: serde_json::Value =
-        serde_json::from_str(&arch_ok(root.path(), &["--format", "json", "--include-external"]))
-            .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&arch_ok(
+        root.path(),
+        &["--format", "json", "--include-external"],
+    ))
+    .unwrap();
     let modules = json["facts"]["modules"].as_array().unwrap();
     for m in modules {
         let id = m["id"].as_str().unwrap();
-        assert!(dot.contains(&format!("\"{id}\" [label=\"{id}")), "{id}: {dot}");
+        assert!(
+            dot.contains(&format!("\"{id}\" [label=\"{id}")),
+            "{id}: {dot}"
+        );
     }
     assert_eq!(json["facts"]["cycles"], serde_json::json!([[".", "web"]]));
-    assert_eq!(dot.matches("color=\"#d9480f\", fontcolor").count(), 2, "{dot}");
+    assert_eq!(
+        dot.matches("color=\"#d9480f\", fontcolor").count(),
+        2,
+        "{dot}"
+    );
     assert!(cut.contains("✂ 2 of 4 modules shown (max-modules) · more: ckb query arch --max-modules 4 --format mermaid"), "{cut}");
 
     let work = tempfile::tempdir().unwrap();
@@ -154,10 +173,16 @@ fn a_snapshot_without_the_modules_stage_draws_a_note_and_exits_0() {
         },
     );
     let mermaid = arch_ok(root.path(), &["--format", "mermaid"]);
-    assert!(mermaid.contains("no architecture view: the modules stage did not run"), "{mermaid}");
+    assert!(
+        mermaid.contains("no architecture view: the modules stage did not run"),
+        "{mermaid}"
+    );
     assert!(!mermaid.contains("n0["), "no module is drawn: {mermaid}");
     let dot = arch_ok(root.path(), &["--format", "dot"]);
-    assert!(dot.contains("label=\"This snapshot has no architecture view"), "{dot}");
+    assert!(
+        dot.contains("label=\"This snapshot has no architecture view"),
+        "{dot}"
+    );
     let work = tempfile::tempdir().unwrap();
     mermaid_renders(&mermaid, work.path());
     dot_renders(&dot);
@@ -170,25 +195,40 @@ fn graph_formats_are_for_arch_only_and_bad_values_are_errors() {
     let snapshot = fixture::snapshot_rel();
     let out = ckb(
         root.path(),
-        &["query", "--snapshot", &snapshot, "--format", "dot", "search", "parse"],
+        &[
+            "query",
+            "--snapshot",
+            &snapshot,
+            "--format",
+            "dot",
+            "search",
+            "parse",
+        ],
     );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("INVALID_PARAMETER") && err.contains("arch"), "{err}");
+    assert!(
+        err.contains("INVALID_PARAMETER") && err.contains("arch"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
     let out = arch(root.path(), &["--format", "mermaid", "--size-by", "bytes"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--size-by"));
     let out = arch(root.path(), &["--format", "svg"]);
-    assert_eq!(out.status.code(), Some(2), "an unknown format is a usage error");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unknown format is a usage error"
+    );
 }
 
 /// A directory with the diff fixture of tests/cli_diff.rs is not shared; the impact graph is
 /// checked there (golden `pr.md`) and its Mermaid here.
 #[test]
 fn the_impact_graph_of_the_diff_golden_renders() {
-    let golden = Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap())
-        .join("tests/golden/diff/pr.md");
+    let golden =
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("tests/golden/diff/pr.md");
     let md = std::fs::read_to_string(golden).unwrap();
     let block = md
         .split("```mermaid\n")

@@ -60,7 +60,14 @@ const HOSTILE: &str = "crates/app/src/<img src=x onerror=alert(1)>.rs";
 fn snapshot(f: &Fixture, store: &Path, previous: Option<&Path>, stages: Option<&str>) -> PathBuf {
     let store_arg = store.to_str().unwrap();
     let mut args = vec![
-        "snapshot", "--out", store_arg, "--repo-id", REPO_ID, "--progress", "never", "--json",
+        "snapshot",
+        "--out",
+        store_arg,
+        "--repo-id",
+        REPO_ID,
+        "--progress",
+        "never",
+        "--json",
     ];
     let prev;
     if let Some(p) = previous {
@@ -151,25 +158,48 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
     let html = out_dir.path().join("report.html");
     let printed = report_ok(
         f.path(),
-        &["--store", store.path().to_str().unwrap(), "--output", html.to_str().unwrap()],
+        &[
+            "--store",
+            store.path().to_str().unwrap(),
+            "--output",
+            html.to_str().unwrap(),
+        ],
     );
     assert!(printed.starts_with("wrote "), "{printed}");
     let text = std::fs::read_to_string(&html).unwrap();
 
     // Self-contained: nothing is loaded from anywhere, and the page forbids it.
     assert!(text.contains("Content-Security-Policy\" content=\"default-src 'none'"));
-    for outside in ["src=\"http", "href=\"http", "<link", "@import", "url(http", "<iframe"] {
-        assert!(!text.contains(outside), "the page refers outside: {outside}");
+    for outside in [
+        "src=\"http",
+        "href=\"http",
+        "<link",
+        "@import",
+        "url(http",
+        "<iframe",
+    ] {
+        assert!(
+            !text.contains(outside),
+            "the page refers outside: {outside}"
+        );
     }
     assert!(text.len() < 2 * 1024 * 1024);
     // A hostile file name is text, never markup.
-    assert!(text.contains("&lt;img src=x onerror=alert(1)&gt;.rs"), "the hostile file is listed");
+    assert!(
+        text.contains("&lt;img src=x onerror=alert(1)&gt;.rs"),
+        "the hostile file is listed"
+    );
     assert!(!text.contains("<img"), "and never markup");
     // Byte-deterministic: the same store gives the same page.
     let again = out_dir.path().join("again.html");
     report_ok(
         f.path(),
-        &["--store", store.path().to_str().unwrap(), "-o", again.to_str().unwrap()],
+        &[
+            "--store",
+            store.path().to_str().unwrap(),
+            "-o",
+            again.to_str().unwrap(),
+        ],
     );
     assert_eq!(text, std::fs::read_to_string(&again).unwrap());
 
@@ -177,8 +207,16 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
     let arch: Value = serde_json::from_str(&ckb_ok(
         f.path(),
         &[
-            "query", "--snapshot", snaps[2].to_str().unwrap(), "--format", "json",
-            "--max-modules", "40", "--max-items", "1000", "arch",
+            "query",
+            "--snapshot",
+            snaps[2].to_str().unwrap(),
+            "--format",
+            "json",
+            "--max-modules",
+            "40",
+            "--max-items",
+            "1000",
+            "arch",
         ],
     ))
     .unwrap();
@@ -189,7 +227,10 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
         .map(|m| m["id"].as_str().unwrap().to_string())
         .collect();
     expected.sort();
-    assert!(expected.len() >= 3, "the workspace has modules: {expected:?}");
+    assert!(
+        expected.len() >= 3,
+        "the workspace has modules: {expected:?}"
+    );
     assert!(
         !arch["facts"]["cycles"].as_array().unwrap().is_empty(),
         "core and util import each other: {}",
@@ -201,7 +242,11 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
         return;
     };
     eprintln!("screenshot of the report: {}", screenshot.display());
-    assert_eq!(strings(&seen["consoleErrors"]), Vec::<String>::new(), "{seen}");
+    assert_eq!(
+        strings(&seen["consoleErrors"]),
+        Vec::<String>::new(),
+        "{seen}"
+    );
     assert_eq!(strings(&seen["pageErrors"]), Vec::<String>::new(), "{seen}");
     assert_eq!(strings(&seen["requests"]), Vec::<String>::new(), "{seen}");
     if !seen["consoleWarnings"].as_array().is_none_or(Vec::is_empty) {
@@ -210,19 +255,38 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
     assert_eq!(seen["title"], format!("ckb report · {REPO_ID}"));
     assert_eq!(
         strings(&seen["sections"]),
-        ["architecture", "modules", "cycles", "hotspots", "changes", "trend", "sources"]
+        [
+            "architecture",
+            "modules",
+            "cycles",
+            "hotspots",
+            "changes",
+            "trend",
+            "sources"
+        ]
     );
     let mut drawn = strings(&seen["architecture"]["modules"]);
     drawn.sort();
     assert_eq!(drawn, expected, "one node per module shown");
-    assert!(seen["architecture"]["cycleEdges"].as_u64().unwrap() >= 2, "{seen}");
+    assert!(
+        seen["architecture"]["cycleEdges"].as_u64().unwrap() >= 2,
+        "{seen}"
+    );
     assert!(seen["architecture"]["width"].as_f64().unwrap() > 100.0);
     assert_eq!(seen["lineCharts"], 6);
     assert_eq!(seen["trendRows"], 3);
     assert!(seen["scatterPoints"].as_u64().unwrap() >= 1);
-    assert!(seen["impact"]["modules"].as_array().is_some_and(|m| !m.is_empty()), "{seen}");
+    assert!(
+        seen["impact"]["modules"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty()),
+        "{seen}"
+    );
     for card in seen["cards"].as_array().unwrap() {
-        assert_eq!(card["target"], true, "every summary number links to its table: {card}");
+        assert_eq!(
+            card["target"], true,
+            "every summary number links to its table: {card}"
+        );
     }
     assert!(
         seen["afterClick"]["target"]
@@ -244,18 +308,33 @@ fn without_the_modules_stage_the_report_says_so_and_shows_the_rest() {
     let html = out.path().join("r.html");
     report_ok(
         f.path(),
-        &["--snapshot", s.to_str().unwrap(), "--output", html.to_str().unwrap()],
+        &[
+            "--snapshot",
+            s.to_str().unwrap(),
+            "--output",
+            html.to_str().unwrap(),
+        ],
     );
     let text = std::fs::read_to_string(&html).unwrap();
-    assert!(text.contains("no architecture view: the modules stage did not run"), "missing note");
+    assert!(
+        text.contains("no architecture view: the modules stage did not run"),
+        "missing note"
+    );
     assert!(!text.contains("id=\"architecture-graph\""));
-    assert!(text.contains("id=\"hotspot-table\""), "hotspots still shown");
+    assert!(
+        text.contains("id=\"hotspot-table\""),
+        "hotspots still shown"
+    );
     assert!(text.contains("One snapshot (pass <code>--store</code>"));
     assert!(text.contains("no trend to draw"));
     let Some(seen) = open_in_chromium(&html, &out.path().join("r.png")) else {
         return;
     };
-    assert_eq!(strings(&seen["consoleErrors"]), Vec::<String>::new(), "{seen}");
+    assert_eq!(
+        strings(&seen["consoleErrors"]),
+        Vec::<String>::new(),
+        "{seen}"
+    );
     assert_eq!(strings(&seen["pageErrors"]), Vec::<String>::new(), "{seen}");
     assert_eq!(seen["lineCharts"], 0);
     assert!(seen["architecture"].is_null());
@@ -271,7 +350,12 @@ fn a_store_with_one_snapshot_has_a_note_instead_of_a_trend() {
     let html = out.path().join("one.html");
     report_ok(
         f.path(),
-        &["--store", store.path().to_str().unwrap(), "-o", html.to_str().unwrap()],
+        &[
+            "--store",
+            store.path().to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ],
     );
     let text = std::fs::read_to_string(&html).unwrap();
     assert!(text.contains("The store holds one snapshot of this repository: no trend to draw"));
@@ -294,26 +378,44 @@ fn an_unwritable_output_is_an_error_naming_the_path_and_nothing_is_half_written(
 
     // A folder that does not exist.
     let missing = out.path().join("no/such/folder/r.html");
-    let o = report(f.path(), &["--store", store_arg, "-o", missing.to_str().unwrap()]);
+    let o = report(
+        f.path(),
+        &["--store", store_arg, "-o", missing.to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("PATH_NOT_FOUND") && err.contains(missing.to_str().unwrap()), "{err}");
+    assert!(
+        err.contains("PATH_NOT_FOUND") && err.contains(missing.to_str().unwrap()),
+        "{err}"
+    );
 
     // A folder where the file should go; and a file where a folder should be.
     let folder = out.path().join("taken");
     std::fs::create_dir(&folder).unwrap();
     std::fs::write(folder.join("keep"), "x").unwrap();
-    let o = report(f.path(), &["--store", store_arg, "-o", folder.to_str().unwrap()]);
+    let o = report(
+        f.path(),
+        &["--store", store_arg, "-o", folder.to_str().unwrap()],
+    );
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1));
-    assert!(err.contains("IO_ERROR") && err.contains(folder.to_str().unwrap()), "{err}");
+    assert!(
+        err.contains("IO_ERROR") && err.contains(folder.to_str().unwrap()),
+        "{err}"
+    );
     let file = out.path().join("plain");
     std::fs::write(&file, "keep me").unwrap();
     let under_file = file.join("r.html");
-    let o = report(f.path(), &["--store", store_arg, "-o", under_file.to_str().unwrap()]);
+    let o = report(
+        f.path(),
+        &["--store", store_arg, "-o", under_file.to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("IO_ERROR") && err.contains(under_file.to_str().unwrap()), "{err}");
+    assert!(
+        err.contains("IO_ERROR") && err.contains(under_file.to_str().unwrap()),
+        "{err}"
+    );
 
     // Nothing half-written: only what was there before.
     let mut left: Vec<String> = std::fs::read_dir(out.path())
@@ -327,8 +429,13 @@ fn an_unwritable_output_is_an_error_naming_the_path_and_nothing_is_half_written(
     // An existing report is replaced whole.
     let html = out.path().join("r.html");
     std::fs::write(&html, "old").unwrap();
-    report_ok(f.path(), &["--store", store_arg, "-o", html.to_str().unwrap()]);
-    assert!(std::fs::read_to_string(&html).unwrap().starts_with("<!DOCTYPE html>"));
+    report_ok(
+        f.path(),
+        &["--store", store_arg, "-o", html.to_str().unwrap()],
+    );
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
 }
 
 #[test]
@@ -340,25 +447,63 @@ fn a_store_of_several_repositories_needs_a_repo_id_and_bad_flags_are_errors() {
     let store_arg = store.path().to_str().unwrap();
     ckb_ok(
         f.path(),
-        &["snapshot", "--out", store_arg, "--repo-id", "other", "--progress", "never", "--stages", "scan"],
+        &[
+            "snapshot",
+            "--out",
+            store_arg,
+            "--repo-id",
+            "other",
+            "--progress",
+            "never",
+            "--stages",
+            "scan",
+        ],
     );
     let out = tempfile::tempdir().unwrap();
     let html = out.path().join("r.html");
-    let o = report(f.path(), &["--store", store_arg, "-o", html.to_str().unwrap()]);
+    let o = report(
+        f.path(),
+        &["--store", store_arg, "-o", html.to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("INVALID_PARAMETER") && err.contains("demo, other"), "{err}");
+    assert!(
+        err.contains("INVALID_PARAMETER") && err.contains("demo, other"),
+        "{err}"
+    );
     report_ok(
         f.path(),
-        &["--store", store_arg, "--repo-id", "other", "-o", html.to_str().unwrap()],
+        &[
+            "--store",
+            store_arg,
+            "--repo-id",
+            "other",
+            "-o",
+            html.to_str().unwrap(),
+        ],
     );
-    assert!(std::fs::read_to_string(&html).unwrap().contains("ckb report · other"));
-    let o = report(f.path(), &["--store", store_arg, "--repo-id", "nope", "-o", html.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("ckb report · other"));
+    let o = report(
+        f.path(),
+        &[
+            "--store",
+            store_arg,
+            "--repo-id",
+            "nope",
+            "-o",
+            html.to_str().unwrap(),
+        ],
+    );
     assert!(String::from_utf8_lossy(&o.stderr).contains("SNAPSHOT_NOT_FOUND"));
     let o = report(f.path(), &["--store", store_arg, "--max-modules", "0"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--max-modules"));
-    let o = report(f.path(), &["--store", out.path().join("none").to_str().unwrap()]);
+    let o = report(
+        f.path(),
+        &["--store", out.path().join("none").to_str().unwrap()],
+    );
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("SNAPSHOT_NOT_FOUND"));
 }

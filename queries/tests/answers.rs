@@ -478,7 +478,11 @@ fn arch_serves_the_view_within_budget() {
     let s = v(&arch(&small, None, false).unwrap());
     assert_eq!(ids(&s["facts"]["modules"]), ["crates/core", "crates/app"]);
     assert_eq!(s["facts"]["edges"].as_array().unwrap().len(), 1);
-    assert_eq!(s["facts"]["cycles"], serde_json::json!([]), "no cycle reaches them");
+    assert_eq!(
+        s["facts"]["cycles"],
+        serde_json::json!([]),
+        "no cycle reaches them"
+    );
     assert_eq!(drill(&s)[0], "ckb query arch --max-modules 4");
     assert_eq!(code(arch(&c, Some(33), false)), ErrorCode::InvalidParameter);
 

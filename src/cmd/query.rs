@@ -443,12 +443,12 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         } => {
             SizeBy::parse(size_by.as_deref())?;
             arch::arch(
-            ctx,
-            &arch::ArchArgs {
-                depth: number("--depth", depth)?,
-                include_external: *include_external,
-            },
-        )?
+                ctx,
+                &arch::ArchArgs {
+                    depth: number("--depth", depth)?,
+                    include_external: *include_external,
+                },
+            )?
         }
         QueryCommand::Impact { id, depth } => impact::impact(ctx, id, number("--depth", depth)?)?,
         QueryCommand::Explore { target } => explore::explore(ctx, target)?,

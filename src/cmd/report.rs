@@ -37,7 +37,12 @@ pub struct Args {
     #[arg(long, value_name = "PATH")]
     repo: Option<PathBuf>,
     /// The HTML file to write (replaced atomically).
-    #[arg(long, short = 'o', value_name = "FILE", default_value = "ckb-report.html")]
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "FILE",
+        default_value = "ckb-report.html"
+    )]
     output: PathBuf,
     /// Modules drawn in the architecture graph, with the strongest two edges per module; the rest
     /// become one node (1..=100) [default: 40].
@@ -48,7 +53,11 @@ pub struct Args {
     max_hotspots: Option<String>,
 }
 
-fn number(flag: &str, value: &Option<String>, range: (u64, u64)) -> Result<Option<usize>, QueryError> {
+fn number(
+    flag: &str,
+    value: &Option<String>,
+    range: (u64, u64),
+) -> Result<Option<usize>, QueryError> {
     let Some(v) = value else {
         return Ok(None);
     };
@@ -56,7 +65,10 @@ fn number(flag: &str, value: &Option<String>, range: (u64, u64)) -> Result<Optio
         QueryError::new(
             ErrorCode::InvalidParameter,
             format!("{flag} {v:?} is not a non-negative whole number"),
-            format!("pass {flag} with a whole number between {} and {}", range.0, range.1),
+            format!(
+                "pass {flag} with a whole number between {} and {}",
+                range.0, range.1
+            ),
         )
     })?;
     check_range(flag, n, range).map(Some)

@@ -297,7 +297,10 @@ pub fn chromium() -> Option<PathBuf> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !runs {
-        tool_missing("chromium", "bash ci/install-tools.sh (apt-get install chromium)");
+        tool_missing(
+            "chromium",
+            "bash ci/install-tools.sh (apt-get install chromium)",
+        );
         return None;
     }
     Some(path)
@@ -310,7 +313,10 @@ pub fn graphviz_dot() -> Option<PathBuf> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !runs {
-        tool_missing("dot (graphviz)", "bash ci/install-tools.sh (apt-get install graphviz)");
+        tool_missing(
+            "dot (graphviz)",
+            "bash ci/install-tools.sh (apt-get install graphviz)",
+        );
         return None;
     }
     Some(PathBuf::from("dot"))
@@ -382,7 +388,10 @@ mod tests {
         .expect("ci/install-tools.sh");
         for (name, version) in PINNED_NODE_TOOLS {
             let spec = format!("{name}@${{");
-            assert!(script.contains(&spec), "install-tools.sh does not install {name}");
+            assert!(
+                script.contains(&spec),
+                "install-tools.sh does not install {name}"
+            );
             let var = format!(
                 "{}_VERSION={version}",
                 name.trim_start_matches("@mermaid-js/")

@@ -59,7 +59,10 @@ pub fn cycle_of(cycles: &[Vec<String>]) -> BTreeMap<&str, usize> {
 
 /// Whether the edge `from → to` lies on a cycle.
 pub fn on_cycle(cycle_of: &BTreeMap<&str, usize>, from: &str, to: &str) -> bool {
-    from != to && cycle_of.get(from).is_some_and(|c| cycle_of.get(to) == Some(c))
+    from != to
+        && cycle_of
+            .get(from)
+            .is_some_and(|c| cycle_of.get(to) == Some(c))
 }
 
 /// Strongly connected components (iterative Tarjan).

@@ -20,8 +20,8 @@ use output_schema::views::{ArchitectureView, ModuleEdgeEntry, ModuleEntry};
 use output_schema::{ErrorCode, View};
 use serde_json::{json, Value};
 
-use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::analysis::cycles;
+use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::budget::check_range;
 use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
@@ -147,8 +147,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         .filter(|c| c.iter().any(|m| among(m)))
         .collect();
     let cycles_total = cycles_shown.len();
-    let cycles_shown: Vec<&Vec<String>> =
-        cycles_shown.into_iter().take(ctx.budget.items).collect();
+    let cycles_shown: Vec<&Vec<String>> = cycles_shown.into_iter().take(ctx.budget.items).collect();
     let eps: Vec<_> = view
         .entrypoints
         .iter()

@@ -294,7 +294,6 @@ fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
         table: String::new(),
         items: may_break,
     });
-
 }
 
 /// The impact graph as a Mermaid block GitHub draws, with a line saying how to read it.

@@ -124,7 +124,12 @@ pub fn graph(answer: &Answer, size_by: SizeBy, format: &str) -> Graph {
     let weight = |e: &Value| int(e, "imports") + int(e, "references");
     let internal = list(facts, "edges");
     let external = list(facts, "externalEdges");
-    let max_weight = internal.iter().chain(external).map(weight).max().unwrap_or(0);
+    let max_weight = internal
+        .iter()
+        .chain(external)
+        .map(weight)
+        .max()
+        .unwrap_or(0);
     let index = |g: &Graph, key: &str| g.nodes.iter().position(|n| n.key == key);
     for e in internal {
         let (Some(from), Some(to)) = (index(&g, text(e, "from")), index(&g, text(e, "to"))) else {
@@ -184,7 +189,8 @@ fn notes(answer: &Answer, format: &str) -> Vec<String> {
             t.shown, t.total, t.what, t.budget
         );
         let raise = answer.drilldowns.iter().find(|d| {
-            d.reason.ends_with(&format!("more {} not shown ({})", t.what, t.budget))
+            d.reason
+                .ends_with(&format!("more {} not shown ({})", t.what, t.budget))
                 || (t.budget == "max-tokens" && d.command.contains("--max-tokens"))
         });
         if let Some(d) = raise {

@@ -202,11 +202,12 @@ impl Graph {
 
     fn mermaid_styles(&self, out: &mut String) {
         let mut classes: Vec<(String, String, Vec<String>)> = Vec::new();
-        let mut add = |class: &str, style: String, member: String| {
-            match classes.iter_mut().find(|(c, _, _)| c == class) {
-                Some((_, _, members)) => members.push(member),
-                None => classes.push((class.into(), style, vec![member])),
-            }
+        let mut add = |class: &str, style: String, member: String| match classes
+            .iter_mut()
+            .find(|(c, _, _)| c == class)
+        {
+            Some((_, _, members)) => members.push(member),
+            None => classes.push((class.into(), style, vec![member])),
         };
         for (i, n) in self.nodes.iter().enumerate() {
             let id = format!("n{i}");
@@ -319,9 +320,7 @@ impl Graph {
                     attrs.push(format!("fillcolor=\"{}\"", colour::OTHERS));
                 }
                 NodeKind::Changed => attrs.push(format!("fillcolor=\"{}\"", colour::CHANGED)),
-                NodeKind::Dependent => {
-                    attrs.push(format!("fillcolor=\"{}\"", colour::DEPENDENT))
-                }
+                NodeKind::Dependent => attrs.push(format!("fillcolor=\"{}\"", colour::DEPENDENT)),
             }
             if n.in_cycle {
                 attrs.push(format!("color=\"{}\"", colour::CYCLE));
@@ -394,9 +393,15 @@ mod tests {
         assert!(m.starts_with("%% line break\nflowchart LR\n"), "{m}");
         assert!(m.contains("n0[\"a#quot;]; click n0 call x(); %% #lt;b#gt;<br/>3 files\"]"));
         assert!(m.contains("n0 -->|\"2#124;x\"| n1"), "{m}");
-        assert!(m.contains("linkStyle 0 stroke:#d9480f,stroke-width:5px"), "{m}");
+        assert!(
+            m.contains("linkStyle 0 stroke:#d9480f,stroke-width:5px"),
+            "{m}"
+        );
         let d = g.to_dot();
-        assert!(d.contains("\"b\\\\N\\\"\" [label=\"b\\\\N\\\"\\n3 files\""), "{d}");
+        assert!(
+            d.contains("\"b\\\\N\\\"\" [label=\"b\\\\N\\\"\\n3 files\""),
+            "{d}"
+        );
         assert!(d.contains("label=\"note \\\"quoted\\\"\\l\""), "{d}");
         assert!(d.ends_with("}\n"));
     }

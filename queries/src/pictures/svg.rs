@@ -281,7 +281,13 @@ impl RenderBackend for Canvas<'_> {
             coord(path[1].1.y)
         );
         for (a, b) in &path[2..] {
-            d.push_str(&format!(" S{} {}, {} {}", coord(a.x), coord(a.y), coord(b.x), coord(b.y)));
+            d.push_str(&format!(
+                " S{} {}, {} {}",
+                coord(a.x),
+                coord(a.y),
+                coord(b.x),
+                coord(b.y)
+            ));
         }
         let index = properties
             .as_deref()
@@ -335,7 +341,11 @@ impl Canvas<'_> {
             self.high.1 - self.low.1 + 2.0 * margin,
         );
         let marker = |id: &str, colour: &str, start: bool| {
-            let points = if start { "10 0, 10 7, 0 3.5" } else { "0 0, 10 3.5, 0 7" };
+            let points = if start {
+                "10 0, 10 7, 0 3.5"
+            } else {
+                "0 0, 10 3.5, 0 7"
+            };
             let refx = if start { 0 } else { 10 };
             format!(
                 "<marker id=\"{id}\" markerWidth=\"10\" markerHeight=\"7\" refX=\"{refx}\" refY=\"3.5\" orient=\"auto\" markerUnits=\"userSpaceOnUse\"><polygon points=\"{points}\" fill=\"{colour}\"/></marker>"
@@ -419,7 +429,10 @@ mod tests {
         let svg = to_svg(&g, "t").unwrap();
         assert_eq!(svg.matches("<g class=\"node ").count(), 30);
         assert_eq!(svg.matches("<path class=\"edge").count(), g.edges.len());
-        assert!(svg.contains("data-module=\"m3&lt;&amp;&gt;\""), "escaped keys");
+        assert!(
+            svg.contains("data-module=\"m3&lt;&amp;&gt;\""),
+            "escaped keys"
+        );
         assert!(svg.contains("class=\"edge cycle\""));
         assert!(!svg.contains("NaN") && !svg.contains("inf"));
         assert_eq!(svg, to_svg(&g, "t").unwrap(), "deterministic");

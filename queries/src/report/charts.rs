@@ -95,10 +95,12 @@ pub fn line_chart(title: &str, points: &[LinePoint]) -> String {
         }
     }
     svg.push_str(&format!("<path class=\"series\" d=\"{}\"/>", d.trim_end()));
+    // Many snapshots: smaller points, so the line stays visible between them.
+    let r = if points.len() > 40 { 2 } else { 3 };
     for (i, p) in points.iter().enumerate() {
         if let Some(v) = p.value {
             svg.push_str(&format!(
-                "<a href=\"#{}\"><circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3\"><title>{}: {}</title></circle></a>",
+                "<a href=\"#{}\"><circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"{r}\"><title>{}: {}</title></circle></a>",
                 escape(&p.anchor),
                 num(x(i)),
                 num(y(v)),
@@ -231,10 +233,17 @@ mod tests {
             label: format!("s{i}"),
             anchor: format!("trend-{i}"),
         };
-        let svg = line_chart("files", &[p(Some(1), 0), p(None, 1), p(Some(3), 2), p(Some(2), 3)]);
+        let svg = line_chart(
+            "files",
+            &[p(Some(1), 0), p(None, 1), p(Some(3), 2), p(Some(2), 3)],
+        );
         assert_eq!(svg.matches("<circle").count(), 3);
         assert!(svg.contains("href=\"#trend-2\""));
-        assert_eq!(svg.matches('M').count() - svg.matches("Math").count(), 2, "{svg}");
+        assert_eq!(
+            svg.matches('M').count() - svg.matches("Math").count(),
+            2,
+            "{svg}"
+        );
         assert!(line_chart("x", &[p(None, 0)]).contains("not recorded"));
     }
 }

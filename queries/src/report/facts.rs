@@ -173,8 +173,7 @@ fn head_time(s: &Snapshot) -> Result<Option<i64>, QueryError> {
     let Some(head) = s.manifest.repo_state.head_commit.clone() else {
         return Ok(None);
     };
-    let rows: Vec<CommitRow> =
-        read::rows_where(s, "sha", &Pred::Eq(head))?.unwrap_or_default();
+    let rows: Vec<CommitRow> = read::rows_where(s, "sha", &Pred::Eq(head))?.unwrap_or_default();
     Ok(rows.first().map(|c| c.committer_time))
 }
 
@@ -185,11 +184,15 @@ fn rows_of(s: &Snapshot, table: &str) -> Option<i64> {
 /// One trend point: counts from the manifest, lines and churn from their tables.
 fn trend_point(s: &Snapshot, time: Option<i64>) -> Result<TrendPoint, QueryError> {
     let lines = match read::read_columns(s, "files", &["line_count"], None)? {
-        Some(c) => Some(c.get::<i64>("line_count")?.iter().map(|l| (*l).max(0)).sum()),
+        Some(c) => Some(
+            c.get::<i64>("line_count")?
+                .iter()
+                .map(|l| (*l).max(0))
+                .sum(),
+        ),
         None => None,
     };
-    let churn: Option<Vec<ChurnRow>> =
-        read::rows_where(s, "window", &Pred::Eq("30d".into()))?;
+    let churn: Option<Vec<ChurnRow>> = read::rows_where(s, "window", &Pred::Eq("30d".into()))?;
     let churn_files = churn
         .as_ref()
         .map(|rows| rows.iter().filter(|r| r.commits > 0).count() as i64);
@@ -211,7 +214,9 @@ fn trend_point(s: &Snapshot, time: Option<i64>) -> Result<TrendPoint, QueryError
 
 /// The snapshots of the report, oldest first, with their head commit times; notes for those
 /// left out.
-fn snapshots(source: &Source<'_>) -> Result<(Vec<(Snapshot, Option<i64>)>, Vec<String>), QueryError> {
+fn snapshots(
+    source: &Source<'_>,
+) -> Result<(Vec<(Snapshot, Option<i64>)>, Vec<String>), QueryError> {
     let mut notes = Vec::new();
     let (store, repo_id) = match *source {
         Source::Snapshot(dir) => {
@@ -273,7 +278,11 @@ fn snapshots(source: &Source<'_>) -> Result<(Vec<(Snapshot, Option<i64>)>, Vec<S
     // Oldest first: by head commit time (snapshots without one first), then ID (a dirty
     // snapshot sorts after the clean one of its commit).
     out.sort_by(|(a, ta), (b, tb)| {
-        (ta.is_some(), ta, &a.manifest.snapshot_id).cmp(&(tb.is_some(), tb, &b.manifest.snapshot_id))
+        (ta.is_some(), ta, &a.manifest.snapshot_id).cmp(&(
+            tb.is_some(),
+            tb,
+            &b.manifest.snapshot_id,
+        ))
     });
     if let Some(privacy) = out.last().map(|(s, _)| s.manifest.privacy.clone()) {
         let before = out.len();
@@ -315,10 +324,14 @@ pub fn gather(source: &Source<'_>, limits: Limits) -> Result<ReportFacts, QueryE
     }
     let store = matches!(source, Source::Store { .. });
     let mut snapshots: Vec<Snapshot> = snapshots.into_iter().map(|(s, _)| s).collect();
-    let newest = snapshots
-        .pop()
-        .ok_or_else(|| QueryError::new(ErrorCode::SnapshotNotFound, "no snapshot", "snapshot first"))?;
-    let base = if store { snapshots.pop() } else { previous_of(&newest) };
+    let newest = snapshots.pop().ok_or_else(|| {
+        QueryError::new(ErrorCode::SnapshotNotFound, "no snapshot", "snapshot first")
+    })?;
+    let base = if store {
+        snapshots.pop()
+    } else {
+        previous_of(&newest)
+    };
     let diff = match &base {
         Some(base) => diff::diff(base, &newest).map(|report| DiffFacts {
             base: base.manifest.snapshot_id.clone(),

@@ -10,9 +10,6 @@
 //! table behind them), and the sources (which table each section reads, the command that answers
 //! the same). Long tables page in the browser (25 rows at a time, with a filter); without
 //! JavaScript every row shows. Every value from a snapshot is escaped.
-//!
-//! Size: `render` and its section writers are one linear page, top to bottom, in the order the
-//! reader sees it; splitting them further would scatter one template.
 
 use output_schema::json::format_float;
 
@@ -30,7 +27,8 @@ const SCRIPT: &str = include_str!("page.js");
 /// Fills `{{name}}` placeholders of the template in one pass: text put in is never scanned
 /// again, so a value from a snapshot cannot fill another placeholder.
 fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out = String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
@@ -82,6 +80,12 @@ fn table(id: &str, caption: &str, head: &[(&str, bool)], rows: &[String]) -> Str
     for r in rows {
         t.push_str(r);
         t.push('\n');
+    }
+    if rows.is_empty() {
+        t.push_str(&format!(
+            "<tr class=\"none\"><td colspan=\"{}\">none</td></tr>\n",
+            head.len()
+        ));
     }
     t.push_str("</tbody></table>");
     t
@@ -140,7 +144,11 @@ fn header(f: &ReportFacts) -> String {
         escape(&m.ckb_version)
     );
     if f.store {
-        let oldest = f.trend.first().map(|p| p.snapshot_id.as_str()).unwrap_or("");
+        let oldest = f
+            .trend
+            .first()
+            .map(|p| p.snapshot_id.as_str())
+            .unwrap_or("");
         h.push_str(&format!(
             "<p><a href=\"#trend-table\">{} snapshot(s)</a> of this repository in the store, oldest {}.</p>",
             f.trend.len(),
@@ -156,7 +164,13 @@ fn header(f: &ReportFacts) -> String {
             let score = r
                 .completeness
                 .as_ref()
-                .map(|c| format!("{} ({})", format_float(c.score).unwrap_or_default(), escape(&c.reason)))
+                .map(|c| {
+                    format!(
+                        "{} ({})",
+                        format_float(c.score).unwrap_or_default(),
+                        escape(&c.reason)
+                    )
+                })
                 .unwrap_or_else(|| "—".into());
             format!(
                 "<tr id=\"stage-{name}\">{}{}{}{}{}</tr>",
@@ -178,7 +192,13 @@ fn header(f: &ReportFacts) -> String {
     h.push_str(&table(
         "stages",
         "From the newest snapshot's manifest (<code>ckb query status</code> says the same).",
-        &[("stage", false), ("status", false), ("completeness", false), ("items", true), ("reason", false)],
+        &[
+            ("stage", false),
+            ("status", false),
+            ("completeness", false),
+            ("items", true),
+            ("reason", false),
+        ],
         &rows,
     ));
     h.push_str("</details></header>\n<nav class=\"toc\"><a href=\"#architecture\">Architecture</a><a href=\"#hotspots\">Hotspots</a><a href=\"#changes\">Changes</a><a href=\"#trend\">Trend</a><a href=\"#sources\">Sources</a></nav>\n");
@@ -194,12 +214,37 @@ fn cards(f: &ReportFacts) -> String {
         )
     };
     let last = f.trend.len().saturating_sub(1);
-    c.push_str(&card(&format!("trend-{last}"), opt(p.and_then(|p| p.files)), "files", ""));
-    c.push_str(&card(&format!("trend-{last}"), opt(p.and_then(|p| p.lines)), "lines", ""));
-    c.push_str(&card(&format!("trend-{last}"), opt(p.and_then(|p| p.symbols)), "symbols", ""));
-    c.push_str(&card("modules", opt(p.and_then(|p| p.modules)), "modules", ""));
+    c.push_str(&card(
+        &format!("trend-{last}"),
+        opt(p.and_then(|p| p.files)),
+        "files",
+        "",
+    ));
+    c.push_str(&card(
+        &format!("trend-{last}"),
+        opt(p.and_then(|p| p.lines)),
+        "lines",
+        "",
+    ));
+    c.push_str(&card(
+        &format!("trend-{last}"),
+        opt(p.and_then(|p| p.symbols)),
+        "symbols",
+        "",
+    ));
+    c.push_str(&card(
+        "modules",
+        opt(p.and_then(|p| p.modules)),
+        "modules",
+        "",
+    ));
     let cycles = f.arch.facts["cycles"].as_array().map(Vec::len).unwrap_or(0);
-    c.push_str(&card("cycles", thousands(cycles as i64), "dependency cycles", ""));
+    c.push_str(&card(
+        "cycles",
+        thousands(cycles as i64),
+        "dependency cycles",
+        "",
+    ));
     c.push_str(&card(
         "hotspot-table",
         match &f.hotspots {
@@ -212,7 +257,11 @@ fn cards(f: &ReportFacts) -> String {
     match &f.diff {
         Ok(d) => c.push_str(&card(
             "risk-factors",
-            format!("{} {}", d.report.risk.level, (d.report.risk.score * 100.0).round() as i64),
+            format!(
+                "{} {}",
+                d.report.risk.level,
+                (d.report.risk.score * 100.0).round() as i64
+            ),
             "risk of the newest change",
             &format!("risk-{}", d.report.risk.level),
         )),
@@ -230,14 +279,19 @@ fn architecture_graph(f: &ReportFacts) -> Graph {
         return g;
     };
     let shown: std::collections::BTreeSet<String> = g.nodes.iter().map(|n| n.key.clone()).collect();
-    let hidden = usize::try_from(view.totals.modules).unwrap_or(0).saturating_sub(shown.len());
+    let hidden = usize::try_from(view.totals.modules)
+        .unwrap_or(0)
+        .saturating_sub(shown.len());
     if hidden == 0 {
         return g;
     }
     let others = g.nodes.len();
     g.nodes.push(Node {
         key: "others".into(),
-        label: vec![format!("{} other modules", thousands(hidden as i64)), "the modules table lists them".into()],
+        label: vec![
+            format!("{} other modules", thousands(hidden as i64)),
+            "the modules table lists them".into(),
+        ],
         size: 2,
         kind: NodeKind::Others,
         in_cycle: false,
@@ -254,16 +308,31 @@ fn architecture_graph(f: &ReportFacts) -> Graph {
         }
     }
     for (from, w) in out_of {
-        g.edges.push(Edge { from, to: others, label: w.to_string(), weight: 1, in_cycle: false, dashed: true });
+        g.edges.push(Edge {
+            from,
+            to: others,
+            label: w.to_string(),
+            weight: 1,
+            in_cycle: false,
+            dashed: true,
+        });
     }
     for (to, w) in into {
-        g.edges.push(Edge { from: others, to, label: w.to_string(), weight: 1, in_cycle: false, dashed: true });
+        g.edges.push(Edge {
+            from: others,
+            to,
+            label: w.to_string(),
+            weight: 1,
+            in_cycle: false,
+            dashed: true,
+        });
     }
     g
 }
 
 fn architecture(f: &ReportFacts) -> String {
-    let mut s = String::from("<section class=\"report\" id=\"architecture\"><h2>Architecture</h2>\n");
+    let mut s =
+        String::from("<section class=\"report\" id=\"architecture\"><h2>Architecture</h2>\n");
     let Some(view) = &f.view else {
         s.push_str(&format!(
             "<p class=\"note\">{} The other sections show what the snapshot has.</p></section>\n<section class=\"report\" id=\"modules\"></section><section class=\"report\" id=\"cycles\"></section>\n",
@@ -366,7 +435,8 @@ fn cycles(f: &ReportFacts) -> String {
 }
 
 fn hotspots(f: &ReportFacts) -> String {
-    let mut s = String::from("<section class=\"report\" id=\"hotspots\"><h2>Hotspots: churn × size</h2>");
+    let mut s =
+        String::from("<section class=\"report\" id=\"hotspots\"><h2>Hotspots: churn × size</h2>");
     let Some(rows) = &f.hotspots else {
         let why = crate::snapshot::coverage::stage(&f.newest, "git")
             .and_then(|r| r.reason.clone())
@@ -393,7 +463,10 @@ fn hotspots(f: &ReportFacts) -> String {
         })
         .collect();
     s.push_str("<p class=\"source\">Each point is a file changed in the 90 days before the newest snapshot's head commit; the hottest (score = commits × ln(1 + lines)) are orange and named. Click a point for its row.</p>");
-    s.push_str(&format!("<div class=\"figure\">{}</div>", charts::scatter(&points, 10)));
+    s.push_str(&format!(
+        "<div class=\"figure\">{}</div>",
+        charts::scatter(&points, 10)
+    ));
     let table_rows: Vec<String> = rows
         .iter()
         .enumerate()
@@ -403,7 +476,10 @@ fn hotspots(f: &ReportFacts) -> String {
                 num(i as i64 + 1),
                 td(&code(&h.churn.path)),
                 td(&code(&h.module)),
-                format!("<td class=\"num\">{}</td>", format_float(h.score).unwrap_or_default()),
+                format!(
+                    "<td class=\"num\">{}</td>",
+                    format_float(h.score).unwrap_or_default()
+                ),
                 num(h.churn.commits),
                 num(h.lines),
                 num(h.churn.additions),
@@ -459,9 +535,22 @@ fn changes(f: &ReportFacts) -> String {
             format!(
                 "<tr>{}{}{}{}{}</tr>",
                 td(&code(&x.factor)),
-                format!("<td class=\"num\">{}</td>", format_float(x.value).unwrap_or_default()),
-                format!("<td class=\"num\">{}</td>", x.weight.and_then(format_float).unwrap_or_else(|| "×".into())),
-                format!("<td class=\"num\">{}</td>", x.contribution.map(|c| ((c * 100.0).round() as i64).to_string()).unwrap_or_else(|| "—".into())),
+                format!(
+                    "<td class=\"num\">{}</td>",
+                    format_float(x.value).unwrap_or_default()
+                ),
+                format!(
+                    "<td class=\"num\">{}</td>",
+                    x.weight
+                        .and_then(format_float)
+                        .unwrap_or_else(|| "×".into())
+                ),
+                format!(
+                    "<td class=\"num\">{}</td>",
+                    x.contribution
+                        .map(|c| ((c * 100.0).round() as i64).to_string())
+                        .unwrap_or_else(|| "—".into())
+                ),
                 td(&escape(&x.detail))
             )
         })
@@ -480,14 +569,24 @@ fn changes(f: &ReportFacts) -> String {
                     "<tr>{}{}{}{}{}</tr>",
                     td(&escape(&c.severity.to_string())),
                     td(&escape(&c.kind.to_string())),
-                    td(&format!("{} {}", code(&c.symbol.qualified()), code(&format!("{}:{}", c.symbol.path, c.symbol.line)))),
+                    td(&format!(
+                        "{} {}",
+                        code(&c.symbol.qualified()),
+                        code(&format!("{}:{}", c.symbol.path, c.symbol.line))
+                    )),
                     td(&escape(&c.detail)),
                     num(c.callers as i64)
                 )
             })
             .collect()
     };
-    let head = [("severity", false), ("change", false), ("symbol", false), ("details", false), ("dependents", true)];
+    let head = [
+        ("severity", false),
+        ("change", false),
+        ("symbol", false),
+        ("details", false),
+        ("dependents", true),
+    ];
     s.push_str(&table(
         "api-breaking",
         &format!("Breaking changes of the public API ({}), from compareAPI over both snapshots' <code>symbols</code> and the head's <code>aliases</code>.", r.api.breaking.len()),
@@ -497,7 +596,10 @@ fn changes(f: &ReportFacts) -> String {
     s.push_str("<details><summary>Compatible API changes</summary>");
     s.push_str(&table(
         "api-compatible",
-        &format!("Non-breaking changes of the public API ({}).", r.api.non_breaking.len()),
+        &format!(
+            "Non-breaking changes of the public API ({}).",
+            r.api.non_breaking.len()
+        ),
         &head,
         &api_rows(&r.api.non_breaking),
     ));
@@ -505,7 +607,14 @@ fn changes(f: &ReportFacts) -> String {
     if let Some(g) = pictures::impact::graph(&r.impact, "impact") {
         if let Ok(svg) = to_svg(&g, "impact graph") {
             s.push_str("<p class=\"legend\">Impact: orange modules hold changed symbols, blue ones their dependents; an arrow's label counts the dependents it leads to (to depth 3).</p>");
-            s.push_str(&format!("<div class=\"figure\">{}</div>", svg.replacen("<svg class=\"graph\"", "<svg class=\"graph\" id=\"impact-graph\" data-rows=\"impact\"", 1)));
+            s.push_str(&format!(
+                "<div class=\"figure\">{}</div>",
+                svg.replacen(
+                    "<svg class=\"graph\"",
+                    "<svg class=\"graph\" id=\"impact-graph\" data-rows=\"impact\"",
+                    1
+                )
+            ));
         }
     }
     let module_rows: Vec<String> = r
@@ -534,7 +643,8 @@ fn changes(f: &ReportFacts) -> String {
 }
 
 fn trend(f: &ReportFacts) -> String {
-    let mut s = String::from("<section class=\"report\" id=\"trend\"><h2>Trend across snapshots</h2>");
+    let mut s =
+        String::from("<section class=\"report\" id=\"trend\"><h2>Trend across snapshots</h2>");
     if f.trend.len() < 2 {
         s.push_str(&format!(
             "<p class=\"note\">{}: no trend to draw. Snapshot more commits into one store (for example with <code>examples/github/ckb/snapshot-commits.sh</code>) and run <code>ckb report --store DIR</code>.</p>",
@@ -546,7 +656,9 @@ fn trend(f: &ReportFacts) -> String {
             format!(
                 "{}{}",
                 short(&p.snapshot_id),
-                p.time.map(|t| format!(" ({})", utc_day(t))).unwrap_or_default()
+                p.time
+                    .map(|t| format!(" ({})", utc_day(t)))
+                    .unwrap_or_default()
             )
         };
         let series = |get: fn(&super::facts::TrendPoint) -> Option<i64>| -> Vec<LinePoint> {
@@ -566,8 +678,14 @@ fn trend(f: &ReportFacts) -> String {
         s.push_str(&charts::line_chart("lines", &series(|p| p.lines)));
         s.push_str(&charts::line_chart("symbols", &series(|p| p.symbols)));
         s.push_str(&charts::line_chart("modules", &series(|p| p.modules)));
-        s.push_str(&charts::line_chart("files changed in 30 days", &series(|p| p.churn_files)));
-        s.push_str(&charts::line_chart("lines changed in 30 days", &series(|p| p.churn_lines)));
+        s.push_str(&charts::line_chart(
+            "files changed in 30 days",
+            &series(|p| p.churn_files),
+        ));
+        s.push_str(&charts::line_chart(
+            "lines changed in 30 days",
+            &series(|p| p.churn_lines),
+        ));
         s.push_str("</div>");
     }
     let rows: Vec<String> = f
@@ -602,10 +720,19 @@ fn trend(f: &ReportFacts) -> String {
 fn sources(f: &ReportFacts) -> String {
     let mut s = String::from("<section class=\"report\" id=\"sources\"><h2>Sources</h2><p class=\"source\">Every number above is read from the snapshots' Parquet tables, views and manifests; each table's caption names its source. The same answers from the command line:</p><ul>");
     for (cmd, what) in [
-        ("ckb query arch --format mermaid", "the architecture graph as text"),
+        (
+            "ckb query arch --format mermaid",
+            "the architecture graph as text",
+        ),
         ("ckb query hotspots --limit 50", "hotspots"),
-        ("ckb diff BASE HEAD", "the changes, as a pull-request comment"),
-        ("ckb query --store DIR canned churn_trend", "the trend, as SQL rows"),
+        (
+            "ckb diff BASE HEAD",
+            "the changes, as a pull-request comment",
+        ),
+        (
+            "ckb query --store DIR canned churn_trend",
+            "the trend, as SQL rows",
+        ),
     ] {
         s.push_str(&format!("<li>{} — {}</li>", code(cmd), escape(what)));
     }

@@ -50,7 +50,10 @@ pub fn write(path: &Path, html: &str) -> Result<(), QueryError> {
     if path.is_dir() {
         return Err(QueryError::new(
             ErrorCode::IoError,
-            format!("cannot write the report to {}: it is a folder", path.display()),
+            format!(
+                "cannot write the report to {}: it is a folder",
+                path.display()
+            ),
             "pass --output with a file name, e.g. --output ckb-report.html",
         ));
     }
@@ -100,7 +103,11 @@ mod tests {
         let missing = dir.path().join("no/r.html");
         let e = write(&missing, "x").unwrap_err();
         assert_eq!(e.code, ErrorCode::PathNotFound);
-        assert!(e.message.contains(&missing.display().to_string()), "{}", e.message);
+        assert!(
+            e.message.contains(&missing.display().to_string()),
+            "{}",
+            e.message
+        );
 
         let e = write(dir.path(), "x").unwrap_err();
         assert_eq!(e.code, ErrorCode::IoError);
