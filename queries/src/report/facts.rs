@@ -212,11 +212,12 @@ fn trend_point(s: &Snapshot, time: Option<i64>) -> Result<TrendPoint, QueryError
     })
 }
 
+/// A snapshot with the committer time of its head commit.
+type Dated = (Snapshot, Option<i64>);
+
 /// The snapshots of the report, oldest first, with their head commit times; notes for those
 /// left out.
-fn snapshots(
-    source: &Source<'_>,
-) -> Result<(Vec<(Snapshot, Option<i64>)>, Vec<String>), QueryError> {
+fn snapshots(source: &Source<'_>) -> Result<(Vec<Dated>, Vec<String>), QueryError> {
     let mut notes = Vec::new();
     let (store, repo_id) = match *source {
         Source::Snapshot(dir) => {

@@ -95,8 +95,12 @@ fn td(s: &str) -> String {
     format!("<td>{s}</td>")
 }
 
+fn num_cell(s: &str) -> String {
+    format!("<td class=\"num\">{s}</td>")
+}
+
 fn num(n: i64) -> String {
-    format!("<td class=\"num\">{}</td>", thousands(n))
+    num_cell(&thousands(n))
 }
 
 /// Renders the page.
@@ -476,10 +480,7 @@ fn hotspots(f: &ReportFacts) -> String {
                 num(i as i64 + 1),
                 td(&code(&h.churn.path)),
                 td(&code(&h.module)),
-                format!(
-                    "<td class=\"num\">{}</td>",
-                    format_float(h.score).unwrap_or_default()
-                ),
+                num_cell(&format_float(h.score).unwrap_or_default()),
                 num(h.churn.commits),
                 num(h.lines),
                 num(h.churn.additions),
@@ -535,19 +536,14 @@ fn changes(f: &ReportFacts) -> String {
             format!(
                 "<tr>{}{}{}{}{}</tr>",
                 td(&code(&x.factor)),
-                format!(
-                    "<td class=\"num\">{}</td>",
-                    format_float(x.value).unwrap_or_default()
-                ),
-                format!(
-                    "<td class=\"num\">{}</td>",
-                    x.weight
+                num_cell(&format_float(x.value).unwrap_or_default()),
+                num_cell(
+                    &x.weight
                         .and_then(format_float)
                         .unwrap_or_else(|| "×".into())
                 ),
-                format!(
-                    "<td class=\"num\">{}</td>",
-                    x.contribution
+                num_cell(
+                    &x.contribution
                         .map(|c| ((c * 100.0).round() as i64).to_string())
                         .unwrap_or_else(|| "—".into())
                 ),
@@ -697,12 +693,12 @@ fn trend(f: &ReportFacts) -> String {
                 "<tr id=\"trend-{i}\">{}{}{}{}{}{}{}{}{}</tr>",
                 td(&code(&short(&p.snapshot_id))),
                 td(&p.time.map(utc_day).unwrap_or_else(|| "—".into())),
-                format!("<td class=\"num\">{}</td>", opt(p.files)),
-                format!("<td class=\"num\">{}</td>", opt(p.lines)),
-                format!("<td class=\"num\">{}</td>", opt(p.symbols)),
-                format!("<td class=\"num\">{}</td>", opt(p.modules)),
-                format!("<td class=\"num\">{}</td>", opt(p.churn_files)),
-                format!("<td class=\"num\">{}</td>", opt(p.churn_lines)),
+                num_cell(&opt(p.files)),
+                num_cell(&opt(p.lines)),
+                num_cell(&opt(p.symbols)),
+                num_cell(&opt(p.modules)),
+                num_cell(&opt(p.churn_files)),
+                num_cell(&opt(p.churn_lines)),
                 td(&escape(p.head_commit.as_deref().unwrap_or("")))
             )
         })
