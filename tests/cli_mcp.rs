@@ -53,7 +53,8 @@ pub fn describe(shapes: &[&dyn Shape]) -> String {
 
 const SHAPES: &str = "pub struct Circle {\n    pub r: f64,\n}\n\nimpl crate::Shape for Circle {\n    fn area(&self) -> f64 {\n        crate::square(self.r) * 3.14\n    }\n}\n";
 
-const TEST: &str = "use geo::square;\n\n#[test]\nfn squares() {\n    assert_eq!(square(2.0), 4.0);\n}\n";
+const TEST: &str =
+    "use geo::square;\n\n#[test]\nfn squares() {\n    assert_eq!(square(2.0), 4.0);\n}\n";
 
 /// A repository with two commits, each snapshotted into the repository's store; returns the
 /// fixture and both snapshot folders.
@@ -141,7 +142,11 @@ fn cases(repo: &Path, base: &Path, head: &Path) -> Vec<Case> {
             &["impact", sq, "--depth", "2"],
         ),
         case("explore", json!({"target": "src"}), &["explore", "src"]),
-        case("understand", json!({"query": "total"}), &["understand", "total"]),
+        case(
+            "understand",
+            json!({"query": "total"}),
+            &["understand", "total"],
+        ),
         case(
             "prepare-change",
             json!({"target": sq, "change-type": "rename"}),
@@ -183,11 +188,19 @@ fn cases(repo: &Path, base: &Path, head: &Path) -> Vec<Case> {
             json!({"id": sq, "depth": 3}),
             &["callers", sq, "--depth", "3"],
         ),
-        case("callees", json!({"id": "describe"}), &["callees", "describe"]),
+        case(
+            "callees",
+            json!({"id": "describe"}),
+            &["callees", "describe"],
+        ),
         case("hierarchy", json!({"id": shape}), &["hierarchy", &shape]),
         case("sql", json!({"sql": sql}), &["sql", sql]),
         case("canned", json!({}), &["canned"]),
-        case("canned", json!({"name": "hotspots"}), &["canned", "hotspots"]),
+        case(
+            "canned",
+            json!({"name": "hotspots"}),
+            &["canned", "hotspots"],
+        ),
         // Errors: each the CLI's error envelope, as a tool error.
         case(
             "symbol",
@@ -311,7 +324,10 @@ fn the_inspector_cli_lists_the_tools_and_calls_one() {
             .arg("--cli")
             .args([ckb_bin(), "mcp", "--repo", repo.to_str().unwrap()])
             .args(args)
-            .env("MCP_CATALOG_PATH", f.dir.path().join("inspector-catalog.json"))
+            .env(
+                "MCP_CATALOG_PATH",
+                f.dir.path().join("inspector-catalog.json"),
+            )
             .current_dir(repo)
             .output()
             .unwrap();
@@ -339,9 +355,11 @@ fn the_inspector_cli_lists_the_tools_and_calls_one() {
         "--tool-arg",
         "query=square",
     ]);
-    let cli: Value =
-        serde_json::from_str(&ckb_ok(repo, &["query", "--format", "json", "search", "square"]))
-            .unwrap();
+    let cli: Value = serde_json::from_str(&ckb_ok(
+        repo,
+        &["query", "--format", "json", "search", "square"],
+    ))
+    .unwrap();
     assert_eq!(called["structuredContent"], cli, "{called}");
     assert_eq!(called["isError"], json!(false));
 }
@@ -404,7 +422,11 @@ impl Session {
     }
 
     fn call(&mut self, id: u64, tool: &str, arguments: Value) -> Value {
-        let reply = self.request(id, "tools/call", json!({"name": tool, "arguments": arguments}));
+        let reply = self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        );
         reply["result"].clone()
     }
 
@@ -425,7 +447,10 @@ impl Session {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status.code();
             }
-            assert!(start.elapsed() < Duration::from_secs(30), "no exit after stdin closed");
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "no exit after stdin closed"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -458,7 +483,11 @@ fn a_thousand_mixed_lines_are_all_answered_and_memory_stays_flat() {
                 assert_eq!(r["error"]["code"], json!(-32700), "{r}");
             }
             1 => {
-                let r = s.request(i, "tools/call", json!({"name": "no-such-tool", "arguments": {}}));
+                let r = s.request(
+                    i,
+                    "tools/call",
+                    json!({"name": "no-such-tool", "arguments": {}}),
+                );
                 assert_eq!(r["error"]["code"], json!(-32602), "{r}");
             }
             2 => {
@@ -478,7 +507,10 @@ fn a_thousand_mixed_lines_are_all_answered_and_memory_stays_flat() {
             }
             5 => {
                 let r = s.call(i, "symbol", json!({"id": square}));
-                assert_eq!(r["structuredContent"]["facts"]["symbol"]["id"], json!(square));
+                assert_eq!(
+                    r["structuredContent"]["facts"]["symbol"]["id"],
+                    json!(square)
+                );
             }
             6 => {
                 let r = s.call(i, "refs", json!({"id": square}));
@@ -516,21 +548,37 @@ fn no_snapshot_yet_is_a_tool_error_and_a_published_one_is_picked_up() {
     assert_eq!(r["isError"], json!(true));
     let e = &r["structuredContent"]["error"];
     assert_eq!(e["code"], "SNAPSHOT_NOT_FOUND");
-    assert!(e["remediation"].as_str().unwrap().contains("ckb snapshot"), "{e}");
-    let r = s.request(2, "resources/read", json!({"uri": "ckb://snapshot/manifest"}));
+    assert!(
+        e["remediation"].as_str().unwrap().contains("ckb snapshot"),
+        "{e}"
+    );
+    let r = s.request(
+        2,
+        "resources/read",
+        json!({"uri": "ckb://snapshot/manifest"}),
+    );
     assert_eq!(r["error"]["code"], json!(-32002), "{r}");
     assert_eq!(r["error"]["data"]["code"], "SNAPSHOT_NOT_FOUND");
     // Published while the server runs: the next call reads it.
     let first = snapshot(f.path());
     let r = s.call(3, "status", json!({}));
     assert_eq!(r["isError"], json!(false), "{r}");
-    let seen = r["structuredContent"]["provenance"]["snapshot"].as_str().unwrap().to_string();
-    assert!(first.ends_with(&seen) || seen.ends_with(first.file_name().unwrap().to_str().unwrap()), "{seen} vs {first:?}");
+    let seen = r["structuredContent"]["provenance"]["snapshot"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        first.ends_with(&seen) || seen.ends_with(first.file_name().unwrap().to_str().unwrap()),
+        "{seen} vs {first:?}"
+    );
     // A newer commit's snapshot replaces it.
     f.write("src/extra.rs", "pub fn extra() {}\n");
     let head = f.commit("two");
     let stale = s.call(4, "status", json!({}));
-    assert_eq!(stale["structuredContent"]["provenance"]["freshness"]["state"], "behind", "{stale}");
+    assert_eq!(
+        stale["structuredContent"]["provenance"]["freshness"]["state"], "behind",
+        "{stale}"
+    );
     snapshot(f.path());
     let fresh = s.call(5, "status", json!({}));
     let text = fresh["content"][0]["text"].as_str().unwrap();
@@ -561,7 +609,11 @@ fn closed_stdin_ends_the_server_with_exit_0() {
     // In the middle of a session, after a partial line.
     let mut s = Session::start(f.path(), &[]);
     initialize(&mut s);
-    s.stdin.as_mut().unwrap().write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 9").unwrap();
+    s.stdin
+        .as_mut()
+        .unwrap()
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 9")
+        .unwrap();
     let mut s2 = s;
     drop(s2.stdin.take());
     let r = s2.recv();

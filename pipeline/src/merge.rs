@@ -208,7 +208,9 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
 
     let mut relationships = scip.relationships;
     for mut r in ts_relationships {
-        if rewrites.in_covered(&r.from_id) && !rewrites.in_paths(&r.from_id, &scip.relationless_paths) {
+        if rewrites.in_covered(&r.from_id)
+            && !rewrites.in_paths(&r.from_id, &scip.relationless_paths)
+        {
             stats.dropped_tree_sitter_relationships += 1;
             continue;
         }

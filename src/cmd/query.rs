@@ -376,8 +376,8 @@ impl Output {
 
 /// How a query finds its snapshot: [`locate`] for `ckb query`; `ckb mcp` passes one that reuses
 /// the snapshot it opened while the store and the working tree's HEAD stay as they were.
-pub type Locator<'a> =
-    dyn Fn(Option<&Path>, Option<&Path>, Option<&Path>) -> Result<(Snapshot, Freshness), QueryError> + 'a;
+pub type Locator<'a> = dyn Fn(Option<&Path>, Option<&Path>, Option<&Path>) -> Result<(Snapshot, Freshness), QueryError>
+    + 'a;
 
 /// Answers a parsed `ckb query` (everything but printing), reading the snapshot `locator` finds.
 pub fn execute(args: &Args, locator: &Locator<'_>) -> Result<Output, QueryError> {

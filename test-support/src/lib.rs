@@ -263,7 +263,10 @@ pub fn mcp_python() -> Option<PathBuf> {
     let python = tools_dir().join("venv/bin/python");
     let want = pinned_mcp("mcp-python-sdk");
     let found = Command::new(&python)
-        .args(["-c", "import importlib.metadata as m; print(m.version('mcp'))"])
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('mcp'))",
+        ])
         .output()
         .ok()
         .filter(|o| o.status.success())

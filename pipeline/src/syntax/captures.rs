@@ -377,8 +377,11 @@ pub fn type_base_name(node: Node<'_>) -> Option<Node<'_>> {
                 .child_by_field_name("name")
                 .or_else(|| n.child_by_field_name("type"))
                 .or_else(|| n.named_child(0)),
-            "scoped_type_identifier" | "nested_type_identifier" | "qualified_identifier"
-            | "template_type" | "scoped_identifier" => n.child_by_field_name("name").or_else(|| {
+            "scoped_type_identifier"
+            | "nested_type_identifier"
+            | "qualified_identifier"
+            | "template_type"
+            | "scoped_identifier" => n.child_by_field_name("name").or_else(|| {
                 // Java's scoped type names its segments as children, the last one the name.
                 let last = u32::try_from(n.named_child_count().checked_sub(1)?).ok()?;
                 n.named_child(last)

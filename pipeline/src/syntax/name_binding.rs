@@ -453,9 +453,9 @@ pub fn resolve_all(
 
 /// The `implementation` links the resolved supertype and subtype sites state (see the module
 /// doc), in table order.
-pub fn relationships(occurrences: &[OccurrenceRow]) -> Vec<RelationshipRow> {
-    let mut links: BTreeSet<(&str, &str)> = BTreeSet::new();
-    let mut link = |from: Option<&SharedStr>, to: Option<&SharedStr>| {
+pub fn relationships<'o>(occurrences: &'o [OccurrenceRow]) -> Vec<RelationshipRow> {
+    let mut links: BTreeSet<(&'o str, &'o str)> = BTreeSet::new();
+    let mut link = |from: Option<&'o SharedStr>, to: Option<&'o SharedStr>| {
         if let (Some(from), Some(to)) = (from, to) {
             if from != to {
                 links.insert((from.as_str(), to.as_str()));
@@ -463,7 +463,7 @@ pub fn relationships(occurrences: &[OccurrenceRow]) -> Vec<RelationshipRow> {
         }
     };
     // The supertype site waiting to learn whether a subtype site follows it.
-    let mut pending: Option<&OccurrenceRow> = None;
+    let mut pending: Option<&'o OccurrenceRow> = None;
     for o in occurrences {
         let (sup, sub) = (
             o.roles.contains(Roles::SUPERTYPE),
@@ -594,6 +594,64 @@ mod tests {
             enclosing_symbol_id: Some(caller.into()),
             source: SOURCE.into(),
         }
+    }
+
+    /// A supertype (`sup`) or subtype site at a line, naming `target`, inside `enclosing`.
+    fn site(
+        path: &str,
+        line: i32,
+        sup: bool,
+        target: Option<&str>,
+        enclosing: Option<&str>,
+    ) -> OccurrenceRow {
+        OccurrenceRow {
+            line,
+            roles: Roles::REFERENCE
+                | if sup {
+                    Roles::SUPERTYPE
+                } else {
+                    Roles::SUBTYPE
+                },
+            enclosing_symbol_id: enclosing.map(SharedStr::from),
+            ..call(path, "x", target, "T")
+        }
+    }
+
+    #[test]
+    fn supertype_sites_pair_with_the_next_subtype_site_or_their_definition() {
+        let rows = vec![
+            // class A extends B, C (a.ts)
+            site("a.ts", 1, true, Some("B"), Some("A")),
+            site("a.ts", 1, true, Some("C"), Some("A")),
+            // impl Tr for Ty (b.rs, inside a module M), then a supertrait S of trait U
+            site("b.rs", 3, true, Some("Tr"), Some("M")),
+            site("b.rs", 3, false, Some("Ty"), Some("M")),
+            site("b.rs", 5, true, Some("S"), Some("U")),
+            // unresolved ends link nothing; a type is never its own supertype
+            site("b.rs", 7, true, None, Some("U")),
+            site("b.rs", 8, true, Some("Ty"), Some("M")),
+            site("b.rs", 8, false, None, Some("M")),
+            site("c.py", 1, true, Some("K"), Some("K")),
+            // a subtype site of another file does not pair with a.ts's last supertype site
+            site("d.rs", 1, false, Some("Z"), None),
+        ];
+        let got: Vec<(String, String, String, String)> = relationships(&rows)
+            .into_iter()
+            .map(|r| (r.from_id, r.to_id, r.kind, r.source))
+            .collect();
+        let want: Vec<(String, String, String, String)> =
+            [("A", "B"), ("A", "C"), ("Ty", "Tr"), ("U", "S")]
+                .iter()
+                .map(|(f, t)| {
+                    (
+                        f.to_string(),
+                        t.to_string(),
+                        "implementation".into(),
+                        SOURCE.into(),
+                    )
+                })
+                .collect();
+        assert_eq!(got, want);
     }
 
     fn counts(runs: &[(EdgeKey<'_>, i64, Option<Method>)]) -> Vec<(String, String, i64)> {

@@ -383,4 +383,40 @@ mod tests {
         let (r, _) = g.callers_within("a", 5);
         assert_eq!(r.len(), 1);
     }
+
+    fn cycles(w: &Walk) -> Vec<(&str, &str, usize)> {
+        w.cycles
+            .iter()
+            .map(|c| (c.from.as_str(), c.to.as_str(), c.length))
+            .collect()
+    }
+
+    #[test]
+    fn walks_go_both_ways_and_cut_cycles_at_any_depth() {
+        let mut g = CallGraph::default();
+        // a -> b -> c -> a (a cycle of 3), c -> c (recursion), c -> d, and an unresolved call.
+        for (from, to) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "c"), ("c", "d")] {
+            g.add(from, Some(to), to, 1, 1.0, "scip");
+        }
+        g.add("a", None, "println", 2, 0.3, "tree-sitter");
+        let w = g.walk("a", 3, Direction::Callees);
+        let got: Vec<(&str, usize, &str)> = w
+            .reached
+            .iter()
+            .map(|r| (r.id.as_str(), r.depth, r.via.as_str()))
+            .collect();
+        assert_eq!(got, vec![("b", 1, "a"), ("c", 2, "b"), ("d", 3, "c")]);
+        assert_eq!(cycles(&w), vec![("c", "c", 1), ("c", "a", 3)]);
+        assert_eq!(w.beyond, 0);
+        // One level less: the cycles closed from the last level are still seen, d lies beyond.
+        let w = g.walk("a", 2, Direction::Callees);
+        assert_eq!(cycles(&w), vec![("c", "c", 1), ("c", "a", 3)]);
+        assert_eq!(w.beyond, 1);
+        // Backwards, from d: c, then b (and c's own recursion), then a.
+        let w = g.walk("d", 3, Direction::Callers);
+        let got: Vec<&str> = w.reached.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(got, vec!["c", "b", "a"]);
+        assert_eq!(cycles(&w), vec![("c", "c", 1), ("a", "c", 3)]);
+        assert_eq!(g.unresolved_of("a")[0].name, "println");
+    }
 }

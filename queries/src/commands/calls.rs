@@ -8,9 +8,10 @@
 //! (`scip`: the indexer saw the call; `by-name`: a tree-sitter call site bound by name) — plus
 //! `pathConfidence`, the product of edge confidences decaying per extra hop. Callees the
 //! snapshot has no definition of (a library's functions, as SCIP names them) are `external`; the
-//! snapshot records no calls of theirs. An edge back to a symbol on its own path (recursion, mutual calls) is cut
-//! and listed in `cycles` (`from` → `to`, `length` symbols on the cycle). `callees` also lists
-//! the start's `unresolvedCalls`: by-name call sites no definition could be bound to.
+//! snapshot records no calls of theirs. An edge back to a symbol on its own path (recursion,
+//! mutual calls) is cut and listed in `cycles`: the call that closes it (`caller`, `callee`, with
+//! their names) and the cycle's `length` in symbols. `callees` also lists the start's
+//! `unresolvedCalls`: by-name call sites no definition could be bound to.
 //!
 //! Order: by depth, then path confidence (highest first), then stable ID; cycles by length, then
 //! IDs; unresolved calls by call sites (most first), then name. Budgets: at most `--limit`
@@ -28,7 +29,7 @@ use crate::commands::impact::DEPTH_RANGE;
 use crate::envelope::answer::Answer;
 use crate::envelope::budget::check_range;
 use crate::envelope::facts::{symbol_brief, FileIndex};
-use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, Ctx, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::Lookup;
 use crate::QueryError;
@@ -64,16 +65,28 @@ pub fn source_label(source: &str) -> &'static str {
     }
 }
 
-/// Symbol rows of every ID, by ID (IDs without a row are external).
-pub fn rows_of(
+/// The symbol rows of every symbol the walks from `start` reached or cut a cycle at, by ID (an ID
+/// without a row is external), and the files they lie in.
+pub fn walk_rows(
+    ctx: &Ctx<'_>,
     lookup: &Lookup<'_>,
-    ids: BTreeSet<String>,
-) -> Result<BTreeMap<String, SymbolRow>, QueryError> {
-    Ok(lookup
+    start: &SymbolRow,
+    walks: &[&Walk],
+) -> Result<(BTreeMap<String, SymbolRow>, FileIndex), QueryError> {
+    let mut ids: BTreeSet<String> = BTreeSet::new();
+    for w in walks {
+        ids.extend(w.reached.iter().map(|r| r.id.clone()));
+        ids.extend(w.cycles.iter().flat_map(|c| [c.from.clone(), c.to.clone()]));
+    }
+    let mut rows: BTreeMap<String, SymbolRow> = lookup
         .symbols_by_id(&ids)?
         .into_iter()
         .map(|s| (s.stable_id.to_string(), s))
-        .collect())
+        .collect();
+    rows.insert(start.stable_id.to_string(), start.clone());
+    let paths: BTreeSet<String> = rows.values().map(|s| s.path.to_string()).collect();
+    let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
+    Ok((rows, files))
 }
 
 /// A symbol reached by a walk, as a list item: where it is, how it was reached.
@@ -96,7 +109,7 @@ pub fn step_json(
         "depth": r.depth,
         "via": (r.depth > 1).then(|| r.via.clone()),
         "source": source_label(&r.edge.source),
-        "external": s.is_none(),
+        "external": s.is_none().then_some(true),
     });
     if let (Value::Object(v), Value::Object(extra)) = (&mut v, extra) {
         v.extend(extra);
@@ -104,14 +117,21 @@ pub fn step_json(
     v
 }
 
-/// Cycles as list items, with the names of their ends.
-pub fn cycles_json(cycles: &[Cycle], rows: &BTreeMap<String, SymbolRow>) -> Vec<Value> {
+/// Cycles as list items: the edge that closes each, named by what its ends are (`ends`: the
+/// names of the walk edge's start and end — `["caller", "callee"]` when walking callees), with
+/// the ends' names.
+pub fn cycles_json(
+    cycles: &[Cycle],
+    rows: &BTreeMap<String, SymbolRow>,
+    ends: [&str; 2],
+) -> Vec<Value> {
     let name = |id: &str| rows.get(id).map(|s| s.name.clone());
     cycles
         .iter()
         .map(|c| {
-            json!({"from": c.from, "fromName": name(&c.from), "to": c.to, "toName": name(&c.to),
-                   "length": c.length})
+            let [from, to] = ends;
+            json!({from: c.from, format!("{from}Name"): name(&c.from),
+                   to: c.to, format!("{to}Name"): name(&c.to), "length": c.length})
         })
         .collect()
 }
@@ -134,16 +154,11 @@ fn calls(ctx: &Ctx<'_>, args: &CallsArgs, direction: Direction) -> Result<Answer
     let graph = CallGraph::load(ctx)?;
     let id = resolved.symbol.stable_id.to_string();
     let walk = graph.walk(&id, depth, direction);
-    let (command, list, other) = match direction {
-        Direction::Callers => ("callers", "callers", "callees"),
-        Direction::Callees => ("callees", "callees", "callers"),
+    let (command, list, other, ends) = match direction {
+        Direction::Callers => ("callers", "callers", "callees", ["callee", "caller"]),
+        Direction::Callees => ("callees", "callees", "callers", ["caller", "callee"]),
     };
-    let mut ids: BTreeSet<String> = walk.reached.iter().map(|r| r.id.clone()).collect();
-    ids.extend(walk.cycles.iter().flat_map(|c| [c.from.clone(), c.to.clone()]));
-    let mut rows = rows_of(&lookup, ids)?;
-    rows.insert(id.clone(), resolved.symbol.clone());
-    let paths: BTreeSet<String> = rows.values().map(|s| s.path.to_string()).collect();
-    let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
+    let (rows, files) = walk_rows(ctx, &lookup, &resolved.symbol, &[&walk])?;
     let n = ctx.budget.items;
     let shown: Vec<Value> = walk
         .reached
@@ -182,7 +197,7 @@ fn calls(ctx: &Ctx<'_>, args: &CallsArgs, direction: Direction) -> Result<Answer
             "external": walk.reached.iter().filter(|r| !rows.contains_key(&r.id)).count(),
         },
         list: shown,
-        "cycles": cycles_json(&walk.cycles[..walk.cycles.len().min(n)], &rows),
+        "cycles": cycles_json(&walk.cycles[..walk.cycles.len().min(n)], &rows, ends),
     });
     if direction == Direction::Callees {
         facts["counts"]["unresolvedCalls"] = json!(unresolved.len());
@@ -195,8 +210,8 @@ fn calls(ctx: &Ctx<'_>, args: &CallsArgs, direction: Direction) -> Result<Answer
     let explanation = explain(&resolved.symbol, direction, depth, &walk, unresolved.len());
     let inv = format!("ckb query {command} {id} --depth {depth}");
     let mut draft = Draft::new(command, inv.clone(), facts, explanation);
-    let scip_backed = resolved.symbol.source == "scip"
-        || walk.reached.iter().any(|r| r.edge.source == "scip");
+    let scip_backed =
+        resolved.symbol.source == "scip" || walk.reached.iter().any(|r| r.edge.source == "scip");
     draft.completeness = coverage::references(ctx.snapshot, scip_backed);
     if !graph.present {
         draft.completeness.score = 0.0;
@@ -210,42 +225,28 @@ fn calls(ctx: &Ctx<'_>, args: &CallsArgs, direction: Direction) -> Result<Answer
         walk.reached.len().min(limit),
         "--limit",
     );
-    draft.cut_list(
-        "cycles",
-        "max-items",
-        walk.cycles.len(),
-        walk.cycles.len().min(n),
-        "--max-items",
-    );
-    draft.cut_list(
-        "unresolvedCalls",
-        "max-items",
-        unresolved.len(),
-        unresolved.len().min(n),
-        "--max-items",
-    );
-    if walk.beyond > 0 && depth < DEPTH_RANGE.1 as usize {
-        draft.cut(Some(Cut {
-            what: list.into(),
-            budget: "depth".into(),
-            total: walk.reached.len() + walk.beyond,
-            shown: walk.reached.len(),
-            flag: None,
-        }));
-        draft.suggest(
-            format!("ckb query {command} {id} --depth {}", depth + 1),
-            format!("{} more symbol(s) lie beyond depth {depth}", walk.beyond),
-        );
+    for (what, total) in [
+        ("cycles", walk.cycles.len()),
+        ("unresolvedCalls", unresolved.len()),
+    ] {
+        draft.cut_list(what, "max-items", total, total.min(n), "--max-items");
     }
+    draft.cut_depth(
+        list,
+        walk.reached.len(),
+        walk.beyond,
+        depth,
+        &format!("ckb query {command} {id}"),
+        "symbol(s)",
+    );
     draft.trims = vec![
         Trim::new("/unresolvedCalls", "unresolvedCalls"),
         Trim::new("/cycles", "cycles"),
         Trim::new(&format!("/{list}"), list),
     ];
     draft.items_in = (walk.reached.len() + walk.cycles.len() + unresolved.len()) as u64;
-    draft.items_out = (walk.reached.len().min(limit)
-        + walk.cycles.len().min(n)
-        + unresolved.len().min(n)) as u64;
+    draft.items_out =
+        (walk.reached.len().min(limit) + walk.cycles.len().min(n) + unresolved.len().min(n)) as u64;
     draft.suggest(
         format!("ckb query {other} {id}"),
         format!("the other direction: {other}"),

@@ -12,23 +12,23 @@
 //! Both directions are walked like the call graph (`analysis::call_graph::walk`): each symbol
 //! once, at its shortest distance, with `depth`, `via` (one hop closer, from depth 2) and the
 //! hop's `source`. A supertype the snapshot has no definition of (a library trait, as SCIP names
-//! it) is `external`. A link back to a symbol on its own path is cut and listed in `cycles`.
+//! it) is `external`. A link back to a symbol on its own path is cut and listed in `cycles`: the
+//! link that closes it (`subtype`, `supertype`, with their names) and the cycle's `length`.
 //!
 //! Order: by depth, then stable ID; cycles by length, then IDs. Budgets: at most `--limit` (default:
 //! the items budget) supertypes and as many subtypes, nearest first, and `--max-items` cycles;
 //! counts always cover everything. Symbols beyond the depth are counted (`beyondDepth`) and
 //! offered as a drilldown one level deeper.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::analysis::call_graph::{walk, Edge, Walk};
-use crate::commands::calls::{cycles_json, depth_of, rows_of, step_json, CallsArgs};
-use crate::commands::impact::DEPTH_RANGE;
+use crate::analysis::call_graph::{walk, Cycle, Edge, Walk};
+use crate::commands::calls::{cycles_json, depth_of, step_json, walk_rows, CallsArgs};
 use crate::envelope::answer::{Answer, CompletenessInfo};
-use crate::envelope::facts::{symbol_brief, FileIndex};
-use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::envelope::facts::symbol_brief;
+use crate::envelope::respond::{finish, Ctx, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::Lookup;
 use crate::snapshot::read::{self, Pred};
@@ -92,15 +92,7 @@ pub fn hierarchy(ctx: &Ctx<'_>, args: &CallsArgs) -> Result<Answer, QueryError> 
     let links = links(ctx)?;
     let up = walk(&links.up, &id, depth);
     let down = walk(&links.down, &id, depth);
-    let mut ids: BTreeSet<String> = BTreeSet::new();
-    for w in [&up, &down] {
-        ids.extend(w.reached.iter().map(|r| r.id.clone()));
-        ids.extend(w.cycles.iter().flat_map(|c| [c.from.clone(), c.to.clone()]));
-    }
-    let mut rows = rows_of(&lookup, ids)?;
-    rows.insert(id.clone(), resolved.symbol.clone());
-    let paths: BTreeSet<String> = rows.values().map(|s| s.path.to_string()).collect();
-    let files = FileIndex::load_paths(ctx.snapshot, &paths)?;
+    let (rows, files) = walk_rows(ctx, &lookup, &resolved.symbol, &[&up, &down])?;
     let n = ctx.budget.items;
     let list = |w: &Walk| -> Vec<Value> {
         w.reached
@@ -109,19 +101,20 @@ pub fn hierarchy(ctx: &Ctx<'_>, args: &CallsArgs) -> Result<Answer, QueryError> 
             .map(|r| step_json(r, &rows, &files, json!({"relation": IMPLEMENTATION})))
             .collect()
     };
-    // One list of cycles: a cycle found going up is the same cycle going down, reversed.
-    let mut cycles = up.cycles.clone();
-    for c in &down.cycles {
-        let reversed = crate::analysis::call_graph::Cycle {
+    // One list of cycles, each as the link that closes it going up (subtype → supertype): a
+    // cycle met going down is the same link seen from its other end.
+    let cycles: Vec<Cycle> = up
+        .cycles
+        .iter()
+        .cloned()
+        .chain(down.cycles.iter().map(|c| Cycle {
             length: c.length,
             from: c.to.clone(),
             to: c.from.clone(),
-        };
-        if !cycles.contains(&reversed) && !cycles.contains(c) {
-            cycles.push(c.clone());
-        }
-    }
-    cycles.sort();
+        }))
+        .collect::<std::collections::BTreeSet<Cycle>>()
+        .into_iter()
+        .collect();
     let facts = json!({
         "symbol": symbol_brief(&resolved.symbol),
         "resolution": resolved.resolution,
@@ -134,7 +127,7 @@ pub fn hierarchy(ctx: &Ctx<'_>, args: &CallsArgs) -> Result<Answer, QueryError> 
         },
         "supertypes": list(&up),
         "subtypes": list(&down),
-        "cycles": cycles_json(&cycles[..cycles.len().min(n)], &rows),
+        "cycles": cycles_json(&cycles[..cycles.len().min(n)], &rows, ["subtype", "supertype"]),
     });
     let s = &resolved.symbol;
     let mut explanation = format!(
@@ -159,15 +152,14 @@ pub fn hierarchy(ctx: &Ctx<'_>, args: &CallsArgs) -> Result<Answer, QueryError> 
     for (what, w) in [("supertypes", &up), ("subtypes", &down)] {
         let total = w.reached.len();
         draft.cut_list(what, "max-items", total, total.min(limit), "--limit");
-        if w.beyond > 0 && depth < DEPTH_RANGE.1 as usize {
-            draft.cut(Some(Cut {
-                what: what.into(),
-                budget: "depth".into(),
-                total: total + w.beyond,
-                shown: total,
-                flag: None,
-            }));
-        }
+        draft.cut_depth(
+            what,
+            total,
+            w.beyond,
+            depth,
+            &format!("ckb query hierarchy {id}"),
+            what,
+        );
     }
     draft.cut_list(
         "cycles",
@@ -176,22 +168,14 @@ pub fn hierarchy(ctx: &Ctx<'_>, args: &CallsArgs) -> Result<Answer, QueryError> 
         cycles.len().min(n),
         "--max-items",
     );
-    let beyond = up.beyond + down.beyond;
-    if beyond > 0 && depth < DEPTH_RANGE.1 as usize {
-        draft.suggest(
-            format!("ckb query hierarchy {id} --depth {}", depth + 1),
-            format!("{beyond} more symbol(s) lie beyond depth {depth}"),
-        );
-    }
     draft.trims = vec![
         Trim::new("/cycles", "cycles"),
         Trim::new("/subtypes", "subtypes"),
         Trim::new("/supertypes", "supertypes"),
     ];
     draft.items_in = (up.reached.len() + down.reached.len() + cycles.len()) as u64;
-    draft.items_out = (up.reached.len().min(limit)
-        + down.reached.len().min(limit)
-        + cycles.len().min(n)) as u64;
+    draft.items_out =
+        (up.reached.len().min(limit) + down.reached.len().min(limit) + cycles.len().min(n)) as u64;
     draft.suggest(
         format!("ckb query impact {id}"),
         "what changing it would affect",

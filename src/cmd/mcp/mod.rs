@@ -174,7 +174,11 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 }
 
 /// Answers every message of `input` on `output`, in order, until `input` ends.
-fn serve(server: &Server<'_>, input: &mut impl BufRead, output: &mut impl Write) -> std::io::Result<()> {
+fn serve(
+    server: &Server<'_>,
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+) -> std::io::Result<()> {
     loop {
         let replies = match rpc::read_line(input, rpc::MAX_MESSAGE_BYTES)? {
             Line::End => return Ok(()),
@@ -237,7 +241,7 @@ impl Server<'_> {
             }
             // `notifications/initialized`, `notifications/cancelled` (calls are answered in
             // order, so there is nothing running to cancel) and the like need no answer.
-            Incoming::Notification { .. } | Incoming::Response => None,
+            Incoming::Notification | Incoming::Response => None,
             Incoming::Invalid { id, error } => Some(rpc::error(id, &error)),
         }
     }
@@ -294,7 +298,11 @@ impl Server<'_> {
         Ok(tool_result(outcome))
     }
 
-    fn run_tool(&self, tool: &tools::Tool, args: &Map<String, Value>) -> Result<Output, QueryError> {
+    fn run_tool(
+        &self,
+        tool: &tools::Tool,
+        args: &Map<String, Value>,
+    ) -> Result<Output, QueryError> {
         let run = || {
             // Test hook: a bug inside a call must stay that call's error (tests/cli_mcp.rs).
             if std::env::var_os("CKB_FAILPOINT").is_some_and(|v| v == "mcp-call-panic") {
@@ -377,10 +385,11 @@ fn era_of(method: &str, params: &Value) -> Result<Era, RpcError> {
         ));
     };
     if !MODERN_VERSIONS.contains(&version) {
-        return Err(
-            RpcError::new(rpc::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-                .with_data(json!({"supported": MODERN_VERSIONS, "requested": version})),
-        );
+        return Err(RpcError::new(
+            rpc::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+        )
+        .with_data(json!({"supported": MODERN_VERSIONS, "requested": version})));
     }
     Ok(Era::Modern)
 }
@@ -398,7 +407,9 @@ fn initialize(params: &Map<String, Value>) -> Result<Value, RpcError> {
     let asked = params
         .get("protocolVersion")
         .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::new(rpc::INVALID_PARAMS, "initialize needs a `protocolVersion`"))?;
+        .ok_or_else(|| {
+            RpcError::new(rpc::INVALID_PARAMS, "initialize needs a `protocolVersion`")
+        })?;
     let version = if HANDSHAKE_VERSIONS.contains(&asked) {
         asked
     } else {
@@ -482,7 +493,10 @@ mod tests {
         assert_eq!(r[1]["result"]["protocolVersion"], "2025-11-25");
         assert_eq!(r[2]["result"]["supportedVersions"], json!(["2026-07-28"]));
         assert_eq!(r[2]["result"]["resultType"], "complete");
-        assert_eq!(r[3]["error"]["code"], json!(rpc::UNSUPPORTED_PROTOCOL_VERSION));
+        assert_eq!(
+            r[3]["error"]["code"],
+            json!(rpc::UNSUPPORTED_PROTOCOL_VERSION)
+        );
         assert_eq!(r[3]["error"]["data"]["requested"], "2025-01-01");
         assert_eq!(r[4]["error"]["code"], json!(rpc::PARSE_ERROR));
         assert_eq!(r[5]["error"]["code"], json!(rpc::METHOD_NOT_FOUND));
@@ -490,7 +504,10 @@ mod tests {
         // No snapshot: a tool error carrying the code and the command that makes one.
         let call = &r[7]["result"];
         assert_eq!(call["isError"], json!(true));
-        assert_eq!(call["structuredContent"]["error"]["code"], "SNAPSHOT_NOT_FOUND");
+        assert_eq!(
+            call["structuredContent"]["error"]["code"],
+            "SNAPSHOT_NOT_FOUND"
+        );
         assert_eq!(call["resultType"], "complete");
         assert_eq!(r[8], json!([{"jsonrpc": "2.0", "id": 8, "result": {}}]));
     }

@@ -58,7 +58,7 @@ fn unavailable(uri: &str, e: &QueryError) -> RpcError {
         RESOURCE_NOT_FOUND,
         format!("{uri} is not available: {} ({})", e.message, e.code),
     )
-    .with_data(json!({"uri": uri, "code": e.code, "remediation": e.remediation}))
+    .with_data(json!({"uri": uri, "code": e.code.to_string(), "remediation": e.remediation}))
 }
 
 /// The text of one resource.
@@ -93,11 +93,10 @@ pub fn read(uri: &str, place: &Place, locator: &Locator<'_>) -> Result<String, R
                 Err(e) => Err(unavailable(uri, &e)),
             }
         }
-        _ => Err(RpcError::new(
-            RESOURCE_NOT_FOUND,
-            format!("no resource {uri}"),
-        )
-        .with_data(json!({"uri": uri, "resources": [MANIFEST, SCHEMA, ARCHITECTURE]}))),
+        _ => Err(
+            RpcError::new(RESOURCE_NOT_FOUND, format!("no resource {uri}"))
+                .with_data(json!({"uri": uri, "resources": [MANIFEST, SCHEMA, ARCHITECTURE]})),
+        ),
     }
 }
 

@@ -143,10 +143,7 @@ pub enum Incoming {
         params: Value,
     },
     /// A notification: never answered.
-    Notification {
-        /// The method.
-        method: String,
-    },
+    Notification,
     /// A response from the client: the server sends no requests, so there is nothing to match.
     Response,
     /// Not a valid message: answered with the error (`id` null when none could be read).
@@ -176,9 +173,19 @@ pub fn classify(message: Value) -> Incoming {
     }
     let method = match m.remove("method") {
         Some(Value::String(s)) => s,
-        Some(_) => return invalid(usable_id.unwrap_or(Value::Null), "\"method\" must be a string"),
+        Some(_) => {
+            return invalid(
+                usable_id.unwrap_or(Value::Null),
+                "\"method\" must be a string",
+            )
+        }
         None if m.contains_key("result") || m.contains_key("error") => return Incoming::Response,
-        None => return invalid(usable_id.unwrap_or(Value::Null), "the message has no \"method\""),
+        None => {
+            return invalid(
+                usable_id.unwrap_or(Value::Null),
+                "the message has no \"method\"",
+            )
+        }
     };
     let params = match m.remove("params") {
         None | Some(Value::Null) => Value::Null,
@@ -189,18 +196,15 @@ pub fn classify(message: Value) -> Incoming {
                     id,
                     error: RpcError::new(INVALID_PARAMS, "\"params\" must be an object"),
                 },
-                None if id.is_none() => Incoming::Notification { method },
+                None if id.is_none() => Incoming::Notification,
                 None => invalid(Value::Null, "\"params\" must be an object"),
             };
         }
     };
     match (id, usable_id) {
-        (None, _) => Incoming::Notification { method },
+        (None, _) => Incoming::Notification,
         (Some(_), Some(id)) => Incoming::Request { id, method, params },
-        (Some(_), None) => invalid(
-            Value::Null,
-            "a request \"id\" must be a string or a number",
-        ),
+        (Some(_), None) => invalid(Value::Null, "a request \"id\" must be a string or a number"),
     }
 }
 
@@ -271,7 +275,7 @@ mod tests {
         );
         assert!(matches!(
             classify(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
-            Incoming::Notification { .. }
+            Incoming::Notification
         ));
         assert_eq!(
             classify(json!({"jsonrpc": "2.0", "id": 3, "result": {}})),
@@ -281,7 +285,10 @@ mod tests {
             (json!([1, 2]), Value::Null),
             (json!({"id": 4, "method": "x"}), json!(4)),
             (json!({"jsonrpc": "2.0", "id": 5}), json!(5)),
-            (json!({"jsonrpc": "2.0", "id": {"x": 1}, "method": "x"}), Value::Null),
+            (
+                json!({"jsonrpc": "2.0", "id": {"x": 1}, "method": "x"}),
+                Value::Null,
+            ),
             (json!({"jsonrpc": "2.0", "id": 6, "method": 7}), json!(6)),
         ] {
             match classify(bad.clone()) {

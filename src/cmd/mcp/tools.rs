@@ -285,7 +285,11 @@ impl Tool {
     }
 
     /// The command line of a call, or `INVALID_PARAMETER` naming the argument that is wrong.
-    pub fn argv(&self, arguments: &Map<String, Value>, server: &[String]) -> Result<Vec<String>, QueryError> {
+    pub fn argv(
+        &self,
+        arguments: &Map<String, Value>,
+        server: &[String],
+    ) -> Result<Vec<String>, QueryError> {
         for key in arguments.keys() {
             if !self.params.iter().any(|p| &p.name == key) {
                 let known: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
@@ -405,7 +409,10 @@ pub fn call(
         let first = text.lines().next().unwrap_or_default();
         bad(
             first.trim_start_matches("error: ").to_string(),
-            format!("check the arguments of {} against its input schema", tool.name),
+            format!(
+                "check the arguments of {} against its input schema",
+                tool.name
+            ),
         )
     })?;
     match cli.command {
@@ -428,7 +435,9 @@ mod tests {
     #[test]
     fn every_query_subcommand_has_a_tool_and_every_tool_a_command() {
         let cli = crate::Cli::command();
-        let query = cli.find_subcommand("query").expect("ckb has a query command");
+        let query = cli
+            .find_subcommand("query")
+            .expect("ckb has a query command");
         let mut subcommands: Vec<String> = query
             .get_subcommands()
             .map(|s| s.get_name().to_string())
@@ -446,13 +455,37 @@ mod tests {
                 .fold(cli.find_subcommand(&t.command[0]), |c, n| {
                     c.and_then(|c| c.find_subcommand(n))
                 });
-            assert!(sub.is_some(), "{} runs {:?}, which the CLI lacks", t.name, path);
+            assert!(
+                sub.is_some(),
+                "{} runs {:?}, which the CLI lacks",
+                t.name,
+                path
+            );
         }
         for expected in [
-            "status", "doctor", "symbol", "search", "refs", "arch", "impact", "explore",
-            "understand", "prepare-change", "batch-get", "batch-search", "hotspots", "coupling",
-            "ownership", "dead-code", "affected-tests", "callers", "callees", "hierarchy", "sql",
-            "canned", "diff",
+            "status",
+            "doctor",
+            "symbol",
+            "search",
+            "refs",
+            "arch",
+            "impact",
+            "explore",
+            "understand",
+            "prepare-change",
+            "batch-get",
+            "batch-search",
+            "hotspots",
+            "coupling",
+            "ownership",
+            "dead-code",
+            "affected-tests",
+            "callers",
+            "callees",
+            "hierarchy",
+            "sql",
+            "canned",
+            "diff",
         ] {
             assert!(catalog.get(expected).is_some(), "no tool {expected}");
         }
@@ -466,16 +499,28 @@ mod tests {
         assert_eq!(search["inputSchema"]["required"], json!(["query"]));
         assert_eq!(props["kind"]["type"], "array");
         assert_eq!(props["limit"]["type"], "integer");
-        assert_eq!((props["limit"]["minimum"].clone(), props["limit"]["maximum"].clone()), (json!(1), json!(1000)));
+        assert_eq!(
+            (
+                props["limit"]["minimum"].clone(),
+                props["limit"]["maximum"].clone()
+            ),
+            (json!(1), json!(1000))
+        );
         assert_eq!(props["max-tokens"]["minimum"], json!(500));
         assert!(props.get("format").is_none() && props.get("snapshot").is_none());
         let doctor = catalog.get("doctor").unwrap().to_json();
-        assert_eq!(doctor["inputSchema"]["properties"]["fix"]["type"], "boolean");
+        assert_eq!(
+            doctor["inputSchema"]["properties"]["fix"]["type"],
+            "boolean"
+        );
         let sql = catalog.get("sql").unwrap().to_json();
         assert_eq!(sql["inputSchema"]["required"], json!(["sql"]));
         assert!(sql["inputSchema"]["properties"].get("file").is_none());
         let batch = catalog.get("batch-get").unwrap().to_json();
-        assert_eq!(batch["inputSchema"]["properties"]["ids"]["minItems"], json!(1));
+        assert_eq!(
+            batch["inputSchema"]["properties"]["ids"]["minItems"],
+            json!(1)
+        );
         let diff = catalog.get("diff").unwrap().to_json();
         assert_eq!(diff["inputSchema"]["required"], json!(["base", "head"]));
         assert!(diff["inputSchema"]["properties"].get("max-chars").is_none());
@@ -483,7 +528,12 @@ mod tests {
         for t in &catalog.tools {
             for p in &t.params {
                 if p.schema["type"] == "integer" {
-                    assert!(p.schema.get("maximum").is_some(), "{}.{} states no range", t.name, p.name);
+                    assert!(
+                        p.schema.get("maximum").is_some(),
+                        "{}.{} states no range",
+                        t.name,
+                        p.name
+                    );
                 }
             }
         }
@@ -493,25 +543,53 @@ mod tests {
     fn calls_become_the_cli_command_line() {
         let catalog = Catalog::from_cli();
         let server = vec!["--store".to_string(), "/s".to_string()];
-        let args = json!({"query": "-x", "kind": ["function", "method"], "limit": 5, "max-items": "7"});
-        let argv = catalog.get("search").unwrap().argv(args.as_object().unwrap(), &server).unwrap();
+        let args =
+            json!({"query": "-x", "kind": ["function", "method"], "limit": 5, "max-items": "7"});
+        let argv = catalog
+            .get("search")
+            .unwrap()
+            .argv(args.as_object().unwrap(), &server)
+            .unwrap();
         assert_eq!(
             argv.join(" "),
             "ckb query --store /s --format json --max-items 7 search --kind function --kind method --limit 5 -- -x"
         );
         let args = json!({"fix": true});
-        let argv = catalog.get("doctor").unwrap().argv(args.as_object().unwrap(), &server).unwrap();
-        assert_eq!(argv.join(" "), "ckb query --store /s --format json doctor --fix");
+        let argv = catalog
+            .get("doctor")
+            .unwrap()
+            .argv(args.as_object().unwrap(), &server)
+            .unwrap();
+        assert_eq!(
+            argv.join(" "),
+            "ckb query --store /s --format json doctor --fix"
+        );
         let args = json!({"base": "a", "head": "b"});
-        let argv = catalog.get("diff").unwrap().argv(args.as_object().unwrap(), &server).unwrap();
+        let argv = catalog
+            .get("diff")
+            .unwrap()
+            .argv(args.as_object().unwrap(), &server)
+            .unwrap();
         assert_eq!(argv.join(" "), "ckb diff --format json -- a b");
         for (tool, args, says) in [
             ("symbol", json!({}), "needs the argument `id`"),
-            ("symbol", json!({"id": "x", "nope": 1}), "has no argument `nope`"),
+            (
+                "symbol",
+                json!({"id": "x", "nope": 1}),
+                "has no argument `nope`",
+            ),
             ("doctor", json!({"fix": "yes"}), "must be true or false"),
-            ("search", json!({"query": "x", "limit": [1]}), "must be a whole number"),
+            (
+                "search",
+                json!({"query": "x", "limit": [1]}),
+                "must be a whole number",
+            ),
         ] {
-            let e = catalog.get(tool).unwrap().argv(args.as_object().unwrap(), &server).unwrap_err();
+            let e = catalog
+                .get(tool)
+                .unwrap()
+                .argv(args.as_object().unwrap(), &server)
+                .unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidParameter);
             assert!(e.message.contains(says), "{}", e.message);
         }
@@ -519,7 +597,10 @@ mod tests {
 
     #[test]
     fn ranges_are_read_from_help() {
-        assert_eq!(range_in("Results to return (1..=1000) [default: x]."), Some((1, 1000)));
+        assert_eq!(
+            range_in("Results to return (1..=1000) [default: x]."),
+            Some((1, 1000))
+        );
         assert_eq!(range_in("Depth (0..=32)."), Some((0, 32)));
         assert_eq!(range_in("no range (here)"), None);
     }
