@@ -236,6 +236,8 @@ fn tool_names() -> Vec<String> {
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
         .take_while(|l| l.starts_with("  "))
+        // A command's line; its help may wrap onto deeper-indented lines.
+        .filter(|l| !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next().map(String::from))
         .filter(|n| n != "help")
         .collect();
@@ -290,7 +292,9 @@ fn the_python_sdk_gets_the_cli_answers_from_every_tool_in_both_eras() {
             "ckb://snapshot/architecture": pretty(&view),
         },
     });
-    let spec_file = f.dir.path().join("mcp-cases.json");
+    // Outside the repository, whose working tree must stay clean for the answers to match.
+    let scratch = tempfile::tempdir().unwrap();
+    let spec_file = scratch.path().join("mcp-cases.json");
     std::fs::write(&spec_file, serde_json::to_string(&spec).unwrap()).unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_client.py");
     let out = Command::new(python)
@@ -319,6 +323,7 @@ fn the_inspector_cli_lists_the_tools_and_calls_one() {
     };
     let (f, _, _) = fixture();
     let repo = f.path();
+    let scratch = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
         let out = Command::new(&inspector)
             .arg("--cli")
@@ -326,7 +331,7 @@ fn the_inspector_cli_lists_the_tools_and_calls_one() {
             .args(args)
             .env(
                 "MCP_CATALOG_PATH",
-                f.dir.path().join("inspector-catalog.json"),
+                scratch.path().join("inspector-catalog.json"),
             )
             .current_dir(repo)
             .output()
