@@ -22,21 +22,24 @@
 //! message, remediation, drilldowns); malformed JSON, unknown methods or tools and bad arguments
 //! are answered and the session goes on; a panic in a call is an `INTERNAL_ERROR` result. Each
 //! call locates the snapshot again, as `ckb query` does (reading folder names and the working
-//! tree's HEAD, not the store's tables), so a snapshot published while the server runs is read
-//! by the next call. Closed standard input ends the server with exit 0.
+//! tree's state, not the store's tables), so a snapshot published while the server runs is read
+//! by the next call; while the same snapshot is found, its decoded tables stay in memory
+//! (`--cache-mib`, see `queries::snapshot::cache`). Closed standard input ends the server with
+//! exit 0.
 
 mod resources;
 mod rpc;
 mod tools;
 
+use std::cell::RefCell;
 use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use output_schema::ErrorCode;
 use queries::envelope::render::{self, Format};
-use queries::QueryError;
+use queries::{Freshness, QueryError, Snapshot};
 use serde_json::{json, Map, Value};
 
 use crate::cmd::query::{Locator, Output};
@@ -57,6 +60,10 @@ pub struct Args {
     /// Serve this one snapshot folder (a newer snapshot is then never picked up).
     #[arg(long, value_name = "DIR", conflicts_with = "store")]
     snapshot: Option<PathBuf>,
+    /// Memory for the decoded tables of the snapshot being served, in MiB: a table is decoded
+    /// once and answers every later call from memory; 0 reads the files on every call.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    cache_mib: usize,
 }
 
 /// What the server serves: `ckb mcp`'s `--repo`, `--store` and `--snapshot`.
@@ -151,11 +158,16 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             let _ = writeln!(std::io::stderr(), "ckb mcp: {info}");
         }
     }));
+    let last: RefCell<Option<Snapshot>> = RefCell::new(None);
+    let cache = args.cache_mib.saturating_mul(1 << 20);
+    let reusing = |snapshot: Option<&Path>, store: Option<&Path>, repo: Option<&Path>| {
+        locate_reusing(&last, cache, (snapshot, store, repo))
+    };
     let server = Server {
         place_argv,
         place,
         catalog: tools::Catalog::from_cli(),
-        locator: &locate,
+        locator: if cache > 0 { &reusing } else { &locate },
     };
     let stdin = std::io::stdin();
     let result = serve(&server, &mut stdin.lock(), &mut std::io::stdout().lock());
@@ -171,6 +183,31 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             Format::Human,
         )),
     }
+}
+
+/// [`locate`], run for every call as `ckb query` runs it, keeping the snapshot of the previous
+/// call — with its decoded tables — while it is the one found (same folder, same manifest).
+fn locate_reusing(
+    last: &RefCell<Option<Snapshot>>,
+    cache: usize,
+    (snapshot, store, repo): (Option<&Path>, Option<&Path>, Option<&Path>),
+) -> Result<(Snapshot, Freshness), QueryError> {
+    let (found, freshness) = locate(snapshot, store, repo)?;
+    let mut last = last.borrow_mut();
+    let same = last
+        .as_ref()
+        .is_some_and(|l| l.dir == found.dir && l.manifest == found.manifest);
+    if !same {
+        *last = Some(found.with_cache(cache));
+    }
+    let kept = last.clone().ok_or_else(|| {
+        QueryError::new(
+            ErrorCode::InternalError,
+            "the located snapshot was not kept",
+            "report this as a bug in ckb",
+        )
+    })?;
+    Ok((kept, freshness))
 }
 
 /// Answers every message of `input` on `output`, in order, until `input` ends.
