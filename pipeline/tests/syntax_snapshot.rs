@@ -41,6 +41,18 @@ fn fixture_repo() -> tempfile::TempDir {
     dir
 }
 
+/// The fixture repository snapshotted cold (no previous snapshot) into a store of its own.
+fn cold_fixture_snapshot() -> (tempfile::TempDir, tempfile::TempDir, SnapshotOutcome) {
+    let repo = fixture_repo();
+    let store = tempfile::tempdir().unwrap();
+    let out = snapshot(
+        &options(repo.path(), store.path(), PreviousChoice::Disabled, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    (repo, store, out)
+}
+
 fn options(root: &Path, out: &Path, previous: PreviousChoice, threads: usize) -> SnapshotOptions {
     SnapshotOptions {
         root: root.to_path_buf(),
@@ -320,13 +332,7 @@ fn output_does_not_depend_on_thread_count() {
 /// Text that must never be stored: comment and body markers, and whole source lines.
 #[test]
 fn no_source_text_reaches_any_artifact() {
-    let repo = fixture_repo();
-    let store = tempfile::tempdir().unwrap();
-    let out = snapshot(
-        &options(repo.path(), store.path(), PreviousChoice::Disabled, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let (_repo, _store, out) = cold_fixture_snapshot();
     let dir = &out.snapshot().dir;
     let mut haystack = String::new();
     let manifest =
@@ -409,13 +415,7 @@ fn no_source_text_reaches_any_artifact() {
 /// Rust's `fmt::Display`) links nothing.
 #[test]
 fn supertype_clauses_become_relationships() {
-    let repo = fixture_repo();
-    let store = tempfile::tempdir().unwrap();
-    let out = snapshot(
-        &options(repo.path(), store.path(), PreviousChoice::Disabled, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let (_repo, _store, out) = cold_fixture_snapshot();
     let dir = &out.snapshot().dir;
     let symbols: Vec<SymbolRow> = read_table(&dir.join("symbols.parquet")).unwrap();
     let rels: Vec<RelationshipRow> = read_table(&dir.join("relationships.parquet")).unwrap();

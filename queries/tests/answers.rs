@@ -1230,7 +1230,8 @@ fn cached_reads_answer_like_file_reads() {
     };
     let fresh = unknown();
     let p = sid(2);
-    let questions: Vec<(&str, Box<dyn Fn(&Ctx<'_>) -> Result<Answer, QueryError>>)> = vec![
+    type Question<'q> = Box<dyn Fn(&Ctx<'_>) -> Result<Answer, QueryError> + 'q>;
+    let questions: Vec<(&str, Question<'_>)> = vec![
         (
             "symbol",
             Box::new(|c: &Ctx<'_>| symbol::symbol(c, "Parser::parse")),

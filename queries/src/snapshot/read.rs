@@ -213,6 +213,14 @@ fn from_cache(snapshot: &Snapshot, table: &str) -> Result<Cached, QueryError> {
     let Some(builder) = open(snapshot, table)? else {
         return Ok(Some(None));
     };
+    Ok(Some(Some(cache.put(table, batches_of(builder, table)?))))
+}
+
+/// Every batch a reader yields, in stored order.
+fn batches_of(
+    builder: ParquetRecordBatchReaderBuilder<File>,
+    table: &str,
+) -> Result<Vec<RecordBatch>, QueryError> {
     let reader = builder
         .with_batch_size(65_536)
         .build()
@@ -221,7 +229,7 @@ fn from_cache(snapshot: &Snapshot, table: &str) -> Result<Cached, QueryError> {
     for batch in reader {
         batches.push(batch.map_err(|e| corrupt(table, e))?);
     }
-    Ok(Some(Some(cache.put(table, batches))))
+    Ok(batches)
 }
 
 /// The rows of cached batches a mask keeps (computed on the whole batch), with only `columns`
@@ -421,18 +429,9 @@ fn read_columns_contained(
         Some((column, pred)) => filtered_builder(builder, table, column, pred)?,
         None => builder,
     };
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(65_536)
-        .build()
-        .map_err(|e| corrupt(table, e))?;
-    let mut batches = Vec::new();
-    for batch in reader {
-        batches.push(batch.map_err(|e| corrupt(table, e))?);
-    }
     Ok(Some(Columns {
         table: table.to_string(),
-        batches,
+        batches: batches_of(builder.with_projection(mask), table)?,
     }))
 }
 
