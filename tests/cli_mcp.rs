@@ -296,7 +296,9 @@ fn the_python_sdk_gets_the_cli_answers_from_every_tool_in_both_eras() {
     let scratch = tempfile::tempdir().unwrap();
     let spec_file = scratch.path().join("mcp-cases.json");
     std::fs::write(&spec_file, serde_json::to_string(&spec).unwrap()).unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/mcp_client.py");
+    let manifest_dir =
+        std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR");
+    let script = Path::new(&manifest_dir).join("tests/support/mcp_client.py");
     let out = Command::new(python)
         .arg(script)
         .arg(&spec_file)
