@@ -1,4 +1,6 @@
 //! What each capture name of a syntax query means to the extractor (see `pipeline/grammar-queries/README.md`).
+//!
+//! Size: one picker per capture that names its node in code (`@ref.call.callee`, `@ref.supertypes`, the C family's declarators, …), each a few dozen lines beside the capture table it serves; split, the table and its pickers would be read apart.
 
 use tree_sitter::{Node, Query};
 
