@@ -5,7 +5,11 @@
 #     headless browser, DOT rendered by `dot -Tsvg`;
 #   - @mermaid-js/mermaid-cli and puppeteer-core (npm) into $tools/node, which drive that
 #     chromium (no npm package may download a browser: PUPPETEER_SKIP_DOWNLOAD);
+#   - the MCP clients `ckb mcp` is tested with (tests/cli_mcp.rs): the official Python SDK (PyPI
+#     `mcp`, in the same venv) and the MCP Inspector (npm `@modelcontextprotocol/inspector`, for
+#     its `--cli` mode; it declares node >= 22 but its CLI runs on the node 20 CI has);
 #   - SCIP indexers (ci/install-indexers.sh, when present), used by the SCIP end-to-end tests.
+# The versions are pinned (test-support's PINNED_MCP_CLIENTS lists the same; a test checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools="${CKB_TOOLS_DIR:-$HOME/.cache/ckb-tools}"
@@ -43,6 +47,26 @@ if [ "$(node_version @mermaid-js/mermaid-cli)" != "$MERMAID_CLI_VERSION" ] ||
     "@mermaid-js/mermaid-cli@${MERMAID_CLI_VERSION}" "puppeteer-core@${PUPPETEER_CORE_VERSION}"
 fi
 echo "mermaid-cli $(node_version @mermaid-js/mermaid-cli), puppeteer-core $(node_version puppeteer-core) in $tools/node"
+MCP_PYTHON_SDK_VERSION=2.3.0
+if [ "$("$tools/venv/bin/python" -c "import importlib.metadata as m; print(m.version('mcp'))" 2>/dev/null)" != "$MCP_PYTHON_SDK_VERSION" ]; then
+  "$tools/venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_PYTHON_SDK_VERSION"
+fi
+echo "MCP Python SDK: $MCP_PYTHON_SDK_VERSION"
+
+MCP_INSPECTOR_VERSION=2.12.0
+inspector="$tools/inspector"
+installed_inspector=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$inspector/node_modules/@modelcontextprotocol/inspector/package.json" 2>/dev/null | head -n 1)
+if [ "$installed_inspector" != "$MCP_INSPECTOR_VERSION" ]; then
+  if command -v npm >/dev/null 2>&1; then
+    mkdir -p "$inspector"
+    [ -f "$inspector/package.json" ] || echo '{"name":"ckb-tools-inspector","private":true}' >"$inspector/package.json"
+    npm install --prefix "$inspector" --no-audit --no-fund --loglevel=error --save-exact \
+      "@modelcontextprotocol/inspector@$MCP_INSPECTOR_VERSION"
+  else
+    echo "install-tools: npm not found; the MCP Inspector tests fail under CI=true" >&2
+  fi
+fi
+echo "MCP Inspector: $MCP_INSPECTOR_VERSION"
 
 if [ -f ci/install-indexers.sh ]; then
   bash ci/install-indexers.sh
