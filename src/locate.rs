@@ -13,7 +13,7 @@ use output_schema::config::Config;
 use output_schema::manifest::RepoState;
 use output_schema::verify::read_manifest;
 use output_schema::ErrorCode;
-use pipeline::repo_state::{open_repository, read_git_state, StateExclusions};
+use pipeline::repo_state::{open_repository, read_state_of, StateExclusions};
 use pipeline::store::{head_relation, newest_ancestor_snapshot, HeadRelation, Store};
 use queries::snapshot::FreshnessState;
 use queries::{Freshness, QueryError, Snapshot};
@@ -98,17 +98,20 @@ pub fn locate(
             .map(|c| c.max_hash_bytes)
             .unwrap_or(output_schema::config::DEFAULT_MAX_HASH_BYTES),
     };
+    // The working tree's state, read once: it finds the exact snapshot and measures freshness.
+    let state = || {
+        git.as_ref()
+            .and_then(|r| read_state_of(r, &root, &exclusions).ok())
+    };
     if let Some(dir) = snapshot {
         let snap = Snapshot::open(dir)?;
         let fresh = match &git {
-            Some(r) if same_repo(&root, r, &snap) => {
-                let state = read_git_state(&root, &exclusions).ok().flatten();
-                freshness(r, &snap, state.as_ref())
-            }
+            Some(r) if same_repo(&root, r, &snap) => freshness(r, &snap, state().as_ref()),
             _ => Freshness::unknown(),
         };
         return Ok((snap, fresh));
     }
+    let state = state();
     let store = Store::new(&store_dir);
     let config = Config::load(&root).unwrap_or_default();
     let mut repo_id = config
@@ -162,10 +165,6 @@ pub fn locate(
     }
     // Snapshots are found by folder name, and only the manifests of the candidates are read: a
     // store that CI fills with a snapshot per commit is not read whole on every query.
-    // The working tree's state is read once: to find its snapshot and to say how fresh it is.
-    let state = git
-        .as_ref()
-        .and_then(|_| read_git_state(&root, &exclusions).ok().flatten());
     let chosen = match &git {
         Some(r) => {
             let exact = state
@@ -226,7 +225,7 @@ fn keyed_state(state: &RepoState) -> Option<RepoState> {
     Some(keyed)
 }
 
-/// How `snap` stands against the working tree, whose `state` was read (`None`: unreadable).
+/// How `snap` stands against the working tree, whose state (`None`: unreadable) was read.
 fn freshness(repo: &gix::Repository, snap: &Snapshot, state: Option<&RepoState>) -> Freshness {
     let head = repo.head_id().ok().map(|h| h.to_string());
     let dirty = state.is_some_and(|s| s.dirty);

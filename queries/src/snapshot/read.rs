@@ -9,11 +9,16 @@
 //! whole columns for the aggregate commands (reference counts, call graph).
 //!
 //! Every failure to read a table the manifest lists is `SNAPSHOT_CORRUPT` naming the table.
+//!
+//! A snapshot with a [`crate::snapshot::cache::TableCache`] (`ckb mcp`) is read differently: each
+//! table is decoded once, whole, and every read filters and projects the decoded batches in
+//! memory with the same predicates, giving the same rows in the same order.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
+use arrow::compute::filter_record_batch;
 use arrow::error::ArrowError;
 use output_schema::table_file::TableFile;
 use output_schema::{Column, ErrorCode, Table};
@@ -107,9 +112,6 @@ fn corrupt(table: &str, e: impl std::fmt::Display) -> QueryError {
     )
 }
 
-/// Opens a table for decoding through `output_schema`'s guarded reader (footer range-checked,
-/// reads confined to column chunks whose page headers were checked); `Ok(None)` when the table
-/// was not written.
 fn open(
     snapshot: &Snapshot,
     table: &str,
@@ -159,11 +161,11 @@ fn row_groups(metadata: &ParquetMetaData, leaf: usize, pred: &Pred) -> Vec<usize
         .collect()
 }
 
-fn string_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<BooleanArray, ArrowError> {
-    let strings = batch
-        .column_by_name(column)
-        .and_then(|a| a.as_any().downcast_ref::<StringArray>())
-        .ok_or_else(|| ArrowError::SchemaError(format!("{column} is not a string column")))?;
+fn string_mask(array: &ArrayRef, pred: &Pred) -> Result<BooleanArray, ArrowError> {
+    let strings = array
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| ArrowError::SchemaError("filter column is not a string column".into()))?;
     Ok(strings
         .iter()
         .map(|v| Some(v.is_some_and(|v| pred.matches(v))))
@@ -263,9 +265,82 @@ fn matching(
     let (column, pred) = (column.to_string(), pred.clone());
     let condition = RowCondition {
         leaves: vec![leaf],
-        keep: Arc::new(move |batch: &RecordBatch| string_mask(batch, &column, &pred)),
+        keep: Arc::new(move |batch: &RecordBatch| column_mask(batch, &column, &pred)),
     };
     Ok((builder.with_row_groups(groups), condition))
+}
+
+/// The whole decoded table from the snapshot's cache, decoded and kept first when it is not
+/// there yet: `None` when the snapshot has no cache, `Some(None)` when the table was not written.
+type Cached = Option<Option<Arc<Vec<RecordBatch>>>>;
+
+fn from_cache(snapshot: &Snapshot, table: &str) -> Result<Cached, QueryError> {
+    let Some(cache) = &snapshot.cache else {
+        return Ok(None);
+    };
+    if let Some(batches) = cache.get(table) {
+        return Ok(Some(Some(batches)));
+    }
+    let Some(builder) = open(snapshot, table)? else {
+        return Ok(Some(None));
+    };
+    Ok(Some(Some(cache.put(table, batches_of(builder, table)?))))
+}
+
+/// Every batch a reader yields, in stored order.
+fn batches_of(
+    builder: ParquetRecordBatchReaderBuilder<TableFile>,
+    table: &str,
+) -> Result<Vec<RecordBatch>, QueryError> {
+    let reader = builder
+        .with_batch_size(65_536)
+        .build()
+        .map_err(|e| corrupt(table, e))?;
+    let mut batches = Vec::new();
+    for batch in reader {
+        batches.push(batch.map_err(|e| corrupt(table, e))?);
+    }
+    Ok(batches)
+}
+
+/// The rows of cached batches a mask keeps (computed on the whole batch), with only `columns`
+/// (all when `None`).
+fn filter_cached(
+    table: &str,
+    batches: &[RecordBatch],
+    mask: &dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError>,
+    columns: Option<&[&str]>,
+) -> Result<Vec<RecordBatch>, QueryError> {
+    let mut out = Vec::with_capacity(batches.len());
+    for batch in batches {
+        let keep = mask(batch).map_err(|e| corrupt(table, e))?;
+        let batch = match columns {
+            None => batch.clone(),
+            Some(names) => {
+                let indexes = names
+                    .iter()
+                    .map(|n| {
+                        batch
+                            .schema()
+                            .index_of(n)
+                            .map_err(|_| corrupt(table, format!("column {n} is missing")))
+                    })
+                    .collect::<Result<Vec<usize>, QueryError>>()?;
+                batch.project(&indexes).map_err(|e| corrupt(table, e))?
+            }
+        };
+        out.push(filter_record_batch(&batch, &keep).map_err(|e| corrupt(table, e))?);
+    }
+    Ok(out)
+}
+
+/// Decodes cached batches as rows.
+fn rows_of<T: Table>(batches: &[RecordBatch]) -> Result<Vec<T>, QueryError> {
+    let mut rows = Vec::new();
+    for batch in batches {
+        rows.extend(T::from_batch(batch).map_err(|e| corrupt(T::INFO.name, e))?);
+    }
+    Ok(rows)
 }
 
 /// Rows of a table whose string `column` matches `pred`, decoded in full; `Ok(None)` when the
@@ -277,6 +352,13 @@ pub fn rows_where<T: Table>(
 ) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
     contained(table, || {
+        if let Some(cached) = from_cache(snapshot, table)? {
+            let Some(batches) = cached else {
+                return Ok(None);
+            };
+            let mask = |b: &RecordBatch| column_mask(b, column, pred);
+            return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
+        }
         let Some(builder) = open(snapshot, table)? else {
             return Ok(None);
         };
@@ -284,6 +366,14 @@ pub fn rows_where<T: Table>(
         let leaves = all_leaves(builder.metadata());
         collect_rows::<T>(select(builder, &leaves, condition)).map(Some)
     })
+}
+
+/// The rows of a batch whose string `column` matches `pred`.
+fn column_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<BooleanArray, ArrowError> {
+    let array = batch
+        .column_by_name(column)
+        .ok_or_else(|| ArrowError::SchemaError(format!("column {column} is missing")))?;
+    string_mask(array, pred)
 }
 
 /// Decodes every row a selecting reader keeps, in stored order.
@@ -316,6 +406,13 @@ fn rows_where_or_unset_contained<T: Table>(
     (fallback, fallback_pred): (&str, &Pred),
 ) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
+    if let Some(cached) = from_cache(snapshot, table)? {
+        let Some(batches) = cached else {
+            return Ok(None);
+        };
+        let mask = |b: &RecordBatch| or_unset_mask(b, (key, pred), (fallback, fallback_pred));
+        return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
+    }
     let Some(builder) = open(snapshot, table)? else {
         return Ok(None);
     };
@@ -326,35 +423,43 @@ fn rows_where_or_unset_contained<T: Table>(
     let (key_leaf, fallback_leaf) = (leaf(key)?, leaf(fallback)?);
     let (key, fallback) = (key.to_string(), fallback.to_string());
     let (pred, fallback_pred) = (pred.clone(), fallback_pred.clone());
-    let keep = move |batch: &RecordBatch| {
-        let strings = |name: &str| {
-            batch
-                .column_by_name(name)
-                .and_then(|a| a.as_any().downcast_ref::<StringArray>())
-                .ok_or_else(|| ArrowError::SchemaError(format!("{name} is not a string column")))
-        };
-        let (keys, fallbacks) = (strings(&key)?, strings(&fallback)?);
-        Ok(keys
-            .iter()
-            .zip(fallbacks.iter())
-            .map(|(k, f)| {
-                Some(match k {
-                    Some(k) => pred.matches(k),
-                    None => f.is_some_and(|f| fallback_pred.matches(f)),
-                })
-            })
-            .collect())
-    };
     let condition = RowCondition {
         leaves: vec![key_leaf, fallback_leaf],
-        keep: Arc::new(keep),
+        keep: Arc::new(move |batch: &RecordBatch| {
+            or_unset_mask(batch, (&key, &pred), (&fallback, &fallback_pred))
+        }),
     };
     collect_rows::<T>(select(builder, &all_leaves(&metadata), condition)).map(Some)
 }
 
+/// The rows whose `key` matches, or whose `key` is null and whose `fallback` matches.
+fn or_unset_mask(
+    batch: &RecordBatch,
+    (key, pred): (&str, &Pred),
+    (fallback, fallback_pred): (&str, &Pred),
+) -> Result<BooleanArray, ArrowError> {
+    let strings = |name: &str| {
+        batch
+            .column_by_name(name)
+            .and_then(|a| a.as_any().downcast_ref::<StringArray>())
+            .ok_or_else(|| ArrowError::SchemaError(format!("{name} is not a string column")))
+    };
+    let (keys, fallbacks) = (strings(key)?, strings(fallback)?);
+    Ok(keys
+        .iter()
+        .zip(fallbacks.iter())
+        .map(|(k, f)| {
+            Some(match k {
+                Some(k) => pred.matches(k),
+                None => f.is_some_and(|f| fallback_pred.matches(f)),
+            })
+        })
+        .collect())
+}
+
 /// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
-/// holding the named columns (and the filter column); `Ok(None)` when the table was not
-/// written.
+/// holding the named columns (and, read from the file, the filter column); `Ok(None)` when the
+/// table was not written.
 pub fn read_columns(
     snapshot: &Snapshot,
     table: &str,
@@ -372,6 +477,19 @@ fn read_columns_contained(
     columns: &[&str],
     filter: Option<(&str, &Pred)>,
 ) -> Result<Option<Columns>, QueryError> {
+    if let Some(cached) = from_cache(snapshot, table)? {
+        let Some(batches) = cached else {
+            return Ok(None);
+        };
+        let mask = |b: &RecordBatch| match filter {
+            Some((column, pred)) => column_mask(b, column, pred),
+            None => Ok(BooleanArray::from(vec![true; b.num_rows()])),
+        };
+        return Ok(Some(Columns {
+            table: table.to_string(),
+            batches: filter_cached(table, &batches, &mask, Some(columns))?,
+        }));
+    }
     let Some(builder) = open(snapshot, table)? else {
         return Ok(None);
     };
@@ -437,6 +555,12 @@ impl Columns {
 /// Every row of a table; `Ok(None)` when it was not written (errors name the table).
 pub fn all_rows<T: Table>(snapshot: &Snapshot) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
+    if snapshot.cache.is_some() {
+        return contained(table, || match from_cache(snapshot, table)? {
+            Some(Some(batches)) => rows_of(&batches).map(Some),
+            _ => Ok(None),
+        });
+    }
     match snapshot.table_path(table) {
         None => Ok(None),
         Some(p) => output_schema::parquet_io::read_table::<T>(&p)
