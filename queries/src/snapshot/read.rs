@@ -172,10 +172,13 @@ fn string_mask(array: &ArrayRef, pred: &Pred) -> Result<BooleanArray, ArrowError
         .collect())
 }
 
+/// A mask of the rows to keep, computed on a batch.
+type RowMask = dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError> + Send + Sync;
+
 /// Which rows to keep, decided on a batch that holds (at least) the columns of `leaves`.
 struct RowCondition {
     leaves: Vec<usize>,
-    keep: Arc<dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError> + Send + Sync>,
+    keep: Arc<RowMask>,
 }
 
 /// A reader set up to keep the rows of a [`RowCondition`]: by a Parquet row filter, which decodes
