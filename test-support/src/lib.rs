@@ -1,9 +1,12 @@
 //! Shared helpers of ckb's tests (a dev-dependency only): scripted git repositories with one
 //! identity and one date, the rule for a missing external tool (and the indexer versions the
-//! tests expect), running a command that must succeed, golden files, and hand-built table rows
-//! ([`rows`]). It depends on no ckb crate but `output-schema`, so `pipeline`'s tests build without
+//! tests expect), running a command that must succeed, golden files, hand-built table rows
+//! ([`rows`]), a deterministic random stream ([`random`]) and readers of JSON answers ([`json`]).
+//! It depends on no ckb crate but `output-schema`, so `pipeline`'s tests build without
 //! DuckDB.
 
+pub mod json;
+pub mod random;
 pub mod rows;
 
 use std::path::{Path, PathBuf};
@@ -120,9 +123,34 @@ pub fn assert_success(out: &Output, what: &str) {
     );
 }
 
+/// Asserts that `text` contains every one of `parts`, showing the text when one is missing.
+#[track_caller]
+pub fn assert_mentions(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} is missing from:\n{text}");
+    }
+}
+
 /// A command's stdout as text.
 pub fn stdout_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The first warning of a stage report with this code; panics, listing the report's warnings, if
+/// there is none.
+pub fn warning<'a>(
+    report: &'a output_schema::manifest::StageReport,
+    code: &str,
+) -> &'a output_schema::manifest::Warning {
+    let mut warnings = report.warnings.iter();
+    warnings
+        .find(|w| w.code == code)
+        .unwrap_or_else(|| panic!("no {code} warning: {:?}", report.warnings))
+}
+
+/// The codes of a stage report's warnings, in order.
+pub fn warning_codes(report: &output_schema::manifest::StageReport) -> Vec<&str> {
+    report.warnings.iter().map(|w| w.code.as_str()).collect()
 }
 
 /// Whether the tests run under CI (`CI=true`, as `.ci/run` sets it).
