@@ -98,6 +98,17 @@ pub enum OutputFormat {
     Csv,
 }
 
+/// Which symbols a listing keeps (`search`, `dead-code`).
+#[derive(clap::Args)]
+pub struct SymbolFilter {
+    /// Keep only this kind (repeatable).
+    #[arg(long = "kind", value_name = "KIND")]
+    kinds: Vec<String>,
+    /// Keep only this module (module ID) or path.
+    #[arg(long, value_name = "MODULE")]
+    scope: Option<String>,
+}
+
 #[derive(clap::Subcommand)]
 enum QueryCommand {
     /// Snapshot summary: schema, backends and their health, counts, completeness, freshness.
@@ -118,12 +129,8 @@ enum QueryCommand {
     Search {
         /// Part of a symbol name.
         query: String,
-        /// Keep only this kind (repeatable).
-        #[arg(long = "kind", value_name = "KIND")]
-        kinds: Vec<String>,
-        /// Keep only this module (module ID) or path.
-        #[arg(long, value_name = "MODULE")]
-        scope: Option<String>,
+        #[command(flatten)]
+        filter: SymbolFilter,
         /// Results to return (1..=1000) [default: --max-items].
         #[arg(long, value_name = "N", allow_hyphen_values = true)]
         limit: Option<String>,
@@ -225,12 +232,8 @@ enum QueryCommand {
     },
     /// Definitions with no references, only self-references, or only test references.
     DeadCode {
-        /// Keep only this kind (repeatable).
-        #[arg(long = "kind", value_name = "KIND")]
-        kinds: Vec<String>,
-        /// Keep only this module or path.
-        #[arg(long, value_name = "MODULE")]
-        scope: Option<String>,
+        #[command(flatten)]
+        filter: SymbolFilter,
         /// Candidates to return (1..=1000) [default: --max-items].
         #[arg(long, value_name = "N", allow_hyphen_values = true)]
         limit: Option<String>,
@@ -385,15 +388,14 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         QueryCommand::Symbol { id } => symbol::symbol(ctx, id)?,
         QueryCommand::Search {
             query,
-            kinds,
-            scope,
+            filter,
             limit,
         } => search::search(
             ctx,
             &search::SearchArgs {
                 query: query.clone(),
-                kinds: kinds.clone(),
-                scope: scope.clone(),
+                kinds: filter.kinds.clone(),
+                scope: filter.scope.clone(),
                 limit: number("--limit", limit)?,
             },
         )?,
@@ -450,15 +452,11 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         QueryCommand::Ownership { path, limit } => {
             hotspots::ownership(ctx, path, number("--limit", limit)?)?
         }
-        QueryCommand::DeadCode {
-            kinds,
-            scope,
-            limit,
-        } => dead_code::dead_code(
+        QueryCommand::DeadCode { filter, limit } => dead_code::dead_code(
             ctx,
             &dead_code::DeadCodeArgs {
-                kinds: kinds.clone(),
-                scope: scope.clone(),
+                kinds: filter.kinds.clone(),
+                scope: filter.scope.clone(),
                 limit: number("--limit", limit)?,
             },
         )?,
