@@ -369,26 +369,18 @@ mod tests {
 
     #[test]
     fn case_insensitive_contains() {
-        for (text, part, contained) in [
-            ("ParseConfig", "config", true),
-            ("ÄRGER", "är", true),
-            ("parse", "parser", false),
-            ("x", "", true),
-        ] {
-            assert_eq!(contains_ci(text, part), contained, "{text:?} {part:?}");
-        }
+        assert!(contains_ci("ParseConfig", "config"));
+        assert!(contains_ci("ÄRGER", "är"));
+        assert!(!contains_ci("parse", "parser"));
+        assert!(contains_ci("x", ""));
     }
 
     #[test]
     fn paths_below() {
-        for (path, folder, below) in [
-            ("src/a.rs", "src", true),
-            ("src", "src/", true),
-            ("srcx/a.rs", "src", false),
-            ("a.rs", ".", true),
-        ] {
-            assert_eq!(is_path_or_below(path, folder), below, "{path} in {folder}");
-        }
+        assert!(is_path_or_below("src/a.rs", "src"));
+        assert!(is_path_or_below("src", "src/"));
+        assert!(!is_path_or_below("srcx/a.rs", "src"));
+        assert!(is_path_or_below("a.rs", "."));
     }
 
     #[test]
