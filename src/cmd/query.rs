@@ -98,7 +98,7 @@ pub enum OutputFormat {
     Csv,
 }
 
-/// Which symbols a listing keeps (`search`, `dead-code`).
+/// Which symbols a listing keeps and how many it returns (`search`, `dead-code`).
 #[derive(clap::Args)]
 pub struct SymbolFilter {
     /// Keep only this kind (repeatable).
@@ -107,6 +107,9 @@ pub struct SymbolFilter {
     /// Keep only this module (module ID) or path.
     #[arg(long, value_name = "MODULE")]
     scope: Option<String>,
+    /// Results to return (1..=1000) [default: --max-items].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    limit: Option<String>,
 }
 
 #[derive(clap::Subcommand)]
@@ -131,9 +134,6 @@ enum QueryCommand {
         query: String,
         #[command(flatten)]
         filter: SymbolFilter,
-        /// Results to return (1..=1000) [default: --max-items].
-        #[arg(long, value_name = "N", allow_hyphen_values = true)]
-        limit: Option<String>,
     },
     /// References to a symbol, grouped by module and file.
     Refs {
@@ -234,9 +234,6 @@ enum QueryCommand {
     DeadCode {
         #[command(flatten)]
         filter: SymbolFilter,
-        /// Candidates to return (1..=1000) [default: --max-items].
-        #[arg(long, value_name = "N", allow_hyphen_values = true)]
-        limit: Option<String>,
     },
     /// Tests to run after changing a symbol, file or folder.
     AffectedTests {
@@ -386,17 +383,13 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         }
         QueryCommand::Doctor { fix: false } => doctor::doctor(ctx)?,
         QueryCommand::Symbol { id } => symbol::symbol(ctx, id)?,
-        QueryCommand::Search {
-            query,
-            filter,
-            limit,
-        } => search::search(
+        QueryCommand::Search { query, filter } => search::search(
             ctx,
             &search::SearchArgs {
                 query: query.clone(),
                 kinds: filter.kinds.clone(),
                 scope: filter.scope.clone(),
-                limit: number("--limit", limit)?,
+                limit: number("--limit", &filter.limit)?,
             },
         )?,
         QueryCommand::Refs { id, scope, limit } => refs::refs(
@@ -452,12 +445,12 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         QueryCommand::Ownership { path, limit } => {
             hotspots::ownership(ctx, path, number("--limit", limit)?)?
         }
-        QueryCommand::DeadCode { filter, limit } => dead_code::dead_code(
+        QueryCommand::DeadCode { filter } => dead_code::dead_code(
             ctx,
             &dead_code::DeadCodeArgs {
                 kinds: filter.kinds.clone(),
                 scope: filter.scope.clone(),
-                limit: number("--limit", limit)?,
+                limit: number("--limit", &filter.limit)?,
             },
         )?,
         QueryCommand::AffectedTests {
