@@ -452,6 +452,28 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// Carries rows of the previous snapshot forward into `out`, in order, except those whose ID
+/// (`id_of`) is active again (the first set of `skip`) or was decided anew (the second); returns
+/// how many were active again and how many were carried.
+fn carry_forward<T: Clone>(
+    rows: &[T],
+    id_of: impl Fn(&T) -> &str,
+    (active, decided): (&BTreeSet<&str>, &BTreeSet<&str>),
+    out: &mut Vec<T>,
+) -> (usize, usize) {
+    let (mut again, mut carried) = (0, 0);
+    for row in rows {
+        let id = id_of(row);
+        if active.contains(id) {
+            again += 1;
+        } else if !decided.contains(id) {
+            carried += 1;
+            out.push(row.clone());
+        }
+    }
+    (again, carried)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,26 +496,4 @@ mod tests {
         assert!(!same_backend_symbol("local 1", "local 1"));
         assert_eq!(version_blind("not a symbol"), None);
     }
-}
-
-/// Carries rows of the previous snapshot forward into `out`, in order, except those whose ID
-/// (`id_of`) is active again (the first set of `skip`) or was decided anew (the second); returns
-/// how many were active again and how many were carried.
-fn carry_forward<T: Clone>(
-    rows: &[T],
-    id_of: impl Fn(&T) -> &str,
-    (active, decided): (&BTreeSet<&str>, &BTreeSet<&str>),
-    out: &mut Vec<T>,
-) -> (usize, usize) {
-    let (mut again, mut carried) = (0, 0);
-    for row in rows {
-        let id = id_of(row);
-        if active.contains(id) {
-            again += 1;
-        } else if !decided.contains(id) {
-            carried += 1;
-            out.push(row.clone());
-        }
-    }
-    (again, carried)
 }

@@ -366,7 +366,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         key_values.len() + deps_out.len() + deps_in.len() + recent_values.len() + hot_values.len(),
     );
     if let Some(id) = key_values.first().and_then(|v| v["id"].as_str()) {
-        draft.suggest_query("understand", &id, "the most important symbol here");
+        draft.suggest_query("understand", id, "the most important symbol here");
     }
     if hot_total > 0 {
         draft.suggest(

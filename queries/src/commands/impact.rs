@@ -501,10 +501,10 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
             + tests.len().min(n)
             + modules.len().min(ctx.budget.modules),
     );
-    draft.suggest_query("affected-tests", &id, "the tests to run after the change");
+    draft.suggest_query("affected-tests", id, "the tests to run after the change");
     draft.suggest_query(
         "prepare-change",
-        &id,
+        id,
         "a change plan with co-change partners",
     );
     finish(ctx, draft)
