@@ -14,7 +14,6 @@ fn files(snapshot: &Path) -> Vec<FileRow> {
     read_table(&snapshot.join("files.parquet")).unwrap()
 }
 
-/// A repository with one of each kind of file the scan must keep or skip.
 /// [`mixed_repo`] snapshotted with `extra` arguments into a store of its own: the repository, the
 /// store and the snapshot folder.
 fn mixed_snapshot(extra: &[&str]) -> (Fixture, tempfile::TempDir, PathBuf) {
@@ -24,6 +23,7 @@ fn mixed_snapshot(extra: &[&str]) -> (Fixture, tempfile::TempDir, PathBuf) {
     (repo, store, snap)
 }
 
+/// A repository with one of each kind of file the scan must keep or skip.
 fn mixed_repo() -> Fixture {
     let f = Fixture::git();
     f.write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n")
@@ -238,7 +238,7 @@ fn plain_folders_unborn_branches_and_detached_heads_work() {
 
 #[test]
 fn stages_subset_marks_the_rest_not_run() {
-    let (repo, store, s) = mixed_snapshot(&["--stages", "scan"]);
+    let (_repo, _store, s) = mixed_snapshot(&["--stages", "scan"]);
     let m = manifest(&s);
     assert_eq!(m.stages["scan"].status, StageStatus::Ok);
     for stage in ["syntax", "scip", "git", "identity", "modules"] {
@@ -451,7 +451,7 @@ fn init_writes_every_default_once() {
 
 #[test]
 fn verify_names_the_damaged_table() {
-    let (repo, store, s) = mixed_snapshot(&[]);
+    let (repo, _store, s) = mixed_snapshot(&[]);
     let ok = ckb_ok(repo.path(), &["verify", s.to_str().unwrap()]);
     assert!(ok.contains("ok") && ok.contains("files"));
     let p = s.join("files.parquet");
@@ -467,7 +467,7 @@ fn verify_names_the_damaged_table() {
 #[test]
 fn verify_decodes_every_view_into_its_declared_struct() {
     use output_schema::manifest::{compress_json, file_hash, Manifest};
-    let (repo, store, s) = mixed_snapshot(&[]);
+    let (repo, _store, s) = mixed_snapshot(&[]);
     let ok = ckb_ok(repo.path(), &["verify", s.to_str().unwrap()]);
     assert!(ok.contains("architecture"), "{ok}");
     // A view whose bytes match the manifest but which is not an architecture view.
