@@ -56,7 +56,7 @@ fn mixed_repo() -> Fixture {
 
 #[test]
 fn scan_keeps_source_and_counts_every_skip() {
-    let (repo, store, snap) = mixed_snapshot(&["--max-file-size", "2048"]);
+    let (repo, _store, snap) = mixed_snapshot(&["--max-file-size", "2048"]);
     let rows = files(&snap);
     let paths: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
     assert_eq!(

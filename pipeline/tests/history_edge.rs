@@ -134,7 +134,7 @@ fn invalid_utf8_paths_are_counted_and_skipped() {
     let report = git_report(&snap);
     assert_eq!(report.status, StageStatus::Partial);
     assert_eq!(count(&report, "paths.skipped-invalid"), 1);
-    let w = warning(&report, "invalid-path");
+    let w = test_support::warning(&report, "invalid-path");
     assert!(w.message.contains(&sha), "{}", w.message);
 }
 
@@ -296,13 +296,13 @@ fn missing_and_corrupt_history_objects_degrade_and_name_the_commit() {
                 "objects.missing",
                 "file-changes.without-line-counts",
             );
-            let w = warning(&report, "lines-unavailable");
+            let w = test_support::warning(&report, "lines-unavailable");
             assert!(w.message.contains("git fsck --full"), "{}", w.message);
             // Not a partial clone: there is no promisor remote to fetch the blob from.
             let mut fetch = git_only(r.path(), store.path());
             fetch.history_fetch_missing = true;
             let again = git_report(&snapshot(&fetch));
-            warning(&again, "fetch-missing-skipped");
+            test_support::warning(&again, "fetch-missing-skipped");
             assert_eq!(count(&again, "objects.fetch-requested"), 0);
         } else {
             // The damaged tree is one's and two's `d`: one (diffed against nothing) and three

@@ -185,7 +185,7 @@ fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_count
     assert!(count(&report, "objects.missing") >= 3);
     assert_eq!(count(&report, "commits.renames-unscored"), 1);
     // A warning counts the changes without line counts.
-    let w = warning(&report, "lines-unavailable");
+    let w = test_support::warning(&report, "lines-unavailable");
     assert!(
         w.message.starts_with(&format!("{without} file change(s)")),
         "{}",
@@ -235,7 +235,7 @@ fn a_treeless_clone_keeps_every_commit_without_its_file_changes() {
     assert!(c.score < 0.5, "{}", c.score);
     assert_eq!(count(&report, "commits.file-changes-unknown"), 5);
     // A warning counts the commits without file changes.
-    let w = warning(&report, "changes-unavailable");
+    let w = test_support::warning(&report, "changes-unavailable");
     assert!(w.message.starts_with("5 commit(s)"), "{}", w.message);
     // Ownership of a file needs its changes; the commits still name their authors.
     assert!(h.ownership.is_empty());

@@ -372,7 +372,7 @@ fn every_quirk_is_handled_and_counted() {
     want_sorted.sort();
     assert_eq!(rels_sorted, want_sorted);
 
-    let warnings = test_support::warning_codes(&report);
+    let warnings = test_support::warning_codes(report);
     for code in [
         "document-path-escapes-repo",
         "document-not-in-scan",

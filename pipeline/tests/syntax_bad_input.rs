@@ -119,7 +119,7 @@ fn bad_files_are_counted_not_fatal() {
     );
     // The invalid byte ends the identifier; the rest of the file is still read.
     assert!(names.iter().any(|n| n.starts_with("caf")), "{names:?}");
-    let warned = test_support::warning_codes(&r);
+    let warned = test_support::warning_codes(r);
     for code in ["parse-error", "too-large", "changed-during-run"] {
         assert!(warned.contains(&code), "{code} not warned: {warned:?}");
     }

@@ -151,8 +151,6 @@ pub fn git_report(dir: &Path) -> output_schema::manifest::StageReport {
     manifest(dir).stages["git"].clone()
 }
 
-pub use test_support::warning;
-
 /// A count of the git stage report (0 when absent).
 pub fn count(report: &output_schema::manifest::StageReport, key: &str) -> i64 {
     report.counts.get(key).copied().unwrap_or(0)

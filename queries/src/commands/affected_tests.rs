@@ -20,7 +20,7 @@ use crate::commands::impact::depth_of;
 use crate::commands::refs::{is_definition, occurrences_of_many};
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::Lookup;
 use crate::snapshot::read::{self, is_path_or_below, Pred};

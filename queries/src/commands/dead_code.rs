@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
 use crate::snapshot::coverage;
 use crate::snapshot::read;
 use crate::QueryError;

@@ -20,7 +20,7 @@ use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies,
 use crate::commands::search::{find, rank_matches, results_json};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::symbol_full;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::{split_qualified, Lookup, AMBIGUITY_MATCHES};
 use crate::QueryError;
