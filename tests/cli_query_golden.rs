@@ -99,6 +99,11 @@ fn cases() -> Vec<Case> {
             "affected-tests",
             &["affected-tests", "crates/core/src/parser.rs"],
         ),
+        json_case("callers", &["callers", &p, "--depth", "3"]),
+        json_case("callers-by-name", &["callers", "render"]),
+        json_case("callees", &["callees", "run"]),
+        json_case("hierarchy", &["hierarchy", "Parse"]),
+        json_case("hierarchy-supertypes", &["hierarchy", &sid(8)]),
         json_case("doctor", &["doctor"]),
         case("doctor-fix", &["doctor", "--fix"], 0),
         json_error("error-ambiguous", &["symbol", "parse"]),
@@ -113,6 +118,16 @@ fn cases() -> Vec<Case> {
         json_error("error-not-found", &["symbol", &sid(999)]),
         json_error("error-limit", &["search", "parse", "--limit", "0"]),
         case("error-human", &["--format", "human", "symbol", "parse"], 1),
+        case(
+            "error-callers-ambiguous",
+            &["--format", "json", "callers", "parse"],
+            1,
+        ),
+        case(
+            "error-depth",
+            &["--format", "json", "callees", &p, "--depth", "11"],
+            1,
+        ),
     ]
 }
 
