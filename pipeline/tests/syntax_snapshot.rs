@@ -426,13 +426,8 @@ fn supertype_clauses_become_relationships() {
     let got: Vec<String> = rels
         .iter()
         .map(|r| {
-            format!(
-                "{} -> {} ({}, {})",
-                name(&r.from_id),
-                name(&r.to_id),
-                r.kind,
-                r.source
-            )
+            let (from, to) = (name(&r.from_id), name(&r.to_id));
+            format!("{from} -> {to} ({}, {})", r.kind, r.source)
         })
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()

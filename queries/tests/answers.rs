@@ -1146,6 +1146,23 @@ fn cached_reads_answer_like_file_reads() {
     };
     let fresh = unknown();
     let p = sid(2);
+    let search_args = search::SearchArgs {
+        query: "parse".into(),
+        ..Default::default()
+    };
+    let refs_args = refs::RefsArgs {
+        input: p.clone(),
+        ..Default::default()
+    };
+    let callers_args = calls::CallsArgs {
+        input: p.clone(),
+        depth: Some(3),
+        limit: None,
+    };
+    let hierarchy_args = calls::CallsArgs {
+        input: "Parse".into(),
+        ..Default::default()
+    };
     type Question<'q> = Box<dyn Fn(&Ctx<'_>) -> Result<Answer, QueryError> + 'q>;
     let questions: Vec<(&str, Question<'_>)> = vec![
         (
@@ -1154,28 +1171,9 @@ fn cached_reads_answer_like_file_reads() {
         ),
         (
             "search",
-            Box::new(|c: &Ctx<'_>| {
-                search::search(
-                    c,
-                    &search::SearchArgs {
-                        query: "parse".into(),
-                        ..Default::default()
-                    },
-                )
-            }),
+            Box::new(|c: &Ctx<'_>| search::search(c, &search_args)),
         ),
-        (
-            "refs",
-            Box::new(|c: &Ctx<'_>| {
-                refs::refs(
-                    c,
-                    &refs::RefsArgs {
-                        input: p.clone(),
-                        ..Default::default()
-                    },
-                )
-            }),
-        ),
+        ("refs", Box::new(|c: &Ctx<'_>| refs::refs(c, &refs_args))),
         (
             "impact",
             Box::new(|c: &Ctx<'_>| impact::impact(c, &p, None)),
@@ -1186,28 +1184,11 @@ fn cached_reads_answer_like_file_reads() {
         ),
         (
             "callers",
-            Box::new(|c: &Ctx<'_>| {
-                calls::callers(
-                    c,
-                    &calls::CallsArgs {
-                        input: p.clone(),
-                        depth: Some(3),
-                        limit: None,
-                    },
-                )
-            }),
+            Box::new(|c: &Ctx<'_>| calls::callers(c, &callers_args)),
         ),
         (
             "hierarchy",
-            Box::new(|c: &Ctx<'_>| {
-                hierarchy::hierarchy(
-                    c,
-                    &calls::CallsArgs {
-                        input: "Parse".into(),
-                        ..Default::default()
-                    },
-                )
-            }),
+            Box::new(|c: &Ctx<'_>| hierarchy::hierarchy(c, &hierarchy_args)),
         ),
         (
             "dead-code",

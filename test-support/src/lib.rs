@@ -187,9 +187,9 @@ pub const PINNED_INDEXERS: &[(&str, &str)] = &[
     ("rust-analyzer", "1.95.0"),
 ];
 
-fn pinned(name: &str) -> &'static str {
-    PINNED_INDEXERS
-        .iter()
+/// The version `pins` (one of the `PINNED_*` lists) names for the tool `name`.
+fn pinned(pins: &[(&str, &'static str)], name: &str) -> &'static str {
+    pins.iter()
         .find(|(n, _)| *n == name)
         .map(|(_, v)| *v)
         .unwrap_or_else(|| panic!("{name} has no pinned version"))
@@ -209,7 +209,7 @@ pub fn npm_indexer(name: &str) -> Option<PathBuf> {
         .ok()
         .and_then(|text| json_string_field(&text, "version"))
         .unwrap_or_default();
-    let want = pinned(name);
+    let want = pinned(PINNED_INDEXERS, name);
     if found != want {
         let message = format!(
             "{name} {found} is installed, but the tests' counts were written against {want}; \
@@ -238,7 +238,7 @@ pub fn rust_analyzer() -> Option<PathBuf> {
         return None;
     };
     let found = stdout_of(&out);
-    let want = pinned("rust-analyzer");
+    let want = pinned(PINNED_INDEXERS, "rust-analyzer");
     if found.split_whitespace().nth(1) != Some(want) {
         eprintln!(
             "NOTICE: {} is installed; the tests' counts were written against rust-analyzer {want}",
@@ -289,7 +289,7 @@ pub fn tools_dir() -> PathBuf {
 /// [`tool_missing`] (which fails under CI).
 pub fn mcp_python() -> Option<PathBuf> {
     let python = tools_dir().join("venv/bin/python");
-    let want = pinned_mcp("mcp-python-sdk");
+    let want = pinned(PINNED_MCP_CLIENTS, "mcp-python-sdk");
     let found = Command::new(&python)
         .args([
             "-c",
@@ -320,7 +320,7 @@ pub fn mcp_inspector() -> Option<PathBuf> {
     let found = std::fs::read_to_string(package)
         .ok()
         .and_then(|text| json_string_field(&text, "version"));
-    let want = pinned_mcp("mcp-inspector");
+    let want = pinned(PINNED_MCP_CLIENTS, "mcp-inspector");
     if bin.exists() && found.as_deref() == Some(want) {
         return Some(bin);
     }
@@ -329,14 +329,6 @@ pub fn mcp_inspector() -> Option<PathBuf> {
         "bash ci/install-tools.sh",
     );
     None
-}
-
-fn pinned_mcp(name: &str) -> &'static str {
-    PINNED_MCP_CLIENTS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("{name} has no pinned version"))
 }
 
 fn home() -> PathBuf {
@@ -380,36 +372,31 @@ pub fn assert_golden(path: &Path, actual: &str) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_installer_pins_the_versions_the_tests_expect() {
+    /// Asserts that `ci/<installer>` sets `<NAME>_VERSION=<version>` for each pin.
+    fn assert_installer_pins(installer: &str, pins: &[(&str, &str)]) {
         let script = std::fs::read_to_string(
             Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
-                .join("../ci/install-indexers.sh"),
+                .join("../ci")
+                .join(installer),
         )
-        .expect("ci/install-indexers.sh");
-        for (name, version) in PINNED_INDEXERS {
+        .unwrap_or_else(|e| panic!("ci/{installer}: {e}"));
+        for (name, version) in pins {
             let var = format!(
                 "{}_VERSION={version}",
                 name.replace('-', "_").to_uppercase()
             );
-            assert!(script.contains(&var), "install-indexers.sh lacks {var}");
+            assert!(script.contains(&var), "{installer} lacks {var}");
         }
     }
 
     #[test]
+    fn the_installer_pins_the_versions_the_tests_expect() {
+        assert_installer_pins("install-indexers.sh", PINNED_INDEXERS);
+    }
+
+    #[test]
     fn the_tools_installer_pins_the_mcp_clients_the_tests_expect() {
-        let script = std::fs::read_to_string(
-            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
-                .join("../ci/install-tools.sh"),
-        )
-        .expect("ci/install-tools.sh");
-        for (name, version) in PINNED_MCP_CLIENTS {
-            let var = format!(
-                "{}_VERSION={version}",
-                name.replace('-', "_").to_uppercase()
-            );
-            assert!(script.contains(&var), "install-tools.sh lacks {var}");
-        }
+        assert_installer_pins("install-tools.sh", PINNED_MCP_CLIENTS);
     }
 
     #[test]
