@@ -51,6 +51,9 @@ symbol main
 search main
 refs main
 impact main
+callers main
+callees main
+hierarchy main
 understand main
 prepare-change main
 affected-tests $first
