@@ -75,7 +75,7 @@ for repo in "$@"; do
   name=$(basename "$repo")
   src="$work/$name"
   git clone -q --local "$repo" "$src"
-  first=$(cd "$src" && git ls-files '*.rs' '*.py' '*.ts' | head -1)
+  first=$(cd "$src" && git ls-files '*.rs' '*.py' '*.ts' | sed -n 1p)
   for build in before after; do
     bin=${!build}
     # Both builds write to the same folder names (answers name the snapshot's folder).
