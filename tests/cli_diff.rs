@@ -464,12 +464,7 @@ fn markdown_always_fits_the_budget_and_keeps_the_most_important_first() {
 fn too_small_budgets_and_bad_flags_are_errors() {
     let (store, b, h) = write_pair(base(), head());
     let out = diff_out(store.path(), &[s(&b), s(&h), "--max-chars", "50"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("BUDGET_EXCEEDED") && err.contains("--max-chars"),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&out, &["BUDGET_EXCEEDED", "--max-chars"]);
     assert!(out.stdout.is_empty());
     // JSON is never truncated, so the budget does not apply.
     let out = diff_out(

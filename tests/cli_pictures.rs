@@ -24,15 +24,18 @@ fn golden(name: &str, actual: &str) {
 
 fn arch(root: &Path, args: &[&str]) -> std::process::Output {
     let snapshot = fixture::snapshot_rel();
-    let mut all = vec!["query", "--snapshot", snapshot.as_str(), "arch"];
-    all.extend_from_slice(args);
-    ckb(root, &all)
+    ckb(
+        root,
+        &[&["query", "--snapshot", &snapshot, "arch"], args].concat(),
+    )
 }
 
 fn arch_ok(root: &Path, args: &[&str]) -> String {
-    let out = arch(root, args);
-    test_support::assert_success(&out, &format!("ckb query arch {args:?}"));
-    String::from_utf8(out.stdout).unwrap()
+    let snapshot = fixture::snapshot_rel();
+    ckb_ok(
+        root,
+        &[&["query", "--snapshot", &snapshot, "arch"], args].concat(),
+    )
 }
 
 /// Renders Mermaid text with the official Mermaid CLI to SVG; `None` when the tool is missing
@@ -205,12 +208,7 @@ fn graph_formats_are_for_arch_only_and_bad_values_are_errors() {
             "parse",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("INVALID_PARAMETER") && err.contains("arch"),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&out, &["INVALID_PARAMETER", "arch"]);
     assert!(out.stdout.is_empty());
     let out = arch(root.path(), &["--format", "mermaid", "--size-by", "bytes"]);
     assert_eq!(out.status.code(), Some(1));

@@ -131,6 +131,16 @@ pub fn assert_mentions(text: &str, parts: &[&str]) {
     }
 }
 
+/// Asserts that a command failed with exit code 1 and that its stderr mentions every one of
+/// `parts` (an error code, the flag or path at fault, …); returns the stderr.
+#[track_caller]
+pub fn assert_fails_mentioning(out: &Output, parts: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_mentions(&err, parts);
+    err
+}
+
 /// A command's stdout as text.
 pub fn stdout_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -266,12 +276,10 @@ pub fn duckdb_cli() -> Option<PathBuf> {
         Some(home().join(".cache/ckb-tools/venv/bin/duckdb")),
         Some(PathBuf::from("duckdb")),
     ];
-    let found = candidates.into_iter().flatten().find(|c| {
-        Command::new(c)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
+    let found = candidates
+        .into_iter()
+        .flatten()
+        .find(|c| runs(c, "-version"));
     if found.is_none() {
         tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
     }
@@ -316,11 +324,7 @@ pub fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("CKB_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    let runs = Command::new(&path)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
+    if !runs(&path, "--version") {
         tool_missing(
             "chromium",
             "bash ci/install-tools.sh (apt-get install chromium)",
@@ -330,13 +334,17 @@ pub fn chromium() -> Option<PathBuf> {
     Some(path)
 }
 
+/// Whether `program arg` starts and exits 0.
+fn runs(program: &Path, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// Graphviz's `dot` when it runs, or `None` after [`tool_missing`] (which fails under CI).
 pub fn graphviz_dot() -> Option<PathBuf> {
-    let runs = Command::new("dot")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
+    if !runs(Path::new("dot"), "-V") {
         tool_missing(
             "dot (graphviz)",
             "bash ci/install-tools.sh (apt-get install graphviz)",
