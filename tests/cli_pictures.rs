@@ -101,8 +101,7 @@ fn dot_renders(text: &str) -> Option<String> {
 
 #[test]
 fn arch_graphs_match_the_goldens_and_render_with_the_stock_tools() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let mermaid = arch_ok(root.path(), &["--format", "mermaid", "--include-external"]);
     golden("arch.mmd", &mermaid);
     let dot = arch_ok(root.path(), &["--format", "dot", "--include-external"]);
@@ -167,14 +166,10 @@ fn arch_graphs_match_the_goldens_and_render_with_the_stock_tools() {
 
 #[test]
 fn a_snapshot_without_the_modules_stage_draws_a_note_and_exits_0() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(
-        root.path(),
-        &fixture::Options {
-            modules: false,
-            ..fixture::Options::default()
-        },
-    );
+    let root = fixture::built(&fixture::Options {
+        modules: false,
+        ..fixture::Options::default()
+    });
     let mermaid = arch_ok(root.path(), &["--format", "mermaid"]);
     assert!(
         mermaid.contains("no architecture view: the modules stage did not run"),
@@ -193,8 +188,7 @@ fn a_snapshot_without_the_modules_stage_draws_a_note_and_exits_0() {
 
 #[test]
 fn graph_formats_are_for_arch_only_and_bad_values_are_errors() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let snapshot = fixture::snapshot_rel();
     let out = ckb(
         root.path(),

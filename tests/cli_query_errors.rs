@@ -39,8 +39,7 @@ fn error_of(root: &Path, args: &[&str]) -> Value {
 
 #[test]
 fn every_query_error_code_is_reachable_with_a_remediation() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let r = root.path();
     let p = sid(2);
     let (deleted, cycle, deep) = (sid(122), sid(110), sid(101));
@@ -166,8 +165,7 @@ fn every_query_error_code_is_reachable_with_a_remediation() {
 
 #[test]
 fn usage_errors_exit_2_and_human_errors_go_to_stderr() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let snap = fixture::snapshot_rel();
     let out = ckb(root.path(), &["query", "--snapshot", &snap, "frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
@@ -197,14 +195,10 @@ fn usage_errors_exit_2_and_human_errors_go_to_stderr() {
 
 #[test]
 fn doctor_fix_prints_a_script_and_runs_nothing() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(
-        root.path(),
-        &fixture::Options {
-            stale_scip: true,
-            ..fixture::Options::default()
-        },
-    );
+    let root = fixture::built(&fixture::Options {
+        stale_scip: true,
+        ..fixture::Options::default()
+    });
     let snap = fixture::snapshot_rel();
     let out = ckb(
         root.path(),
@@ -245,8 +239,7 @@ fn doctor_fix_prints_a_script_and_runs_nothing() {
 
 #[test]
 fn token_budget_trims_lists_and_keeps_valid_json() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let (code, full) = query(root.path(), &["search", "e"]);
     assert_eq!(code, Some(0));
     let (code, small) = query(root.path(), &["--max-tokens", "800", "search", "e"]);

@@ -165,8 +165,7 @@ fn extension(c: &Case) -> &'static str {
 
 #[test]
 fn answers_match_the_reviewed_goldens() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let dir = golden_dir();
     let mut mismatches = Vec::new();
     for c in cases() {

@@ -116,6 +116,12 @@ fn report(dir: &Path, args: &[&str]) -> std::process::Output {
     ckb(dir, &[&["report"], args].concat())
 }
 
+/// `--store <store> -o <html>`.
+fn store_and_output<'a>(store: &'a Path, html: &'a Path) -> [&'a str; 4] {
+    let text = |p: &'a Path| p.to_str().unwrap();
+    ["--store", text(store), "-o", text(html)]
+}
+
 fn report_ok(dir: &Path, args: &[&str]) -> String {
     ckb_ok(dir, &[&["report"], args].concat())
 }
@@ -188,15 +194,7 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
     assert!(!text.contains("<img"), "and never markup");
     // Byte-deterministic: the same store gives the same page.
     let again = out_dir.path().join("again.html");
-    report_ok(
-        f.path(),
-        &[
-            "--store",
-            store.path().to_str().unwrap(),
-            "-o",
-            again.to_str().unwrap(),
-        ],
-    );
+    report_ok(f.path(), &store_and_output(store.path(), &again));
     assert_eq!(text, std::fs::read_to_string(&again).unwrap());
 
     // The modules the arch answer shows (the report's graph budget) are the graph's nodes.
@@ -344,15 +342,7 @@ fn a_store_with_one_snapshot_has_a_note_instead_of_a_trend() {
     snapshot(&f, store.path(), None, None);
     let out = tempfile::tempdir().unwrap();
     let html = out.path().join("one.html");
-    report_ok(
-        f.path(),
-        &[
-            "--store",
-            store.path().to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ],
-    );
+    report_ok(f.path(), &store_and_output(store.path(), &html));
     let text = std::fs::read_to_string(&html).unwrap();
     assert!(text.contains("The store holds one snapshot of this repository: no trend to draw"));
     assert!(!text.contains("class=\"chart line\""));
