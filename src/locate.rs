@@ -86,18 +86,11 @@ pub fn locate(
     let store_dir = store_for(&root, store)?;
     let from_config = store.is_none() && store_from_env().is_none();
     // The store (when inside the repository) never counts as a working-tree change.
-    let exclusions = StateExclusions {
-        folders: store_dir
-            .strip_prefix(&root)
-            .ok()
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .into_iter()
-            .collect(),
-        files: Vec::new(),
-        max_hash_bytes: Config::load(&root)
-            .map(|c| c.max_hash_bytes)
-            .unwrap_or(output_schema::config::DEFAULT_MAX_HASH_BYTES),
-    };
+    let max_hash_bytes = Config::load(&root)
+        .map(|c| c.max_hash_bytes)
+        .unwrap_or(output_schema::config::DEFAULT_MAX_HASH_BYTES);
+    let exclusions =
+        StateExclusions::store_and_files(&root, &store_dir, Vec::new(), max_hash_bytes);
     // The working tree's state, read once: it finds the exact snapshot and measures freshness.
     let state = || {
         git.as_ref()

@@ -126,16 +126,12 @@ impl Plan {
         } else {
             scip_indexes(&opts.scip, &root)?
         };
-        let exclusions = StateExclusions {
-            folders: store_root
-                .strip_prefix(&root)
-                .ok()
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .into_iter()
-                .collect(),
-            files: scip_input_files(&scip_indexes, &root),
-            max_hash_bytes: config.max_hash_bytes,
-        };
+        let exclusions = StateExclusions::store_and_files(
+            &root,
+            &store_root,
+            scip_input_files(&scip_indexes, &root),
+            config.max_hash_bytes,
+        );
         let scan_config = scan::ScanConfig {
             max_file_bytes: config.max_file_bytes,
             ignore_globs: config.ignore.clone(),

@@ -45,6 +45,27 @@ impl Default for StateExclusions {
 }
 
 impl StateExclusions {
+    /// The store's folder when it lies inside the repository at `root` (it never counts as a
+    /// working-tree change), and the given repo-relative files; files over `max_hash_bytes`
+    /// count by size and modification time.
+    pub fn store_and_files(
+        root: &Path,
+        store: &Path,
+        files: Vec<String>,
+        max_hash_bytes: u64,
+    ) -> StateExclusions {
+        StateExclusions {
+            folders: store
+                .strip_prefix(root)
+                .ok()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .into_iter()
+                .collect(),
+            files,
+            max_hash_bytes,
+        }
+    }
+
     fn excludes(&self, path: &str) -> bool {
         self.files.iter().any(|f| f == path)
             || self
