@@ -5,7 +5,7 @@
 //! `error` {code, message, remediation, details} instead of a result; the answer itself succeeds
 //! unless the list is empty or too long (`INVALID_PARAMETER`). Items are symbols in brief
 //! (batch-get: with `resolution` and `locationFreshness`); each search keeps its top
-//! `symbolsPerModule` results (or `--limit`).
+//! `symbolsPerModule` results (or `--limit`), found and ranked exactly as `search` ranks them.
 
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
@@ -104,9 +104,9 @@ pub fn batch_search(
                         .iter()
                         .take(per)
                         .enumerate()
-                        .map(|(i, s)| result_json(q, i + 1, s))
+                        .map(|(i, r)| result_json(i + 1, r))
                         .collect();
-                    scip |= ranked.iter().take(per).any(|s| s.source == "scip");
+                    scip |= ranked.iter().take(per).any(|r| r.symbol.source == "scip");
                     total_out += shown.len() as u64;
                     cuts.push(Cut::of(
                         &format!("searches[{q}].results"),

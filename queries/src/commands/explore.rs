@@ -17,8 +17,8 @@ use output_schema::tables::{CommitRow, FileChangeRow, ImportRow, ModuleEdgeRow, 
 use output_schema::Roles;
 use serde_json::{json, Value};
 
+use crate::analysis::ranking::{kind_weight, visibility_weight};
 use crate::commands::hotspots::{hotspot_json, hotspot_rows};
-use crate::commands::search::{kind_weight, visibility_weight};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::FileIndex;
 use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};

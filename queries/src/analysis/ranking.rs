@@ -1,0 +1,369 @@
+//! The one ranking of symbols found by name, used by `search`, `batch-search`, `understand`'s
+//! ambiguity list and the `AMBIGUOUS_QUERY` error: the definition a user means first.
+//!
+//! A strict lexicographic order over signals a user would name (also `facts.ranking`):
+//! 1. **match**: the exact name (case-sensitive) > the exact name ignoring case > a prefix > a
+//!    substring (both ignoring case);
+//! 2. **place**: `api` (public, or not known to be private, in the main code; a program's entry
+//!    point) > `internal` (private, crate-internal, or named private: a leading `_` on the name or
+//!    its file or folder) > `aside` (tests, examples, benches, docs, fuzzing and test-support
+//!    code; see [`is_aside`]); then entry points ([`is_entry_point`]) first;
+//! 3. **usage**: ⌊log2(1 + reference sites)⌋ from the `usage` table, more first (a bucket, so
+//!    that symbols used about as much are told apart by the signals below); modules,
+//!    namespaces and packages count as unused here, as their references are the qualified paths
+//!    that pass through them (`search::Worker`), not uses of the module itself;
+//! 4. **kind**: types and callables (class, struct, interface, trait, enum, type alias, type,
+//!    function, method, constructor, macro) > constants, modules, enum members > variables,
+//!    fields, properties > anything else (parameters, type parameters, …);
+//! 5. **container depth**: fewer enclosing scopes first (`spawn` before `Builder::spawn`);
+//! 6. **backend**: scip > tree-sitter; then **references** themselves, more first;
+//! 7. ties: stable_id ascending.
+//!
+//! Parameters, type parameters, locals and `meta` pseudo-symbols are kept in `symbols` but never
+//! searched unless `--kind` names them ([`is_hidden_kind`]).
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
+
+use output_schema::tables::{SymbolRow, UsageRow};
+
+use crate::envelope::facts::FileIndex;
+use crate::snapshot::read::{self, Pred};
+use crate::{QueryError, Snapshot};
+
+/// The ranking in one line, for `facts.ranking`.
+pub const RANKING: &str = "exact (case-sensitive) > exact (ignoring case) > prefix > substring; \
+     place: api > internal > aside (tests, examples, benches, docs, test-support); entry points; \
+     usage: log2(1 + references), more first (modules: none); kind: types and callables > \
+     constants, modules > fields, variables > other; fewer enclosing scopes; scip > tree-sitter; \
+     references; stable_id";
+
+/// How a name matches the query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum MatchKind {
+    /// Contains it, ignoring case.
+    Substring = 1,
+    /// Starts with it, ignoring case.
+    Prefix = 2,
+    /// Equals it ignoring case only.
+    ExactIgnoringCase = 3,
+    /// Equals it.
+    Exact = 4,
+}
+
+impl MatchKind {
+    /// Name in facts.
+    pub fn name(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::ExactIgnoringCase => "exact-ignoring-case",
+            MatchKind::Prefix => "prefix",
+            MatchKind::Substring => "substring",
+        }
+    }
+}
+
+/// How `name` matches `query`.
+pub fn match_kind(name: &str, query: &str) -> MatchKind {
+    if name == query {
+        return MatchKind::Exact;
+    }
+    let n = name.to_lowercase();
+    let q = query.to_lowercase();
+    if n == q {
+        MatchKind::ExactIgnoringCase
+    } else if n.starts_with(&q) {
+        MatchKind::Prefix
+    } else {
+        MatchKind::Substring
+    }
+}
+
+/// Where a definition sits, from the user's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    /// Reachable API of the main code.
+    Api = 0,
+    /// Main code, but private, crate-internal or named private.
+    Internal = 1,
+    /// Tests, examples, benches, docs, fuzzing or test-support code.
+    Aside = 2,
+}
+
+impl Place {
+    /// Name in facts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Place::Api => "api",
+            Place::Internal => "internal",
+            Place::Aside => "aside",
+        }
+    }
+}
+
+/// Kinds a name search leaves out unless `--kind` names them: they are parts of a definition
+/// (parameters, type parameters) or no definition at all (locals, `meta` pseudo-symbols).
+pub fn is_hidden_kind(kind: &str) -> bool {
+    matches!(kind, "parameter" | "type_parameter" | "local" | "meta")
+}
+
+/// Weight of a visibility (most reachable highest), for lists ordered by reachability.
+pub fn visibility_weight(v: &str) -> u8 {
+    match v {
+        "public" => 3,
+        "protected" => 2,
+        "internal" => 1,
+        _ => 0,
+    }
+}
+
+/// Weight of a kind: types and callables 3, constants, modules and enum members 2, fields,
+/// properties and variables 1, anything else 0.
+pub fn kind_weight(kind: &str) -> u8 {
+    match kind {
+        "class" | "struct" | "interface" | "trait" | "enum" | "type_alias" | "type" | "union"
+        | "function" | "method" | "constructor" | "macro" | "delegate" | "object" => 3,
+        "constant" | "module" | "namespace" | "package" | "enum_member" | "event" => 2,
+        "variable" | "field" | "property" => 1,
+        _ => 0,
+    }
+}
+
+fn backend_weight(source: &str) -> u8 {
+    u8::from(source == "scip")
+}
+
+/// Folder names (split at `-`, `_` and `.`, compared lowercased) that hold code a user searching
+/// the API does not mean: tests and their data, examples and demos, benchmarks, docs, fuzzing.
+const ASIDE_FOLDER_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "testutil",
+    "testutils",
+    "testdata",
+    "testsuite",
+    "spec",
+    "specs",
+    "mock",
+    "mocks",
+    "fixture",
+    "fixtures",
+    "e2e",
+    "bench",
+    "benches",
+    "benchmark",
+    "benchmarks",
+    "example",
+    "examples",
+    "demo",
+    "demos",
+    "sample",
+    "samples",
+    "doc",
+    "docs",
+    "fuzz",
+];
+
+/// File-name and module words (same splitting) of test-support code: `testutil.rs`,
+/// `test_helpers.py`, `mocks.ts`, Rust's `mod tests`.
+const ASIDE_MODULE_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "testutil",
+    "testutils",
+    "mock",
+    "mocks",
+    "fixture",
+    "fixtures",
+    "conftest",
+];
+
+fn has_word(segment: &str, words: &[&str]) -> bool {
+    segment
+        .split(['-', '_', '.'])
+        .any(|w| !w.is_empty() && words.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Whether a definition is tests, examples, benches, docs, fuzzing or test-support code: in a
+/// file the scan marked as a test, under a folder named for such code (a package folder such as
+/// `tokio-test/` or `tests-integration/` included: package roots are folders), in a file named for
+/// test support (`testutil.rs`), or inside a test module (Rust's `mod tests`).
+pub fn is_aside(s: &SymbolRow, test_file: bool) -> bool {
+    if test_file {
+        return true;
+    }
+    let mut parts: Vec<&str> = s.path.split('/').collect();
+    let file = parts.pop().unwrap_or_default();
+    let stem = file.split('.').next().unwrap_or_default();
+    parts.iter().any(|d| has_word(d, ASIDE_FOLDER_WORDS))
+        || has_word(stem, ASIDE_MODULE_WORDS)
+        || s.container.as_deref().is_some_and(|c| {
+            c.split("::")
+                .any(|scope| !scope.contains(' ') && has_word(scope, ASIDE_MODULE_WORDS))
+        })
+}
+
+/// A name private by convention: one leading underscore (Python, JavaScript), not a dunder.
+fn private_name(name: &str) -> bool {
+    name.starts_with('_') && !(name.starts_with("__") && name.ends_with("__"))
+}
+
+/// Whether a definition is a program's entry point: a top-level function `main` in a file named
+/// `main` or `__main__` (`src/main.rs`, `cmd/tool/main.go`, `pkg/__main__.py`, `main.c`). The
+/// language calls it, whatever its visibility says.
+pub fn is_entry_point(s: &SymbolRow) -> bool {
+    let file = s.path.rsplit('/').next().unwrap_or_default();
+    s.name == "main"
+        && s.kind == "function"
+        && s.container.is_none()
+        && matches!(file.split('.').next(), Some("main" | "__main__"))
+}
+
+/// Where a definition sits: `aside` code first, then reachability (an entry point is reachable;
+/// else visibility; names, files and folders with a leading underscore are private by convention
+/// where visibility is not stated).
+pub fn place(s: &SymbolRow, test_file: bool) -> Place {
+    if is_aside(s, test_file) {
+        return Place::Aside;
+    }
+    if is_entry_point(s) {
+        return Place::Api;
+    }
+    let reachable = match s.visibility.as_str() {
+        "public" | "protected" => true,
+        "internal" | "private" => false,
+        _ => !private_name(&s.name) && !s.path.split('/').any(private_name),
+    };
+    if reachable {
+        Place::Api
+    } else {
+        Place::Internal
+    }
+}
+
+/// The usage signal: ⌊log2(1 + references)⌋.
+pub fn usage_bucket(references: i64) -> u32 {
+    (references.max(0) as u64 + 1).ilog2()
+}
+
+/// The references that rank a symbol of `kind`: none for modules, namespaces and packages (their
+/// references are qualified paths passing through them).
+fn ranked_references(kind: &str, references: i64) -> i64 {
+    match kind {
+        "module" | "namespace" | "package" => 0,
+        _ => references,
+    }
+}
+
+/// A symbol with the signals it was ranked by.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    /// The symbol.
+    pub symbol: SymbolRow,
+    /// How its name matches.
+    pub matched: MatchKind,
+    /// Where it sits.
+    pub place: Place,
+    /// Reference sites (0 when unused; `None` when the snapshot has no `usage` table).
+    pub references: Option<i64>,
+}
+
+impl Ranked {
+    fn key(&self) -> impl Ord + '_ {
+        let s = &self.symbol;
+        let refs = ranked_references(&s.kind, self.references.unwrap_or(0));
+        (
+            std::cmp::Reverse(self.matched),
+            self.place,
+            !is_entry_point(s),
+            std::cmp::Reverse(usage_bucket(refs)),
+            std::cmp::Reverse(kind_weight(&s.kind)),
+            s.container.as_deref().map_or(0, |c| c.split("::").count()),
+            std::cmp::Reverse(backend_weight(&s.source)),
+            std::cmp::Reverse(refs),
+        )
+    }
+
+    fn compare(&self, other: &Ranked) -> Ordering {
+        self.key()
+            .cmp(&other.key())
+            .then_with(|| self.symbol.stable_id.cmp(&other.symbol.stable_id))
+    }
+}
+
+/// What ranking needs beyond the symbols themselves: which of their files are tests, and their
+/// usage.
+#[derive(Clone, Debug, Default)]
+pub struct Signals {
+    tests: BTreeSet<String>,
+    usage: Option<BTreeMap<String, i64>>,
+}
+
+impl Signals {
+    /// Reads the signals of `rows`: their files' rows and their `usage` rows (only those).
+    pub fn load(snapshot: &Snapshot, rows: &[SymbolRow]) -> Result<Signals, QueryError> {
+        if rows.is_empty() {
+            return Ok(Signals::default());
+        }
+        let paths: BTreeSet<String> = rows.iter().map(|s| s.path.to_string()).collect();
+        let files = FileIndex::load_paths(snapshot, &paths)?;
+        let tests = paths.into_iter().filter(|p| files.is_test(p)).collect();
+        let ids: BTreeSet<String> = rows.iter().map(|s| s.stable_id.to_string()).collect();
+        let usage =
+            read::rows_where::<UsageRow>(snapshot, "stable_id", &Pred::In(ids))?.map(|found| {
+                found
+                    .into_iter()
+                    .map(|u| (u.stable_id.to_string(), u.references))
+                    .collect()
+            });
+        Ok(Signals { tests, usage })
+    }
+
+    /// Signals given outright (tests).
+    pub fn new(tests: BTreeSet<String>, usage: Option<BTreeMap<String, i64>>) -> Signals {
+        Signals { tests, usage }
+    }
+
+    /// Whether the snapshot told the usage (it has a `usage` table).
+    pub fn usage_known(&self) -> bool {
+        self.usage.is_some()
+    }
+}
+
+/// Ranks `rows` for `query` (an unqualified name or part of one).
+pub fn rank(query: &str, rows: Vec<SymbolRow>, signals: &Signals) -> Vec<Ranked> {
+    let mut ranked: Vec<Ranked> = rows
+        .into_iter()
+        .map(|symbol| {
+            let references = signals.usage.as_ref().map(|u| {
+                u.get(symbol.stable_id.as_str())
+                    .copied()
+                    .unwrap_or_default()
+            });
+            Ranked {
+                matched: match_kind(&symbol.name, query),
+                place: place(&symbol, signals.tests.contains(symbol.path.as_str())),
+                references,
+                symbol,
+            }
+        })
+        .collect();
+    ranked.sort_by(Ranked::compare);
+    ranked
+}
+
+/// Reads the signals of `rows` and ranks them for `query`.
+pub fn load_and_rank(
+    snapshot: &Snapshot,
+    query: &str,
+    rows: Vec<SymbolRow>,
+) -> Result<Vec<Ranked>, QueryError> {
+    let signals = Signals::load(snapshot, &rows)?;
+    Ok(rank(query, rows, &signals))
+}
+
+#[cfg(test)]
+#[path = "ranking_tests.rs"]
+mod tests;
