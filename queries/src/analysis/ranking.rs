@@ -6,8 +6,9 @@
 //!    substring (both ignoring case);
 //! 2. **place**: `api` (public, or not known to be private, in the main code; a program's entry
 //!    point) > `internal` (private, crate-internal, or named private: a leading `_` on the name or
-//!    its file or folder) > `aside` (tests, examples, benches, docs, fuzzing and test-support
-//!    code; see [`is_aside`]); then entry points ([`is_entry_point`]) first;
+//!    its file or folder; or a member of a type that is so) > `aside` (tests, examples, benches,
+//!    docs, fuzzing and test-support code; see [`is_aside`]); then entry points
+//!    ([`is_entry_point`]) first;
 //! 3. **usage**: ⌊log2(1 + reference sites)⌋ from the `usage` table, more first (a bucket, so
 //!    that symbols used about as much are told apart by the signals below); modules,
 //!    namespaces and packages count as unused here, as their references are the qualified paths
@@ -16,8 +17,11 @@
 //!    function, method, constructor, macro) > constants, modules, enum members > variables,
 //!    fields, properties > anything else (parameters, type parameters, …);
 //! 5. **container depth**: fewer enclosing scopes first (`spawn` before `Builder::spawn`);
-//! 6. **backend**: scip > tree-sitter; then **references** themselves, more first;
-//! 7. ties: stable_id ascending.
+//! 6. **owner usage**: for members, ⌊log2(1 + reference sites)⌋ of the type they belong to
+//!    ([`owner_name`]: found in the same file, else the same module, else by a unique name), more
+//!    first (`Session.send` before `HTTPAdapter.send`);
+//! 7. **backend**: scip > tree-sitter; then **references** themselves, more first;
+//! 8. ties: stable_id ascending.
 //!
 //! Parameters, type parameters, locals and `meta` pseudo-symbols are kept in `symbols` but never
 //! searched unless `--kind` names them ([`is_hidden_kind`]).
@@ -35,8 +39,8 @@ use crate::{QueryError, Snapshot};
 pub const RANKING: &str = "exact (case-sensitive) > exact (ignoring case) > prefix > substring; \
      place: api > internal > aside (tests, examples, benches, docs, test-support); entry points; \
      usage: log2(1 + references), more first (modules: none); kind: types and callables > \
-     constants, modules > fields, variables > other; fewer enclosing scopes; scip > tree-sitter; \
-     references; stable_id";
+     constants, modules > fields, variables > other; fewer enclosing scopes; usage of the owning \
+     type; scip > tree-sitter; references; stable_id";
 
 /// How a name matches the query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -221,26 +225,70 @@ pub fn is_entry_point(s: &SymbolRow) -> bool {
         && matches!(file.split('.').next(), Some("main" | "__main__"))
 }
 
-/// Where a definition sits: `aside` code first, then reachability (an entry point is reachable;
-/// else visibility; names, files and folders with a leading underscore are private by convention
-/// where visibility is not stated).
-pub fn place(s: &SymbolRow, test_file: bool) -> Place {
-    if is_aside(s, test_file) {
-        return Place::Aside;
-    }
-    if is_entry_point(s) {
-        return Place::Api;
-    }
-    let reachable = match s.visibility.as_str() {
+/// Whether a definition's own visibility lets users reach it: public or protected; where the
+/// visibility is not stated, a name, file or folder with a leading underscore is private by
+/// convention.
+fn reachable(s: &SymbolRow) -> bool {
+    match s.visibility.as_str() {
         "public" | "protected" => true,
         "internal" | "private" => false,
         _ => !private_name(&s.name) && !s.path.split('/').any(private_name),
-    };
-    if reachable {
+    }
+}
+
+/// Where a definition sits: `aside` code first; then an entry point is reachable; else its own
+/// visibility ([`reachable`]) decides.
+pub fn place(s: &SymbolRow, test_file: bool) -> Place {
+    if is_aside(s, test_file) {
+        Place::Aside
+    } else if is_entry_point(s) || reachable(s) {
         Place::Api
     } else {
         Place::Internal
     }
+}
+
+/// Kinds that can own members (the owner of a method, field or property).
+fn is_type_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "class"
+            | "struct"
+            | "interface"
+            | "trait"
+            | "enum"
+            | "type_alias"
+            | "type"
+            | "union"
+            | "object"
+    )
+}
+
+/// The type a member belongs to, as its container names it: the last scope, or a Rust `impl`
+/// block's implementing type (`impl From<io::Error> for Entry<T>` → `Entry`), without generic
+/// arguments or a path. `None` when nothing like a name is left.
+pub fn owner_name(container: &str) -> Option<String> {
+    // Generic arguments may hold `::` and ` for `: they go first.
+    let mut scope = String::with_capacity(container.len());
+    let mut depth = 0usize;
+    for c in container.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => scope.push(c),
+            _ => {}
+        }
+    }
+    let scope = scope.rsplit(" for ").next().unwrap_or_default();
+    let last = scope.rsplit("::").next().unwrap_or_default();
+    let name = last
+        .trim()
+        .trim_start_matches("impl ")
+        .trim_start_matches('&')
+        .trim_start_matches("mut ")
+        .trim_start_matches("dyn ")
+        .trim();
+    (!name.is_empty() && !name.contains(' ')).then(|| name.to_string())
 }
 
 /// The usage signal: ⌊log2(1 + references)⌋.
@@ -264,10 +312,12 @@ pub struct Ranked {
     pub symbol: SymbolRow,
     /// How its name matches.
     pub matched: MatchKind,
-    /// Where it sits.
+    /// Where it sits (a member of a type users cannot reach is `internal` at best).
     pub place: Place,
     /// Reference sites (0 when unused; `None` when the snapshot has no `usage` table).
     pub references: Option<i64>,
+    /// Reference sites of the type it is a member of, when that type was found.
+    owner_references: i64,
 }
 
 impl Ranked {
@@ -281,6 +331,7 @@ impl Ranked {
             std::cmp::Reverse(usage_bucket(refs)),
             std::cmp::Reverse(kind_weight(&s.kind)),
             s.container.as_deref().map_or(0, |c| c.split("::").count()),
+            std::cmp::Reverse(usage_bucket(self.owner_references)),
             std::cmp::Reverse(backend_weight(&s.source)),
             std::cmp::Reverse(refs),
         )
@@ -293,16 +344,28 @@ impl Ranked {
     }
 }
 
-/// What ranking needs beyond the symbols themselves: which of their files are tests, and their
-/// usage.
+/// The type a member belongs to, as far as ranking needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Owner {
+    /// Whether users can reach the type ([`reachable`]).
+    reachable: bool,
+    /// Its reference sites.
+    references: i64,
+}
+
+/// What ranking needs beyond the symbols themselves: which of their files are tests, their
+/// usage, and the types they are members of.
 #[derive(Clone, Debug, Default)]
 pub struct Signals {
     tests: BTreeSet<String>,
     usage: Option<BTreeMap<String, i64>>,
+    /// By member stable ID.
+    owners: BTreeMap<String, Owner>,
 }
 
 impl Signals {
-    /// Reads the signals of `rows`: their files' rows and their `usage` rows (only those).
+    /// Reads the signals of `rows`: their files' rows, the types their containers name, and the
+    /// `usage` rows of both (only those).
     pub fn load(snapshot: &Snapshot, rows: &[SymbolRow]) -> Result<Signals, QueryError> {
         if rows.is_empty() {
             return Ok(Signals::default());
@@ -310,26 +373,71 @@ impl Signals {
         let paths: BTreeSet<String> = rows.iter().map(|s| s.path.to_string()).collect();
         let files = FileIndex::load_paths(snapshot, &paths)?;
         let tests = paths.into_iter().filter(|p| files.is_test(p)).collect();
-        let ids: BTreeSet<String> = rows.iter().map(|s| s.stable_id.to_string()).collect();
+        let owner_names: BTreeSet<String> = rows
+            .iter()
+            .filter_map(|s| s.container.as_deref().and_then(owner_name))
+            .collect();
+        let types: Vec<SymbolRow> = match owner_names.is_empty() {
+            true => Vec::new(),
+            false => read::rows_where::<SymbolRow>(snapshot, "name", &Pred::In(owner_names))?
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|t| is_type_kind(&t.kind))
+                .collect(),
+        };
+        let ids: BTreeSet<String> = rows
+            .iter()
+            .chain(&types)
+            .map(|s| s.stable_id.to_string())
+            .collect();
         let usage =
             read::rows_where::<UsageRow>(snapshot, "stable_id", &Pred::In(ids))?.map(|found| {
                 found
                     .into_iter()
                     .map(|u| (u.stable_id.to_string(), u.references))
-                    .collect()
+                    .collect::<BTreeMap<String, i64>>()
             });
-        Ok(Signals { tests, usage })
+        let owners = rows
+            .iter()
+            .filter_map(|s| {
+                let t = owner_of(s, &types)?;
+                let references = usage
+                    .as_ref()
+                    .and_then(|u| u.get(t.stable_id.as_str()).copied())
+                    .unwrap_or_default();
+                let owner = Owner {
+                    reachable: reachable(t),
+                    references,
+                };
+                Some((s.stable_id.to_string(), owner))
+            })
+            .collect();
+        Ok(Signals {
+            tests,
+            usage,
+            owners,
+        })
     }
+}
 
-    /// Signals given outright (tests).
-    pub fn new(tests: BTreeSet<String>, usage: Option<BTreeMap<String, i64>>) -> Signals {
-        Signals { tests, usage }
-    }
-
-    /// Whether the snapshot told the usage (it has a `usage` table).
-    pub fn usage_known(&self) -> bool {
-        self.usage.is_some()
-    }
+/// The type among `types` that `member`'s container names: the one in the same file, else the
+/// one in the same module, else the only one of that name; `None` when it cannot be told.
+fn owner_of<'t>(member: &SymbolRow, types: &'t [SymbolRow]) -> Option<&'t SymbolRow> {
+    let name = owner_name(member.container.as_deref()?)?;
+    let name = name.as_str();
+    let named: Vec<&SymbolRow> = types.iter().filter(|t| t.name == name).collect();
+    named
+        .iter()
+        .find(|t| t.path == member.path)
+        .or_else(|| {
+            let in_module: Vec<&&SymbolRow> = named
+                .iter()
+                .filter(|t| t.module_id.is_some() && t.module_id == member.module_id)
+                .collect();
+            (in_module.len() == 1).then(|| in_module[0])
+        })
+        .or_else(|| (named.len() == 1).then(|| &named[0]))
+        .copied()
 }
 
 /// Ranks `rows` for `query` (an unqualified name or part of one).
@@ -342,10 +450,16 @@ pub fn rank(query: &str, rows: Vec<SymbolRow>, signals: &Signals) -> Vec<Ranked>
                     .copied()
                     .unwrap_or_default()
             });
+            let owner = signals.owners.get(symbol.stable_id.as_str());
+            let mut place = place(&symbol, signals.tests.contains(symbol.path.as_str()));
+            if place == Place::Api && owner.is_some_and(|o| !o.reachable) {
+                place = Place::Internal;
+            }
             Ranked {
                 matched: match_kind(&symbol.name, query),
-                place: place(&symbol, signals.tests.contains(symbol.path.as_str())),
+                place,
                 references,
+                owner_references: owner.map_or(0, |o| o.references),
                 symbol,
             }
         })

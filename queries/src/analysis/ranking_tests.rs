@@ -40,10 +40,10 @@ fn ids(query: &str, rows: &[SymbolRow], signals: &Signals) -> Vec<String> {
 }
 
 fn usage(pairs: &[(&str, i64)]) -> Signals {
-    Signals::new(
-        BTreeSet::new(),
-        Some(pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
-    )
+    Signals {
+        usage: Some(pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+        ..Signals::default()
+    }
 }
 
 #[test]
@@ -207,23 +207,18 @@ fn signals_apply_in_the_documented_order() {
             "tokio/src/runtime/builder.rs",
         ),
     ];
-    let signals = Signals::new(
+    let signals = Signals {
         tests,
-        Some(
-            [
-                ("01", 400),
-                ("02", 0),
-                ("03", 40),
-                ("04", 45),
-                ("05", 2000),
-                ("06", 3000),
-                ("07", 3000),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
-        ),
-    );
+        ..usage(&[
+            ("01", 400),
+            ("02", 0),
+            ("03", 40),
+            ("04", 45),
+            ("05", 2000),
+            ("06", 3000),
+            ("07", 3000),
+        ])
+    };
     // 06: api, most used. 07: api, as used, but a field. 04 and 03: api methods, used alike (one
     // bucket), JoinSet's more. 08: api, unused. 05: internal however used. 01, 02: aside.
     assert_eq!(
@@ -231,7 +226,10 @@ fn signals_apply_in_the_documented_order() {
         ["06", "07", "04", "03", "08", "05", "01", "02"]
     );
     // Without a usage table, kind and container depth decide among api definitions.
-    let no_usage = Signals::new(BTreeSet::from(["tokio/tests/rt.rs".to_string()]), None);
+    let no_usage = Signals {
+        tests: BTreeSet::from(["tokio/tests/rt.rs".to_string()]),
+        ..Signals::default()
+    };
     assert_eq!(
         ids("spawn", &rows, &no_usage),
         ["06", "03", "04", "07", "08", "05", "01", "02"]
@@ -286,4 +284,108 @@ fn modules_rank_by_kind_alone() {
     ];
     let signals = usage(&[("m", 40), ("f", 1)]);
     assert_eq!(ids("search", &rows, &signals), ["f", "m", "x"]);
+}
+
+#[test]
+fn owners_are_named_by_the_last_scope_or_the_implementing_type() {
+    for (container, owner) in [
+        ("Session", Some("Session")),
+        ("impl Runtime", Some("Runtime")),
+        ("impl JoinMap<K, V, S>", Some("JoinMap")),
+        ("impl linked_list::Link for Entry", Some("Entry")),
+        ("impl Future for Sleep<'_>", Some("Sleep")),
+        ("impl Shape for Circle::inner", Some("inner")),
+        ("impl From<io::Error> for Error", Some("Error")),
+        ("impl<T> Stream for Wrapper<Pin<Box<T>>>", Some("Wrapper")),
+        ("Server::text_response_server", Some("text_response_server")),
+        ("impl &mut dyn Read", Some("Read")),
+        ("", None),
+    ] {
+        assert_eq!(owner_name(container).as_deref(), owner, "{container}");
+    }
+}
+
+/// Members of the types people use come first, and a member of an unreachable type is no API.
+#[test]
+fn owners_lend_their_usage_and_reachability_to_members() {
+    let member = |id: &str, owner: &str, path: &str| {
+        within(sym(id, "send", "method", "public", path), owner)
+    };
+    let rows = [
+        member("1", "HTTPAdapter", "adapters.py"),
+        member("2", "Session", "sessions.py"),
+        member("3", "SessionRedirectMixin", "sessions.py"),
+        member("4", "Hidden", "hidden.py"),
+    ];
+    let types = [
+        sym("t1", "HTTPAdapter", "class", "public", "adapters.py"),
+        sym("t2", "Session", "class", "public", "sessions.py"),
+        sym(
+            "t3",
+            "SessionRedirectMixin",
+            "class",
+            "public",
+            "sessions.py",
+        ),
+        sym("t4", "Hidden", "class", "private", "hidden.py"),
+        // Same name elsewhere: the member's own file decides.
+        sym("t5", "Session", "class", "public", "tests/fake.py"),
+    ];
+    let owners: BTreeMap<String, Owner> = rows
+        .iter()
+        .map(|m| {
+            let t = owner_of(m, &types).expect("owner found");
+            let references = match t.stable_id.as_str() {
+                "t1" => 26,
+                "t2" => 61,
+                "t3" => 3,
+                _ => 900,
+            };
+            let owner = Owner {
+                reachable: reachable(t),
+                references,
+            };
+            (m.stable_id.to_string(), owner)
+        })
+        .collect();
+    assert_eq!(owners["2"].references, 61);
+    let signals = Signals {
+        owners,
+        ..usage(&[("1", 1), ("2", 1), ("3", 1), ("4", 1)])
+    };
+    let ranked = rank("send", rows.to_vec(), &signals);
+    let order: Vec<(&str, Place)> = ranked
+        .iter()
+        .map(|r| (r.symbol.stable_id.as_str(), r.place))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("2", Place::Api),
+            ("1", Place::Api),
+            ("3", Place::Api),
+            ("4", Place::Internal)
+        ]
+    );
+}
+
+#[test]
+fn an_owner_is_told_by_file_then_module_then_a_unique_name() {
+    let member = within(sym("m", "f", "method", "public", "src/a.rs"), "impl T");
+    let in_module = |id: &str, path: &str, module: &str| SymbolRow {
+        module_id: Some(module.into()),
+        ..sym(id, "T", "struct", "public", path)
+    };
+    let member_in = SymbolRow {
+        module_id: Some("core".into()),
+        ..member.clone()
+    };
+    let two_elsewhere = [
+        in_module("x", "src/b.rs", "core"),
+        in_module("y", "other/c.rs", "other"),
+    ];
+    let id = |t: Option<&SymbolRow>| t.map(|t| t.stable_id.to_string());
+    assert_eq!(id(owner_of(&member_in, &two_elsewhere)), Some("x".into()));
+    assert_eq!(id(owner_of(&member, &two_elsewhere)), None);
+    assert_eq!(id(owner_of(&member, &two_elsewhere[1..])), Some("y".into()));
 }
