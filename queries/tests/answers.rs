@@ -230,14 +230,12 @@ fn search_ranks_by_the_documented_order() {
         ids(&a["facts"]["results"]),
         [2, 7, 20, 21, 1, 18, 19, 8, 11].map(sid).to_vec()
     );
-    let matches: Vec<&str> = a["facts"]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["match"].as_str().unwrap())
-        .collect();
+    let field = |name: &str| -> Vec<String> {
+        let results = a["facts"]["results"].as_array().unwrap();
+        results.iter().map(|r| r[name].to_string()).collect()
+    };
     assert_eq!(
-        matches,
+        field("match"),
         [
             "exact-ignoring-case",
             "exact-ignoring-case",
@@ -249,15 +247,13 @@ fn search_ranks_by_the_documented_order() {
             "substring",
             "substring"
         ]
+        .map(|m| format!("{m:?}"))
     );
     assert_eq!(a["facts"]["total"], 9);
-    let places: Vec<&str> = a["facts"]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["place"].as_str().unwrap())
-        .collect();
-    assert_eq!(places[..4], ["api", "api", "internal", "aside"]);
+    assert_eq!(
+        field("place")[..4],
+        ["api", "api", "internal", "aside"].map(|p| format!("{p:?}"))
+    );
     assert_eq!(a["facts"]["results"][0]["references"], 4);
     // Parameters are searched when asked for.
     let params = v(&s("parse", &["parameter"], None, None).unwrap());

@@ -26,7 +26,7 @@
 //! Parameters, type parameters, locals and `meta` pseudo-symbols are kept in `symbols` but never
 //! searched unless `--kind` names them ([`is_hidden_kind`]).
 
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::tables::{SymbolRow, UsageRow};
@@ -316,30 +316,60 @@ pub struct Ranked {
     pub place: Place,
     /// Reference sites (0 when unused; `None` when the snapshot has no `usage` table).
     pub references: Option<i64>,
-    /// Reference sites of the type it is a member of, when that type was found.
-    owner_references: i64,
+    /// The signals in ranking order, smallest first (the stable ID breaks the last tie).
+    key: RankKey,
 }
 
+/// Match, place, entry point, usage, kind, container depth, owner usage, backend, references;
+/// each as a number that sorts best first. Computed once per symbol, not per comparison.
+type RankKey = (
+    Reverse<MatchKind>,
+    Place,
+    bool,
+    Reverse<u32>,
+    Reverse<u8>,
+    usize,
+    Reverse<u32>,
+    Reverse<u8>,
+    Reverse<i64>,
+);
+
 impl Ranked {
-    fn key(&self) -> impl Ord + '_ {
-        let s = &self.symbol;
-        let refs = ranked_references(&s.kind, self.references.unwrap_or(0));
-        (
-            std::cmp::Reverse(self.matched),
-            self.place,
-            !is_entry_point(s),
-            std::cmp::Reverse(usage_bucket(refs)),
-            std::cmp::Reverse(kind_weight(&s.kind)),
-            s.container.as_deref().map_or(0, |c| c.split("::").count()),
-            std::cmp::Reverse(usage_bucket(self.owner_references)),
-            std::cmp::Reverse(backend_weight(&s.source)),
-            std::cmp::Reverse(refs),
-        )
+    fn new(
+        symbol: SymbolRow,
+        query: &str,
+        place: Place,
+        references: Option<i64>,
+        owner_references: i64,
+    ) -> Ranked {
+        let matched = match_kind(&symbol.name, query);
+        let refs = ranked_references(&symbol.kind, references.unwrap_or(0));
+        let key = (
+            Reverse(matched),
+            place,
+            !is_entry_point(&symbol),
+            Reverse(usage_bucket(refs)),
+            Reverse(kind_weight(&symbol.kind)),
+            symbol
+                .container
+                .as_deref()
+                .map_or(0, |c| c.split("::").count()),
+            Reverse(usage_bucket(owner_references)),
+            Reverse(backend_weight(&symbol.source)),
+            Reverse(refs),
+        );
+        Ranked {
+            symbol,
+            matched,
+            place,
+            references,
+            key,
+        }
     }
 
     fn compare(&self, other: &Ranked) -> Ordering {
-        self.key()
-            .cmp(&other.key())
+        self.key
+            .cmp(&other.key)
             .then_with(|| self.symbol.stable_id.cmp(&other.symbol.stable_id))
     }
 }
@@ -455,13 +485,8 @@ pub fn rank(query: &str, rows: Vec<SymbolRow>, signals: &Signals) -> Vec<Ranked>
             if place == Place::Api && owner.is_some_and(|o| !o.reachable) {
                 place = Place::Internal;
             }
-            Ranked {
-                matched: match_kind(&symbol.name, query),
-                place,
-                references,
-                owner_references: owner.map_or(0, |o| o.references),
-                symbol,
-            }
+            let owner_references = owner.map_or(0, |o| o.references);
+            Ranked::new(symbol, query, place, references, owner_references)
         })
         .collect();
     ranked.sort_by(Ranked::compare);
