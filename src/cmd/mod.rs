@@ -2,6 +2,7 @@
 
 pub mod diff;
 pub mod init;
+pub mod mcp;
 pub mod query;
 pub mod schema;
 pub mod snapshot;
