@@ -30,6 +30,7 @@ use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::tables::{SymbolRow, UsageRow};
+use output_schema::SharedStr;
 
 use crate::envelope::facts::FileIndex;
 use crate::snapshot::read::{self, Pred};
@@ -407,26 +408,32 @@ impl Signals {
             .iter()
             .filter_map(|s| s.container.as_deref().and_then(owner_name))
             .collect();
-        let types: Vec<SymbolRow> = match owner_names.is_empty() {
+        let types = match owner_names.is_empty() {
             true => Vec::new(),
-            false => read::rows_where::<SymbolRow>(snapshot, "name", &Pred::In(owner_names))?
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|t| is_type_kind(&t.kind))
-                .collect(),
+            false => owner_types(snapshot, owner_names)?,
         };
         let ids: BTreeSet<String> = rows
             .iter()
             .chain(&types)
             .map(|s| s.stable_id.to_string())
             .collect();
-        let usage =
-            read::rows_where::<UsageRow>(snapshot, "stable_id", &Pred::In(ids))?.map(|found| {
-                found
-                    .into_iter()
-                    .map(|u| (u.stable_id.to_string(), u.references))
-                    .collect::<BTreeMap<String, i64>>()
-            });
+        // Two columns only: the other columns' pages are never decompressed.
+        let usage = read::read_columns(
+            snapshot,
+            UsageRow::INFO.name,
+            &["stable_id", "references"],
+            Some(("stable_id", &Pred::In(ids))),
+        )?
+        .map(|found| -> Result<BTreeMap<String, i64>, QueryError> {
+            let ids: Vec<SharedStr> = found.get("stable_id")?;
+            let references: Vec<i64> = found.get("references")?;
+            Ok(ids
+                .into_iter()
+                .map(|id| id.to_string())
+                .zip(references)
+                .collect())
+        })
+        .transpose()?;
         let owners = rows
             .iter()
             .filter_map(|s| {
@@ -448,6 +455,66 @@ impl Signals {
             owners,
         })
     }
+}
+
+/// The types named `names`, with only the columns owner matching and reachability read (stable
+/// ID, name, kind, visibility, path, module): a search reads them on every call, and decoding
+/// the other columns of their row groups would cost as much as the search itself. The other
+/// fields are left empty; these rows are never shown.
+fn owner_types(snapshot: &Snapshot, names: BTreeSet<String>) -> Result<Vec<SymbolRow>, QueryError> {
+    const COLUMNS: [&str; 6] = [
+        "stable_id",
+        "name",
+        "kind",
+        "visibility",
+        "path",
+        "module_id",
+    ];
+    let Some(found) = read::read_columns(
+        snapshot,
+        SymbolRow::INFO.name,
+        &COLUMNS,
+        Some(("name", &Pred::In(names))),
+    )?
+    else {
+        return Ok(Vec::new());
+    };
+    let ids: Vec<SharedStr> = found.get("stable_id")?;
+    let names: Vec<String> = found.get("name")?;
+    let kinds: Vec<SharedStr> = found.get("kind")?;
+    let visibilities: Vec<SharedStr> = found.get("visibility")?;
+    let paths: Vec<SharedStr> = found.get("path")?;
+    let modules: Vec<Option<SharedStr>> = found.get("module_id")?;
+    let columns = ids.into_iter().zip(names).zip(kinds).zip(visibilities);
+    Ok(columns
+        .zip(paths)
+        .zip(modules)
+        .filter(|((((_, _), kind), _), _)| is_type_kind(kind))
+        .map(
+            |(((((stable_id, name), kind), visibility), path), module_id)| SymbolRow {
+                stable_id,
+                name,
+                kind,
+                container: None,
+                signature: None,
+                arity: None,
+                definition_version_id: String::new(),
+                visibility,
+                visibility_confidence: 0.0,
+                visibility_source: SharedStr::from(""),
+                module_id,
+                language: None,
+                path,
+                start_line: 0,
+                start_col: 0,
+                end_line: 0,
+                end_col: 0,
+                source: SharedStr::from(""),
+                backend_id: None,
+                body_hash: None,
+            },
+        )
+        .collect())
 }
 
 /// The type among `types` that `member`'s container names: the one in the same file, else the
