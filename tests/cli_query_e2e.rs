@@ -135,3 +135,43 @@ fn a_saved_id_follows_a_rename_to_the_next_snapshot() {
     assert_eq!(v["facts"]["resolution"]["redirectedFrom"], old.as_str());
     assert_eq!(v["facts"]["resolution"]["reason"], "renamed");
 }
+
+/// Members rank by the type they belong to, on a snapshot the pipeline made (its `usage` table
+/// and the owning types read back by `search`): three `send` methods, unused themselves, tied on
+/// match, usage, kind and depth; `Session` is used four times, `Adapter` once, `_Adapter` is
+/// private by name (its members are internal).
+#[test]
+fn search_ranks_members_by_the_type_they_belong_to() {
+    let f = Fixture::git();
+    f.write(".gitignore", ".ckb/\n").write(
+        "pkg/sessions.py",
+        "class _Adapter:\n    def send(self, r):\n        return r\n\n\n\
+         class Adapter:\n    def send(self, r):\n        return r\n\n\n\
+         class Session:\n    def send(self, r):\n        return r\n\n\n\
+         def make():\n    a = Session()\n    b = Session()\n    c = Session()\n    d = Session()\n    \
+         return [a, b, c, d, Adapter()]\n",
+    );
+    f.commit("one");
+    ckb_ok(f.path(), &["snapshot", "--progress", "never"]);
+    let s = q(&f, &["search", "send"]);
+    let ranked: Vec<(&str, &str)> = s["facts"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["container"].as_str().unwrap(),
+                r["place"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranked,
+        [
+            ("Session", "api"),
+            ("Adapter", "api"),
+            ("_Adapter", "internal")
+        ],
+        "{s}"
+    );
+}

@@ -485,36 +485,38 @@ fn owner_types(snapshot: &Snapshot, names: BTreeSet<String>) -> Result<Vec<Symbo
     let visibilities: Vec<SharedStr> = found.get("visibility")?;
     let paths: Vec<SharedStr> = found.get("path")?;
     let modules: Vec<Option<SharedStr>> = found.get("module_id")?;
+    let mut types = Vec::new();
     let columns = ids.into_iter().zip(names).zip(kinds).zip(visibilities);
-    Ok(columns
-        .zip(paths)
-        .zip(modules)
-        .filter(|((((_, _), kind), _), _)| is_type_kind(kind))
-        .map(
-            |(((((stable_id, name), kind), visibility), path), module_id)| SymbolRow {
-                stable_id,
-                name,
-                kind,
-                container: None,
-                signature: None,
-                arity: None,
-                definition_version_id: String::new(),
-                visibility,
-                visibility_confidence: 0.0,
-                visibility_source: SharedStr::from(""),
-                module_id,
-                language: None,
-                path,
-                start_line: 0,
-                start_col: 0,
-                end_line: 0,
-                end_col: 0,
-                source: SharedStr::from(""),
-                backend_id: None,
-                body_hash: None,
-            },
-        )
-        .collect())
+    for ((((stable_id, name), kind), visibility), (path, module_id)) in
+        columns.zip(paths.into_iter().zip(modules))
+    {
+        if !is_type_kind(&kind) {
+            continue;
+        }
+        types.push(SymbolRow {
+            stable_id,
+            name,
+            kind,
+            container: None,
+            signature: None,
+            arity: None,
+            definition_version_id: String::new(),
+            visibility,
+            visibility_confidence: 0.0,
+            visibility_source: SharedStr::from(""),
+            module_id,
+            language: None,
+            path,
+            start_line: 0,
+            start_col: 0,
+            end_line: 0,
+            end_col: 0,
+            source: SharedStr::from(""),
+            backend_id: None,
+            body_hash: None,
+        });
+    }
+    Ok(types)
 }
 
 /// The type among `types` that `member`'s container names: the one in the same file, else the
