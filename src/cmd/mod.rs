@@ -4,6 +4,7 @@ pub mod diff;
 pub mod init;
 pub mod mcp;
 pub mod query;
+pub mod report;
 pub mod schema;
 pub mod snapshot;
 pub mod verify;

@@ -1,6 +1,7 @@
-//! Analyses shared by several commands and by `ckb diff`: the call graph, the risk model and the
-//! ranking of symbols found by name.
+//! Analyses shared by several commands, `ckb diff` and the pictures: the call graph, dependency
+//! cycles, the risk model and the ranking of symbols found by name.
 
 pub mod call_graph;
+pub mod cycles;
 pub mod ranking;
 pub mod risk;
