@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn repo() -> Fixture {
     let f = Fixture::git();
@@ -174,4 +174,39 @@ fn search_ranks_members_by_the_type_they_belong_to() {
         ],
         "{s}"
     );
+    // `ckb mcp` ranks from the index its table cache keeps, not from reads: the same answer, on
+    // the call that builds the index and on the next.
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "send"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "send"}}}),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ckb"))
+        .args(["mcp", "--repo", "."])
+        .current_dir(f.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes()).unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for id in [1, 2] {
+        let reply = replies.iter().find(|r| r["id"] == id).expect("a reply");
+        assert_eq!(
+            reply["result"]["structuredContent"]["facts"], s["facts"],
+            "{reply}"
+        );
+    }
 }

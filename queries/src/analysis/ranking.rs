@@ -250,19 +250,20 @@ pub fn place(s: &SymbolRow, test_file: bool) -> Place {
 }
 
 /// Kinds that can own members (the owner of a method, field or property).
+const TYPE_KINDS: [&str; 9] = [
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "type_alias",
+    "type",
+    "union",
+    "object",
+];
+
 fn is_type_kind(kind: &str) -> bool {
-    matches!(
-        kind,
-        "class"
-            | "struct"
-            | "interface"
-            | "trait"
-            | "enum"
-            | "type_alias"
-            | "type"
-            | "union"
-            | "object"
-    )
+    TYPE_KINDS.contains(&kind)
 }
 
 /// The type a member belongs to, as its container names it: the last scope, or a Rust `impl`
@@ -408,32 +409,28 @@ impl Signals {
             .iter()
             .filter_map(|s| s.container.as_deref().and_then(owner_name))
             .collect();
-        let types = match owner_names.is_empty() {
-            true => Vec::new(),
-            false => owner_types(snapshot, owner_names)?,
+        let (types, usage) = match &snapshot.cache {
+            // A long-lived reader (`ckb mcp`): looked up in an index built once.
+            Some(cache) => {
+                let index = cache.derived("ranking", || RankingIndex::build(snapshot))?;
+                index.lookup(rows, &owner_names)
+            }
+            None => {
+                let types = match owner_names.is_empty() {
+                    true => Vec::new(),
+                    false => owner_types(snapshot, ("name", &Pred::In(owner_names)))?,
+                };
+                let ids: BTreeSet<String> = rows
+                    .iter()
+                    .chain(&types)
+                    .map(|s| s.stable_id.to_string())
+                    .collect();
+                (
+                    types,
+                    usage_of(snapshot, Some(("stable_id", &Pred::In(ids))))?,
+                )
+            }
         };
-        let ids: BTreeSet<String> = rows
-            .iter()
-            .chain(&types)
-            .map(|s| s.stable_id.to_string())
-            .collect();
-        // Two columns only: the other columns' pages are never decompressed.
-        let usage = read::read_columns(
-            snapshot,
-            UsageRow::INFO.name,
-            &["stable_id", "references"],
-            Some(("stable_id", &Pred::In(ids))),
-        )?
-        .map(|found| -> Result<BTreeMap<String, i64>, QueryError> {
-            let ids: Vec<SharedStr> = found.get("stable_id")?;
-            let references: Vec<i64> = found.get("references")?;
-            Ok(ids
-                .into_iter()
-                .map(|id| id.to_string())
-                .zip(references)
-                .collect())
-        })
-        .transpose()?;
         let owners = rows
             .iter()
             .filter_map(|s| {
@@ -457,11 +454,78 @@ impl Signals {
     }
 }
 
-/// The types named `names`, with only the columns owner matching and reachability read (stable
-/// ID, name, kind, visibility, path, module): a search reads them on every call, and decoding
-/// the other columns of their row groups would cost as much as the search itself. The other
-/// fields are left empty; these rows are never shown.
-fn owner_types(snapshot: &Snapshot, names: BTreeSet<String>) -> Result<Vec<SymbolRow>, QueryError> {
+/// The signals a long-lived reader keeps for every search ([`crate::snapshot::cache`]): every
+/// type by name (in stored order, as a read by name returns them) and every `usage` row.
+struct RankingIndex {
+    types: BTreeMap<String, Vec<SymbolRow>>,
+    usage: Option<BTreeMap<String, i64>>,
+}
+
+impl RankingIndex {
+    fn build(snapshot: &Snapshot) -> Result<RankingIndex, QueryError> {
+        let kinds = TYPE_KINDS.iter().map(|k| k.to_string()).collect();
+        let mut types: BTreeMap<String, Vec<SymbolRow>> = BTreeMap::new();
+        for t in owner_types(snapshot, ("kind", &Pred::In(kinds)))? {
+            types.entry(t.name.clone()).or_default().push(t);
+        }
+        Ok(RankingIndex {
+            types,
+            usage: usage_of(snapshot, None)?,
+        })
+    }
+
+    /// What [`Signals::load`] reads from the files for `rows`: the types `owner_names` name and
+    /// the usage of both.
+    fn lookup(
+        &self,
+        rows: &[SymbolRow],
+        owner_names: &BTreeSet<String>,
+    ) -> (Vec<SymbolRow>, Option<BTreeMap<String, i64>>) {
+        let types: Vec<SymbolRow> = owner_names
+            .iter()
+            .filter_map(|n| self.types.get(n))
+            .flatten()
+            .cloned()
+            .collect();
+        let usage = self.usage.as_ref().map(|all| {
+            rows.iter()
+                .chain(&types)
+                .filter_map(|s| {
+                    let id = s.stable_id.as_str();
+                    all.get(id).map(|&n| (id.to_string(), n))
+                })
+                .collect()
+        });
+        (types, usage)
+    }
+}
+
+/// Reference sites by stable ID from the `usage` table (the rows `filter` keeps; all without
+/// one); `None` when the snapshot has no `usage` table. Two columns only: the other columns'
+/// pages are never decompressed.
+fn usage_of(
+    snapshot: &Snapshot,
+    filter: Option<(&str, &Pred)>,
+) -> Result<Option<BTreeMap<String, i64>>, QueryError> {
+    let columns = ["stable_id", "references"];
+    let Some(found) = read::read_columns(snapshot, UsageRow::INFO.name, &columns, filter)? else {
+        return Ok(None);
+    };
+    let ids: Vec<SharedStr> = found.get("stable_id")?;
+    let references: Vec<i64> = found.get("references")?;
+    Ok(Some(
+        ids.into_iter()
+            .map(|id| id.to_string())
+            .zip(references)
+            .collect(),
+    ))
+}
+
+/// The types among the symbols `filter` keeps, with only the columns owner matching and
+/// reachability read (stable ID, name, kind, visibility, path, module): a search reads them on
+/// every call, and decoding the other columns of their row groups would cost as much as the
+/// search itself. The other fields are left empty; these rows are never shown.
+fn owner_types(snapshot: &Snapshot, filter: (&str, &Pred)) -> Result<Vec<SymbolRow>, QueryError> {
     const COLUMNS: [&str; 6] = [
         "stable_id",
         "name",
@@ -470,12 +534,7 @@ fn owner_types(snapshot: &Snapshot, names: BTreeSet<String>) -> Result<Vec<Symbo
         "path",
         "module_id",
     ];
-    let Some(found) = read::read_columns(
-        snapshot,
-        SymbolRow::INFO.name,
-        &COLUMNS,
-        Some(("name", &Pred::In(names))),
-    )?
+    let Some(found) = read::read_columns(snapshot, SymbolRow::INFO.name, &COLUMNS, Some(filter))?
     else {
         return Ok(Vec::new());
     };
