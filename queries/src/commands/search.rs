@@ -46,14 +46,11 @@ pub struct SearchArgs {
 
 /// Checks a query string.
 pub fn check_query(q: &str) -> Result<&str, QueryError> {
-    let q = q.trim();
-    if q.is_empty() {
-        return Err(QueryError::new(
-            ErrorCode::InvalidParameter,
-            "the search query is empty",
-            "pass part of a symbol name, e.g. `ckb query search parse`",
-        ));
-    }
+    let q = QueryError::non_empty(
+        q,
+        "the search query is empty",
+        "pass part of a symbol name, e.g. `ckb query search parse`",
+    )?;
     if q.chars().count() > MAX_QUERY_CHARS {
         return Err(QueryError::new(
             ErrorCode::InvalidParameter,
@@ -89,6 +86,16 @@ pub fn find(
     ranking::load_and_rank(ctx.snapshot, query, rows)
 }
 
+/// The first `n` ranked results, as JSON ranked from 1.
+pub fn results_json(ranked: &[Ranked], n: usize) -> Vec<Value> {
+    ranked
+        .iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, r)| result_json(i + 1, r))
+        .collect()
+}
+
 /// One ranked result: the symbol in brief with its `rank`, `match`, `place` and (when the
 /// snapshot counts usage) `references`.
 pub fn result_json(rank: usize, r: &Ranked) -> Value {
@@ -121,11 +128,7 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     let ranked = find(ctx, query, &args.kinds, args.scope.as_deref())?;
     let total = ranked.len();
     let shown: Vec<&Ranked> = ranked.iter().take(limit).collect();
-    let results: Vec<Value> = shown
-        .iter()
-        .enumerate()
-        .map(|(i, r)| result_json(i + 1, r))
-        .collect();
+    let results = results_json(&ranked, limit);
     let mut per_module: BTreeMap<String, usize> = BTreeMap::new();
     for r in &ranked {
         let s = &r.symbol;
@@ -172,13 +175,7 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     let scip_shown = shown.iter().any(|r| r.symbol.source == "scip");
     draft.completeness = coverage::symbols_of(ctx.snapshot, shown.is_empty() || scip_shown);
     draft.depends_on_scip = scip_shown;
-    draft.cut(Cut::of(
-        "results",
-        "max-items",
-        total,
-        shown.len(),
-        Some("--limit"),
-    ));
+    draft.cut_list("results", "max-items", total, shown.len(), "--limit");
     draft.cut(Cut::of(
         "byModule",
         "max-modules",
@@ -190,15 +187,16 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
         Trim::summary("/byModule", "byModule"),
         Trim::new("/results", "results"),
     ];
-    draft.items_in = total as u64;
-    draft.items_out = shown.len() as u64;
+    draft.items(total, shown.len());
     if let Some(best) = shown.first() {
-        draft.suggest(
-            format!("ckb query symbol {}", best.symbol.stable_id),
+        draft.suggest_query(
+            "symbol",
+            &best.symbol.stable_id,
             "details of the best match",
         );
-        draft.suggest(
-            format!("ckb query refs {}", best.symbol.stable_id),
+        draft.suggest_query(
+            "refs",
+            &best.symbol.stable_id,
             "where the best match is used",
         );
     }
