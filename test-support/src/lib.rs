@@ -141,7 +141,8 @@ pub fn tool_missing(tool: &str, install: &str) {
     eprintln!("SKIPPED (tool missing): {tool}; install it with `{install}`");
 }
 
-/// Where `ci/install-indexers.sh` installs the npm indexers (`$CKB_INDEXERS_DIR`, or
+/// Where `ci/install-indexers.sh` (through `examples/github/ckb/install-indexers.sh`) installs
+/// the npm indexers (`$CKB_INDEXERS_DIR`, or
 /// `~/.cache/ckb-indexers`).
 pub fn indexers_dir() -> PathBuf {
     match std::env::var_os("CKB_INDEXERS_DIR") {
@@ -150,21 +151,49 @@ pub fn indexers_dir() -> PathBuf {
     }
 }
 
-/// The indexer versions the tests' exact counts were written against; `ci/install-indexers.sh`
-/// installs exactly these (a test in this crate checks the two agree).
-pub const PINNED_INDEXERS: &[(&str, &str)] = &[
-    ("scip-typescript", "0.4.0"),
-    ("scip-python", "0.6.6"),
-    // From rustup's toolchain, so the installer cannot pin it: a different one is named loudly.
-    ("rust-analyzer", "1.95.0"),
-];
+/// The indexers whose real output the tests check; their versions are the catalog's
+/// (`output_schema::indexers`), which the install script pins too (a test checks they agree).
+pub const TESTED_INDEXERS: &[&str] = &["rust-analyzer", "scip-typescript", "scip-python"];
 
-fn pinned(name: &str) -> &'static str {
-    PINNED_INDEXERS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("{name} has no pinned version"))
+/// `PATH` with the folder of the npm indexers first: where `ckb index` finds every indexer the
+/// install script installed (rust-analyzer comes with rustup, already on `PATH`).
+pub fn path_with_indexers() -> std::ffi::OsString {
+    let mut dirs = vec![indexers_dir().join("node_modules/.bin")];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).expect("PATH entries without separators")
+}
+
+/// Where `ci/fetch-example-repos.sh` unpacks the pinned real packages
+/// (`$CKB_EXAMPLE_REPOS_DIR`, or `~/.cache/ckb-example-repos`).
+pub fn example_repos_dir() -> PathBuf {
+    match std::env::var_os("CKB_EXAMPLE_REPOS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => home().join(".cache/ckb-example-repos"),
+    }
+}
+
+/// The unpacked sources of a package `ci/fetch-example-repos.sh` fetches (`immer-10.1.1`,
+/// `tomli-2.0.1`, `heck-0.5.0`), or `None` after [`tool_missing`] (which fails under CI).
+pub fn example_repo(name: &str) -> Option<PathBuf> {
+    let dir = example_repos_dir().join(name);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        tool_missing(
+            &format!("the sources of {name}"),
+            "bash ci/fetch-example-repos.sh",
+        );
+        None
+    }
+}
+
+/// The version of `name` the tests' exact counts were written against.
+pub fn pinned(name: &str) -> &'static str {
+    output_schema::indexers::by_tool(name)
+        .map(|i| i.version)
+        .unwrap_or_else(|| panic!("{name} is not in the indexer catalog"))
 }
 
 /// An npm indexer (`scip-typescript`, `scip-python`) where `ci/install-indexers.sh` puts it, or
@@ -285,13 +314,14 @@ mod tests {
     fn the_installer_pins_the_versions_the_tests_expect() {
         let script = std::fs::read_to_string(
             Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
-                .join("../ci/install-indexers.sh"),
+                .join("../examples/github/ckb/install-indexers.sh"),
         )
-        .expect("ci/install-indexers.sh");
-        for (name, version) in PINNED_INDEXERS {
+        .expect("examples/github/ckb/install-indexers.sh");
+        for name in TESTED_INDEXERS {
             let var = format!(
-                "{}_VERSION={version}",
-                name.replace('-', "_").to_uppercase()
+                "{}_VERSION={}",
+                name.replace('-', "_").to_uppercase(),
+                pinned(name)
             );
             assert!(script.contains(&var), "install-indexers.sh lacks {var}");
         }
