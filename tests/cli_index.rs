@@ -213,10 +213,12 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
     assert_eq!(rust["version"], "0.0.0-fake");
     assert_eq!(rust["documents"], 1);
     assert_eq!(rust["index"], ".ckb/rust-analyzer.scip");
-    assert_eq!(
-        std::fs::read_to_string(repo.path().join(".ckb/rust-analyzer.scip.commit")).unwrap(),
-        format!("{head}\n")
-    );
+    // The sidecar: HEAD (what a snapshot reads), then the state the index was built from.
+    let sidecar =
+        std::fs::read_to_string(repo.path().join(".ckb/rust-analyzer.scip.commit")).unwrap();
+    let lines: Vec<&str> = sidecar.lines().collect();
+    assert_eq!(lines[0], head.as_str());
+    assert!(lines[1].starts_with("state ") && lines.len() == 2, "{sidecar}");
 
     let python = run_of(&report, "scip-python");
     assert_eq!(python["status"], "failed");
@@ -428,9 +430,10 @@ fn an_index_of_another_commit_is_stale_until_ckb_index_runs_again() {
     let scip = doctor_check(&doctor, "scip");
     assert_eq!(scip["status"], "warn");
     assert!(scip["message"].as_str().unwrap().starts_with("INDEX_STALE"), "{scip}");
+    // The fix reruns the stale index's indexer and those of the main languages without one.
     assert_eq!(
         scip["fix"],
-        "ckb index --languages rust && ckb snapshot --force",
+        "ckb index --languages rust,typescript,python && ckb snapshot --force",
         "{scip}"
     );
 
@@ -500,12 +503,15 @@ fn snapshot_with_index_runs_the_indexers_first_and_doctor_names_a_missing_index(
         scip["message"]
             .as_str()
             .unwrap()
-            .contains("no SCIP index for python (2 files, scip-python)"),
+            .contains(
+                "no SCIP index for python (2 files, scip-python), typescript (1 files, \
+                 scip-typescript)"
+            ),
         "{scip}"
     );
     assert_eq!(
         scip["fix"],
-        "ckb index --languages rust,python && ckb snapshot --force"
+        "ckb index --languages rust,typescript,python && ckb snapshot --force"
     );
 
     // Text mode: the index report goes to stderr, the snapshot's summary to stdout.

@@ -61,17 +61,15 @@ fn index_json(repo: &Path, cache: &Path, extra: &[&str]) -> Value {
     serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap()
 }
 
-fn runs_by_tool(report: &Value) -> std::collections::BTreeMap<String, &Value> {
+/// Each run of a report by the index it wrote (or its tool, for a run that wrote none).
+fn runs_by_index(report: &Value) -> std::collections::BTreeMap<String, &Value> {
     report["runs"]
         .as_array()
         .unwrap()
         .iter()
         .map(|r| {
-            let label = match r["project"].as_str().unwrap() {
-                "." => r["tool"].as_str().unwrap().to_string(),
-                p => format!("{}[{p}]", r["tool"].as_str().unwrap()),
-            };
-            (label, r)
+            let key = r["index"].as_str().or(r["tool"].as_str()).unwrap();
+            (key.to_string(), r)
         })
         .collect()
 }
@@ -92,23 +90,23 @@ fn real_indexers_write_indexes_of_head_that_a_snapshot_reads_whole_also_from_a_c
     repo.write(".gitignore", "node_modules/\n");
     let head = repo.commit("polyglot");
     let report = index_json(repo.path(), cache.path(), &[]);
-    let runs = runs_by_tool(&report);
+    let runs = runs_by_index(&report);
     let expect = [
-        ("rust-analyzer[engine]", ".ckb/rust-analyzer@engine.scip", 2),
-        ("scip-typescript", ".ckb/scip-typescript.scip", 2),
-        ("scip-python", ".ckb/scip-python.scip", 3),
+        (".ckb/rust-analyzer@engine.scip", "rust-analyzer", "engine", 2),
+        (".ckb/scip-typescript.scip", "scip-typescript", ".", 2),
+        // The script no tsconfig includes: a second scip-typescript run over it.
+        (".ckb/scip-typescript@other-files.scip", "scip-typescript", ".", 1),
+        (".ckb/scip-python.scip", "scip-python", ".", 3),
     ];
-    for (run, index, documents) in expect {
-        let r = runs.get(run).unwrap_or_else(|| panic!("no {run}: {report}"));
+    assert_eq!(runs.len(), expect.len(), "{report}");
+    for (index, tool, project, documents) in expect {
+        let r = runs.get(index).unwrap_or_else(|| panic!("no {index}: {report}"));
         assert_eq!(r["status"], "indexed", "{r}");
-        assert_eq!(r["index"], index, "{r}");
+        assert_eq!(r["tool"], tool, "{r}");
+        assert_eq!(r["project"], project, "{r}");
         assert_eq!(r["documents"], documents, "{r}");
         assert!(r["version"].as_str().is_some_and(|v| !v.is_empty()));
     }
-    // The script no tsconfig includes: a second scip-typescript run over it.
-    let other = runs.values().find(|r| r["index"] == ".ckb/scip-typescript@other-files.scip");
-    let other = other.unwrap_or_else(|| panic!("no second scip-typescript run: {report}"));
-    assert_eq!(other["documents"], 1);
     assert!(report["worktreeChanged"].is_null(), "{report}");
     assert!(!report["dirty"].as_bool().unwrap());
 

@@ -145,6 +145,16 @@ pub fn index(settings: &Settings, format: Format) -> Result<IndexReport, Failure
             format,
         ));
     }
+    let known = indexers::known_languages();
+    for name in settings.languages.iter().flatten() {
+        if !known.contains(&name.trim().to_ascii_lowercase().as_str()) {
+            return Err(super::invalid(
+                format!("--languages: unknown language {name:?}"),
+                &format!("name scan languages: {}", known.join(", ")),
+                format,
+            ));
+        }
+    }
     let cancel = interrupt_flag();
     let opts = IndexOptions {
         root: settings.path.clone(),

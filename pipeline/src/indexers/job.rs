@@ -5,12 +5,13 @@ use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::Path;
 use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use output_schema::indexers::{IndexerInfo, INDEX_DIR};
 
 use super::process::{self, Ending, Spawn};
-use super::report::{status_word, summary, RunReport, RunStatus};
+use super::report::{status_word, summary, LanguageEntry, RunReport, RunStatus};
 use super::{
     clang, go, java, output, projects, python, rust_analyzer, typescript, Context, Head,
     IndexOptions, IndexProgress,
@@ -24,7 +25,7 @@ pub(super) struct JobOutcome {
 }
 
 /// Runs each selected indexer's job, `opts.jobs` at a time; outcomes come back in catalog order.
-fn run_jobs(
+pub(super) fn run_jobs(
     selected: &[&'static IndexerInfo],
     opts: &IndexOptions,
     ctx: &Context<'_>,
@@ -77,14 +78,14 @@ fn run_jobs(
 
 /// One indexer over the repository: its probe, its runs in order, then the cleanup of its old
 /// indexes.
-pub(super) struct Job<'a> {
-    pub(super) info: &'static IndexerInfo,
-    pub(super) opts: &'a IndexOptions,
-    pub(super) ctx: &'a Context<'a>,
-    pub(super) index_dir: &'a Path,
-    pub(super) head: &'a Head<'a>,
-    pub(super) languages: Vec<String>,
-    pub(super) progress: &'a dyn IndexProgress,
+struct Job<'a> {
+    info: &'static IndexerInfo,
+    opts: &'a IndexOptions,
+    ctx: &'a Context<'a>,
+    index_dir: &'a Path,
+    head: &'a Head<'a>,
+    languages: Vec<String>,
+    progress: &'a dyn IndexProgress,
 }
 
 /// A run an indexer's driver planned.
@@ -126,7 +127,7 @@ pub(super) enum Steps {
 }
 
 impl Job<'_> {
-    pub(super) fn run(&self) -> JobOutcome {
+    fn run(&self) -> JobOutcome {
         let tool = self.info.tool;
         let probe = projects::probe(tool);
         let (program, version) = match probe {

@@ -28,9 +28,9 @@ mod rust_analyzer;
 mod typescript;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use output_schema::indexers::{IndexerInfo, INDEXERS, INDEX_DIR};
@@ -41,7 +41,7 @@ use crate::plan::Plan;
 use crate::repo_state;
 use crate::syntax::lang::Lang;
 use crate::{scan, PipelineError, Progress, SnapshotOptions};
-use job::{Arg, Job, JobOutcome, RunSpec, Steps};
+use job::run_jobs;
 use projects::Context;
 pub use report::{status_word, IndexReport, LanguageEntry, Notice, RunReport, RunStatus};
 
@@ -84,14 +84,15 @@ impl IndexProgress for crate::NoProgress {
     fn run_finished(&self, _: &str, _: &str) {}
 }
 
-/// Every scan language a user may name with `--languages`: those ckb has an indexer or a
-/// tree-sitter grammar for.
+/// Every scan language a user may name with `--languages`: the code languages the scan knows
+/// (with an indexer, a tree-sitter grammar, or neither).
 pub fn known_languages() -> Vec<&'static str> {
     let mut names: BTreeSet<&'static str> = INDEXERS
         .iter()
         .flat_map(|i| i.languages.iter().copied())
         .collect();
     names.extend(Lang::ALL.iter().map(|l| l.name()));
+    names.extend(OTHER_CODE.iter().copied());
     names.into_iter().collect()
 }
 

@@ -24,16 +24,23 @@ pub struct Produced {
     pub paths: BTreeSet<String>,
 }
 
-/// A temporary file in the folder of `index`, deleted when dropped.
+/// A temporary file in the folder of `index`, deleted when dropped; readable by others once in
+/// place, as a file the user wrote would be (a temporary file is private by default).
 pub fn temp_beside(index: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = index.parent().unwrap_or(Path::new("."));
     let name = index
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    tempfile::Builder::new()
-        .prefix(&format!(".{name}.partial-"))
-        .tempfile_in(dir)
+    let prefix = format!(".{name}.partial-");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    builder.tempfile_in(dir)
 }
 
 /// Reads the index an indexer wrote: it must decode, and when it has documents, some of them
