@@ -120,6 +120,9 @@ struct Runner {
     temp: tempfile::TempDir,
     bin: tempfile::TempDir,
     gh_state: PathBuf,
+    /// Variables of the job's environment on top of the runner's (what a workflow's `env:` or a
+    /// repository variable would set).
+    job_env: Vec<(&'static str, &'static str)>,
 }
 
 impl Runner {
@@ -141,7 +144,21 @@ impl Runner {
             temp: tempfile::tempdir().unwrap(),
             bin,
             gh_state: gh_state.to_path_buf(),
+            job_env: Vec::new(),
         }
+    }
+
+    /// The same runner with `name=value` in the job's environment.
+    fn with_env(mut self, name: &'static str, value: &'static str) -> Runner {
+        self.job_env.push((name, value));
+        self
+    }
+
+    /// The same runner with `CKB_INDEX=off`: snapshots with tree-sitter only. The tests about the
+    /// store and the diff use it to stay fast; indexing has its own test over real packages
+    /// (`fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot`).
+    fn without_indexing(self) -> Runner {
+        self.with_env("CKB_INDEX", "off")
     }
 
     /// A fresh runner (empty RUNNER_TEMP) on the same repository.
@@ -239,6 +256,9 @@ impl Runner {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env_remove("CKB")
             .env_remove("CKB_STORE");
+        for (k, v) in &self.job_env {
+            cmd.env(k, v);
+        }
         for (k, v) in env {
             cmd.env(k, expand(v, ctx));
         }
@@ -453,7 +473,7 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
         .map(String::from)
         .collect();
     let wf = workflow("ckb-snapshots.yml");
-    let runner = Runner::new(repo, &state);
+    let runner = Runner::new(repo, &state).without_indexing();
     let log = runner.run(&wf, None);
     let text: String = log.iter().map(|(_, t)| t.as_str()).collect();
     assert!(text.contains("using "), "{text}");
@@ -523,8 +543,10 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
         "{text}"
     );
     let after: BTreeMap<String, Vec<u8>> = files_of(&runner.store()).into_iter().collect();
+    // No snapshot was rebuilt. (The scan cache beside them is no snapshot: a later scan adds the
+    // files that have settled since.)
     for (p, bytes) in &before {
-        if !p.ends_with("run.json") {
+        if !p.ends_with("run.json") && !p.ends_with(pipeline::scan_cache::CACHE_FILE) {
             assert_eq!(after.get(p), Some(bytes), "{p} was rebuilt");
         }
     }
@@ -546,7 +568,7 @@ fn pr_workflow_posts_one_comment_and_updates_it_on_the_next_push() {
         serde_json::json!({"runs": [], "comments": [{"id": 1, "issue": 7, "body": "LGTM"}, {"id": 2, "issue": 8, "body": "<!-- ckb:diff -->\nanother PR"}]}),
     );
     // main's store, from the snapshot workflow.
-    let main = Runner::new(fixture_repo(), &state);
+    let main = Runner::new(fixture_repo(), &state).without_indexing();
     main.run(&workflow("ckb-snapshots.yml"), None);
     keep_artifact(
         &state,
@@ -676,9 +698,18 @@ fn fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot() {
         let keep = tempfile::tempdir().unwrap();
         let state = gh_state(keep.path(), serde_json::json!({"runs": [], "comments": []}));
         let sha = repo.run_git(&["rev-parse", "HEAD"]);
-        let runner = Runner::new(repo, &state);
+        // CKB_PREPARE runs in each commit's checkout before indexing (here: it only says where).
+        let runner = Runner::new(repo, &state).with_env(
+            "CKB_PREPARE",
+            "echo \"prepared $(git rev-parse HEAD) in $PWD\" >> \"$RUNNER_TEMP/prepare.log\"",
+        );
         let log = runner.run(&workflow("ckb-snapshots.yml"), None);
         let text: String = log.iter().map(|(_, t)| t.as_str()).collect();
+        let prepared = std::fs::read_to_string(runner.temp.path().join("prepare.log")).unwrap();
+        assert!(
+            prepared.starts_with(&format!("prepared {sha} in ")) && prepared.trim_end().ends_with("/tree"),
+            "{prepared}"
+        );
         assert!(
             text.contains(&format!("install-indexers: {tool}")),
             "{name}: {text}"
