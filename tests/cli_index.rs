@@ -248,7 +248,7 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
     // Ruby: no indexer, no grammar.
     let notices = report["notices"].to_string();
     assert!(
-        notices.contains("ruby (1 files): no SCIP indexer and no tree-sitter grammar"),
+        notices.contains("ruby (1 file): no SCIP indexer and no tree-sitter grammar"),
         "{notices}"
     );
 
@@ -504,7 +504,7 @@ fn snapshot_with_index_runs_the_indexers_first_and_doctor_names_a_missing_index(
             .as_str()
             .unwrap()
             .contains(
-                "no SCIP index for python (2 files, scip-python), typescript (1 files, \
+                "no SCIP index for python (2 files, scip-python), typescript (1 file, \
                  scip-typescript)"
             ),
         "{scip}"

@@ -296,9 +296,9 @@ fn render_run(s: &mut String, r: &RunReport) {
     let status = indexers::status_word(r.status);
     match r.status {
         RunStatus::Indexed | RunStatus::UpToDate => s.push_str(&format!(
-            "{}{version}{project}: {status}, {} documents{} → {}\n",
+            "{}{version}{project}: {status}, {}{} → {}\n",
             r.tool,
-            r.documents.unwrap_or(0),
+            indexers::count(r.documents.unwrap_or(0), "document"),
             if r.status == RunStatus::Indexed {
                 format!(" in {:.1} s", r.seconds)
             } else {

@@ -43,7 +43,7 @@ use crate::syntax::lang::Lang;
 use crate::{scan, PipelineError, Progress, SnapshotOptions};
 use job::run_jobs;
 use projects::Context;
-pub use report::{status_word, IndexReport, LanguageEntry, Notice, RunReport, RunStatus};
+pub use report::{count, status_word, IndexReport, LanguageEntry, Notice, RunReport, RunStatus};
 
 /// What `ckb index` is asked to do.
 #[derive(Clone, Debug)]
@@ -248,14 +248,16 @@ fn run_notices(report: &IndexReport, git: bool, asked: Option<&BTreeSet<String>>
             code: "no-indexer".into(),
             message: if l.tree_sitter {
                 format!(
-                    "{} ({} files): no SCIP indexer; tree-sitter will cover it",
-                    l.language, l.files
+                    "{} ({}): no SCIP indexer; tree-sitter will cover it",
+                    l.language,
+                    count(l.files, "file")
                 )
             } else {
                 format!(
-                    "{} ({} files): no SCIP indexer and no tree-sitter grammar; ckb records its \
+                    "{} ({}): no SCIP indexer and no tree-sitter grammar; ckb records its \
                      files and history only",
-                    l.language, l.files
+                    l.language,
+                    count(l.files, "file")
                 )
             },
         });

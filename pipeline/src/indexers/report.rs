@@ -152,10 +152,21 @@ pub fn status_word(status: RunStatus) -> &'static str {
     }
 }
 
+/// `n` and a noun, plural unless `n` is 1 (`1 document`, `2 documents`).
+pub fn count(n: i64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A one-line summary of a run for the progress display.
 pub fn summary(r: &RunReport) -> String {
     match (r.status, r.documents) {
-        (RunStatus::Indexed, Some(d)) => format!("indexed {d} documents in {:.1} s", r.seconds),
+        (RunStatus::Indexed, Some(d)) => {
+            format!("indexed {} in {:.1} s", count(d, "document"), r.seconds)
+        }
         _ => format!(
             "{}{}",
             status_word(r.status),

@@ -112,12 +112,12 @@ fn loose_files_run(
     let mut notes = vec![match (why, first_run) {
         (Some(why), _) => why.to_string(),
         (None, true) => format!(
-            "no tsconfig.json: the {} files are indexed with ckb's default compiler options",
-            files.len()
+            "no tsconfig.json: {} indexed with ckb's default compiler options",
+            super::count(files.len() as i64, "file")
         ),
         (None, false) => format!(
-            "{} files outside every tsconfig project, indexed with ckb's default compiler options",
-            files.len()
+            "{} outside every tsconfig project, indexed with ckb's default compiler options",
+            super::count(files.len() as i64, "file")
         ),
     }];
     if label.is_none() {

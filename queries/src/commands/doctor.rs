@@ -187,7 +187,10 @@ fn backend_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
                     "no SCIP index for {}: references there are by name, with lower confidence",
                     without
                         .iter()
-                        .map(|l| format!("{} ({} files, {})", l.language, l.files, l.indexer.tool))
+                        .map(|l| {
+                            let files = if l.files == 1 { "file" } else { "files" };
+                            format!("{} ({} {files}, {})", l.language, l.files, l.indexer.tool)
+                        })
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
