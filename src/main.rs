@@ -41,6 +41,8 @@ enum Command {
     Verify(cmd::verify::Args),
     /// Write .ckb/config.json with every default spelled out.
     Init(cmd::init::Args),
+    /// Serve the query commands to coding agents over the Model Context Protocol (stdio).
+    Mcp(cmd::mcp::Args),
 }
 
 /// What a subcommand hands back to `main`.
@@ -136,6 +138,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => cmd::schema::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Init(args) => cmd::init::run(args),
+        Command::Mcp(args) => cmd::mcp::run(args),
     };
     match result {
         Ok(code) => code,

@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod index;
 pub mod init;
+pub mod mcp;
 pub mod query;
 pub mod schema;
 pub mod snapshot;

@@ -269,6 +269,77 @@ pub fn duckdb_cli() -> Option<PathBuf> {
     found
 }
 
+/// The MCP clients the tests drive `ckb mcp` with; `ci/install-tools.sh` installs exactly these
+/// into `$HOME/.cache/ckb-tools` (a test in this crate checks the two agree).
+pub const PINNED_MCP_CLIENTS: &[(&str, &str)] = &[
+    // PyPI `mcp`, the official Python SDK, in the tools venv.
+    ("mcp-python-sdk", "2.3.0"),
+    // npm `@modelcontextprotocol/inspector`, whose `--cli` mode lists and calls tools.
+    ("mcp-inspector", "2.12.0"),
+];
+
+/// Where `ci/install-tools.sh` installs its tools (`$CKB_TOOLS_DIR`, or `~/.cache/ckb-tools`).
+pub fn tools_dir() -> PathBuf {
+    match std::env::var_os("CKB_TOOLS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => home().join(".cache/ckb-tools"),
+    }
+}
+
+/// The tools venv's Python when it has the pinned MCP Python SDK, or `None` after
+/// [`tool_missing`] (which fails under CI).
+pub fn mcp_python() -> Option<PathBuf> {
+    let python = tools_dir().join("venv/bin/python");
+    let want = pinned_mcp("mcp-python-sdk");
+    let found = Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('mcp'))",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| stdout_of(&o).trim().to_string());
+    match found {
+        Some(v) if v == want => Some(python),
+        other => {
+            tool_missing(
+                &format!("the MCP Python SDK {want} (found {other:?})"),
+                "bash ci/install-tools.sh",
+            );
+            None
+        }
+    }
+}
+
+/// The MCP Inspector's launcher at the pinned version, or `None` after [`tool_missing`] (which
+/// fails under CI).
+pub fn mcp_inspector() -> Option<PathBuf> {
+    let dir = tools_dir().join("inspector");
+    let bin = dir.join("node_modules/.bin/mcp-inspector");
+    let package = dir.join("node_modules/@modelcontextprotocol/inspector/package.json");
+    let found = std::fs::read_to_string(package)
+        .ok()
+        .and_then(|text| json_string_field(&text, "version"));
+    let want = pinned_mcp("mcp-inspector");
+    if bin.exists() && found.as_deref() == Some(want) {
+        return Some(bin);
+    }
+    tool_missing(
+        &format!("the MCP Inspector {want} (found {found:?})"),
+        "bash ci/install-tools.sh",
+    );
+    None
+}
+
+fn pinned_mcp(name: &str) -> &'static str {
+    PINNED_MCP_CLIENTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("{name} has no pinned version"))
+}
+
 fn home() -> PathBuf {
     PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
 }
@@ -324,6 +395,22 @@ mod tests {
                 pinned(name)
             );
             assert!(script.contains(&var), "install-indexers.sh lacks {var}");
+        }
+    }
+
+    #[test]
+    fn the_tools_installer_pins_the_mcp_clients_the_tests_expect() {
+        let script = std::fs::read_to_string(
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+                .join("../ci/install-tools.sh"),
+        )
+        .expect("ci/install-tools.sh");
+        for (name, version) in PINNED_MCP_CLIENTS {
+            let var = format!(
+                "{}_VERSION={version}",
+                name.replace('-', "_").to_uppercase()
+            );
+            assert!(script.contains(&var), "install-tools.sh lacks {var}");
         }
     }
 
