@@ -163,7 +163,10 @@ fn polyglot_repo() -> Fixture {
     )
     .write("src/lib.rs", "pub fn parse() -> usize {\n    1\n}\n")
     .write("app.py", "def main():\n    return 1\n")
-    .write("web/app.ts", "export function render(): number {\n  return 1;\n}\n")
+    .write(
+        "web/app.ts",
+        "export function render(): number {\n  return 1;\n}\n",
+    )
     .write("tool.rb", "def tool\n  1\nend\n");
     repo.commit("one");
     repo
@@ -202,7 +205,12 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
         repo.path(),
         &["index", "--json", "--timeout", "2", "--progress", "never"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The hang is cut at 2 s (plus the 2 s grace for SIGTERM), not 300.
     assert!(t0.elapsed() < Duration::from_secs(60), "{:?}", t0.elapsed());
     let report = json_of(&out);
@@ -218,7 +226,10 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
         std::fs::read_to_string(repo.path().join(".ckb/rust-analyzer.scip.commit")).unwrap();
     let lines: Vec<&str> = sidecar.lines().collect();
     assert_eq!(lines[0], head.as_str());
-    assert!(lines[1].starts_with("state ") && lines.len() == 2, "{sidecar}");
+    assert!(
+        lines[1].starts_with("state ") && lines.len() == 2,
+        "{sidecar}"
+    );
 
     let python = run_of(&report, "scip-python");
     assert_eq!(python["status"], "failed");
@@ -276,7 +287,14 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
     let out = ckb_with(
         &fakes,
         repo.path(),
-        &["index", "--strict", "--timeout", "2", "--languages", "python"],
+        &[
+            "index",
+            "--strict",
+            "--timeout",
+            "2",
+            "--languages",
+            "python",
+        ],
     );
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -291,31 +309,48 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
     let backends: Vec<_> = m.backends.iter().filter(|b| b.kind == "scip").collect();
     assert_eq!(backends.len(), 1, "{backends:?}");
     assert_eq!(backends[0].tool, "rust-analyzer");
-    assert_eq!(backends[0].input.as_deref(), Some(".ckb/rust-analyzer.scip"));
+    assert_eq!(
+        backends[0].input.as_deref(),
+        Some(".ckb/rust-analyzer.scip")
+    );
     assert_eq!(backends[0].facts["freshness"], "current");
-    assert!(!m.repo_state.dirty, "indexes and sidecars do not make the tree dirty");
+    assert!(
+        !m.repo_state.dirty,
+        "indexes and sidecars do not make the tree dirty"
+    );
     let syntax = &m.stages["syntax"].breakdown;
-    assert!(syntax.contains_key("python") && syntax.contains_key("typescript"), "{syntax:?}");
+    assert!(
+        syntax.contains_key("python") && syntax.contains_key("typescript"),
+        "{syntax:?}"
+    );
     // ckb's own inputs are not files of the repository.
     let files: Vec<output_schema::tables::FileRow> =
         output_schema::parquet_io::read_table(&snap.join("files.parquet")).unwrap();
-    assert!(files.iter().all(|f| !f.path.starts_with(".ckb/")), "{files:?}");
+    assert!(
+        files.iter().all(|f| !f.path.starts_with(".ckb/")),
+        "{files:?}"
+    );
 }
 
 #[test]
 fn an_index_that_does_not_decode_or_describes_other_files_is_not_used() {
     let repo = polyglot_repo();
     let fakes = Fakes::new();
-    fakes
-        .add("scip-typescript", Fake::WritesGarbage, &[])
-        .add("scip-python", Fake::Writes, &["elsewhere/app.py"]);
+    fakes.add("scip-typescript", Fake::WritesGarbage, &[]).add(
+        "scip-python",
+        Fake::Writes,
+        &["elsewhere/app.py"],
+    );
     let out = ckb_with(&fakes, repo.path(), &["index", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let report = json_of(&out);
     let ts = run_of(&report, "scip-typescript");
     assert_eq!(ts["status"], "failed");
     assert!(
-        ts["reason"].as_str().unwrap().starts_with("it wrote an index ckb cannot read"),
+        ts["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("it wrote an index ckb cannot read"),
         "{ts}"
     );
     let py = run_of(&report, "scip-python");
@@ -336,7 +371,11 @@ fn an_index_that_does_not_decode_or_describes_other_files_is_not_used() {
 fn a_missing_indexer_is_a_notice_with_its_install_command() {
     let repo = polyglot_repo();
     let empty = Fakes::new();
-    let out = ckb_with(&empty, repo.path(), &["index", "--json", "--languages", "rust,ruby"]);
+    let out = ckb_with(
+        &empty,
+        repo.path(),
+        &["index", "--json", "--languages", "rust,ruby"],
+    );
     assert_eq!(out.status.code(), Some(0));
     let report = json_of(&out);
     let rust = run_of(&report, "rust-analyzer");
@@ -357,19 +396,31 @@ fn a_missing_indexer_is_a_notice_with_its_install_command() {
     // rustup's proxy is on PATH without the component: missing too, saying why.
     let proxy = Fakes::new();
     proxy.add("rust-analyzer", Fake::IsAProxy, &[]);
-    let report = json_of(&ckb_with(&proxy, repo.path(), &["index", "--json", "--languages", "rust"]));
+    let report = json_of(&ckb_with(
+        &proxy,
+        repo.path(),
+        &["index", "--json", "--languages", "rust"],
+    ));
     let rust = run_of(&report, "rust-analyzer");
     assert_eq!(rust["status"], "missing");
     assert!(
-        rust["reason"].as_str().unwrap().contains("`rust-analyzer --version` fails")
-            && rust["reason"].as_str().unwrap().contains("rustup component add rust-analyzer"),
+        rust["reason"]
+            .as_str()
+            .unwrap()
+            .contains("`rust-analyzer --version` fails")
+            && rust["reason"]
+                .as_str()
+                .unwrap()
+                .contains("rustup component add rust-analyzer"),
         "{rust}"
     );
     assert_eq!(proxy.runs("rust-analyzer"), 0);
 
     // --strict fails only for a language asked for by name.
     assert_eq!(
-        ckb_with(&empty, repo.path(), &["index", "--strict"]).status.code(),
+        ckb_with(&empty, repo.path(), &["index", "--strict"])
+            .status
+            .code(),
         Some(0)
     );
     let out = ckb_with(
@@ -384,7 +435,11 @@ fn a_missing_indexer_is_a_notice_with_its_install_command() {
         .contains("rustup component add rust-analyzer"));
 
     // Bad values are refused before anything runs.
-    let out = ckb_with(&empty, repo.path(), &["index", "--json", "--languages", "cobol"]);
+    let out = ckb_with(
+        &empty,
+        repo.path(),
+        &["index", "--json", "--languages", "cobol"],
+    );
     let err = error_answer(&out, "INVALID_PARAMETER");
     assert!(err["error"]["message"].as_str().unwrap().contains("cobol"));
     for bad in [["--jobs", "0"], ["--timeout", "0"]] {
@@ -417,7 +472,10 @@ fn an_index_of_another_commit_is_stale_until_ckb_index_runs_again() {
     let backend = m.backends.iter().find(|b| b.kind == "scip").unwrap();
     assert_eq!(backend.facts["freshness"], "behind");
     assert!(
-        m.stages["scip"].warnings.iter().any(|w| w.code == "index-stale"),
+        m.stages["scip"]
+            .warnings
+            .iter()
+            .any(|w| w.code == "index-stale"),
         "{:?}",
         m.stages["scip"].warnings
     );
@@ -429,11 +487,13 @@ fn an_index_of_another_commit_is_stale_until_ckb_index_runs_again() {
     .unwrap();
     let scip = doctor_check(&doctor, "scip");
     assert_eq!(scip["status"], "warn");
-    assert!(scip["message"].as_str().unwrap().starts_with("INDEX_STALE"), "{scip}");
+    assert!(
+        scip["message"].as_str().unwrap().starts_with("INDEX_STALE"),
+        "{scip}"
+    );
     // The fix reruns the stale index's indexer and those of the main languages without one.
     assert_eq!(
-        scip["fix"],
-        "ckb index --languages rust,typescript,python && ckb snapshot --force",
+        scip["fix"], "ckb index --languages rust,typescript,python && ckb snapshot --force",
         "{scip}"
     );
 
@@ -441,12 +501,18 @@ fn an_index_of_another_commit_is_stale_until_ckb_index_runs_again() {
     assert_eq!(run_of(&index(&[]), "rust-analyzer")["status"], "indexed");
     assert_eq!(run_of(&index(&[]), "rust-analyzer")["status"], "up-to-date");
     assert_eq!(fakes.runs("rust-analyzer"), 2);
-    assert_eq!(run_of(&index(&["--force"]), "rust-analyzer")["status"], "indexed");
+    assert_eq!(
+        run_of(&index(&["--force"]), "rust-analyzer")["status"],
+        "indexed"
+    );
     repo.write("src/extra.rs", "pub fn extra() {}\n");
     let dirty = index(&[]);
     assert_eq!(run_of(&dirty, "rust-analyzer")["status"], "indexed");
     assert!(dirty["dirty"].as_bool().unwrap());
-    assert!(dirty["notices"].to_string().contains("dirty-worktree"), "{dirty}");
+    assert!(
+        dirty["notices"].to_string().contains("dirty-worktree"),
+        "{dirty}"
+    );
     assert_eq!(fakes.runs("rust-analyzer"), 4);
     std::fs::remove_file(repo.path().join("src/extra.rs")).unwrap();
     index(&[]);
@@ -468,7 +534,11 @@ fn snapshot_with_index_runs_the_indexers_first_and_doctor_names_a_missing_index(
     repo.write("src/util.rs", "pub fn util() {}\n");
     repo.commit("two");
     let fakes = Fakes::new();
-    fakes.add("rust-analyzer", Fake::Writes, &["src/lib.rs", "src/util.rs"]);
+    fakes.add(
+        "rust-analyzer",
+        Fake::Writes,
+        &["src/lib.rs", "src/util.rs"],
+    );
     let store = tempfile::tempdir().unwrap();
     let out = ckb_with(
         &fakes,
@@ -481,7 +551,12 @@ fn snapshot_with_index_runs_the_indexers_first_and_doctor_names_a_missing_index(
             store.path().to_str().unwrap(),
         ],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json_of(&out);
     assert_eq!(run_of(&v["index"], "rust-analyzer")["status"], "indexed");
     assert_eq!(run_of(&v["index"], "scip-python")["status"], "missing");
@@ -500,13 +575,10 @@ fn snapshot_with_index_runs_the_indexers_first_and_doctor_names_a_missing_index(
     let scip = doctor_check(&doctor, "scip");
     assert_eq!(scip["status"], "warn", "{scip}");
     assert!(
-        scip["message"]
-            .as_str()
-            .unwrap()
-            .contains(
-                "no SCIP index for python (2 files, scip-python), typescript (1 file, \
+        scip["message"].as_str().unwrap().contains(
+            "no SCIP index for python (2 files, scip-python), typescript (1 file, \
                  scip-typescript)"
-            ),
+        ),
         "{scip}"
     );
     assert_eq!(
@@ -528,8 +600,14 @@ fn snapshot_with_index_runs_the_indexers_first_and_doctor_names_a_missing_index(
     );
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("rust-analyzer 0.0.0-fake: up to date"), "{err}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("scip "), "summary");
+    assert!(
+        err.contains("rust-analyzer 0.0.0-fake: up to date"),
+        "{err}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("scip "),
+        "summary"
+    );
     // --index and --no-scip contradict each other.
     let out = ckb_with(&fakes, repo.path(), &["snapshot", "--index", "--no-scip"]);
     assert_eq!(out.status.code(), Some(2));
@@ -552,7 +630,12 @@ fn ctrl_c_stops_the_running_indexers_and_exits_130() {
     let pid = std::fs::read_to_string(fakes.grandchild()).expect("the indexer started");
     test_support::run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("cancelled"));
     let until = Instant::now() + Duration::from_secs(10);
     while process_alive(&pid) && Instant::now() < until {

@@ -86,21 +86,36 @@ fn real_indexers_write_indexes_of_head_that_a_snapshot_reads_whole_also_from_a_c
     copy_fixture(&repo, "rust", "engine");
     copy_fixture(&repo, "ts", "");
     copy_fixture(&repo, "py", "");
-    repo.write("scripts/build.js", "function build() {\n  return 1;\n}\nbuild();\n");
+    repo.write(
+        "scripts/build.js",
+        "function build() {\n  return 1;\n}\nbuild();\n",
+    );
     repo.write(".gitignore", "node_modules/\n");
     let head = repo.commit("polyglot");
     let report = index_json(repo.path(), cache.path(), &[]);
     let runs = runs_by_index(&report);
     let expect = [
-        (".ckb/rust-analyzer@engine.scip", "rust-analyzer", "engine", 2),
+        (
+            ".ckb/rust-analyzer@engine.scip",
+            "rust-analyzer",
+            "engine",
+            2,
+        ),
         (".ckb/scip-typescript.scip", "scip-typescript", ".", 2),
         // The script no tsconfig includes: a second scip-typescript run over it.
-        (".ckb/scip-typescript@other-files.scip", "scip-typescript", ".", 1),
+        (
+            ".ckb/scip-typescript@other-files.scip",
+            "scip-typescript",
+            ".",
+            1,
+        ),
         (".ckb/scip-python.scip", "scip-python", ".", 3),
     ];
     assert_eq!(runs.len(), expect.len(), "{report}");
     for (index, tool, project, documents) in expect {
-        let r = runs.get(index).unwrap_or_else(|| panic!("no {index}: {report}"));
+        let r = runs
+            .get(index)
+            .unwrap_or_else(|| panic!("no {index}: {report}"));
         assert_eq!(r["status"], "indexed", "{r}");
         assert_eq!(r["tool"], tool, "{r}");
         assert_eq!(r["project"], project, "{r}");
@@ -124,7 +139,11 @@ fn real_indexers_write_indexes_of_head_that_a_snapshot_reads_whole_also_from_a_c
                 b.counts["documentsUsed"], b.counts["documents"],
                 "every document maps to a file: {b:?}"
             );
-            let root_expected = if b.tool == "rust-analyzer" { "engine" } else { "." };
+            let root_expected = if b.tool == "rust-analyzer" {
+                "engine"
+            } else {
+                "."
+            };
             assert_eq!(b.facts["projectRoot"], root_expected, "{b:?}");
         }
         inputs.sort();
@@ -193,10 +212,16 @@ fn without_node_modules_scip_typescript_indexes_every_file_but_not_references_in
     assert_eq!(run["status"], "indexed", "{without}");
     assert_eq!(run["documents"], 1);
     assert!(
-        run["notes"].to_string().contains("not installed (no node_modules)"),
+        run["notes"]
+            .to_string()
+            .contains("not installed (no node_modules)"),
         "{run}"
     );
-    assert_eq!(package_refs(repo.path()), 0, "nothing resolves into the package");
+    assert_eq!(
+        package_refs(repo.path()),
+        0,
+        "nothing resolves into the package"
+    );
 
     // With the package installed (by hand here: a typed module), its references resolve.
     repo.write(
@@ -211,6 +236,12 @@ fn without_node_modules_scip_typescript_indexes_every_file_but_not_references_in
     let with = index_json(repo.path(), cache.path(), &["--force"]);
     let run = &with["runs"][0];
     assert_eq!(run["status"], "indexed", "{with}");
-    assert!(!run["notes"].to_string().contains("no node_modules"), "{run}");
-    assert!(package_refs(repo.path()) >= 2, "the import and the call resolve");
+    assert!(
+        !run["notes"].to_string().contains("no node_modules"),
+        "{run}"
+    );
+    assert!(
+        package_refs(repo.path()) >= 2,
+        "the import and the call resolve"
+    );
 }

@@ -427,7 +427,8 @@ fn workflows_are_valid_and_their_run_steps_are_the_example_scripts() {
             .find_map(|s| match s {
                 Step::Uses { action, with }
                     if action == "actions/cache@v4"
-                        && with.get("path").map(String::as_str) == Some("~/.cache/ckb-indexers") =>
+                        && with.get("path").map(String::as_str)
+                            == Some("~/.cache/ckb-indexers") =>
                 {
                     Some(with["key"].clone())
                 }
@@ -436,7 +437,10 @@ fn workflows_are_valid_and_their_run_steps_are_the_example_scripts() {
             .unwrap_or_else(|| panic!("{name}: no cache of ~/.cache/ckb-indexers"));
         for tool in ["scip-typescript", "scip-python"] {
             let pinned = format!("{tool}-{}", test_support::pinned(tool));
-            assert!(cache.contains(&pinned), "{name}: cache key {cache} lacks {pinned}");
+            assert!(
+                cache.contains(&pinned),
+                "{name}: cache key {cache} lacks {pinned}"
+            );
         }
         let steps: Vec<&str> = wf
             .steps
@@ -446,7 +450,9 @@ fn workflows_are_valid_and_their_run_steps_are_the_example_scripts() {
                 _ => None,
             })
             .collect();
-        let install = steps.iter().position(|r| r.ends_with("install-indexers.sh"));
+        let install = steps
+            .iter()
+            .position(|r| r.ends_with("install-indexers.sh"));
         let last = steps.len() - 1;
         assert!(
             install.is_some_and(|i| i < last),
@@ -707,7 +713,8 @@ fn fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot() {
         let text: String = log.iter().map(|(_, t)| t.as_str()).collect();
         let prepared = std::fs::read_to_string(runner.temp.path().join("prepare.log")).unwrap();
         assert!(
-            prepared.starts_with(&format!("prepared {sha} in ")) && prepared.trim_end().ends_with("/tree"),
+            prepared.starts_with(&format!("prepared {sha} in "))
+                && prepared.trim_end().ends_with("/tree"),
             "{prepared}"
         );
         assert!(
@@ -715,12 +722,21 @@ fn fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot() {
             "{name}: {text}"
         );
         assert!(text.contains("1 new snapshot(s)"), "{name}: {text}");
-        let id = runner.repo.path().file_name().unwrap().to_str().unwrap().to_string();
+        let id = runner
+            .repo
+            .path()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         let m = manifest(&runner.store().join(format!("repo={id}/commit={sha}")));
-        assert!(!m.repo_state.dirty, "{name}: indexing left the worktree clean");
+        assert!(
+            !m.repo_state.dirty,
+            "{name}: indexing left the worktree clean"
+        );
         let scip: Vec<_> = m.backends.iter().filter(|b| b.kind == "scip").collect();
-        assert_eq!(scip.len(), 1, "{name}: {scip:?}
-{text}");
+        assert_eq!(scip.len(), 1, "{name}: {scip:?}\n{text}");
         let b = scip[0];
         assert_eq!(b.tool, tool, "{name}");
         assert_eq!(b.facts["freshness"], "current", "{name}: {b:?}");
@@ -730,25 +746,42 @@ fn fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot() {
             "{name}: every document is a file of the clone"
         );
         let files = m.stages["scan"].breakdown[language]["files"];
-        assert_eq!(b.counts["documentsUsed"], files, "{name}: every {language} file is indexed");
+        assert_eq!(
+            b.counts["documentsUsed"], files,
+            "{name}: every {language} file is indexed"
+        );
 
         if tool == "rust-analyzer" {
             // A pull request against it: the head is indexed too, and the diff is posted.
-            keep_artifact(&state, 1, "ckb-snapshots.yml", "main", "ckb-store", &runner.store(), keep.path());
+            keep_artifact(
+                &state,
+                1,
+                "ckb-snapshots.yml",
+                "main",
+                "ckb-store",
+                &runner.store(),
+                keep.path(),
+            );
             let runner = runner.fresh();
             let repo = &runner.repo;
             repo.run_git(&["checkout", "-q", "-b", "feature"]);
-            repo.write("src/lib.rs", format!("{}
-pub fn shout(s: &str) -> String {{
-    s.to_uppercase()
-}}
-", std::fs::read_to_string(repo.path().join("src/lib.rs")).unwrap()));
+            repo.write(
+                "src/lib.rs",
+                format!(
+                    "{}\npub fn shout(s: &str) -> String {{\n    s.to_uppercase()\n}}\n",
+                    std::fs::read_to_string(repo.path().join("src/lib.rs")).unwrap()
+                ),
+            );
             let head = repo.commit("add shout");
             let log = runner.run(&workflow("ckb-pr-diff.yml"), Some((&sha, &head, 3)));
             let text: String = log.iter().map(|(_, t)| t.as_str()).collect();
             assert!(text.contains("created the comment"), "{text}");
             let m = manifest(&runner.store().join(format!("repo={id}/commit={head}")));
-            let b = m.backends.iter().find(|b| b.kind == "scip").expect("the head is indexed");
+            let b = m
+                .backends
+                .iter()
+                .find(|b| b.kind == "scip")
+                .expect("the head is indexed");
             assert_eq!(b.facts["freshness"], "current");
             let body = read_state(&state)["comments"].to_string();
             assert!(body.contains("shout"), "{body}");

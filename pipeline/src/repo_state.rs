@@ -249,7 +249,11 @@ pub fn status_of(
         }
     }
     let mut entries = std::collections::BTreeMap::new();
-    for (kind, list) in [("staged", &staged), ("worktree", &worktree), ("untracked", &untracked)] {
+    for (kind, list) in [
+        ("staged", &staged),
+        ("worktree", &worktree),
+        ("untracked", &untracked),
+    ] {
         for (path, what) in list.iter() {
             entries.insert(path.clone(), format!("{kind} {what}"));
         }

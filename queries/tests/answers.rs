@@ -415,9 +415,8 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
             .starts_with("INDEX_STALE: index.scip was built 3 commit(s) behind")),
         "{w:?}"
     );
-    assert!(drill(&a).contains(
-        &"ckb index --languages rust,typescript && ckb snapshot --force".to_string()
-    ));
+    assert!(drill(&a)
+        .contains(&"ckb index --languages rust,typescript && ckb snapshot --force".to_string()));
     assert_eq!(a["provenance"]["completeness"]["score"], 0.75);
     // A tree-sitter answer does not depend on the index.
     let t = v(&queries::commands::refs::refs(

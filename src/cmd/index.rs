@@ -180,7 +180,14 @@ fn strict_error(report: &IndexReport, asked: &[String]) -> Option<QueryError> {
     if !failed.is_empty() {
         let names: Vec<String> = failed
             .iter()
-            .map(|r| format!("{} ({}: {})", r.tool, r.project, indexers::status_word(r.status)))
+            .map(|r| {
+                format!(
+                    "{} ({}: {})",
+                    r.tool,
+                    r.project,
+                    indexers::status_word(r.status)
+                )
+            })
             .collect();
         return Some(QueryError::new(
             ErrorCode::IndexerFailed,
@@ -195,10 +202,7 @@ fn strict_error(report: &IndexReport, asked: &[String]) -> Option<QueryError> {
     }
     let missing: Vec<&RunReport> = report.missing_asked(asked).collect();
     if !missing.is_empty() {
-        let installs: Vec<String> = missing
-            .iter()
-            .filter_map(|r| r.install.clone())
-            .collect();
+        let installs: Vec<String> = missing.iter().filter_map(|r| r.install.clone()).collect();
         return Some(QueryError::new(
             ErrorCode::IndexerMissing,
             format!(
@@ -259,7 +263,9 @@ pub fn render(report: &IndexReport) -> String {
         s.push_str(&format!("note: {}\n", n.message));
     }
     for removed in &report.removed {
-        s.push_str(&format!("removed {removed}: its indexer no longer writes it\n"));
+        s.push_str(&format!(
+            "removed {removed}: its indexer no longer writes it\n"
+        ));
     }
     let written: Vec<&str> = report
         .runs
@@ -276,8 +282,9 @@ pub fn render(report: &IndexReport) -> String {
         (true, _) => "cancelled: the indexers that were running were stopped and their output \
                       removed\n"
             .to_string(),
-        (false, 0) => "no index written: ckb snapshot covers these languages with tree-sitter\n"
-            .to_string(),
+        (false, 0) => {
+            "no index written: ckb snapshot covers these languages with tree-sitter\n".to_string()
+        }
         (false, n) => format!(
             "{n} index(es){commit} in .ckb/: `ckb snapshot` reads them ({})\n",
             written.join(", ")
@@ -287,7 +294,11 @@ pub fn render(report: &IndexReport) -> String {
 }
 
 fn render_run(s: &mut String, r: &RunReport) {
-    let version = r.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default();
+    let version = r
+        .version
+        .as_deref()
+        .map(|v| format!(" {v}"))
+        .unwrap_or_default();
     let project = if r.project == "." {
         String::new()
     } else {

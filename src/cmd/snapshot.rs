@@ -113,7 +113,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     // The caller's choice, taken as given (the config's `store` is checked by the pipeline).
     let out = args.out.clone().or_else(crate::locate::store_from_env);
     let index_report = if args.index {
-        let settings = super::index::Settings::defaults(args.path.clone(), out.clone(), args.progress);
+        let settings =
+            super::index::Settings::defaults(args.path.clone(), out.clone(), args.progress);
         let report = super::index::index(&settings, format)?;
         if report.cancelled {
             let _ = std::io::stderr().write_all(super::index::render(&report).as_bytes());

@@ -267,11 +267,14 @@ impl Job<'_> {
             return (report, None);
         }
         if !self.opts.force && output::is_current(&final_path, self.head) {
-            if let Ok(produced) = output::inspect(&final_path, &spec.project, self.ctx, &file_name) {
+            if let Ok(produced) = output::inspect(&final_path, &spec.project, self.ctx, &file_name)
+            {
                 report.status = RunStatus::UpToDate;
                 report.documents = Some(produced.documents);
-                self.progress
-                    .run_finished(&run_name, &format!("up to date: {}", report.index.as_deref().unwrap_or("")));
+                self.progress.run_finished(
+                    &run_name,
+                    &format!("up to date: {}", report.index.as_deref().unwrap_or("")),
+                );
                 return (report, Some(produced));
             }
         }
@@ -479,4 +482,3 @@ fn display_command(spec: &RunSpec, program: &Path, file_name: &str) -> String {
         format!("(cd {} && {line})", projects::shell_word(&spec.project))
     }
 }
-

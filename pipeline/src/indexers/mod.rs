@@ -162,12 +162,25 @@ pub fn run(
         .tempdir()
         .map_err(|e| PipelineError::io(std::env::temp_dir(), e))?;
     let index_dir = root.join(INDEX_DIR);
-    let ctx = Context::new(&root, &scanned.files, scratch.path(), opts.cache_dir.as_deref());
+    let ctx = Context::new(
+        &root,
+        &scanned.files,
+        scratch.path(),
+        opts.cache_dir.as_deref(),
+    );
     let head = Head {
         commit: report.head_commit.as_deref(),
         state: before.as_ref().map(|s| s.state.repo_state_id.as_str()),
     };
-    let jobs = run_jobs(&selected, opts, &ctx, &index_dir, &head, &report.languages, progress);
+    let jobs = run_jobs(
+        &selected,
+        opts,
+        &ctx,
+        &index_dir,
+        &head,
+        &report.languages,
+        progress,
+    );
     for job in jobs {
         report.removed.extend(job.removed);
         report.runs.extend(job.runs);
@@ -243,7 +256,11 @@ fn languages_of(files: &[FileRow], asked: Option<&BTreeSet<String>>) -> Vec<Lang
 /// Notices known before any indexer runs.
 fn run_notices(report: &IndexReport, git: bool, asked: Option<&BTreeSet<String>>) -> Vec<Notice> {
     let mut notices = Vec::new();
-    for l in report.languages.iter().filter(|l| l.selected && l.indexer.is_none()) {
+    for l in report
+        .languages
+        .iter()
+        .filter(|l| l.selected && l.indexer.is_none())
+    {
         notices.push(Notice {
             code: "no-indexer".into(),
             message: if l.tree_sitter {
@@ -312,4 +329,3 @@ pub(crate) struct Head<'a> {
     /// only for exactly the state it was built from.
     pub state: Option<&'a str>,
 }
-

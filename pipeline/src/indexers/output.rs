@@ -112,7 +112,11 @@ fn sidecar_of(index: &Path) -> std::path::PathBuf {
 /// the new sidecar names HEAD's commit on its first line (what `ckb snapshot` reads) and the
 /// state of the working tree on its second, `state <repoStateId>` (what tells `ckb index` the
 /// index is up to date). No commit, no sidecar.
-pub fn install(temp: tempfile::NamedTempFile, index: &Path, head: &Head<'_>) -> std::io::Result<()> {
+pub fn install(
+    temp: tempfile::NamedTempFile,
+    index: &Path,
+    head: &Head<'_>,
+) -> std::io::Result<()> {
     let sidecar = sidecar_of(index);
     match std::fs::remove_file(&sidecar) {
         Ok(()) => {}
@@ -196,9 +200,9 @@ mod tests {
         let mut temp = temp_beside(&index).expect("temp");
         temp.write_all(b"new").expect("write");
         let temp_path = temp.path().to_path_buf();
-        assert!(temp_path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with(".rust-analyzer.scip.partial-")));
+        assert!(temp_path.file_name().is_some_and(|n| n
+            .to_string_lossy()
+            .starts_with(".rust-analyzer.scip.partial-")));
         let commit = "1234567890abcdef1234567890abcdef12345678";
         let head = Head {
             commit: Some(commit),
@@ -232,7 +236,11 @@ mod tests {
         install(temp, &index, &no_commit).expect("install");
         assert!(!sidecar_of(&index).exists());
 
-        for name in ["rust-analyzer@tools-gen.scip", "scip-python.scip", "notes.scip"] {
+        for name in [
+            "rust-analyzer@tools-gen.scip",
+            "scip-python.scip",
+            "notes.scip",
+        ] {
             std::fs::write(dir.path().join(name), b"x").expect("write");
         }
         std::fs::write(dir.path().join("rust-analyzer@tools-gen.scip.commit"), "x").expect("write");
@@ -241,6 +249,9 @@ mod tests {
         assert!(index.exists());
         assert!(dir.path().join("scip-python.scip").exists());
         assert!(dir.path().join("notes.scip").exists());
-        assert!(!dir.path().join("rust-analyzer@tools-gen.scip.commit").exists());
+        assert!(!dir
+            .path()
+            .join("rust-analyzer@tools-gen.scip.commit")
+            .exists());
     }
 }

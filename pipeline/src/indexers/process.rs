@@ -122,8 +122,14 @@ pub fn run(
     let (line_tx, line_rx) = mpsc::sync_channel::<String>(LINE_QUEUE);
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let streams = [
-        child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
     ];
     let mut readers = 0;
     for (stream, tail) in streams
@@ -341,7 +347,10 @@ mod tests {
 
     #[test]
     fn success_failure_and_the_tail_of_each_stream() {
-        let ok = go("echo out; echo \"$CKB_TEST_VAR\" >&2", Duration::from_secs(30));
+        let ok = go(
+            "echo out; echo \"$CKB_TEST_VAR\" >&2",
+            Duration::from_secs(30),
+        );
         assert_eq!(ok.ending, Ending::Success);
         assert_eq!(ok.stdout_tail, ["out"]);
         assert_eq!(ok.stderr_tail, ["set"]);
@@ -351,10 +360,16 @@ mod tests {
         );
         assert_eq!(failed.ending, Ending::Failed(Some(3)));
         assert_eq!(failed.stderr_tail.len(), TAIL_LINES);
-        assert_eq!(failed.stderr_tail.last().map(String::as_str), Some("line 49"));
+        assert_eq!(
+            failed.stderr_tail.last().map(String::as_str),
+            Some("line 49")
+        );
         assert_eq!(failed.tail(), failed.stderr_tail);
         // Progress bars redraw with \r; colours are dropped.
-        let bar = go("printf '10%%\\r50%%\\r\\033[1mdone\\033[0m\\n'", Duration::from_secs(30));
+        let bar = go(
+            "printf '10%%\\r50%%\\r\\033[1mdone\\033[0m\\n'",
+            Duration::from_secs(30),
+        );
         assert_eq!(bar.stdout_tail, ["10%", "50%", "done"]);
     }
 

@@ -21,7 +21,10 @@ pub(super) fn plan(ctx: &Context<'_>) -> Steps {
     let (name, from) = project_name(ctx);
     let mut notes = vec![format!("project name {name:?} (from {from})")];
     let roots = package_roots(ctx);
-    notes.push(format!("PYTHONPATH gets the package roots: {}", roots.join(", ")));
+    notes.push(format!(
+        "PYTHONPATH gets the package roots: {}",
+        roots.join(", ")
+    ));
     let mut path: Vec<std::path::PathBuf> = roots.iter().map(|r| ctx.dir_of(r)).collect();
     if let Some(existing) = std::env::var_os("PYTHONPATH") {
         path.extend(std::env::split_paths(&existing));

@@ -177,4 +177,3 @@ pub fn summary(r: &RunReport) -> String {
         ),
     }
 }
-
