@@ -103,7 +103,7 @@ fn loose_files_run(
         return Ok(None);
     }
     let first_run = indexed.is_empty() && why.is_none();
-    let label = (!ctx.outermost_projects(&["tsconfig.json"]).is_empty()).then(|| OTHER_FILES);
+    let label = (!ctx.outermost_projects(&["tsconfig.json"]).is_empty()).then_some(OTHER_FILES);
     let config = ctx
         .scratch
         .join(format!("tsconfig.{}.json", label.unwrap_or("files")));
