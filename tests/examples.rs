@@ -8,6 +8,10 @@
 //! artifact becomes what the next run's `gh run download` returns), through a fake `gh`
 //! (`tests/support/fake_gh.py`) that records every call. The SQL walkthrough runs over a fixture
 //! store, both as its script and command by command from its markdown.
+//!
+//! Size: one simulated runner (workflow parser, `${{ }}` expansion, fake `gh`, artifacts) serves
+//! every workflow test here, the real-package `ckb index` test included; split, each part would
+//! need the whole runner.
 
 mod common;
 

@@ -248,16 +248,7 @@ pub fn status_of(
             }
         }
     }
-    let mut entries = std::collections::BTreeMap::new();
-    for (kind, list) in [
-        ("staged", &staged),
-        ("worktree", &worktree),
-        ("untracked", &untracked),
-    ] {
-        for (path, what) in list.iter() {
-            entries.insert(path.clone(), format!("{kind} {what}"));
-        }
-    }
+    let entries = status_entries(&staged, &worktree, &untracked);
     let staged_hash = list_hash("staged", &mut staged);
     let worktree_hash = list_hash("worktree", &mut worktree);
     let untracked_hash = list_hash("untracked", &mut untracked);
@@ -282,6 +273,25 @@ pub fn status_of(
         repo_state_id: id.hex(32),
     };
     Ok(RepoStatus { state, entries })
+}
+
+/// Every dirty path with its kind (`staged`, `worktree`, `untracked`) and what changed.
+fn status_entries(
+    staged: &[(String, String)],
+    worktree: &[(String, String)],
+    untracked: &[(String, String)],
+) -> std::collections::BTreeMap<String, String> {
+    let mut entries = std::collections::BTreeMap::new();
+    for (kind, list) in [
+        ("staged", staged),
+        ("worktree", worktree),
+        ("untracked", untracked),
+    ] {
+        for (path, what) in list {
+            entries.insert(path.clone(), format!("{kind} {what}"));
+        }
+    }
+    entries
 }
 
 /// The promisor remote of a partial clone: where git fetches the objects the clone left out.

@@ -40,14 +40,7 @@ pub(super) fn plan(ctx: &Context<'_>) -> Steps {
             Err(why) => Steps::Cannot(why),
         };
     }
-    let mut args = vec![
-        Arg::plain("index"),
-        Arg::plain("--cwd"),
-        Arg::plain(ctx.root.as_os_str()),
-        Arg::plain("--no-progress-bar"),
-        Arg::plain("--output"),
-        Arg::Output,
-    ];
+    let mut args = index_args(ctx);
     args.extend(
         projects
             .iter()
@@ -126,15 +119,11 @@ fn loose_files_run(
     Ok(Some(RunSpec {
         label: label.map(str::to_string),
         project: ".".into(),
-        args: vec![
-            Arg::plain("index"),
-            Arg::plain("--cwd"),
-            Arg::plain(ctx.root.as_os_str()),
-            Arg::plain("--no-progress-bar"),
-            Arg::plain("--output"),
-            Arg::Output,
-            Arg::plain(config.into_os_string()),
-        ],
+        args: {
+            let mut args = index_args(ctx);
+            args.push(Arg::plain(config.into_os_string()));
+            args
+        },
         env: node_env(),
         notes,
     }))
@@ -198,4 +187,17 @@ fn dependencies_note(ctx: &Context<'_>) -> Option<String> {
             missing.join(", ")
         )
     })
+}
+
+/// `scip-typescript index` from the repository's root into the temporary index; the projects (or
+/// ckb's configuration) follow.
+fn index_args(ctx: &Context<'_>) -> Vec<Arg> {
+    vec![
+        Arg::plain("index"),
+        Arg::plain("--cwd"),
+        Arg::plain(ctx.root.as_os_str()),
+        Arg::plain("--no-progress-bar"),
+        Arg::plain("--output"),
+        Arg::Output,
+    ]
 }
