@@ -49,6 +49,9 @@ enum Fake {
     WritesGarbage,
     /// Answers `--version` with rustup's error for a component that is not installed.
     IsAProxy,
+    /// Marks itself started, then waits up to 5 s for the named fake to have started too before
+    /// it writes its index (exit 3 if it never does): both succeed only when they run at once.
+    Meets(&'static str),
 }
 
 /// A folder of fake indexers, and a log of their runs.
@@ -77,6 +80,13 @@ impl Fakes {
                 .to_string(),
             Fake::WritesGarbage => "printf '\\377\\377\\377 not protobuf' > \"$out\"".to_string(),
             Fake::IsAProxy => String::new(),
+            Fake::Meets(other) => format!(
+                "touch \"$FAKE_DIR/{tool}.started\"\n\
+                 i=0; while [ ! -e \"$FAKE_DIR/{other}.started\" ]; do\n\
+                 i=$((i+1)); [ $i -gt 50 ] && {{ echo \"{other} never started\" >&2; exit 3; }}\n\
+                 sleep 0.1; done\n\
+                 cp \"$FAKE_DIR/{tool}.index\" \"$out\""
+            ),
         };
         let version = match fake {
             Fake::IsAProxy => format!(
@@ -448,6 +458,44 @@ fn a_missing_indexer_is_a_notice_with_its_install_command() {
         error_answer(&ckb_with(&empty, repo.path(), &args), "INVALID_PARAMETER");
     }
     assert!(!repo.path().join(".ckb").exists(), "nothing was written");
+}
+
+#[test]
+fn jobs_runs_indexers_at_once_and_one_job_runs_them_in_catalog_order() {
+    let repo = polyglot_repo();
+    let meeting = || {
+        let fakes = Fakes::new();
+        fakes
+            .add("rust-analyzer", Fake::Meets("scip-python"), &["src/lib.rs"])
+            .add("scip-python", Fake::Meets("rust-analyzer"), &["app.py"]);
+        fakes
+    };
+    let args = ["index", "--json", "--force", "--languages", "rust,python"];
+    // Two at once: each sees the other start, both index.
+    let fakes = meeting();
+    let out = ckb_with(&fakes, repo.path(), &[&args[..], &["--jobs", "2"]].concat());
+    assert_eq!(out.status.code(), Some(0));
+    let report = json_of(&out);
+    for tool in ["rust-analyzer", "scip-python"] {
+        assert_eq!(run_of(&report, tool)["status"], "indexed", "{report}");
+    }
+    // The report keeps catalog order whichever finished first.
+    let tools: Vec<&str> = report["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["rust-analyzer", "scip-python"]);
+
+    // One at a time (the default): rust-analyzer (first in the catalog) waits for scip-python
+    // in vain and fails; scip-python then finds it started and indexes.
+    let fakes = meeting();
+    let report = json_of(&ckb_with(&fakes, repo.path(), &args));
+    let rust = run_of(&report, "rust-analyzer");
+    assert_eq!(rust["status"], "failed", "{report}");
+    assert_eq!(rust["outputTail"][0], "scip-python never started", "{rust}");
+    assert_eq!(run_of(&report, "scip-python")["status"], "indexed");
 }
 
 #[test]
