@@ -35,6 +35,9 @@ enum Command {
     Query(cmd::query::Args),
     /// Compare two snapshots: files, symbols, public API, impact and risk (markdown for PR comments, or JSON).
     Diff(cmd::diff::Args),
+    /// Write one self-contained HTML report: architecture graph, hotspots, API changes and risk,
+    /// and (with --store) the trend across snapshots.
+    Report(cmd::report::Args),
     /// Print the snapshot format: every table, column, type and sort key.
     Schema(cmd::schema::Args),
     /// Check a snapshot's files against its manifest and the schema.
@@ -135,6 +138,7 @@ fn main() -> ExitCode {
         }
         Command::Query(args) => cmd::query::run(args),
         Command::Diff(args) => cmd::diff::run(args),
+        Command::Report(args) => cmd::report::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Init(args) => cmd::init::run(args),

@@ -461,7 +461,13 @@ fn arch_serves_the_view_within_budget() {
     assert_eq!(e["facts"]["externalEdges"][0]["to"], "external:react");
     let d = v(&arch(&c, Some(1), false).unwrap());
     assert_eq!(ids(&d["facts"]["modules"]), ["web", "."]);
-    assert_eq!(d["facts"]["edges"].as_array().unwrap().len(), 0);
+    // web and the root import each other: both edges lie on the one cycle.
+    assert_eq!(d["facts"]["edges"].as_array().unwrap().len(), 2);
+    for e in d["facts"]["edges"].as_array().unwrap() {
+        assert_eq!(e["inCycle"], true, "{e}");
+    }
+    assert_eq!(d["facts"]["cycles"], serde_json::json!([[".", "web"]]));
+    assert_eq!(a["facts"]["edges"][0]["inCycle"], false);
     let small = with(
         Overrides {
             modules: Some(2),
@@ -472,6 +478,11 @@ fn arch_serves_the_view_within_budget() {
     let s = v(&arch(&small, None, false).unwrap());
     assert_eq!(ids(&s["facts"]["modules"]), ["crates/core", "crates/app"]);
     assert_eq!(s["facts"]["edges"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        s["facts"]["cycles"],
+        serde_json::json!([]),
+        "no cycle reaches them"
+    );
     assert_eq!(drill(&s)[0], "ckb query arch --max-modules 4");
     assert_eq!(code(arch(&c, Some(33), false)), ErrorCode::InvalidParameter);
 

@@ -23,6 +23,9 @@ pub struct Args {
     /// Most characters (Unicode scalar values) of the markdown output; ignored for JSON.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS)]
     max_chars: usize,
+    /// Leave the impact graph (a Mermaid block) out of the markdown.
+    #[arg(long)]
+    no_graph: bool,
 }
 
 /// Output formats of `ckb diff`.
@@ -46,7 +49,14 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         DiffFormat::Markdown => {
             let (base, head) = open(&args).map_err(fail)?;
             let report = diff::diff(&base, &head).map_err(fail)?;
-            diff::markdown::render(&report, args.max_chars).map_err(fail)?
+            diff::markdown::render(
+                &report,
+                &diff::markdown::Options {
+                    max_chars: args.max_chars,
+                    graph: !args.no_graph,
+                },
+            )
+            .map_err(fail)?
         }
     };
     finish_output(emit(&text))

@@ -5,6 +5,7 @@ pub mod index;
 pub mod init;
 pub mod mcp;
 pub mod query;
+pub mod report;
 pub mod schema;
 pub mod snapshot;
 pub mod verify;

@@ -14,6 +14,7 @@ use output_schema::config::Config;
 use output_schema::ErrorCode;
 use queries::commands::sql::{run_sql, SqlLimitFlags, SqlLimits, SqlResult, SqlSource};
 use queries::envelope::render::{self, Format};
+use queries::pictures::arch::SizeBy;
 use queries::{Budget, Ctx, Freshness, Overrides, QueryError, Snapshot};
 
 use crate::locate::{locate, repo_root, store_for};
@@ -96,6 +97,10 @@ pub enum OutputFormat {
     Markdown,
     /// CSV (sql only).
     Csv,
+    /// A Mermaid flowchart (arch only; GitHub renders it in a ```mermaid block).
+    Mermaid,
+    /// A Graphviz DOT graph (arch only; `dot -Tsvg` renders it).
+    Dot,
 }
 
 #[derive(clap::Subcommand)]
@@ -147,6 +152,9 @@ enum QueryCommand {
         /// Also list edges to external packages.
         #[arg(long)]
         include_external: bool,
+        /// With --format mermaid or dot: size modules by `lines` or `symbols` [default: lines].
+        #[arg(long, value_name = "WHAT")]
+        size_by: Option<String>,
     },
     /// What changing a symbol affects: callers, type and test dependencies, modules, risk.
     Impact {
@@ -346,6 +354,8 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Some(OutputFormat::Json) => Format::Json,
         Some(OutputFormat::Markdown) => Format::Markdown,
         Some(OutputFormat::Csv) => Format::Csv,
+        // Graphs print errors as text on stderr, like markdown.
+        Some(OutputFormat::Mermaid | OutputFormat::Dot) => Format::Human,
         None if std::io::stdout().is_terminal() => Format::Human,
         None => Format::Json,
     };
@@ -381,6 +391,18 @@ pub type Locator<'a> = dyn Fn(Option<&Path>, Option<&Path>, Option<&Path>) -> Re
 
 /// Answers a parsed `ckb query` (everything but printing), reading the snapshot `locator` finds.
 pub fn execute(args: &Args, locator: &Locator<'_>) -> Result<Output, QueryError> {
+    let picture = match args.format {
+        Some(OutputFormat::Mermaid) => Some("mermaid"),
+        Some(OutputFormat::Dot) => Some("dot"),
+        _ => None,
+    };
+    if let (Some(picture), false) = (picture, matches!(args.command, QueryCommand::Arch { .. })) {
+        return Err(QueryError::new(
+            ErrorCode::InvalidParameter,
+            format!("--format {picture} draws `arch` only"),
+            "use --format mermaid or dot with `ckb query arch`; other commands answer in json, human or markdown",
+        ));
+    }
     let find = || {
         locator(
             args.snapshot.as_deref(),
@@ -426,7 +448,17 @@ pub fn execute(args: &Args, locator: &Locator<'_>) -> Result<Output, QueryError>
         freshness: &freshness,
         budget,
     };
-    answer(&ctx, &args.command)
+    match (answer(&ctx, &args.command)?, picture, &args.command) {
+        (Output::Answer(a), Some(picture), QueryCommand::Arch { size_by, .. }) => {
+            let size_by = SizeBy::parse(size_by.as_deref())?;
+            let graph = queries::pictures::arch::graph(&a, size_by, picture);
+            Ok(Output::Text(match picture {
+                "dot" => graph.to_dot(),
+                _ => graph.to_mermaid(),
+            }))
+        }
+        (output, _, _) => Ok(output),
+    }
 }
 
 fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
@@ -463,13 +495,17 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         QueryCommand::Arch {
             depth,
             include_external,
-        } => arch::arch(
-            ctx,
-            &arch::ArchArgs {
-                depth: number("--depth", depth)?,
-                include_external: *include_external,
-            },
-        )?,
+            size_by,
+        } => {
+            SizeBy::parse(size_by.as_deref())?;
+            arch::arch(
+                ctx,
+                &arch::ArchArgs {
+                    depth: number("--depth", depth)?,
+                    include_external: *include_external,
+                },
+            )?
+        }
         QueryCommand::Impact { id, depth } => impact::impact(ctx, id, number("--depth", depth)?)?,
         QueryCommand::Explore { target } => explore::explore(ctx, target)?,
         QueryCommand::Understand { query } => understand::understand(ctx, query)?,

@@ -141,14 +141,26 @@ pub fn tool_missing(tool: &str, install: &str) {
     eprintln!("SKIPPED (tool missing): {tool}; install it with `{install}`");
 }
 
+/// `$<variable>` when set, else `~/<default>`: where an installer put its tools.
+fn install_dir(variable: &str, default: &str) -> PathBuf {
+    match std::env::var_os(variable) {
+        Some(d) => PathBuf::from(d),
+        None => home().join(default),
+    }
+}
+
+/// Another version of a tool than the pinned one: fails under CI (the installer replaces it),
+/// is named loudly otherwise.
+fn wrong_version(message: &str) {
+    assert!(!under_ci(), "{message}");
+    eprintln!("NOTICE: {message}");
+}
+
 /// Where `ci/install-indexers.sh` (through `examples/github/ckb/install-indexers.sh`) installs
 /// the npm indexers (`$CKB_INDEXERS_DIR`, or
 /// `~/.cache/ckb-indexers`).
 pub fn indexers_dir() -> PathBuf {
-    match std::env::var_os("CKB_INDEXERS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => home().join(".cache/ckb-indexers"),
-    }
+    install_dir("CKB_INDEXERS_DIR", ".cache/ckb-indexers")
 }
 
 /// The indexers whose real output the tests check; their versions are the catalog's
@@ -168,10 +180,7 @@ pub fn path_with_indexers() -> std::ffi::OsString {
 /// Where `ci/fetch-example-repos.sh` unpacks the pinned real packages
 /// (`$CKB_EXAMPLE_REPOS_DIR`, or `~/.cache/ckb-example-repos`).
 pub fn example_repos_dir() -> PathBuf {
-    match std::env::var_os("CKB_EXAMPLE_REPOS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => home().join(".cache/ckb-example-repos"),
-    }
+    install_dir("CKB_EXAMPLE_REPOS_DIR", ".cache/ckb-example-repos")
 }
 
 /// The unpacked sources of a package `ci/fetch-example-repos.sh` fetches (`immer-10.1.1`,
@@ -212,12 +221,10 @@ pub fn npm_indexer(name: &str) -> Option<PathBuf> {
         .unwrap_or_default();
     let want = pinned(name);
     if found != want {
-        let message = format!(
+        wrong_version(&format!(
             "{name} {found} is installed, but the tests' counts were written against {want}; \
              `bash ci/install-indexers.sh` installs it"
-        );
-        assert!(!under_ci(), "{message}");
-        eprintln!("NOTICE: {message}");
+        ));
     }
     Some(path)
 }
@@ -269,6 +276,78 @@ pub fn duckdb_cli() -> Option<PathBuf> {
     found
 }
 
+/// Where `ci/install-tools.sh` installs its tools (`$CKB_TOOLS_DIR`, or `~/.cache/ckb-tools`).
+pub fn tools_dir() -> PathBuf {
+    install_dir("CKB_TOOLS_DIR", ".cache/ckb-tools")
+}
+
+/// The npm tools the picture tests use and the versions `ci/install-tools.sh` installs (a test
+/// in this crate checks the two agree).
+pub const PINNED_NODE_TOOLS: &[(&str, &str)] = &[
+    ("@mermaid-js/mermaid-cli", "12.2.0"),
+    ("puppeteer-core", "25.16.0"),
+];
+
+/// The `node_modules` folder holding an installed npm tool of [`PINNED_NODE_TOOLS`] at its pinned
+/// version, or `None` after [`tool_missing`] (which fails under CI). Another version fails under
+/// CI and is named loudly otherwise.
+pub fn node_tool(package: &str) -> Option<PathBuf> {
+    let modules = tools_dir().join("node/node_modules");
+    let manifest = modules.join(package).join("package.json");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        tool_missing(package, "bash ci/install-tools.sh");
+        return None;
+    };
+    let want = PINNED_NODE_TOOLS
+        .iter()
+        .find(|(n, _)| *n == package)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("{package} has no pinned version"));
+    let found = json_string_field(&text, "version").unwrap_or_default();
+    if found != want {
+        wrong_version(&format!(
+            "{package} {found} is installed, the tests expect {want}; `bash ci/install-tools.sh` installs it"
+        ));
+    }
+    Some(modules)
+}
+
+/// Debian's Chromium (`/usr/bin/chromium`, or `$CKB_CHROMIUM`) when it runs, or `None` after
+/// [`tool_missing`] (which fails under CI). Never a browser some npm package downloaded.
+pub fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("CKB_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let runs = Command::new(&path)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        tool_missing(
+            "chromium",
+            "bash ci/install-tools.sh (apt-get install chromium)",
+        );
+        return None;
+    }
+    Some(path)
+}
+
+/// Graphviz's `dot` when it runs, or `None` after [`tool_missing`] (which fails under CI).
+pub fn graphviz_dot() -> Option<PathBuf> {
+    let runs = Command::new("dot")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        tool_missing(
+            "dot (graphviz)",
+            "bash ci/install-tools.sh (apt-get install graphviz)",
+        );
+        return None;
+    }
+    Some(PathBuf::from("dot"))
+}
+
 /// The MCP clients the tests drive `ckb mcp` with; `ci/install-tools.sh` installs exactly these
 /// into `$HOME/.cache/ckb-tools` (a test in this crate checks the two agree).
 pub const PINNED_MCP_CLIENTS: &[(&str, &str)] = &[
@@ -277,14 +356,6 @@ pub const PINNED_MCP_CLIENTS: &[(&str, &str)] = &[
     // npm `@modelcontextprotocol/inspector`, whose `--cli` mode lists and calls tools.
     ("mcp-inspector", "2.12.0"),
 ];
-
-/// Where `ci/install-tools.sh` installs its tools (`$CKB_TOOLS_DIR`, or `~/.cache/ckb-tools`).
-pub fn tools_dir() -> PathBuf {
-    match std::env::var_os("CKB_TOOLS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => home().join(".cache/ckb-tools"),
-    }
-}
 
 /// The tools venv's Python when it has the pinned MCP Python SDK, or `None` after
 /// [`tool_missing`] (which fails under CI).
@@ -399,12 +470,27 @@ mod tests {
     }
 
     #[test]
+    fn the_tool_installer_pins_the_node_tools_the_tests_expect() {
+        let script = install_tools_script();
+        for (name, version) in PINNED_NODE_TOOLS {
+            let spec = format!("{name}@${{");
+            assert!(
+                script.contains(&spec),
+                "install-tools.sh does not install {name}"
+            );
+            let var = format!(
+                "{}_VERSION={version}",
+                name.trim_start_matches("@mermaid-js/")
+                    .replace('-', "_")
+                    .to_uppercase()
+            );
+            assert!(script.contains(&var), "install-tools.sh lacks {var}");
+        }
+    }
+
+    #[test]
     fn the_tools_installer_pins_the_mcp_clients_the_tests_expect() {
-        let script = std::fs::read_to_string(
-            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
-                .join("../ci/install-tools.sh"),
-        )
-        .expect("ci/install-tools.sh");
+        let script = install_tools_script();
         for (name, version) in PINNED_MCP_CLIENTS {
             let var = format!(
                 "{}_VERSION={version}",
@@ -412,6 +498,14 @@ mod tests {
             );
             assert!(script.contains(&var), "install-tools.sh lacks {var}");
         }
+    }
+
+    fn install_tools_script() -> String {
+        std::fs::read_to_string(
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+                .join("../ci/install-tools.sh"),
+        )
+        .expect("ci/install-tools.sh")
     }
 
     #[test]
