@@ -19,6 +19,7 @@ pub mod error;
 pub mod failpoint;
 pub mod folder_lock;
 pub mod ids;
+pub mod indexers;
 pub mod json;
 pub mod layout;
 pub mod manifest;

@@ -18,6 +18,7 @@ pub mod gc;
 pub mod hashing;
 pub mod history;
 pub mod identity;
+pub mod indexers;
 pub mod leftovers;
 pub mod merge;
 pub mod modules;

@@ -76,10 +76,12 @@ impl StateExclusions {
     }
 }
 
-/// Whether a repo-relative path is where SCIP indexes are auto-discovered.
+/// Whether a repo-relative path is a SCIP index where they are auto-discovered, or the
+/// `<index>.commit` sidecar of one.
 pub fn is_scip_index_path(path: &str) -> bool {
-    path == "index.scip"
-        || ((path.starts_with(".scip/") || path.starts_with(".ckb/")) && path.ends_with(".scip"))
+    let index = path.strip_suffix(".commit").unwrap_or(path);
+    index == "index.scip"
+        || ((index.starts_with(".scip/") || index.starts_with(".ckb/")) && index.ends_with(".scip"))
 }
 
 /// Opens the git repository whose work tree is exactly `root`, if any.
@@ -141,21 +143,82 @@ pub fn read_state_noting(
     exclusions: &StateExclusions,
     warnings: &mut Vec<Warning>,
 ) -> Result<RepoState, PipelineError> {
-    let fingerprint = |path: String, rela: &gix::bstr::BStr, warnings: &mut Vec<Warning>| {
-        let (content, large) =
-            content_fingerprint(&root.join(path_from_git(rela)), exclusions.max_hash_bytes);
-        if let Some(bytes) = large {
-            warnings.push(Warning {
-                code: LARGE_FILE_UNHASHED.into(),
-                path: Some(path.clone()),
-                message: format!(
-                    "{bytes} bytes, over maxHashBytes ({}): its size and modification time \
-                     stand for its content in the repository state",
-                    exclusions.max_hash_bytes
-                ),
-            });
+    status_noting(repo, root, exclusions, warnings).map(|s| s.state)
+}
+
+/// The state of a repository and what makes it dirty, path by path.
+#[derive(Clone, Debug)]
+pub struct RepoStatus {
+    /// The state.
+    pub state: RepoState,
+    /// Each staged, changed or untracked path (ckb's own inputs and outputs excluded) with what
+    /// changed: the staged change, or a fingerprint of the working-tree content.
+    pub entries: std::collections::BTreeMap<String, String>,
+}
+
+impl RepoStatus {
+    /// The paths whose status differs in `later`: dirty in one and not the other, or with other
+    /// content. Sorted.
+    pub fn changed_since(&self, later: &RepoStatus) -> Vec<String> {
+        let mut paths: std::collections::BTreeSet<&String> = std::collections::BTreeSet::new();
+        for (path, what) in &later.entries {
+            if self.entries.get(path) != Some(what) {
+                paths.insert(path);
+            }
         }
-        (path, content)
+        for path in self.entries.keys() {
+            if !later.entries.contains_key(path) {
+                paths.insert(path);
+            }
+        }
+        paths.into_iter().cloned().collect()
+    }
+}
+
+/// Reads the state of the repository [`open_repository`] opened at `root`, with the paths that
+/// make it dirty.
+pub fn status_of(
+    repo: &gix::Repository,
+    root: &Path,
+    exclusions: &StateExclusions,
+) -> Result<RepoStatus, PipelineError> {
+    status_noting(repo, root, exclusions, &mut Vec::new())
+}
+
+/// A working-tree file's path and content fingerprint; a `large-file-unhashed` warning in
+/// `warnings` when its size and modification time stand for its content.
+fn fingerprint_noting(
+    root: &Path,
+    exclusions: &StateExclusions,
+    path: String,
+    rela: &gix::bstr::BStr,
+    warnings: &mut Vec<Warning>,
+) -> (String, String) {
+    let (content, large) =
+        content_fingerprint(&root.join(path_from_git(rela)), exclusions.max_hash_bytes);
+    if let Some(bytes) = large {
+        warnings.push(Warning {
+            code: LARGE_FILE_UNHASHED.into(),
+            path: Some(path.clone()),
+            message: format!(
+                "{bytes} bytes, over maxHashBytes ({}): its size and modification time \
+                 stand for its content in the repository state",
+                exclusions.max_hash_bytes
+            ),
+        });
+    }
+    (path, content)
+}
+
+/// [`status_of`], noting in `warnings` the files counted by size and modification time.
+fn status_noting(
+    repo: &gix::Repository,
+    root: &Path,
+    exclusions: &StateExclusions,
+    warnings: &mut Vec<Warning>,
+) -> Result<RepoStatus, PipelineError> {
+    let fingerprint = |path: String, rela: &gix::bstr::BStr, warnings: &mut Vec<Warning>| {
+        fingerprint_noting(root, exclusions, path, rela, warnings)
     };
     let git_err = |what: &str, e: &dyn std::fmt::Display| PipelineError::Git {
         message: format!("{what}: {e}"),
@@ -246,6 +309,7 @@ pub fn read_state_noting(
             }
         }
     }
+    let entries = status_entries(&staged, &worktree, &untracked);
     let staged_hash = list_hash("staged", &mut staged);
     let worktree_hash = list_hash("worktree", &mut worktree);
     let untracked_hash = list_hash("untracked", &mut untracked);
@@ -255,7 +319,7 @@ pub fn read_state_noting(
         .field(staged_hash.as_bytes())
         .field(worktree_hash.as_bytes())
         .field(untracked_hash.as_bytes());
-    Ok(RepoState {
+    let state = RepoState {
         is_git: true,
         head_commit,
         head_ref: if detached { None } else { head_ref },
@@ -272,7 +336,27 @@ pub fn read_state_noting(
         untracked_hash: Some(untracked_hash),
         dirty,
         repo_state_id: id.hex(32),
-    })
+    };
+    Ok(RepoStatus { state, entries })
+}
+
+/// Every dirty path with its kind (`staged`, `worktree`, `untracked`) and what changed.
+fn status_entries(
+    staged: &[(String, String)],
+    worktree: &[(String, String)],
+    untracked: &[(String, String)],
+) -> std::collections::BTreeMap<String, String> {
+    let mut entries = std::collections::BTreeMap::new();
+    for (kind, list) in [
+        ("staged", staged),
+        ("worktree", worktree),
+        ("untracked", untracked),
+    ] {
+        for (path, what) in list {
+            entries.insert(path.clone(), format!("{kind} {what}"));
+        }
+    }
+    entries
 }
 
 /// A change staged in the index against HEAD's tree: its path and what it is, for the staged hash.
