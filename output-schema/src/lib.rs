@@ -22,6 +22,7 @@ pub mod layout;
 pub mod manifest;
 pub mod parquet_io;
 pub mod redirect;
+pub mod row_codec;
 pub mod shared_str;
 pub mod table;
 pub mod tables;

@@ -4,6 +4,7 @@
 
 use super::materialize::materialize;
 use super::*;
+use crate::scip::doc_cache;
 
 /// The project root of an index relative to the repository root, plus candidates to try when the
 /// index was built at another path. Returns `(fixed prefix, candidates)`.
@@ -72,23 +73,83 @@ fn scip_error(path: &Path, root: &Path, message: impl Into<String>) -> PipelineE
 }
 
 /// Decodes and converts one batch of encoded documents in parallel, keeping input order. Each
-/// outcome comes with the document's occurrence count (0 when undecodable). `headers`, when given,
-/// are the documents' headers, already read.
+/// outcome comes with the document's occurrence count (0 when undecodable) and, when a document
+/// cache is in use, the document's key with the blob to add to it (none when the outcome came
+/// from it). `headers`, when given, are the documents' headers, already read.
 fn convert_batch(
     batch: Vec<Vec<u8>>,
     headers: Option<Vec<protobuf::Result<mapping::DocHeader>>>,
     env: &DocEnv<'_>,
-) -> Vec<(i64, DocOutcome)> {
+    cached: Option<&CachedDocs<'_>>,
+) -> Vec<(i64, DocOutcome, Option<DocEntry>)> {
+    let one = |bytes: Vec<u8>, header: Option<protobuf::Result<mapping::DocHeader>>| {
+        let header = header.unwrap_or_else(|| mapping::read_header(&bytes));
+        let (Some(cached), Ok(h)) = (cached, &header) else {
+            let (n, outcome) = mapping::convert_with_header(&bytes, header, env);
+            return (n, outcome, None);
+        };
+        let key = doc_cache::key(&bytes, h, env, &cached.file_facts(env, h));
+        if let Some(blob) = cached.pack.get(&key) {
+            match doc_cache::decode(blob) {
+                Ok((n, outcome)) => return (n, outcome, Some((key, None))),
+                Err(e) => cached.pack.problem(crate::cache_pack::CacheProblem {
+                    code: "cache-unreadable",
+                    message: format!("an entry of {}: {e}", doc_cache::CACHE_DIR),
+                }),
+            }
+        }
+        let (n, outcome) = mapping::convert_with_header(&bytes, header, env);
+        let blob = doc_cache::encode(n, &outcome);
+        (n, outcome, blob.map(|b| (key, Some(b))))
+    };
     match headers {
         Some(headers) => batch
             .into_par_iter()
             .zip(headers)
-            .map(|(bytes, header)| mapping::convert_with_header(&bytes, header, env))
+            .map(|(bytes, header)| one(bytes, Some(header)))
             .collect(),
         None => batch
             .into_par_iter()
-            .map(|bytes| mapping::convert(&bytes, env))
+            .map(|bytes| one(bytes, None))
             .collect(),
+    }
+}
+
+/// A document's key in the document cache, and the blob to add (`None`: found there).
+pub(super) type DocEntry = (crate::cache_pack::Key, Option<Vec<u8>>);
+
+/// The document cache and what its keys need to know of the scanned files.
+pub(super) struct CachedDocs<'a> {
+    pub(super) pack: &'a crate::cache_pack::CachePack,
+    /// Content hash of every scanned file, by path.
+    pub(super) content_hashes: HashMap<&'a str, &'a str>,
+}
+
+impl CachedDocs<'_> {
+    /// What a document's conversion reads of the scanned file it names: its language and content
+    /// (positions may be converted with its lines), or, for a path the scan did not keep, whether
+    /// the file exists.
+    fn file_facts(&self, env: &DocEnv<'_>, header: &mapping::DocHeader) -> Vec<u8> {
+        let Some(path) = mapping::repo_path(env.prefix, &header.relative_path) else {
+            return vec![2];
+        };
+        match (env.files.get(&path), self.content_hashes.get(path.as_str())) {
+            (Some(language), Some(hash)) => {
+                let mut facts = vec![1];
+                for field in [language.as_bytes(), hash.as_bytes()] {
+                    facts.extend_from_slice(&(field.len() as u64).to_le_bytes());
+                    facts.extend_from_slice(field);
+                }
+                facts
+            }
+            _ => {
+                let missing = matches!(
+                    std::fs::symlink_metadata(env.root.join(&path)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                );
+                vec![0, u8::from(missing)]
+            }
+        }
     }
 }
 
@@ -129,6 +190,7 @@ struct BatchContext<'a> {
     covered_before: &'a HashSet<String>,
     max_occurrences: usize,
     progress: &'a dyn Progress,
+    cached: Option<&'a CachedDocs<'a>>,
 }
 
 fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchContext<'_>) {
@@ -169,9 +231,13 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         default_encoding: setup.encoding,
         max_occurrences: ctx.max_occurrences,
     };
-    for (occurrences, outcome) in convert_batch(batch, headers, &env) {
+    for (occurrences, outcome, entry) in convert_batch(batch, headers, &env, ctx.cached) {
         acc.occurrences_total += occurrences;
         acc.absorb(outcome);
+        if let Some((key, blob)) = entry {
+            acc.documents_cached += i64::from(blob.is_none());
+            acc.cache_entries.push((key, blob));
+        }
     }
     ctx.progress.advance(n);
 }
@@ -181,6 +247,7 @@ pub(super) fn read_one(
     index: &Path,
     files: &HashMap<String, String>,
     covered_before: &HashSet<String>,
+    cached: Option<&CachedDocs<'_>>,
     progress: &dyn Progress,
 ) -> Result<OneIndex, PipelineError> {
     let root = input.root;
@@ -195,8 +262,15 @@ pub(super) fn read_one(
         acc.records
             .reserve((meta.len() / 128).min(1 << 26) as usize);
     }
-    let (setup, metadata) =
-        stream_documents(input, index, files, covered_before, progress, &mut acc)?;
+    let (setup, metadata) = stream_documents(
+        input,
+        index,
+        files,
+        covered_before,
+        cached,
+        progress,
+        &mut acc,
+    )?;
     let used = acc.docs.len() as i64;
     let covered_elsewhere = acc.tally.get(quirks::SKIP_ALREADY_COVERED);
     if acc.documents_total > 0 && used == 0 && covered_elsewhere < acc.documents_total {
@@ -260,6 +334,8 @@ pub(super) fn read_one(
         tally: std::mem::take(&mut acc.tally),
         warnings: std::mem::take(&mut acc.warnings),
         documents_used: used,
+        documents_cached: acc.documents_cached,
+        cache_entries: std::mem::take(&mut acc.cache_entries),
         freshness: fresh,
     })
 }
@@ -272,6 +348,7 @@ fn stream_documents(
     index: &Path,
     files: &HashMap<String, String>,
     covered_before: &HashSet<String>,
+    cached: Option<&CachedDocs<'_>>,
     progress: &dyn Progress,
     acc: &mut Accum,
 ) -> Result<(Setup, Option<Metadata>), PipelineError> {
@@ -322,6 +399,7 @@ fn stream_documents(
         covered_before,
         max_occurrences: input.config.max_occurrences_per_document,
         progress,
+        cached,
     };
     let mut batch: Vec<Vec<u8>> = Vec::new();
     let mut batch_bytes = 0usize;
