@@ -25,7 +25,10 @@
 # from the full snapshot's (the goals are reported, not enforced: timings depend on the machine).
 #
 # CKB names the binary (default: $CARGO_TARGET_DIR/release/ckb, built first unless SKIP_BUILD is
-# set). Needs git, rust-analyzer, ctags, python3, zstd and GNU time (/usr/bin/time).
+# set). STAGES instead names a build of the pipeline's `snapshot_stages` example (`cargo build
+# --release -p pipeline --example snapshot_stages`: the same `pipeline::snapshot` call as `ckb
+# snapshot`, without the CLI and without compiling DuckDB in release mode), run the same way.
+# Needs git, rust-analyzer, ctags, python3, zstd and GNU time (/usr/bin/time).
 set -euo pipefail
 
 usage() { echo "usage: $0 REPO [--work DIR] [--runs N]" >&2; exit 2; }
@@ -42,7 +45,9 @@ while [[ $# -gt 0 ]]; do
 done
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$HERE/target}
-if [[ -z "${CKB:-}" ]]; then
+if [[ -n "${STAGES:-}" ]]; then
+  CKB=$STAGES
+elif [[ -z "${CKB:-}" ]]; then
   [[ -n "${SKIP_BUILD:-}" ]] || (cd "$HERE" && cargo build --release -q --bin ckb)
   CKB=$TARGET/release/ckb
 fi
@@ -97,7 +102,11 @@ HEAD_SHA=$(git -C "$CLONE" rev-parse HEAD)
 index "$HEAD_SHA" "$WORK/head.scip"
 git -C "$CLONE" checkout -q bench
 
-snap() { "$CKB" snapshot "$CLONE" --repo-id bench --json "$@"; }
+if [[ -n "${STAGES:-}" ]]; then
+  snap() { "$STAGES" "$CLONE" --repo-id bench "$@"; }
+else
+  snap() { "$CKB" snapshot "$CLONE" --repo-id bench --json "$@"; }
+fi
 # The base snapshots (with SCIP and tree-sitter only), each in a store of its own, as the
 # previous run of a CI job leaves it.
 git -C "$CLONE" checkout -q "$BASE"

@@ -373,6 +373,16 @@ fn a_committed_snapshot_is_not_reused_even_when_it_matches_its_manifest() {
         "{:?}",
         m.stages["identity"]
     );
+    // The syntax cache was committed with it: its blobs may be forged too.
+    assert!(
+        m.stages["syntax"]
+            .warnings
+            .iter()
+            .any(|w| w.code == "cache-committed"),
+        "{:?}",
+        m.stages["syntax"]
+    );
+    assert_eq!(m.stages["syntax"].counts.get("files.from-cache"), None);
     assert_same_as_cold(&repo, &second, "same bytes as a cold run");
 }
 
