@@ -13,7 +13,7 @@ use output_schema::config::Config;
 use output_schema::manifest::RepoState;
 use output_schema::verify::read_manifest;
 use output_schema::ErrorCode;
-use pipeline::repo_state::{open_repository, read_git_state, StateExclusions};
+use pipeline::repo_state::{open_repository, read_state_of, StateExclusions};
 use pipeline::store::{head_relation, newest_ancestor_snapshot, HeadRelation, Store};
 use queries::snapshot::FreshnessState;
 use queries::{Freshness, QueryError, Snapshot};
@@ -95,14 +95,20 @@ pub fn locate(
             .collect(),
         files: Vec::new(),
     };
+    // The working tree's state, read once: it finds the exact snapshot and measures freshness.
+    let state = || {
+        git.as_ref()
+            .and_then(|r| read_state_of(r, &root, &exclusions).ok())
+    };
     if let Some(dir) = snapshot {
         let snap = Snapshot::open(dir)?;
         let fresh = match &git {
-            Some(r) if same_repo(&root, r, &snap) => freshness(&root, r, &snap, &exclusions),
+            Some(r) if same_repo(&root, r, &snap) => freshness(r, &snap, state().as_ref()),
             _ => Freshness::unknown(),
         };
         return Ok((snap, fresh));
     }
+    let state = state();
     let store = Store::new(&store_dir);
     let config = Config::load(&root).unwrap_or_default();
     let mut repo_id = config
@@ -158,7 +164,6 @@ pub fn locate(
     // store that CI fills with a snapshot per commit is not read whole on every query.
     let chosen = match &git {
         Some(r) => {
-            let state = read_git_state(&root, &exclusions).ok().flatten();
             let exact = state
                 .as_ref()
                 .and_then(|s| {
@@ -186,7 +191,7 @@ pub fn locate(
     };
     let snap = Snapshot::open(&chosen)?;
     let fresh = match &git {
-        Some(r) => freshness(&root, r, &snap, &exclusions),
+        Some(r) => freshness(r, &snap, state.as_ref()),
         None => Freshness::unknown(),
     };
     Ok((snap, fresh))
@@ -217,15 +222,10 @@ fn keyed_state(state: &RepoState) -> Option<RepoState> {
     Some(keyed)
 }
 
-fn freshness(
-    root: &Path,
-    repo: &gix::Repository,
-    snap: &Snapshot,
-    exclusions: &StateExclusions,
-) -> Freshness {
+/// How `snap` stands against the working tree, whose state (`None`: unreadable) was read.
+fn freshness(repo: &gix::Repository, snap: &Snapshot, state: Option<&RepoState>) -> Freshness {
     let head = repo.head_id().ok().map(|h| h.to_string());
-    let state = read_git_state(root, exclusions).ok().flatten();
-    let dirty = state.as_ref().is_some_and(|s| s.dirty);
+    let dirty = state.is_some_and(|s| s.dirty);
     let relation = snap
         .manifest
         .repo_state
@@ -235,7 +235,7 @@ fn freshness(
     let (state, behind) = match relation {
         Some(HeadRelation::Same) if dirty || snap.manifest.repo_state.dirty => {
             let recorded = &snap.manifest.repo_state.repo_state_id;
-            let same_state = state.as_ref().is_some_and(|s| {
+            let same_state = state.is_some_and(|s| {
                 &s.repo_state_id == recorded
                     || (snap.manifest.privacy == output_schema::PrivacyMode::Anonymized.name()
                         && keyed_state(s).is_some_and(|k| &k.repo_state_id == recorded))

@@ -33,12 +33,17 @@ enum Command {
     Query(cmd::query::Args),
     /// Compare two snapshots: files, symbols, public API, impact and risk (markdown for PR comments, or JSON).
     Diff(cmd::diff::Args),
+    /// Write one self-contained HTML report: architecture graph, hotspots, API changes and risk,
+    /// and (with --store) the trend across snapshots.
+    Report(cmd::report::Args),
     /// Print the snapshot format: every table, column, type and sort key.
     Schema(cmd::schema::Args),
     /// Check a snapshot's files against its manifest and the schema.
     Verify(cmd::verify::Args),
     /// Write .ckb/config.json with every default spelled out.
     Init(cmd::init::Args),
+    /// Serve the query commands to coding agents over the Model Context Protocol (stdio).
+    Mcp(cmd::mcp::Args),
 }
 
 /// What a subcommand hands back to `main`.
@@ -130,9 +135,11 @@ fn main() -> ExitCode {
         }
         Command::Query(args) => cmd::query::run(args),
         Command::Diff(args) => cmd::diff::run(args),
+        Command::Report(args) => cmd::report::run(args),
         Command::Schema(args) => cmd::schema::run(args),
         Command::Verify(args) => cmd::verify::run(args),
         Command::Init(args) => cmd::init::run(args),
+        Command::Mcp(args) => cmd::mcp::run(args),
     };
     match result {
         Ok(code) => code,

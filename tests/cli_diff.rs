@@ -813,3 +813,52 @@ fn end_to_end_over_real_snapshots_of_a_scripted_pr() {
         "{md}"
     );
 }
+
+#[test]
+fn the_impact_graph_is_drawn_dropped_before_must_reads_are_cut_and_left_out_by_no_graph() {
+    let (store, b, h) = write_pair(base(), head());
+    let md = ckb_ok(store.path(), &["diff", s(&b), s(&h)]);
+    let start = md
+        .find("\n<details open><summary><b>Impact graph")
+        .expect("the graph section");
+    let end = start + md[start..].find("</details>\n").unwrap() + "</details>\n".len();
+    let section = &md[start..end];
+    assert!(
+        section.contains("```mermaid\n%% ckb diff impact"),
+        "{section}"
+    );
+    // core's changes reach dependents in app and cli: two arrows, labelled with their counts.
+    assert!(
+        section.contains("n0[\"crates/core<br/>6 changed · 3 dependents\"]"),
+        "{section}"
+    );
+    assert_eq!(section.matches(" -->|\"").count(), 2, "{section}");
+    // The graph comes after the must-read sections, before the rest.
+    assert!(md.find("Call sites that may break").unwrap() < start);
+    assert!(start < md.find("Risk factors").unwrap());
+
+    let without = ckb_ok(store.path(), &["diff", s(&b), s(&h), "--no-graph"]);
+    assert_eq!(without, format!("{}{}", &md[..start], &md[end..]));
+
+    // Under any budget, the graph shows only when both must-read sections are whole.
+    let last_breaking = "| high | visibility-narrowed |";
+    let last_call_site = "uses `tokenize` (renamed), 3 sites";
+    let mut drawn_in_a_cut = false;
+    for n in (1200..md.chars().count()).step_by(61) {
+        let cut = ckb_ok(
+            store.path(),
+            &["diff", s(&b), s(&h), "--max-chars", &n.to_string()],
+        );
+        if cut.contains("```mermaid") {
+            assert!(
+                cut.contains(last_breaking) && cut.contains(last_call_site),
+                "the graph took room a must-read section needed at --max-chars {n}:\n{cut}"
+            );
+            drawn_in_a_cut = true;
+        }
+    }
+    assert!(
+        drawn_in_a_cut,
+        "some cut budget still has room for the graph"
+    );
+}

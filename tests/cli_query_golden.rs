@@ -118,6 +118,11 @@ fn cases() -> Vec<Case> {
             ],
             0,
         ),
+        json_case("callers", &["callers", &p, "--depth", "3"]),
+        json_case("callers-by-name", &["callers", "render"]),
+        json_case("callees", &["callees", "run"]),
+        json_case("hierarchy", &["hierarchy", "Parse"]),
+        json_case("hierarchy-supertypes", &["hierarchy", &sid(8)]),
         json_case("doctor", &["doctor"]),
         case("doctor-fix", &["doctor", "--fix"], 0),
         case(
@@ -162,6 +167,16 @@ fn cases() -> Vec<Case> {
             1,
         ),
         case("error-human", &["--format", "human", "symbol", "parse"], 1),
+        case(
+            "error-callers-ambiguous",
+            &["--format", "json", "callers", "parse"],
+            1,
+        ),
+        case(
+            "error-depth",
+            &["--format", "json", "callees", &p, "--depth", "11"],
+            1,
+        ),
     ]
 }
 

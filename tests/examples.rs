@@ -445,6 +445,25 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
             _ => assert_eq!(m.previous.as_ref().unwrap().snapshot_id, shas[i - 1]),
         }
     }
+    // The report of the store is the second artifact: one page over the three snapshots.
+    let report = std::fs::read_to_string(runner.temp.path().join("ckb-report.html"))
+        .expect("the workflow writes ckb-report.html");
+    assert!(report.starts_with("<!DOCTYPE html>"));
+    assert!(
+        report.contains(&format!("ckb report · {id}")),
+        "report of the store"
+    );
+    assert_eq!(
+        report.matches("<tr id=\"trend-").count(),
+        3,
+        "one trend row per snapshot"
+    );
+    assert!(
+        log.iter()
+            .any(|(action, with)| action == "actions/upload-artifact@v4"
+                && with.contains("ckb-report.html")),
+        "the report is uploaded"
+    );
     // The checkout is untouched: no worktree left behind.
     assert_eq!(
         runner.repo.run_git(&["worktree", "list"]).lines().count(),

@@ -11,7 +11,7 @@ fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
-    files.retain(|p| p.is_file() && !p.file_name().is_some_and(|n| n == "README.md"));
+    files.retain(|p| p.is_file() && p.file_name().is_none_or(|n| n != "README.md"));
     files.sort();
     files
 }

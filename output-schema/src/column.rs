@@ -538,9 +538,14 @@ impl Roles {
     pub const TEST: Roles = Roles(1 << 7);
     /// A forward declaration (for example a C prototype).
     pub const FORWARD_DEFINITION: Roles = Roles(1 << 8);
+    /// The site names a supertype: a base class, an extended or implemented interface, a
+    /// supertrait, or the trait of a Rust `impl Trait for Type`.
+    pub const SUPERTYPE: Roles = Roles(1 << 9);
+    /// The site names the type of a Rust `impl Trait for Type` (the subtype of that trait).
+    pub const SUBTYPE: Roles = Roles(1 << 10);
 
     /// Every role with its stored name, in storage order.
-    pub const NAMES: [(Roles, &'static str); 9] = [
+    pub const NAMES: [(Roles, &'static str); 11] = [
         (Roles::DEFINITION, "definition"),
         (Roles::REFERENCE, "reference"),
         (Roles::IMPORT, "import"),
@@ -550,6 +555,8 @@ impl Roles {
         (Roles::GENERATED, "generated"),
         (Roles::TEST, "test"),
         (Roles::FORWARD_DEFINITION, "forward-definition"),
+        (Roles::SUPERTYPE, "supertype"),
+        (Roles::SUBTYPE, "subtype"),
     ];
 
     /// Whether every role of `other` is set in `self`.

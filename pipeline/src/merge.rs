@@ -1,7 +1,10 @@
 //! Merge of tree-sitter and SCIP facts by backend precedence (DESIGN.md "Backend precedence").
 //!
 //! Prefer-first: for every file a SCIP index covers, SCIP's definitions, references, call edges
-//! and relationships stand, and the tree-sitter rows of that file are dropped. Tree-sitter may only
+//! and relationships stand, and the tree-sitter rows of that file are dropped — except the
+//! relationships of a file whose index states none at all (rust-analyzer writes none): there the
+//! tree-sitter ones (supertype clauses bound by name) are kept, their ends rewritten to the SCIP
+//! definitions they matched. Tree-sitter may only
 //! fill the metadata gaps SCIP leaves — visibility, signature (with arity), a coarse kind
 //! (`type` → `class`), container, module — on the SCIP definition it matches, and always
 //! contributes `body_hash`, which SCIP does not have. Where both backends state a fact and
@@ -74,7 +77,8 @@ pub struct MergeStats {
     pub dropped_tree_sitter_occurrences: i64,
     /// Tree-sitter call edges whose caller is in a SCIP-covered file (dropped).
     pub dropped_tree_sitter_call_edges: i64,
-    /// Tree-sitter relationships from a SCIP-covered file (dropped).
+    /// Tree-sitter relationships from a SCIP-covered file whose index states relationships
+    /// (dropped).
     pub dropped_tree_sitter_relationships: i64,
     /// Kept tree-sitter rows whose targets were rewritten to SCIP stable IDs.
     pub remapped_references: i64,
@@ -204,7 +208,9 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
 
     let mut relationships = scip.relationships;
     for mut r in ts_relationships {
-        if rewrites.in_covered(&r.from_id) {
+        if rewrites.in_covered(&r.from_id)
+            && !rewrites.in_paths(&r.from_id, &scip.relationless_paths)
+        {
             stats.dropped_tree_sitter_relationships += 1;
             continue;
         }
@@ -350,9 +356,14 @@ impl Rewrites<'_> {
 
     /// Whether a tree-sitter definition lies in a file SCIP covers.
     fn in_covered(&self, id: &str) -> bool {
+        self.in_paths(id, self.covered)
+    }
+
+    /// Whether a tree-sitter definition lies in one of `paths`.
+    fn in_paths(&self, id: &str, paths: &BTreeSet<String>) -> bool {
         self.ts_path
             .get(id)
-            .is_some_and(|p| self.covered.contains(p.as_str()))
+            .is_some_and(|p| paths.contains(p.as_str()))
     }
 
     /// Rewrites an optional reference, or clears it when its definition is gone; counted.
@@ -437,7 +448,7 @@ pub struct CodeTables {
     pub occurrences: Option<Vec<OccurrenceRow>>,
     /// `call_edges`.
     pub call_edges: Option<Vec<CallEdgeRow>>,
-    /// `relationships` (only SCIP states them).
+    /// `relationships`.
     pub relationships: Option<Vec<RelationshipRow>>,
     /// `imports` (only the syntax stage reads them).
     pub imports: Option<Vec<ImportRow>>,
@@ -445,7 +456,7 @@ pub struct CodeTables {
 
 /// The merge step, from the syntax stage's rows (when it ran) and SCIP's (when an index was read)
 /// to the code tables. With SCIP rows, [`merge`] decides every table but `imports`; without, the
-/// syntax rows stand as they are and `relationships` is absent. `imports` is always the syntax
+/// syntax rows stand as they are. `imports` is always the syntax
 /// stage's (absent when it did not run). The stats exist when a merge happened.
 pub fn merge_step(
     syntax: Option<SyntaxTables>,
@@ -458,7 +469,7 @@ pub fn merge_step(
                 symbols: Some(s.symbols),
                 occurrences: Some(s.occurrences),
                 call_edges: Some(s.call_edges),
-                relationships: None,
+                relationships: Some(s.relationships),
                 imports: Some(s.imports),
             },
         };

@@ -175,6 +175,7 @@ fn inputs() -> (SyntaxTables, ScipTables) {
             source: "scip".into(),
         }],
         covered_paths: BTreeSet::from(["src/a.ts".to_string()]),
+        relationless_paths: BTreeSet::new(),
     };
     (syntax, scip)
 }
@@ -377,4 +378,57 @@ fn merge_step_keeps_absent_imports_absent() {
     );
     assert_eq!(tables.imports, Some(syntax.imports));
     assert_eq!(tables.symbols.map(|s| s.len()), Some(5));
+}
+
+/// A tree-sitter `implementation` row whose file an index covers: kept (its ends rewritten to the
+/// SCIP definitions) when that index states no relationships at all, dropped otherwise.
+#[test]
+fn tree_sitter_relationships_stand_where_the_index_states_none() {
+    let rel = |from: &str, to: &str| RelationshipRow {
+        from_id: from.into(),
+        to_id: to.into(),
+        kind: "implementation".into(),
+        source: "tree-sitter".into(),
+    };
+    let syntax = SyntaxTables {
+        symbols: vec![
+            ts_sym("T1", "Circle", "class", "src/a.ts", (7, 17), "b1"),
+            ts_sym("T2", "Shape", "interface", "src/a.ts", (1, 5), "b2"),
+            ts_sym("T3", "Gone", "interface", "src/a.ts", (20, 22), "b3"),
+        ],
+        relationships: vec![rel("T1", "T2"), rel("T1", "T3")],
+        ..Default::default()
+    };
+    let covered = BTreeSet::from(["src/a.ts".to_string()]);
+    let scip = |relationless: bool| ScipTables {
+        symbols: vec![
+            scip_sym("S1", "Circle", "class", (7, 17)),
+            scip_sym("S2", "Shape", "interface", (1, 5)),
+        ],
+        covered_paths: covered.clone(),
+        relationless_paths: if relationless {
+            covered.clone()
+        } else {
+            BTreeSet::new()
+        },
+        ..Default::default()
+    };
+    let (kept, stats) = merge(syntax.clone(), scip(true));
+    let rows: Vec<(&str, &str, &str)> = kept
+        .relationships
+        .iter()
+        .map(|r| (r.from_id.as_str(), r.to_id.as_str(), r.source.as_str()))
+        .collect();
+    // `Gone` has no SCIP definition: its link has no end left.
+    assert_eq!(rows, vec![("S1", "S2", "tree-sitter")]);
+    assert_eq!(
+        (
+            stats.dropped_tree_sitter_relationships,
+            stats.unresolved_references
+        ),
+        (0, 1)
+    );
+    let (dropped, stats) = merge(syntax, scip(false));
+    assert!(dropped.relationships.is_empty());
+    assert_eq!(stats.dropped_tree_sitter_relationships, 2);
 }

@@ -41,6 +41,18 @@ fn fixture_repo() -> tempfile::TempDir {
     dir
 }
 
+/// The fixture repository snapshotted cold (no previous snapshot) into a store of its own.
+fn cold_fixture_snapshot() -> (tempfile::TempDir, tempfile::TempDir, SnapshotOutcome) {
+    let repo = fixture_repo();
+    let store = tempfile::tempdir().unwrap();
+    let out = snapshot(
+        &options(repo.path(), store.path(), PreviousChoice::Disabled, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    (repo, store, out)
+}
+
 fn options(root: &Path, out: &Path, previous: PreviousChoice, threads: usize) -> SnapshotOptions {
     SnapshotOptions {
         root: root.to_path_buf(),
@@ -69,7 +81,13 @@ fn rehash_manifest(dir: &Path) {
     .unwrap();
 }
 
-const SYNTAX_TABLES: [&str; 4] = ["symbols", "occurrences", "call_edges", "imports"];
+const SYNTAX_TABLES: [&str; 5] = [
+    "symbols",
+    "occurrences",
+    "call_edges",
+    "relationships",
+    "imports",
+];
 
 fn table_bytes(dir: &Path, table: &str) -> Vec<u8> {
     std::fs::read(dir.join(format!("{table}.parquet"))).unwrap_or_else(|e| panic!("{table}: {e}"))
@@ -314,13 +332,7 @@ fn output_does_not_depend_on_thread_count() {
 /// Text that must never be stored: comment and body markers, and whole source lines.
 #[test]
 fn no_source_text_reaches_any_artifact() {
-    let repo = fixture_repo();
-    let store = tempfile::tempdir().unwrap();
-    let out = snapshot(
-        &options(repo.path(), store.path(), PreviousChoice::Disabled, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let (_repo, _store, out) = cold_fixture_snapshot();
     let dir = &out.snapshot().dir;
     let mut haystack = String::new();
     let manifest =
@@ -395,4 +407,46 @@ fn no_source_text_reaches_any_artifact() {
         }
     }
     assert!(checked > 100, "only {checked} checks ran");
+}
+
+/// Supertype clauses of the fixtures become `implementation` rows between the definitions their
+/// names bind to: Python's base class, TypeScript's `implements` and `extends`. A supertype the
+/// repository does not define (Python's `object`, Java's `Comparable`, TSX's `React.Component`,
+/// Rust's `fmt::Display`) links nothing.
+#[test]
+fn supertype_clauses_become_relationships() {
+    let (_repo, _store, out) = cold_fixture_snapshot();
+    let dir = &out.snapshot().dir;
+    let symbols: Vec<SymbolRow> = read_table(&dir.join("symbols.parquet")).unwrap();
+    let rels: Vec<RelationshipRow> = read_table(&dir.join("relationships.parquet")).unwrap();
+    let name = |id: &str| {
+        let s = symbols.iter().find(|s| s.stable_id == id).unwrap();
+        format!("{} {}", s.path, s.name)
+    };
+    let got: Vec<String> = rels
+        .iter()
+        .map(|r| {
+            format!(
+                "{} -> {} ({}, {})",
+                name(&r.from_id),
+                name(&r.to_id),
+                r.kind,
+                r.source
+            )
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "src/sample.py Child -> src/sample.py Base (implementation, tree-sitter)",
+            "src/sample.ts Base -> src/sample.ts Shape (implementation, tree-sitter)",
+            "src/sample.ts Circle -> src/sample.ts Base (implementation, tree-sitter)",
+        ]
+    );
+    assert_eq!(
+        out.snapshot().manifest.stages["syntax"].counts["relationships"],
+        3
+    );
 }

@@ -46,6 +46,8 @@ pub mod analysis;
 pub mod commands;
 pub mod diff;
 pub mod envelope;
+pub mod pictures;
+pub mod report;
 pub mod snapshot;
 
 pub use envelope::answer::{Answer, Drilldown};

@@ -461,7 +461,13 @@ fn arch_serves_the_view_within_budget() {
     assert_eq!(e["facts"]["externalEdges"][0]["to"], "external:react");
     let d = v(&arch(&c, Some(1), false).unwrap());
     assert_eq!(ids(&d["facts"]["modules"]), ["web", "."]);
-    assert_eq!(d["facts"]["edges"].as_array().unwrap().len(), 0);
+    // web and the root import each other: both edges lie on the one cycle.
+    assert_eq!(d["facts"]["edges"].as_array().unwrap().len(), 2);
+    for e in d["facts"]["edges"].as_array().unwrap() {
+        assert_eq!(e["inCycle"], true, "{e}");
+    }
+    assert_eq!(d["facts"]["cycles"], serde_json::json!([[".", "web"]]));
+    assert_eq!(a["facts"]["edges"][0]["inCycle"], false);
     let small = with(
         Overrides {
             modules: Some(2),
@@ -472,6 +478,11 @@ fn arch_serves_the_view_within_budget() {
     let s = v(&arch(&small, None, false).unwrap());
     assert_eq!(ids(&s["facts"]["modules"]), ["crates/core", "crates/app"]);
     assert_eq!(s["facts"]["edges"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        s["facts"]["cycles"],
+        serde_json::json!([]),
+        "no cycle reaches them"
+    );
     assert_eq!(drill(&s)[0], "ckb query arch --max-modules 4");
     assert_eq!(code(arch(&c, Some(33), false)), ErrorCode::InvalidParameter);
 
@@ -1209,4 +1220,119 @@ fn status_keeps_to_its_budgets() {
         }
         Err(e) => assert_eq!(e.code, ErrorCode::BudgetExceeded),
     }
+}
+
+/// A snapshot with a cache of decoded tables (`ckb mcp`) answers byte for byte as one that reads
+/// the files for each query, on the first call (which fills the cache) and every later one; a
+/// cache too small for a table reads that table from the file.
+#[test]
+fn cached_reads_answer_like_file_reads() {
+    use queries::commands::{
+        calls, dead_code, hierarchy, impact, refs, search, symbol, understand,
+    };
+    let plain = fx();
+    let cached = Fx {
+        _dir: tempfile::tempdir().unwrap(),
+        snap: plain.snap.clone().with_cache(1 << 30),
+    };
+    let tiny = Fx {
+        _dir: tempfile::tempdir().unwrap(),
+        snap: plain.snap.clone().with_cache(1),
+    };
+    let fresh = unknown();
+    let p = sid(2);
+    type Question<'q> = Box<dyn Fn(&Ctx<'_>) -> Result<Answer, QueryError> + 'q>;
+    let questions: Vec<(&str, Question<'_>)> = vec![
+        (
+            "symbol",
+            Box::new(|c: &Ctx<'_>| symbol::symbol(c, "Parser::parse")),
+        ),
+        (
+            "search",
+            Box::new(|c: &Ctx<'_>| {
+                search::search(
+                    c,
+                    &search::SearchArgs {
+                        query: "parse".into(),
+                        ..Default::default()
+                    },
+                )
+            }),
+        ),
+        (
+            "refs",
+            Box::new(|c: &Ctx<'_>| {
+                refs::refs(
+                    c,
+                    &refs::RefsArgs {
+                        input: p.clone(),
+                        ..Default::default()
+                    },
+                )
+            }),
+        ),
+        (
+            "impact",
+            Box::new(|c: &Ctx<'_>| impact::impact(c, &p, None)),
+        ),
+        (
+            "understand",
+            Box::new(|c: &Ctx<'_>| understand::understand(c, "render")),
+        ),
+        (
+            "callers",
+            Box::new(|c: &Ctx<'_>| {
+                calls::callers(
+                    c,
+                    &calls::CallsArgs {
+                        input: p.clone(),
+                        depth: Some(3),
+                        limit: None,
+                    },
+                )
+            }),
+        ),
+        (
+            "hierarchy",
+            Box::new(|c: &Ctx<'_>| {
+                hierarchy::hierarchy(
+                    c,
+                    &calls::CallsArgs {
+                        input: "Parse".into(),
+                        ..Default::default()
+                    },
+                )
+            }),
+        ),
+        (
+            "dead-code",
+            Box::new(|c: &Ctx<'_>| dead_code::dead_code(c, &dead_code::DeadCodeArgs::default())),
+        ),
+        (
+            "not-found",
+            Box::new(|c: &Ctx<'_>| symbol::symbol(c, "no_such")),
+        ),
+    ];
+    let text = |r: Result<Answer, QueryError>| match r {
+        Ok(a) => output_schema::json::to_string(&a).unwrap(),
+        Err(e) => format!("{e:?}"),
+    };
+    for (name, ask) in &questions {
+        let want = text(ask(&ctx(&plain, &fresh)));
+        for round in 0..2 {
+            assert_eq!(
+                text(ask(&ctx(&cached, &fresh))),
+                want,
+                "{name}, cached, round {round}"
+            );
+            assert_eq!(
+                text(ask(&ctx(&tiny, &fresh))),
+                want,
+                "{name}, over the limit"
+            );
+        }
+    }
+    let cache = cached.snap.cache.as_ref().unwrap();
+    assert!(cache.bytes() > 0);
+    assert_eq!(tiny.snap.cache.as_ref().unwrap().bytes(), 0);
 }

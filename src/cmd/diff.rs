@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use queries::diff::{self, DEFAULT_MAX_CHARS};
 use queries::envelope::render::{self, Format};
-use queries::Snapshot;
+use queries::{Answer, QueryError, Snapshot};
 
 use crate::{emit, finish_output, Failure};
 
@@ -23,6 +23,9 @@ pub struct Args {
     /// Most characters (Unicode scalar values) of the markdown output; ignored for JSON.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CHARS)]
     max_chars: usize,
+    /// Leave the impact graph (a Mermaid block) out of the markdown.
+    #[arg(long)]
+    no_graph: bool,
 }
 
 /// Output formats of `ckb diff`.
@@ -41,12 +44,31 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         DiffFormat::Json => Format::Json,
     };
     let fail = |e| Failure::new(e, format);
-    let base = Snapshot::open(&args.base).map_err(fail)?;
-    let head = Snapshot::open(&args.head).map_err(fail)?;
-    let report = diff::diff(&base, &head).map_err(fail)?;
     let text = match args.format {
-        DiffFormat::Json => render::answer(&diff::answer(&report, &base, &head), Format::Json),
-        DiffFormat::Markdown => diff::markdown::render(&report, args.max_chars).map_err(fail)?,
+        DiffFormat::Json => render::answer(&answer(&args).map_err(fail)?, Format::Json),
+        DiffFormat::Markdown => {
+            let (base, head) = open(&args).map_err(fail)?;
+            let report = diff::diff(&base, &head).map_err(fail)?;
+            diff::markdown::render(
+                &report,
+                &diff::markdown::Options {
+                    max_chars: args.max_chars,
+                    graph: !args.no_graph,
+                },
+            )
+            .map_err(fail)?
+        }
     };
     finish_output(emit(&text))
+}
+
+fn open(args: &Args) -> Result<(Snapshot, Snapshot), QueryError> {
+    Ok((Snapshot::open(&args.base)?, Snapshot::open(&args.head)?))
+}
+
+/// The diff's facts as the JSON envelope (what `--format json` prints; `ckb mcp`'s `diff` tool).
+pub fn answer(args: &Args) -> Result<Answer, QueryError> {
+    let (base, head) = open(args)?;
+    let report = diff::diff(&base, &head)?;
+    Ok(diff::answer(&report, &base, &head))
 }

@@ -2,7 +2,9 @@
 
 pub mod diff;
 pub mod init;
+pub mod mcp;
 pub mod query;
+pub mod report;
 pub mod schema;
 pub mod snapshot;
 pub mod verify;

@@ -12,9 +12,10 @@ use std::process::ExitCode;
 
 use output_schema::config::Config;
 use output_schema::ErrorCode;
-use queries::commands::sql::{run_sql, SqlLimitFlags, SqlLimits, SqlSource};
+use queries::commands::sql::{run_sql, SqlLimitFlags, SqlLimits, SqlResult, SqlSource};
 use queries::envelope::render::{self, Format};
-use queries::{Budget, Ctx, Overrides, QueryError};
+use queries::pictures::arch::SizeBy;
+use queries::{Budget, Ctx, Freshness, Overrides, QueryError, Snapshot};
 
 use crate::locate::{locate, repo_root, store_for};
 use crate::{emit, finish_output, Failure};
@@ -96,6 +97,10 @@ pub enum OutputFormat {
     Markdown,
     /// CSV (sql only).
     Csv,
+    /// A Mermaid flowchart (arch only; GitHub renders it in a ```mermaid block).
+    Mermaid,
+    /// A Graphviz DOT graph (arch only; `dot -Tsvg` renders it).
+    Dot,
 }
 
 #[derive(clap::Subcommand)]
@@ -147,6 +152,9 @@ enum QueryCommand {
         /// Also list edges to external packages.
         #[arg(long)]
         include_external: bool,
+        /// With --format mermaid or dot: size modules by `lines` or `symbols` [default: lines].
+        #[arg(long, value_name = "WHAT")]
+        size_by: Option<String>,
     },
     /// What changing a symbol affects: callers, type and test dependencies, modules, risk.
     Impact {
@@ -235,6 +243,43 @@ enum QueryCommand {
         #[arg(long, value_name = "N", allow_hyphen_values = true)]
         limit: Option<String>,
     },
+    /// Who calls a symbol, N levels deep: each caller once, with the edge's confidence and
+    /// source (scip or by-name); cycles are cut and listed.
+    Callers {
+        /// Stable ID or name.
+        id: String,
+        /// Levels to walk (1..=10) [default: 2].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        depth: Option<String>,
+        /// Callers to return, nearest first (1..=1000) [default: --max-items].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        limit: Option<String>,
+    },
+    /// What a symbol calls, N levels deep: each callee once, with the edge's confidence and
+    /// source (scip or by-name); cycles are cut and listed, calls bound to nothing counted.
+    Callees {
+        /// Stable ID or name.
+        id: String,
+        /// Levels to walk (1..=10) [default: 2].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        depth: Option<String>,
+        /// Callees to return, nearest first (1..=1000) [default: --max-items].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        limit: Option<String>,
+    },
+    /// Supertypes and subtypes of a type (what it implements or extends, what implements or
+    /// extends it), N levels deep; for methods, the methods they implement and their
+    /// implementations.
+    Hierarchy {
+        /// Stable ID or name.
+        id: String,
+        /// Levels to walk each way (1..=10) [default: 2].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        depth: Option<String>,
+        /// Supertypes and subtypes to return each, nearest first (1..=1000) [default: --max-items].
+        #[arg(long, value_name = "N", allow_hyphen_values = true)]
+        limit: Option<String>,
+    },
     /// Tests to run after changing a symbol, file or folder.
     AffectedTests {
         /// Stable ID, name or repository-relative path.
@@ -248,13 +293,14 @@ enum QueryCommand {
     },
     /// Run read-only SQL over the snapshot's tables (with --store: over every snapshot, with
     /// the partition columns `repo` and `commit`).
+    // One of the two is required: a group says so in a way `ckb mcp` can read back.
+    #[command(group(clap::ArgGroup::new("statement").required(true).args(["sql", "file"])))]
     Sql {
         /// Exactly one read statement (SELECT, WITH … SELECT, FROM, VALUES, TABLE, DESCRIBE,
         /// SUMMARIZE, SHOW), optionally after EXPLAIN [ANALYZE]; anything else is SQL_NOT_ALLOWED.
-        #[arg(required_unless_present = "file")]
         sql: Option<String>,
         /// Read the statement from a file instead (e.g. one of queries/sql/*.sql, with --store).
-        #[arg(long, value_name = "FILE", conflicts_with = "sql")]
+        #[arg(long, value_name = "FILE")]
         file: Option<PathBuf>,
         #[command(flatten)]
         limits: SqlLimitArgs,
@@ -308,70 +354,111 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         Some(OutputFormat::Json) => Format::Json,
         Some(OutputFormat::Markdown) => Format::Markdown,
         Some(OutputFormat::Csv) => Format::Csv,
+        // Graphs print errors as text on stderr, like markdown.
+        Some(OutputFormat::Mermaid | OutputFormat::Dot) => Format::Human,
         None if std::io::stdout().is_terminal() => Format::Human,
         None => Format::Json,
     };
-    let fail = |e| Failure::new(e, format);
+    let output = execute(&args, &locate).map_err(|e| Failure::new(e, format))?;
+    finish_output(emit(&output.render(format)))
+}
+
+/// What a query answers.
+pub enum Output {
+    /// The envelope.
+    Answer(Box<queries::Answer>),
+    /// Text that is not an envelope (`doctor --fix`'s script).
+    Text(String),
+    /// Rows of `sql` or `canned`.
+    Sql(SqlResult),
+}
+
+impl Output {
+    /// The answer as `ckb query --format <format>` prints it.
+    pub fn render(&self, format: Format) -> String {
+        match self {
+            Output::Answer(a) => render::answer(a, format),
+            Output::Text(t) => t.clone(),
+            Output::Sql(r) => render::sql(r, format),
+        }
+    }
+}
+
+/// How a query finds its snapshot: [`locate`] for `ckb query`; `ckb mcp` passes one that reuses
+/// the snapshot it opened while the store and the working tree's HEAD stay as they were.
+pub type Locator<'a> = dyn Fn(Option<&Path>, Option<&Path>, Option<&Path>) -> Result<(Snapshot, Freshness), QueryError>
+    + 'a;
+
+/// Answers a parsed `ckb query` (everything but printing), reading the snapshot `locator` finds.
+pub fn execute(args: &Args, locator: &Locator<'_>) -> Result<Output, QueryError> {
+    let picture = match args.format {
+        Some(OutputFormat::Mermaid) => Some("mermaid"),
+        Some(OutputFormat::Dot) => Some("dot"),
+        _ => None,
+    };
+    if let (Some(picture), false) = (picture, matches!(args.command, QueryCommand::Arch { .. })) {
+        return Err(QueryError::new(
+            ErrorCode::InvalidParameter,
+            format!("--format {picture} draws `arch` only"),
+            "use --format mermaid or dot with `ckb query arch`; other commands answer in json, human or markdown",
+        ));
+    }
+    let find = || {
+        locator(
+            args.snapshot.as_deref(),
+            args.store.as_deref(),
+            args.repo.as_deref(),
+        )
+    };
     match &args.command {
         QueryCommand::Canned { name: None, .. } => {
-            return finish_output(emit(&render::sql(
-                &queries::commands::canned::list(),
-                format,
-            )));
+            return Ok(Output::Sql(queries::commands::canned::list()));
         }
         QueryCommand::Canned {
             name: Some(name),
             limits,
         } => {
-            let limits = limits.limits().map_err(fail)?;
+            let limits = limits.limits()?;
             let store = match &args.store {
                 Some(s) => s.clone(),
-                None => store_for(&repo_root(args.repo.as_deref()), None).map_err(fail)?,
+                None => store_for(&repo_root(args.repo.as_deref()), None)?,
             };
-            let result = queries::commands::canned::run(&store, name, &limits).map_err(fail)?;
-            return finish_output(emit(&render::sql(&result, format)));
+            return Ok(Output::Sql(queries::commands::canned::run(
+                &store, name, &limits,
+            )?));
         }
         QueryCommand::Sql { sql, file, limits } => {
-            let limits = limits.limits().map_err(fail)?;
-            let sql = statement(sql.as_deref(), file.as_deref()).map_err(fail)?;
+            let limits = limits.limits()?;
+            let sql = statement(sql.as_deref(), file.as_deref())?;
             let result = if args.store.is_some() && args.snapshot.is_none() {
                 let store = args.store.clone().unwrap_or_default();
-                run_sql(&SqlSource::Store(&store), &sql, &limits).map_err(fail)?
+                run_sql(&SqlSource::Store(&store), &sql, &limits)?
             } else {
-                let (snapshot, _) = locate(
-                    args.snapshot.as_deref(),
-                    args.store.as_deref(),
-                    args.repo.as_deref(),
-                )
-                .map_err(fail)?;
-                run_sql(&SqlSource::Snapshot(&snapshot), &sql, &limits).map_err(fail)?
+                let (snapshot, _) = find()?;
+                run_sql(&SqlSource::Snapshot(&snapshot), &sql, &limits)?
             };
-            return finish_output(emit(&render::sql(&result, format)));
+            return Ok(Output::Sql(result));
         }
         _ => {}
     }
-    let budget = budget(&args).map_err(fail)?;
-    let (snapshot, freshness) = locate(
-        args.snapshot.as_deref(),
-        args.store.as_deref(),
-        args.repo.as_deref(),
-    )
-    .map_err(fail)?;
+    let budget = budget(args)?;
+    let (snapshot, freshness) = find()?;
     let ctx = Ctx {
         snapshot: &snapshot,
         freshness: &freshness,
         budget,
     };
-    let answer = answer(&ctx, &args.command).map_err(fail)?;
-    match answer {
-        Output::Answer(a) => finish_output(emit(&render::answer(&a, format))),
-        Output::Text(t) => finish_output(emit(&t)),
+    match (answer(&ctx, &args.command)?, picture, &args.command) {
+        (Output::Answer(a), Some(picture), QueryCommand::Arch { size_by, .. }) => {
+            let size_by = SizeBy::parse(size_by.as_deref())?;
+            let graph = queries::pictures::arch::graph(&a, size_by, picture);
+            Ok(Output::Text(match picture {
+                "dot" => graph.to_dot(),
+                _ => graph.to_mermaid(),
+            }))
+        }
+        (output, _, _) => Ok(output),
     }
-}
-
-enum Output {
-    Answer(Box<queries::Answer>),
-    Text(String),
 }
 
 fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
@@ -408,13 +495,17 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         QueryCommand::Arch {
             depth,
             include_external,
-        } => arch::arch(
-            ctx,
-            &arch::ArchArgs {
-                depth: number("--depth", depth)?,
-                include_external: *include_external,
-            },
-        )?,
+            size_by,
+        } => {
+            SizeBy::parse(size_by.as_deref())?;
+            arch::arch(
+                ctx,
+                &arch::ArchArgs {
+                    depth: number("--depth", depth)?,
+                    include_external: *include_external,
+                },
+            )?
+        }
         QueryCommand::Impact { id, depth } => impact::impact(ctx, id, number("--depth", depth)?)?,
         QueryCommand::Explore { target } => explore::explore(ctx, target)?,
         QueryCommand::Understand { query } => understand::understand(ctx, query)?,
@@ -462,6 +553,15 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
                 limit: number("--limit", limit)?,
             },
         )?,
+        QueryCommand::Callers { id, depth, limit } => {
+            calls::callers(ctx, &calls_args(id, depth, limit)?)?
+        }
+        QueryCommand::Callees { id, depth, limit } => {
+            calls::callees(ctx, &calls_args(id, depth, limit)?)?
+        }
+        QueryCommand::Hierarchy { id, depth, limit } => {
+            hierarchy::hierarchy(ctx, &calls_args(id, depth, limit)?)?
+        }
         QueryCommand::AffectedTests {
             target,
             depth,
@@ -481,6 +581,18 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         }
     };
     Ok(Output::Answer(Box::new(a)))
+}
+
+fn calls_args(
+    id: &str,
+    depth: &Option<String>,
+    limit: &Option<String>,
+) -> Result<queries::commands::calls::CallsArgs, QueryError> {
+    Ok(queries::commands::calls::CallsArgs {
+        input: id.to_string(),
+        depth: number("--depth", depth)?,
+        limit: number("--limit", limit)?,
+    })
 }
 
 /// The statement of `ckb query sql`: the argument, or the text of `--file`.

@@ -75,6 +75,23 @@ fn view_human(v: &ViewInfo) -> String {
     s
 }
 
+fn json_text(tables: &[&TableInfo], views: &[&ViewInfo]) -> String {
+    output_schema::json::to_string_pretty(&json!({
+        "schemaVersion": SCHEMA_VERSION,
+        "tables": tables.iter().map(|t| table_json(t)).collect::<Vec<_>>(),
+        // Absent (null is omitted) when one table was asked for: its output is as before.
+        "views": (!views.is_empty())
+            .then(|| views.iter().map(|v| view_json(v)).collect::<Vec<_>>()),
+    }))
+    .unwrap_or_default()
+        + "\n"
+}
+
+/// What `ckb schema --format json` prints: every table and view (`ckb mcp`'s schema resource).
+pub fn all_json() -> String {
+    json_text(ALL_TABLES, ALL_VIEWS)
+}
+
 /// Runs `ckb schema`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let fmt = if args.format == SchemaFormat::Json {
@@ -102,17 +119,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         },
     };
     let text = match args.format {
-        SchemaFormat::Json => {
-            output_schema::json::to_string_pretty(&json!({
-                "schemaVersion": SCHEMA_VERSION,
-                "tables": tables.iter().map(|t| table_json(t)).collect::<Vec<_>>(),
-                // Absent (null is omitted) when one table was asked for: its output is as before.
-                "views": (!views.is_empty())
-                    .then(|| views.iter().map(|v| view_json(v)).collect::<Vec<_>>()),
-            }))
-            .unwrap_or_default()
-                + "\n"
-        }
+        SchemaFormat::Json => json_text(&tables, &views),
         SchemaFormat::Human => {
             let mut s = format!("ckb snapshot schema version {SCHEMA_VERSION}\n");
             for t in tables {

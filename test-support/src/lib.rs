@@ -141,13 +141,25 @@ pub fn tool_missing(tool: &str, install: &str) {
     eprintln!("SKIPPED (tool missing): {tool}; install it with `{install}`");
 }
 
+/// `$<variable>` when set, else `~/<default>`: where an installer put its tools.
+fn install_dir(variable: &str, default: &str) -> PathBuf {
+    match std::env::var_os(variable) {
+        Some(d) => PathBuf::from(d),
+        None => home().join(default),
+    }
+}
+
+/// Another version of a tool than the pinned one: fails under CI (the installer replaces it),
+/// is named loudly otherwise.
+fn wrong_version(message: &str) {
+    assert!(!under_ci(), "{message}");
+    eprintln!("NOTICE: {message}");
+}
+
 /// Where `ci/install-indexers.sh` installs the npm indexers (`$CKB_INDEXERS_DIR`, or
 /// `~/.cache/ckb-indexers`).
 pub fn indexers_dir() -> PathBuf {
-    match std::env::var_os("CKB_INDEXERS_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => home().join(".cache/ckb-indexers"),
-    }
+    install_dir("CKB_INDEXERS_DIR", ".cache/ckb-indexers")
 }
 
 /// The indexer versions the tests' exact counts were written against; `ci/install-indexers.sh`
@@ -183,12 +195,10 @@ pub fn npm_indexer(name: &str) -> Option<PathBuf> {
         .unwrap_or_default();
     let want = pinned(name);
     if found != want {
-        let message = format!(
+        wrong_version(&format!(
             "{name} {found} is installed, but the tests' counts were written against {want}; \
              `bash ci/install-indexers.sh` installs it"
-        );
-        assert!(!under_ci(), "{message}");
-        eprintln!("NOTICE: {message}");
+        ));
     }
     Some(path)
 }
@@ -238,6 +248,141 @@ pub fn duckdb_cli() -> Option<PathBuf> {
         tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
     }
     found
+}
+
+/// Where `ci/install-tools.sh` installs its tools (`$CKB_TOOLS_DIR`, or `~/.cache/ckb-tools`).
+pub fn tools_dir() -> PathBuf {
+    install_dir("CKB_TOOLS_DIR", ".cache/ckb-tools")
+}
+
+/// The npm tools the picture tests use and the versions `ci/install-tools.sh` installs (a test
+/// in this crate checks the two agree).
+pub const PINNED_NODE_TOOLS: &[(&str, &str)] = &[
+    ("@mermaid-js/mermaid-cli", "12.2.0"),
+    ("puppeteer-core", "25.16.0"),
+];
+
+/// The `node_modules` folder holding an installed npm tool of [`PINNED_NODE_TOOLS`] at its pinned
+/// version, or `None` after [`tool_missing`] (which fails under CI). Another version fails under
+/// CI and is named loudly otherwise.
+pub fn node_tool(package: &str) -> Option<PathBuf> {
+    let modules = tools_dir().join("node/node_modules");
+    let manifest = modules.join(package).join("package.json");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        tool_missing(package, "bash ci/install-tools.sh");
+        return None;
+    };
+    let want = PINNED_NODE_TOOLS
+        .iter()
+        .find(|(n, _)| *n == package)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("{package} has no pinned version"));
+    let found = json_string_field(&text, "version").unwrap_or_default();
+    if found != want {
+        wrong_version(&format!(
+            "{package} {found} is installed, the tests expect {want}; `bash ci/install-tools.sh` installs it"
+        ));
+    }
+    Some(modules)
+}
+
+/// Debian's Chromium (`/usr/bin/chromium`, or `$CKB_CHROMIUM`) when it runs, or `None` after
+/// [`tool_missing`] (which fails under CI). Never a browser some npm package downloaded.
+pub fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("CKB_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let runs = Command::new(&path)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        tool_missing(
+            "chromium",
+            "bash ci/install-tools.sh (apt-get install chromium)",
+        );
+        return None;
+    }
+    Some(path)
+}
+
+/// Graphviz's `dot` when it runs, or `None` after [`tool_missing`] (which fails under CI).
+pub fn graphviz_dot() -> Option<PathBuf> {
+    let runs = Command::new("dot")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        tool_missing(
+            "dot (graphviz)",
+            "bash ci/install-tools.sh (apt-get install graphviz)",
+        );
+        return None;
+    }
+    Some(PathBuf::from("dot"))
+}
+
+/// The MCP clients the tests drive `ckb mcp` with; `ci/install-tools.sh` installs exactly these
+/// into `$HOME/.cache/ckb-tools` (a test in this crate checks the two agree).
+pub const PINNED_MCP_CLIENTS: &[(&str, &str)] = &[
+    // PyPI `mcp`, the official Python SDK, in the tools venv.
+    ("mcp-python-sdk", "2.3.0"),
+    // npm `@modelcontextprotocol/inspector`, whose `--cli` mode lists and calls tools.
+    ("mcp-inspector", "2.12.0"),
+];
+
+/// The tools venv's Python when it has the pinned MCP Python SDK, or `None` after
+/// [`tool_missing`] (which fails under CI).
+pub fn mcp_python() -> Option<PathBuf> {
+    let python = tools_dir().join("venv/bin/python");
+    let want = pinned_mcp("mcp-python-sdk");
+    let found = Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('mcp'))",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| stdout_of(&o).trim().to_string());
+    match found {
+        Some(v) if v == want => Some(python),
+        other => {
+            tool_missing(
+                &format!("the MCP Python SDK {want} (found {other:?})"),
+                "bash ci/install-tools.sh",
+            );
+            None
+        }
+    }
+}
+
+/// The MCP Inspector's launcher at the pinned version, or `None` after [`tool_missing`] (which
+/// fails under CI).
+pub fn mcp_inspector() -> Option<PathBuf> {
+    let dir = tools_dir().join("inspector");
+    let bin = dir.join("node_modules/.bin/mcp-inspector");
+    let package = dir.join("node_modules/@modelcontextprotocol/inspector/package.json");
+    let found = std::fs::read_to_string(package)
+        .ok()
+        .and_then(|text| json_string_field(&text, "version"));
+    let want = pinned_mcp("mcp-inspector");
+    if bin.exists() && found.as_deref() == Some(want) {
+        return Some(bin);
+    }
+    tool_missing(
+        &format!("the MCP Inspector {want} (found {found:?})"),
+        "bash ci/install-tools.sh",
+    );
+    None
+}
+
+fn pinned_mcp(name: &str) -> &'static str {
+    PINNED_MCP_CLIENTS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .unwrap_or_else(|| panic!("{name} has no pinned version"))
 }
 
 fn home() -> PathBuf {
@@ -295,6 +440,45 @@ mod tests {
             );
             assert!(script.contains(&var), "install-indexers.sh lacks {var}");
         }
+    }
+
+    #[test]
+    fn the_tool_installer_pins_the_node_tools_the_tests_expect() {
+        let script = install_tools_script();
+        for (name, version) in PINNED_NODE_TOOLS {
+            let spec = format!("{name}@${{");
+            assert!(
+                script.contains(&spec),
+                "install-tools.sh does not install {name}"
+            );
+            let var = format!(
+                "{}_VERSION={version}",
+                name.trim_start_matches("@mermaid-js/")
+                    .replace('-', "_")
+                    .to_uppercase()
+            );
+            assert!(script.contains(&var), "install-tools.sh lacks {var}");
+        }
+    }
+
+    #[test]
+    fn the_tools_installer_pins_the_mcp_clients_the_tests_expect() {
+        let script = install_tools_script();
+        for (name, version) in PINNED_MCP_CLIENTS {
+            let var = format!(
+                "{}_VERSION={version}",
+                name.replace('-', "_").to_uppercase()
+            );
+            assert!(script.contains(&var), "install-tools.sh lacks {var}");
+        }
+    }
+
+    fn install_tools_script() -> String {
+        std::fs::read_to_string(
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+                .join("../ci/install-tools.sh"),
+        )
+        .expect("ci/install-tools.sh")
     }
 
     #[test]

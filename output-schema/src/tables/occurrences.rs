@@ -18,7 +18,7 @@ table! {
         end_line: i32,
         /// Column just past the site (1-based, UTF-8 bytes).
         end_col: i32,
-        /// Roles: definition, reference, import, write, read, call, generated, test, forward-definition.
+        /// Roles: definition, reference, import, write, read, call, generated, test, forward-definition, supertype (names a base class, interface or trait the enclosing definition extends or implements, or the trait of a Rust `impl Trait for Type`), subtype (names the type of a Rust `impl Trait for Type`).
         roles: Roles,
         /// Stable ID of the innermost definition enclosing the site; null at top level.
         enclosing_symbol_id: Option<SharedStr>,

@@ -48,6 +48,8 @@
 (call_expression) @ref.call.c
 (new_expression) @ref.call.c
 (type_identifier) @ref.type
+; Base classes, picked in code (`@ref.supertypes`); they become `relationships` rows.
+(base_class_clause) @ref.supertypes
 (namespace_identifier) @ref.read
 (assignment_expression) @ref.write.assignment
 

@@ -27,6 +27,11 @@
 (method_reference (identifier) @ref.read .)
 
 (type_identifier) @ref.type
+; Supertypes (`extends`, `implements`, an interface's `extends`), picked in code
+; (`@ref.supertypes`); they become `relationships` rows.
+(superclass) @ref.supertypes
+(super_interfaces) @ref.supertypes
+(extends_interfaces) @ref.supertypes
 (marker_annotation name: (identifier) @ref.read)
 (annotation name: (identifier) @ref.read)
 

@@ -50,6 +50,8 @@
 (call_expression) @ref.call.callee
 (new_expression) @ref.call.callee
 (class_heritage (identifier) @ref.type)
+; The extended class, picked in code (`@ref.supertypes`); it becomes a `relationships` row.
+(class_heritage) @ref.supertypes
 (decorator (identifier) @ref.read)
 (jsx_opening_element name: (identifier) @ref.read (#match? @ref.read "^[A-Z]"))
 (jsx_self_closing_element name: (identifier) @ref.read (#match? @ref.read "^[A-Z]"))

@@ -32,6 +32,13 @@
 (impl_item trait: (_) @scope.trait type: (_) @scope.type) @scope.impl
 (impl_item !trait type: (_) @scope.type) @scope.impl
 
+; ---- supertypes ---------------------------------------------------------------------------------
+
+; A trait's supertraits, picked in code from its `bounds` (`@ref.supertypes`). The trait and type
+; of `impl Trait for Type` are marked from the `@scope.trait` / `@scope.type` captures above. Both
+; become `relationships` rows.
+(trait_item) @ref.supertypes
+
 ; ---- references --------------------------------------------------------------------------------
 
 ; Callees, written fields and path prefixes are picked by the Rust code from childless patterns:

@@ -70,6 +70,11 @@
 
 (type_identifier) @ref.type
 (extends_clause value: (identifier) @ref.type)
+
+; Supertypes (`extends` / `implements` of a class, `extends` of an interface) are picked in code
+; from the clause (`@ref.supertypes`, see the README); they become `relationships` rows.
+(class_heritage) @ref.supertypes
+(extends_type_clause) @ref.supertypes
 (decorator (identifier) @ref.read)
 
 (assignment_expression) @ref.write.assignment

@@ -283,6 +283,9 @@ pub(super) fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeM
         })
         .collect();
     tables.covered_paths = acc.docs.iter().map(|d| d.path.to_string()).collect();
+    if acc.relationship_entries == 0 {
+        tables.relationless_paths = tables.covered_paths.clone();
+    }
     // The occurrences: each target's ID and name once, records pointing at them.
     let targets: Vec<Target> = (0..acc.syms.len())
         .map(|g| Target {

@@ -114,6 +114,9 @@ pub struct ScipTables {
     pub relationships: Vec<RelationshipRow>,
     /// Repo paths whose facts come from SCIP (the merge keeps tree-sitter rows only elsewhere).
     pub covered_paths: BTreeSet<String>,
+    /// Covered paths whose index stated no relationship at all (rust-analyzer): the merge keeps
+    /// the tree-sitter relationships of these files.
+    pub relationless_paths: BTreeSet<String>,
 }
 
 /// What the stage produced.
@@ -216,6 +219,9 @@ pub fn run(
         backends.push(one.backend);
         covered.extend(one.tables.covered_paths.iter().cloned());
         tables.covered_paths.extend(one.tables.covered_paths);
+        tables
+            .relationless_paths
+            .extend(one.tables.relationless_paths);
         let mut rows = one.tables.symbols;
         seen_ids.reserve(rows.len());
         let mut duplicates = 0i64;

@@ -1,4 +1,6 @@
 //! What each capture name of a syntax query means to the extractor (see `pipeline/grammar-queries/README.md`).
+//!
+//! Size: one picker per capture that names its node in code (`@ref.call.callee`, `@ref.supertypes`, the C family's declarators, …), each a few dozen lines beside the capture table it serves; split, the table and its pickers would be read apart.
 
 use tree_sitter::{Node, Query};
 
@@ -72,6 +74,11 @@ pub enum Cap {
     /// `@ref.read.python`: a Python decorator, class (its superclasses) or type, whose names
     /// are picked by [`python_refs`]
     RefReadPython,
+    /// `@ref.supertypes`: a clause or definition naming supertypes (Rust `trait_item`,
+    /// TypeScript/JavaScript `class_heritage` and `extends_type_clause`, Java `superclass`,
+    /// `super_interfaces` and `extends_interfaces`, C++ `base_class_clause`), whose names are
+    /// picked by [`supertype_names`]
+    RefSupertypes,
     /// `@assignment.python`: a Python assignment whose position decides what it defines (see
     /// [`python_assignment_defs`])
     PythonAssignment,
@@ -160,6 +167,7 @@ pub fn classify(name: &str) -> Option<Cap> {
         "ref.write.assignment" => Cap::RefWriteAssignment,
         "ref.read.path" => Cap::RefReadPath,
         "ref.read.python" => Cap::RefReadPython,
+        "ref.supertypes" => Cap::RefSupertypes,
         "ref.call.c" => Cap::RefCallC,
         "declaration.c" => Cap::CDeclaration,
         "assignment.python" => Cap::PythonAssignment,
@@ -309,6 +317,86 @@ fn created_type(ty: Node<'_>) -> Option<Node<'_>> {
         }
         _ => None,
     }
+}
+
+/// The supertypes a clause names (see [`Cap::RefSupertypes`]), each by its base name
+/// ([`type_base_name`]): a Rust trait's bounds (lifetimes and `for<'a>` bounds name nothing), the
+/// `extends` values and `implements` types of a TypeScript class (a JavaScript class's one
+/// expression), a TypeScript interface's `extends` types, the types of a Java `extends` or
+/// `implements` list, a C++ class's base classes. Mixins (`extends mix(A)`) name nothing.
+pub fn supertype_names(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    let listed: Vec<Node<'_>> = match node.kind() {
+        "trait_item" => match node.child_by_field_name("bounds") {
+            Some(bounds) => bounds.named_children(&mut cursor).collect(),
+            None => Vec::new(),
+        },
+        "class_heritage" => {
+            let mut out = Vec::new();
+            for clause in node.named_children(&mut cursor) {
+                let mut inner = clause.walk();
+                match clause.kind() {
+                    "extends_clause" => {
+                        out.extend(clause.children_by_field_name("value", &mut inner))
+                    }
+                    "implements_clause" => out.extend(clause.named_children(&mut inner)),
+                    // JavaScript: `class_heritage` holds the extended expression itself.
+                    _ => out.push(clause),
+                }
+            }
+            out
+        }
+        "extends_type_clause" => node.children_by_field_name("type", &mut cursor).collect(),
+        "superclass" | "base_class_clause" => node.named_children(&mut cursor).collect(),
+        "super_interfaces" | "extends_interfaces" => {
+            let list = node
+                .named_children(&mut cursor)
+                .find(|c| c.kind() == "type_list");
+            match list {
+                Some(list) => {
+                    let mut inner = list.walk();
+                    list.named_children(&mut inner).collect()
+                }
+                None => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    };
+    listed.into_iter().filter_map(type_base_name).collect()
+}
+
+/// The name node of a type as written in a supertype position or a Rust `impl` header: an
+/// identifier itself; a generic type's base (`Foo<T>`, Java's first child), a path's last segment
+/// (`a::Foo`, `a.Foo`, `ns::Foo`), a reference's type (`&Foo`), a subscript's value
+/// (`Generic[T]`). A few levels at most; any other shape (a call, a tuple, a function type) names
+/// nothing.
+pub fn type_base_name(node: Node<'_>) -> Option<Node<'_>> {
+    let mut n = node;
+    for _ in 0..8 {
+        let next = match n.kind() {
+            "type_identifier" | "identifier" | "property_identifier" => return Some(n),
+            "generic_type" => n
+                .child_by_field_name("name")
+                .or_else(|| n.child_by_field_name("type"))
+                .or_else(|| n.named_child(0)),
+            "scoped_type_identifier"
+            | "nested_type_identifier"
+            | "qualified_identifier"
+            | "template_type"
+            | "scoped_identifier" => n.child_by_field_name("name").or_else(|| {
+                // Java's scoped type names its segments as children, the last one the name.
+                let last = u32::try_from(n.named_child_count().checked_sub(1)?).ok()?;
+                n.named_child(last)
+            }),
+            "member_expression" => n.child_by_field_name("property"),
+            "attribute" => n.child_by_field_name("attribute"),
+            "subscript" => n.child_by_field_name("value"),
+            "reference_type" => n.child_by_field_name("type"),
+            _ => None,
+        };
+        n = next?;
+    }
+    None
 }
 
 /// The names a Python `decorator`, `class_definition` or `type` refers to, as the nested patterns

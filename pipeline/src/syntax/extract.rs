@@ -36,7 +36,8 @@ use super::body_hash;
 use super::captures::{
     assigned_field, assigned_function, c_callee, c_declaration, c_fields, c_function_definition,
     c_type_definition, c_variables, callee, cpp_function_definition, expression_name,
-    first_argument, path_prefix, python_assignment_defs, python_refs, Cap, Declared,
+    first_argument, path_prefix, python_assignment_defs, python_refs, supertype_names,
+    type_base_name, Cap, Declared,
 };
 use super::definitions::{self, collapse_ws, Def, RawDef};
 use super::imports::{self, RawImport};
@@ -374,8 +375,19 @@ fn capture<'t>(
         ),
         Cap::RefReadPath => add_picked(&mut hits.refs, path_prefix(node), Roles::REFERENCE),
         Cap::RefReadPython => {
+            // A class's names are its superclasses.
+            let roles = if node.kind() == "class_definition" {
+                Roles::REFERENCE | Roles::SUPERTYPE
+            } else {
+                Roles::REFERENCE
+            };
             for name in python_refs(node) {
-                add_ref(&mut hits.refs, name, Roles::REFERENCE);
+                add_ref(&mut hits.refs, name, roles);
+            }
+        }
+        Cap::RefSupertypes => {
+            for name in supertype_names(node) {
+                add_ref(&mut hits.refs, name, Roles::REFERENCE | Roles::SUPERTYPE);
             }
         }
         Cap::RefCallC => add_picked(
@@ -477,6 +489,20 @@ fn finish_match<'t>(
         });
     }
     if let (Some(node), Some(ty)) = (found.scope_impl, found.scope_type) {
+        // `impl Trait for Type`: the trait is a supertype of the type. Both sites are marked or
+        // neither, since the relationship pairs them (`name_binding.rs`).
+        let pair = found
+            .scope_trait
+            .and_then(type_base_name)
+            .zip(type_base_name(ty));
+        if let Some((trait_name, type_name)) = pair {
+            add_ref(
+                &mut hits.refs,
+                trait_name,
+                Roles::REFERENCE | Roles::SUPERTYPE,
+            );
+            add_ref(&mut hits.refs, type_name, Roles::REFERENCE | Roles::SUBTYPE);
+        }
         let ty = collapse_ws(&lossy(ty, src));
         let label = match found.scope_trait {
             Some(tr) => format!("impl {} for {ty}", collapse_ws(&lossy(tr, src))),

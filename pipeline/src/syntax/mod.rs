@@ -3,13 +3,14 @@
 //! Every scanned file of a supported language (Rust, Python, TypeScript, TSX, JavaScript, Go,
 //! Java, C, C++) is parsed in parallel with its grammar and the language's query
 //! (`pipeline/grammar-queries/<language>/syntax.scm`), and turned into `symbols`, `occurrences`,
-//! `imports` and `call_edges` rows with `source = tree-sitter`:
+//! `imports`, `call_edges` and `relationships` rows with `source = tree-sitter`:
 //!
 //! - per file (`extract.rs`): definitions with stable IDs, containers, signatures, arity,
 //!   visibility (`visibility.rs`) and body hashes; definition, reference, call, write, import and
 //!   forward-definition sites with their enclosing definition; import statements (`imports.rs`);
-//! - over all files (`name_binding.rs`): by-name resolution of each site's `symbol_id` and the call
-//!   edges.
+//! - over all files (`name_binding.rs`): by-name resolution of each site's `symbol_id`, the call
+//!   edges, and the `implementation` relationships that supertype sites state (`extends`,
+//!   `implements`, base classes, supertraits, `impl Trait for Type`).
 //!
 //! A bad file is a counted skip, never an error: parse errors are counted per file and language,
 //! a file over [`SyntaxConfig::max_file_bytes`] or over the work budget is skipped, unreadable or
@@ -19,7 +20,7 @@
 //! Incremental: given a previous snapshot written by the same extractor, the rows of files whose
 //! content hash (and language and test/generated flags) did not change are taken from it, with
 //! the columns later stages fill reset to what this stage emits; only changed files are parsed.
-//! Resolution and call edges are always recomputed over the full set, so the tables are
+//! Resolution, call edges and relationships are always recomputed over the full set, so the tables are
 //! byte-identical to a cold run's. Which files can be reused is known from the previous `files`
 //! table alone, so the changed files are parsed while the previous rows are decoded (column by
 //! column, in parallel); the reused rows arrive in table order and each parsed file's rows are
@@ -42,7 +43,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use output_schema::manifest::{Backend, Completeness, StageReport, Warning};
-use output_schema::tables::{CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow};
+use output_schema::tables::{
+    CallEdgeRow, FileRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow,
+};
 use output_schema::views::{SyntaxFileEntry, SyntaxFilesView};
 use output_schema::View;
 use rayon::prelude::*;
@@ -85,6 +88,8 @@ pub struct SyntaxOutput {
     pub occurrences: Vec<OccurrenceRow>,
     /// `call_edges` rows.
     pub call_edges: Vec<CallEdgeRow>,
+    /// `relationships` rows (`implementation` links from supertype clauses).
+    pub relationships: Vec<RelationshipRow>,
     /// `imports` rows.
     pub imports: Vec<ImportRow>,
     /// The manifest report.
@@ -441,7 +446,10 @@ pub fn run_with(
         .iter()
         .map(|(f, l)| (f.path.as_str(), *l))
         .collect();
-    let call_edges = name_binding::resolve_all(&index, &mut occurrences, &languages);
+    let name_binding::Resolution {
+        call_edges,
+        relationships,
+    } = name_binding::resolve_all(&index, &mut occurrences, &languages);
     drop(index);
 
     let mut warnings: Vec<Warning> = reuse_warning.into_iter().collect();
@@ -462,6 +470,7 @@ pub fn run_with(
         &symbols,
         &occurrences,
         &call_edges,
+        &relationships,
         &imports,
         warnings,
     );
@@ -479,6 +488,7 @@ pub fn run_with(
         symbols,
         occurrences,
         call_edges,
+        relationships,
         imports,
         report,
         backend,
@@ -567,6 +577,7 @@ fn report(
     symbols: &[SymbolRow],
     occurrences: &[OccurrenceRow],
     call_edges: &[CallEdgeRow],
+    relationships: &[RelationshipRow],
     imports: &[ImportRow],
     reuse_warnings: Vec<Warning>,
 ) -> (StageReport, SyntaxFilesView) {
@@ -654,6 +665,7 @@ fn report(
         occurrences.iter().filter(|o| o.symbol_id.is_some()).count() as i64,
     );
     counts.insert("call_edges".into(), call_edges.len() as i64);
+    counts.insert("relationships".into(), relationships.len() as i64);
     counts.insert("imports".into(), imports.len() as i64);
     let total = supported.len() as i64;
     let mut report = StageReport::ran(skipped > 0);
@@ -684,7 +696,13 @@ fn report(
 
 fn backend(fingerprint: &str, report: &StageReport) -> Backend {
     let mut counts = BTreeMap::new();
-    for key in ["symbols", "occurrences", "call_edges", "imports"] {
+    for key in [
+        "symbols",
+        "occurrences",
+        "call_edges",
+        "relationships",
+        "imports",
+    ] {
         if let Some(n) = report.counts.get(key) {
             counts.insert(key.to_string(), *n);
         }
@@ -726,7 +744,7 @@ impl StageOutput for SyntaxOutput {
             symbols: self.symbols,
             occurrences: self.occurrences,
             call_edges: self.call_edges,
-            relationships: Vec::new(),
+            relationships: self.relationships,
             imports: self.imports,
         };
         let mut parts = ManifestParts::report(self.report);

@@ -6,7 +6,8 @@
 //! 1. Candidates: definitions with the same name in the same language family (TypeScript, TSX and
 //!    JavaScript together; C and C++ together) whose kind fits the site's roles — a call site
 //!    targets function, method, constructor, macro, class, struct or enum_member; a write targets
-//!    field, variable or constant; a C prototype targets a function; other references any kind.
+//!    field, variable or constant; a C prototype targets a function; a supertype or subtype site
+//!    a type (class, struct, enum, interface, trait, type alias); other references any kind.
 //! 2. Same file first: one candidate in the site's file resolves (`same-file`). Several are
 //!    narrowed to those whose container is the longest prefix of the site's scope (the enclosing
 //!    definition's container and name), so `self.helper()` inside `impl Foo` finds
@@ -21,10 +22,19 @@
 //! (enclosing definition → callee). Confidence: same-file 0.8, imported 0.7, unique 0.5,
 //! unresolved 0.3 (by name, never 1.0).
 //!
+//! Relationships (`implementation`, from the subtype to the supertype): a `supertype` site
+//! directly followed, among the file's supertype and subtype sites, by a `subtype` site is the
+//! trait and type of one Rust `impl Trait for Type` (the extractor marks both or neither), so
+//! the subtype is that site's target; any other `supertype` site names a supertype of its
+//! enclosing definition (a class's base, an interface's extended interface, a supertrait). A
+//! link needs both ends resolved; a symbol is never its own supertype.
+//!
 //! The result depends only on the rows (never on which file was parsed when), so a run that
 //! reuses a previous snapshot's rows resolves exactly like a cold run.
 
-use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, SymbolRow};
+use std::collections::BTreeSet;
+
+use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::{Roles, SharedStr};
 use rayon::prelude::*;
 
@@ -61,6 +71,7 @@ enum Class {
     Callable,
     Writable,
     Function,
+    Type,
 }
 
 impl Class {
@@ -71,6 +82,8 @@ impl Class {
             Class::Writable
         } else if roles.contains(Roles::FORWARD_DEFINITION) {
             Class::Function
+        } else if roles.contains(Roles::SUPERTYPE) || roles.contains(Roles::SUBTYPE) {
+            Class::Type
         } else {
             Class::Any
         }
@@ -91,6 +104,10 @@ impl Class {
             ),
             Class::Writable => matches!(kind, "field" | "variable" | "constant"),
             Class::Function => kind == "function",
+            Class::Type => matches!(
+                kind,
+                "class" | "struct" | "enum" | "interface" | "trait" | "type_alias"
+            ),
         }
     }
 
@@ -106,6 +123,7 @@ impl Class {
             Class::Callable,
             Class::Writable,
             Class::Function,
+            Class::Type,
         ]
         .into_iter()
         .filter(|c| c.admits(kind))
@@ -367,13 +385,21 @@ fn path_matches_module(path: &str, raw: &str, name: &str) -> bool {
     }
 }
 
-/// Fills `symbol_id` of every non-definition occurrence and builds the call edges, with the
-/// definitions' [`Index`].
+/// What resolution derives from the resolved sites.
+pub struct Resolution {
+    /// `call_edges` rows.
+    pub call_edges: Vec<CallEdgeRow>,
+    /// `relationships` rows (`implementation`, sorted).
+    pub relationships: Vec<RelationshipRow>,
+}
+
+/// Fills `symbol_id` of every non-definition occurrence and builds the call edges and the
+/// relationships, with the definitions' [`Index`].
 pub fn resolve_all(
     index: &Index<'_>,
     occurrences: &mut [OccurrenceRow],
     languages: &FastMap<&str, Lang>,
-) -> Vec<CallEdgeRow> {
+) -> Resolution {
     let symbols = index.symbols;
     let methods: Vec<Option<Method>> = occurrences
         .par_iter_mut()
@@ -408,7 +434,8 @@ pub fn resolve_all(
         .collect();
     let runs = count_calls(occurrences, &methods);
     let source = SharedStr::from(SOURCE);
-    runs.into_par_iter()
+    let call_edges = runs
+        .into_par_iter()
         .map(|((caller, callee, name), count, m)| CallEdgeRow {
             caller_id: caller.clone(),
             callee_id: callee.cloned(),
@@ -416,6 +443,54 @@ pub fn resolve_all(
             count,
             source: source.clone(),
             confidence: Method::confidence(m),
+        })
+        .collect();
+    Resolution {
+        call_edges,
+        relationships: relationships(occurrences),
+    }
+}
+
+/// The `implementation` links the resolved supertype and subtype sites state (see the module
+/// doc), in table order.
+pub fn relationships<'o>(occurrences: &'o [OccurrenceRow]) -> Vec<RelationshipRow> {
+    let mut links: BTreeSet<(&'o str, &'o str)> = BTreeSet::new();
+    let mut link = |from: Option<&'o SharedStr>, to: Option<&'o SharedStr>| {
+        if let (Some(from), Some(to)) = (from, to) {
+            if from != to {
+                links.insert((from.as_str(), to.as_str()));
+            }
+        }
+    };
+    // The supertype site waiting to learn whether a subtype site follows it.
+    let mut pending: Option<&'o OccurrenceRow> = None;
+    for o in occurrences {
+        let (sup, sub) = (
+            o.roles.contains(Roles::SUPERTYPE),
+            o.roles.contains(Roles::SUBTYPE),
+        );
+        if !sup && !sub {
+            continue;
+        }
+        match pending.take() {
+            Some(p) if sub && p.path == o.path => link(o.symbol_id.as_ref(), p.symbol_id.as_ref()),
+            Some(p) => link(p.enclosing_symbol_id.as_ref(), p.symbol_id.as_ref()),
+            None => {}
+        }
+        if sup {
+            pending = Some(o);
+        }
+    }
+    if let Some(p) = pending {
+        link(p.enclosing_symbol_id.as_ref(), p.symbol_id.as_ref());
+    }
+    links
+        .into_iter()
+        .map(|(from, to)| RelationshipRow {
+            from_id: from.to_string(),
+            to_id: to.to_string(),
+            kind: "implementation".into(),
+            source: SOURCE.into(),
         })
         .collect()
 }
@@ -519,6 +594,64 @@ mod tests {
             enclosing_symbol_id: Some(caller.into()),
             source: SOURCE.into(),
         }
+    }
+
+    /// A supertype (`sup`) or subtype site at a line, naming `target`, inside `enclosing`.
+    fn site(
+        path: &str,
+        line: i32,
+        sup: bool,
+        target: Option<&str>,
+        enclosing: Option<&str>,
+    ) -> OccurrenceRow {
+        OccurrenceRow {
+            line,
+            roles: Roles::REFERENCE
+                | if sup {
+                    Roles::SUPERTYPE
+                } else {
+                    Roles::SUBTYPE
+                },
+            enclosing_symbol_id: enclosing.map(SharedStr::from),
+            ..call(path, "x", target, "T")
+        }
+    }
+
+    #[test]
+    fn supertype_sites_pair_with_the_next_subtype_site_or_their_definition() {
+        let rows = vec![
+            // class A extends B, C (a.ts)
+            site("a.ts", 1, true, Some("B"), Some("A")),
+            site("a.ts", 1, true, Some("C"), Some("A")),
+            // impl Tr for Ty (b.rs, inside a module M), then a supertrait S of trait U
+            site("b.rs", 3, true, Some("Tr"), Some("M")),
+            site("b.rs", 3, false, Some("Ty"), Some("M")),
+            site("b.rs", 5, true, Some("S"), Some("U")),
+            // unresolved ends link nothing; a type is never its own supertype
+            site("b.rs", 7, true, None, Some("U")),
+            site("b.rs", 8, true, Some("Ty"), Some("M")),
+            site("b.rs", 8, false, None, Some("M")),
+            site("c.py", 1, true, Some("K"), Some("K")),
+            // a subtype site of another file does not pair with a.ts's last supertype site
+            site("d.rs", 1, false, Some("Z"), None),
+        ];
+        let got: Vec<(String, String, String, String)> = relationships(&rows)
+            .into_iter()
+            .map(|r| (r.from_id, r.to_id, r.kind, r.source))
+            .collect();
+        let want: Vec<(String, String, String, String)> =
+            [("A", "B"), ("A", "C"), ("Ty", "Tr"), ("U", "S")]
+                .iter()
+                .map(|(f, t)| {
+                    (
+                        f.to_string(),
+                        t.to_string(),
+                        "implementation".into(),
+                        SOURCE.into(),
+                    )
+                })
+                .collect();
+        assert_eq!(got, want);
     }
 
     fn counts(runs: &[(EdgeKey<'_>, i64, Option<Method>)]) -> Vec<(String, String, i64)> {

@@ -1,4 +1,6 @@
-//! Analyses shared by several commands and by `ckb diff`: the call graph and the risk model.
+//! Analyses shared by several commands, `ckb diff` and the pictures: the call graph, dependency
+//! cycles and the risk model.
 
 pub mod call_graph;
+pub mod cycles;
 pub mod risk;

@@ -6,8 +6,13 @@
 //! `--depth` folders deep), `edges` among the modules shown (strongest first, at most
 //! `--max-items`; `kind` classifies each: local, workspace-package, …), `entrypoints` of the
 //! modules shown, `externalEdges` (only with `--include-external`, most imports first, at most
-//! `--max-items`) and `totals` over the whole graph. Without the view (the modules stage did
-//! not run) the answer says so, with completeness 0 and the command that builds it.
+//! `--max-items`) and `totals` over the whole graph. Each edge says whether it lies on a
+//! dependency cycle (`inCycle`, `analysis::cycles` over every edge of the view), and `cycles`
+//! lists the cycles that reach a module shown (all their members, largest first, at most
+//! `--max-items`). Without the view (the modules stage did not run) the answer says so, with
+//! completeness 0 and the command that builds it.
+//!
+//! `--format mermaid|dot` draws this answer (`pictures::arch`): the same modules, edges and cuts.
 //!
 //! Size: `arch` (~165 lines) filters, ranks and cuts modules, edges and entry points in the order the answer lists them.
 
@@ -15,6 +20,7 @@ use output_schema::views::{ArchitectureView, ModuleEdgeEntry, ModuleEntry};
 use output_schema::{ErrorCode, View};
 use serde_json::{json, Value};
 
+use crate::analysis::cycles;
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::budget::check_range;
 use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
@@ -82,7 +88,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         let reason = coverage::stage(ctx.snapshot, "modules")
             .and_then(|r| r.reason.clone())
             .unwrap_or_else(|| "not recorded".into());
-        let facts = json!({"modules": [], "edges": [], "entrypoints": [], "viewPresent": false});
+        let facts = json!({"modules": [], "edges": [], "cycles": [], "entrypoints": [], "viewPresent": false});
         let mut draft = Draft::new(
             "arch",
             inv,
@@ -126,6 +132,22 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         .collect();
     let edges_total = edges.len();
     let edges: Vec<&ModuleEdgeEntry> = edges.into_iter().take(ctx.budget.items).collect();
+    let all_cycles = cycles::cycles(view.edges.iter().map(|e| (e.from.as_str(), e.to.as_str())));
+    let cycle_of = cycles::cycle_of(&all_cycles);
+    let edges_json: Vec<Value> = edges
+        .iter()
+        .map(|e| {
+            let mut v = to_json(e);
+            v["inCycle"] = Value::Bool(cycles::on_cycle(&cycle_of, &e.from, &e.to));
+            v
+        })
+        .collect();
+    let cycles_shown: Vec<&Vec<String>> = all_cycles
+        .iter()
+        .filter(|c| c.iter().any(|m| among(m)))
+        .collect();
+    let cycles_total = cycles_shown.len();
+    let cycles_shown: Vec<&Vec<String>> = cycles_shown.into_iter().take(ctx.budget.items).collect();
     let eps: Vec<_> = view
         .entrypoints
         .iter()
@@ -136,7 +158,8 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
     let mut facts = json!({
         "viewPresent": true,
         "modules": to_json(&shown),
-        "edges": to_json(&edges),
+        "edges": edges_json,
+        "cycles": to_json(&cycles_shown),
         "entrypoints": to_json(&eps),
         "totals": to_json(&view.totals),
         "ranking": view.ranking,
@@ -163,8 +186,12 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         facts["externalEdges"] = to_json(&ext);
     }
     let top = shown.first().map(|m| m.id.clone());
+    let cycle_note = match cycles_total {
+        0 => String::new(),
+        n => format!(" {n} dependency cycle(s) reach them."),
+    };
     let explanation = format!(
-        "{} module(s){}; showing {} by importance with {} internal edge(s) among them and {} entry point(s).{}",
+        "{} module(s){}; showing {} by importance with {} internal edge(s) among them and {} entry point(s).{}{cycle_note}",
         eligible_total,
         depth.map(|d| format!(" at depth ≤ {d}")).unwrap_or_default(),
         shown.len(),
@@ -198,6 +225,13 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         None,
     ));
     draft.cut(ext_cut);
+    draft.cut(Cut::of(
+        "cycles",
+        "max-items",
+        cycles_total,
+        cycles_shown.len(),
+        Some("--max-items"),
+    ));
     let hidden_by_view = count(view.truncated.modules);
     if hidden_by_view > 0 {
         draft.warnings.push(format!(
@@ -207,6 +241,7 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
     }
     draft.trims = vec![
         Trim::new("/externalEdges", "externalEdges"),
+        Trim::summary("/cycles", "cycles"),
         Trim::new("/entrypoints", "entrypoints"),
         Trim::new("/edges", "edges"),
         Trim::new("/modules", "modules"),

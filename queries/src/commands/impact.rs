@@ -29,14 +29,13 @@ use crate::commands::refs::{is_definition, occurrences_of};
 use crate::envelope::answer::Answer;
 use crate::envelope::budget::check_range;
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, Ctx, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::{Lookup, Resolved};
 use crate::snapshot::read::{self, Pred};
 use crate::QueryError;
 
-/// Allowed range of `--depth` for impact-like commands.
-pub const DEPTH_RANGE: (u64, u64) = (1, 10);
+pub use crate::envelope::respond::DEPTH_RANGE;
 /// Default depth of transitive callers.
 pub const DEFAULT_DEPTH: usize = 3;
 
@@ -473,19 +472,14 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
         modules.len().min(ctx.budget.modules),
         "--max-modules",
     );
-    if a.beyond > 0 && depth < DEPTH_RANGE.1 as usize {
-        draft.cut(Some(Cut {
-            what: "transitiveCallers".into(),
-            budget: "depth".into(),
-            total: a.transitive.len() + a.beyond,
-            shown: a.transitive.len(),
-            flag: None,
-        }));
-        draft.suggest(
-            format!("ckb query impact {id} --depth {}", depth + 1),
-            format!("{} more caller(s) lie beyond depth {depth}", a.beyond),
-        );
-    }
+    draft.cut_depth(
+        "transitiveCallers",
+        a.transitive.len(),
+        a.beyond,
+        depth,
+        &format!("ckb query impact {id}"),
+        "caller(s)",
+    );
     draft.trims = vec![
         Trim::new("/modulesAffected", "modulesAffected"),
         Trim::new("/transitiveCallers", "transitiveCallers"),

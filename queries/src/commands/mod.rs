@@ -6,10 +6,12 @@
 pub mod affected_tests;
 pub mod arch;
 pub mod batch;
+pub mod calls;
 pub mod canned;
 pub mod dead_code;
 pub mod doctor;
 pub mod explore;
+pub mod hierarchy;
 pub mod hotspots;
 pub mod impact;
 pub mod prepare_change;

@@ -4,9 +4,11 @@
 //! narrowed (interface changes: their dependents may stop compiling) or body-changed (behaviour
 //! changes). Its dependents are the callers in `call_edges` plus the definitions enclosing its
 //! reference sites in `occurrences`; callers are followed upward to [`MAX_DEPTH`] to find the
-//! tests (definitions in `is_test` files) and modules reached. Co-change partners are files that
-//! historically change together with a touched file (`cochange`, degree ≥ [`COCHANGE_MIN_DEGREE`],
-//! at least [`COCHANGE_MIN_SHARED`] shared commits) but that this change leaves alone.
+//! tests (definitions in `is_test` files) and modules reached; `module_reach` counts, for each
+//! module of changed symbols, the dependents reached in each module (the impact graph's arrows).
+//! Co-change partners are files that historically change together with a touched file
+//! (`cochange`, degree ≥ [`COCHANGE_MIN_DEGREE`], at least [`COCHANGE_MIN_SHARED`] shared commits)
+//! but that this change leaves alone.
 //! The overall risk is scored from these findings in `diff::risk`.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -96,6 +98,19 @@ pub struct ModuleImpact {
     pub callers: u64,
 }
 
+/// How many dependents of the symbols a change touches in one module live in another module:
+/// an arrow of the impact graph.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModuleReach {
+    /// Module of changed symbols.
+    pub from: String,
+    /// Module of their dependents (to MAX_DEPTH); may equal `from`.
+    pub to: String,
+    /// Distinct dependents in `to` of changed symbols in `from`.
+    pub dependents: u64,
+}
+
 /// A test file the change reaches.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -136,6 +151,9 @@ pub struct Impact {
     pub untouched_callers: u64,
     /// Modules reached, most changed symbols + dependents first.
     pub modules: Vec<ModuleImpact>,
+    /// From the modules of changed symbols to the modules of their dependents, most dependents
+    /// first, then by module IDs.
+    pub module_reach: Vec<ModuleReach>,
     /// Test files reached, nearest first.
     pub tests: Vec<TestImpact>,
     /// Files usually changed together with touched files, highest degree first.
@@ -409,6 +427,7 @@ pub(crate) fn impact(
     let mut all_untouched: BTreeSet<String> = BTreeSet::new();
     let mut module_changed: BTreeMap<String, u64> = BTreeMap::new();
     let mut module_callers: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut reach_between: BTreeMap<(String, String), BTreeSet<&str>> = BTreeMap::new();
     let mut tests: BTreeMap<String, (BTreeSet<String>, u32)> = BTreeMap::new();
     let mut out_changed = Vec::new();
 
@@ -431,7 +450,8 @@ pub(crate) fn impact(
             }
         }
         let mut modules: BTreeSet<String> = BTreeSet::new();
-        if let Some(m) = graph.module_of(id).or(c.sym.module_id.as_deref()) {
+        let own_module = graph.module_of(id).or(c.sym.module_id.as_deref());
+        if let Some(m) = own_module {
             modules.insert(m.to_string());
             *module_changed.entry(m.to_string()).or_default() += 1;
         }
@@ -453,6 +473,12 @@ pub(crate) fn impact(
                     .entry(m.to_string())
                     .or_default()
                     .insert(caller.to_string());
+                if let Some(own) = own_module {
+                    reach_between
+                        .entry((own.to_string(), m.to_string()))
+                        .or_default()
+                        .insert(caller);
+                }
             }
             if *depth > 1 && !changed_ids.contains(caller) {
                 all_transitive.insert(caller);
@@ -504,6 +530,20 @@ pub(crate) fn impact(
 
     let modules = module_impacts(&module_changed, &module_callers);
     let tests = test_impacts(tests);
+    let mut module_reach: Vec<ModuleReach> = reach_between
+        .into_iter()
+        .map(|((from, to), dependents)| ModuleReach {
+            from,
+            to,
+            dependents: dependents.len() as u64,
+        })
+        .collect();
+    module_reach.sort_by(|a, b| {
+        b.dependents
+            .cmp(&a.dependents)
+            .then_with(|| a.from.cmp(&b.from))
+            .then_with(|| a.to.cmp(&b.to))
+    });
 
     Impact {
         changed: out_changed,
@@ -511,6 +551,7 @@ pub(crate) fn impact(
         transitive_callers: all_transitive.len() as u64,
         untouched_callers: all_untouched.len() as u64,
         modules,
+        module_reach,
         tests,
         cochange: cochange(base, &touched),
     }

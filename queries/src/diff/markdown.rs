@@ -2,13 +2,17 @@
 //!
 //! Layout: the [`MARKER`](super::MARKER) line (bots find their earlier comment by it), a title,
 //! the risk line, change counts and warnings (the header, always shown), then sections in order
-//! of importance — breaking API changes and call sites that may break open, everything else in
-//! collapsed `<details>` — and a footer with completeness and the command for the full facts.
+//! of importance — breaking API changes and call sites that may break open, then the impact
+//! graph (a Mermaid block, `pictures::impact`; [`Options::graph`] false leaves it out),
+//! everything else in collapsed `<details>` — and a footer with completeness and the command for
+//! the full facts.
 //!
 //! Budget: characters are Unicode scalar values (what GitHub's 65536-character comment limit
 //! counts). When everything fits, everything is shown. Otherwise sections are filled in order,
 //! item by item; a section that is cut ends with "… N more", a section with no room for even one
-//! item is left out, and a truncation note under the header says how many items are shown. When
+//! item is left out, and a truncation note under the header says how many items are shown. The
+//! graph is one item, shown whole or left out, and left out whenever a must-read section was
+//! cut, so it never takes room the breaking changes and call sites need. When
 //! the budget cannot hold the header, footer and note, rendering fails with `BUDGET_EXCEEDED`
 //! naming the minimum.
 
@@ -26,7 +30,10 @@ const MAX_SIGNATURE_CHARS: usize = 100;
 
 struct Section {
     title: String,
+    /// Open, and filled before anything else: breaking API changes and call sites that may break.
     open: bool,
+    /// The impact graph: shown whole or not at all, and only when every must-read section is.
+    graph: bool,
     /// Table header lines (empty for a bullet list).
     table: String,
     items: Vec<String>,
@@ -159,7 +166,7 @@ fn more(n: usize) -> String {
 fn open_of(s: &Section) -> String {
     format!(
         "\n<details{}><summary><b>{}</b></summary>\n\n{}",
-        if s.open { " open" } else { "" },
+        if s.open || s.graph { " open" } else { "" },
         s.title,
         s.table
     )
@@ -194,10 +201,32 @@ fn call_items(calls: &[CallChange]) -> Vec<String> {
 
 const CLOSE: &str = "\n</details>\n";
 
+/// What the markdown holds and how long it may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Most characters (Unicode scalar values).
+    pub max_chars: usize,
+    /// Whether to draw the impact graph (`--no-graph` leaves it out).
+    pub graph: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_chars: super::DEFAULT_MAX_CHARS,
+            graph: true,
+        }
+    }
+}
+
 /// The sections in print order, empty ones left out.
-fn sections(r: &DiffReport) -> Vec<Section> {
+fn sections(r: &DiffReport, graph: bool) -> Vec<Section> {
     let mut out = Vec::new();
     review_sections(r, &mut out);
+    if graph {
+        out.extend(graph_section(r));
+    }
+    risk_section(r, &mut out);
     impact_sections(r, &mut out);
     symbol_sections(r, &mut out);
     file_sections(r, &mut out);
@@ -209,6 +238,7 @@ fn sections(r: &DiffReport) -> Vec<Section> {
 fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let api = &r.api;
     out.push(Section {
+        graph: false,
         title: format!("Breaking API changes ({})", api.breaking.len()),
         open: true,
         table: "| Severity | Change | Symbol | Details | Dependents |\n|---|---|---|---|---|\n"
@@ -255,6 +285,7 @@ fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
         }
     }
     out.push(Section {
+        graph: false,
         title: format!(
             "Call sites that may break, in files this change does not touch ({})",
             may_break.len()
@@ -263,8 +294,35 @@ fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
         table: String::new(),
         items: may_break,
     });
+}
 
+/// The impact graph as a Mermaid block GitHub draws, with a line saying how to read it.
+fn graph_section(r: &DiffReport) -> Option<Section> {
+    let g = crate::pictures::impact::graph(
+        &r.impact,
+        &format!(
+            "ckb diff impact · {} · {} → {}",
+            r.head.repo_id,
+            r.base.short(),
+            r.head.short()
+        ),
+    )?;
+    Some(Section {
+        title: format!("Impact graph ({} module(s))", r.impact.modules.len()),
+        open: false,
+        graph: true,
+        table: String::new(),
+        items: vec![format!(
+            "```mermaid\n{}```\n\n_Orange: modules the change touches; blue: modules where their dependents live. An arrow's label counts the dependents it leads to (callers and referencing definitions, to depth 3)._\n",
+            g.to_mermaid()
+        )],
+    })
+}
+
+/// How the risk score was made.
+fn risk_section(r: &DiffReport, out: &mut Vec<Section>) {
     out.push(Section {
+        graph: false,
         title: format!("Risk factors: {} ({})", r.risk.level, points(r.risk.score)),
         open: false,
         table: String::new(),
@@ -285,6 +343,7 @@ fn review_sections(r: &DiffReport, out: &mut Vec<Section>) {
 /// new calls.
 fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
     out.push(Section {
+        graph: false,
         title: format!("Impact of {} changed symbol(s)", r.impact.changed.len()),
         open: false,
         table: "| Symbol | Change | Dependents | Untouched | Transitive | Tests | Modules |\n|---|---|---|---|---|---|---|\n".into(),
@@ -309,6 +368,7 @@ fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
     });
 
     out.push(Section {
+        graph: false,
         title: format!("Affected tests ({})", r.impact.tests.len()),
         open: false,
         table: String::new(),
@@ -332,6 +392,7 @@ fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
     });
 
     out.push(Section {
+        graph: false,
         title: format!(
             "Usually changed together, not touched ({})",
             r.impact.cochange.len()
@@ -355,6 +416,7 @@ fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
     });
 
     out.push(Section {
+        graph: false,
         title: format!("Modules affected ({})", r.impact.modules.len()),
         open: false,
         table: String::new(),
@@ -374,6 +436,7 @@ fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
     });
 
     out.push(Section {
+        graph: false,
         title: format!("New calls ({})", r.calls.added.len()),
         open: false,
         table: String::new(),
@@ -387,6 +450,7 @@ fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let api = &r.api;
     let s = &r.symbols;
     out.push(Section {
+        graph: false,
         title: format!("Renamed or moved symbols ({})", s.renamed.len()),
         open: false,
         table: String::new(),
@@ -415,6 +479,7 @@ fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .collect(),
     });
     out.push(Section {
+        graph: false,
         title: format!("Removed symbols ({})", s.removed.len()),
         open: false,
         table: String::new(),
@@ -432,6 +497,7 @@ fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .collect(),
     });
     out.push(Section {
+        graph: false,
         title: format!("Signature changes ({})", s.signature_changed.len()),
         open: false,
         table: String::new(),
@@ -450,6 +516,7 @@ fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .collect(),
     });
     out.push(Section {
+        graph: false,
         title: format!("Added symbols ({})", s.added.len()),
         open: false,
         table: String::new(),
@@ -468,6 +535,7 @@ fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .collect(),
     });
     out.push(Section {
+        graph: false,
         title: format!("Body changes ({})", s.body_changed.len()),
         open: false,
         table: String::new(),
@@ -478,6 +546,7 @@ fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .collect(),
     });
     out.push(Section {
+        graph: false,
         title: format!("Visibility changes ({})", s.visibility_changed.len()),
         open: false,
         table: String::new(),
@@ -497,6 +566,7 @@ fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .collect(),
     });
     out.push(Section {
+        graph: false,
         title: format!("Non-breaking API changes ({})", api.non_breaking.len()),
         open: false,
         table: String::new(),
@@ -536,12 +606,14 @@ fn file_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .map(|x| format!("- added {}\n", code(&x.path))),
     );
     out.push(Section {
+        graph: false,
         title: format!("Files ({})", files.len()),
         open: false,
         table: String::new(),
         items: files,
     });
     out.push(Section {
+        graph: false,
         title: format!("Removed calls ({})", r.calls.removed.len()),
         open: false,
         table: String::new(),
@@ -549,11 +621,12 @@ fn file_sections(r: &DiffReport, out: &mut Vec<Section>) {
     });
 }
 
-/// Renders the diff as markdown of at most `max_chars` characters.
-pub fn render(report: &DiffReport, max_chars: usize) -> Result<String, QueryError> {
+/// Renders the diff as markdown of at most `options.max_chars` characters.
+pub fn render(report: &DiffReport, options: &Options) -> Result<String, QueryError> {
+    let max_chars = options.max_chars;
     let head = header(report);
     let foot = footer(report);
-    let sections = sections(report);
+    let sections = sections(report, options.graph);
     let total: usize = sections.iter().map(|s| s.items.len()).sum();
 
     // Everything, when it fits.
@@ -585,7 +658,12 @@ pub fn render(report: &DiffReport, max_chars: usize) -> Result<String, QueryErro
     let mut body = String::new();
     let mut shown = 0;
     let mut left_out = 0;
+    let mut must_read_cut = false;
     for s in &sections {
+        if s.graph && must_read_cut {
+            left_out += 1;
+            continue;
+        }
         let shell = chars(&open_of(s)) + chars(CLOSE);
         let n = s.items.len();
         let mut part = String::new();
@@ -604,6 +682,9 @@ pub fn render(report: &DiffReport, max_chars: usize) -> Result<String, QueryErro
             part.push_str(item);
             used += len;
             taken += 1;
+        }
+        if s.open && taken < n {
+            must_read_cut = true;
         }
         if taken == 0 {
             left_out += 1;

@@ -94,10 +94,20 @@ fn keyed_scalar(key: &str, v: &Value) -> String {
     }
 }
 
-/// `YYYY-MM-DD HH:MM UTC` of a Unix time (proleptic Gregorian; Howard Hinnant's civil-from-days).
+/// `YYYY-MM-DD HH:MM UTC` of a Unix time.
 fn utc_date(t: i64) -> String {
-    let days = t.div_euclid(86_400);
     let secs = t.rem_euclid(86_400);
+    format!(
+        "{} {:02}:{:02} UTC",
+        utc_day(t),
+        secs / 3600,
+        secs % 3600 / 60
+    )
+}
+
+/// `YYYY-MM-DD` of a Unix time in UTC (proleptic Gregorian; Howard Hinnant's civil-from-days).
+pub fn utc_day(t: i64) -> String {
+    let days = t.div_euclid(86_400);
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -107,11 +117,7 @@ fn utc_date(t: i64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
-        secs / 3600,
-        secs % 3600 / 60
-    )
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 fn tree(out: &mut String, v: &Value, indent: usize) {

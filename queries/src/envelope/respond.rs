@@ -183,6 +183,33 @@ impl Draft {
         self.cut(Cut::of(what, budget, total, shown, Some(flag)));
     }
 
+    /// Records that `beyond` more items of the list `what` (`shown` listed) lie past the walk's
+    /// `depth`, when the depth may still grow, and offers `<command> --depth <depth + 1>`.
+    pub fn cut_depth(
+        &mut self,
+        what: &str,
+        shown: usize,
+        beyond: usize,
+        depth: usize,
+        command: &str,
+        noun: &str,
+    ) {
+        if beyond == 0 || depth >= DEPTH_RANGE.1 as usize {
+            return;
+        }
+        self.cut(Some(Cut {
+            what: what.into(),
+            budget: "depth".into(),
+            total: shown + beyond,
+            shown,
+            flag: None,
+        }));
+        self.suggest(
+            format!("{command} --depth {}", depth + 1),
+            format!("{beyond} more {noun} lie beyond depth {depth}"),
+        );
+    }
+
     /// Adds a command-specific drilldown.
     pub fn suggest(&mut self, command: impl Into<String>, reason: impl Into<String>) {
         self.drilldowns.push(Drilldown {
@@ -191,6 +218,9 @@ impl Draft {
         });
     }
 }
+
+/// The range of `--depth` of every command that walks a graph.
+pub const DEPTH_RANGE: (u64, u64) = (1, 10);
 
 /// Quotes an argument for a POSIX shell when it needs it.
 pub fn shell_quote(s: &str) -> String {
@@ -377,7 +407,7 @@ pub fn finish(ctx: &Ctx<'_>, draft: Draft) -> Result<Answer, QueryError> {
             let range = match flag {
                 "--max-modules" => budget::MODULES_RANGE,
                 "--max-per-module" => budget::PER_MODULE_RANGE,
-                "--depth" => (1, 10),
+                "--depth" => DEPTH_RANGE,
                 _ => budget::ITEMS_RANGE,
             };
             drilldowns.push(Drilldown {

@@ -3,6 +3,7 @@
 //! (`read`), finding what an argument names (`lookup`: a symbol ID or name; `target`: a
 //! symbol, file, folder or module), and how complete its stages are (`coverage`).
 
+pub mod cache;
 pub mod coverage;
 pub mod lookup;
 pub mod read;
@@ -25,6 +26,8 @@ pub struct Snapshot {
     pub dir: PathBuf,
     /// Its manifest.
     pub manifest: Manifest,
+    /// Decoded tables kept across queries (`ckb mcp`); `None` reads only what each query needs.
+    pub cache: Option<std::sync::Arc<cache::TableCache>>,
 }
 
 named_enum! {
@@ -100,6 +103,7 @@ impl Snapshot {
         Ok(Snapshot {
             dir: dir.to_path_buf(),
             manifest,
+            cache: None,
         })
     }
 
@@ -111,6 +115,12 @@ impl Snapshot {
     /// Path of a written table's file.
     pub fn table_path(&self, name: &str) -> Option<PathBuf> {
         self.manifest.table(name).map(|t| self.dir.join(&t.file))
+    }
+
+    /// The snapshot with a cache of decoded tables of at most `limit` bytes (see `cache`).
+    pub fn with_cache(mut self, limit: usize) -> Snapshot {
+        self.cache = Some(std::sync::Arc::new(cache::TableCache::new(limit)));
+        self
     }
 
     /// Reads every row of a table; `Ok(None)` when the table was not written.

@@ -9,12 +9,17 @@
 //! whole columns for the aggregate commands (reference counts, call graph).
 //!
 //! Every failure to read a table the manifest lists is `SNAPSHOT_CORRUPT` naming the table.
+//!
+//! A snapshot with a [`crate::snapshot::cache::TableCache`] (`ckb mcp`) is read differently: each
+//! table is decoded once, whole, and every read filters and projects the decoded batches in
+//! memory with the same predicates, giving the same rows in the same order.
 
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::sync::Arc;
 
 use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
+use arrow::compute::filter_record_batch;
 use arrow::error::ArrowError;
 use output_schema::{Column, ErrorCode, Table};
 use parquet::arrow::arrow_reader::{
@@ -194,6 +199,79 @@ fn filtered_builder(
         .with_row_filter(RowFilter::new(vec![Box::new(predicate)])))
 }
 
+/// The whole decoded table from the snapshot's cache, decoded and kept first when it is not
+/// there yet: `None` when the snapshot has no cache, `Some(None)` when the table was not written.
+type Cached = Option<Option<Arc<Vec<RecordBatch>>>>;
+
+fn from_cache(snapshot: &Snapshot, table: &str) -> Result<Cached, QueryError> {
+    let Some(cache) = &snapshot.cache else {
+        return Ok(None);
+    };
+    if let Some(batches) = cache.get(table) {
+        return Ok(Some(Some(batches)));
+    }
+    let Some(builder) = open(snapshot, table)? else {
+        return Ok(Some(None));
+    };
+    Ok(Some(Some(cache.put(table, batches_of(builder, table)?))))
+}
+
+/// Every batch a reader yields, in stored order.
+fn batches_of(
+    builder: ParquetRecordBatchReaderBuilder<File>,
+    table: &str,
+) -> Result<Vec<RecordBatch>, QueryError> {
+    let reader = builder
+        .with_batch_size(65_536)
+        .build()
+        .map_err(|e| corrupt(table, e))?;
+    let mut batches = Vec::new();
+    for batch in reader {
+        batches.push(batch.map_err(|e| corrupt(table, e))?);
+    }
+    Ok(batches)
+}
+
+/// The rows of cached batches a mask keeps (computed on the whole batch), with only `columns`
+/// (all when `None`).
+fn filter_cached(
+    table: &str,
+    batches: &[RecordBatch],
+    mask: &dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError>,
+    columns: Option<&[&str]>,
+) -> Result<Vec<RecordBatch>, QueryError> {
+    let mut out = Vec::with_capacity(batches.len());
+    for batch in batches {
+        let keep = mask(batch).map_err(|e| corrupt(table, e))?;
+        let batch = match columns {
+            None => batch.clone(),
+            Some(names) => {
+                let indexes = names
+                    .iter()
+                    .map(|n| {
+                        batch
+                            .schema()
+                            .index_of(n)
+                            .map_err(|_| corrupt(table, format!("column {n} is missing")))
+                    })
+                    .collect::<Result<Vec<usize>, QueryError>>()?;
+                batch.project(&indexes).map_err(|e| corrupt(table, e))?
+            }
+        };
+        out.push(filter_record_batch(&batch, &keep).map_err(|e| corrupt(table, e))?);
+    }
+    Ok(out)
+}
+
+/// Decodes cached batches as rows.
+fn rows_of<T: Table>(batches: &[RecordBatch]) -> Result<Vec<T>, QueryError> {
+    let mut rows = Vec::new();
+    for batch in batches {
+        rows.extend(T::from_batch(batch).map_err(|e| corrupt(T::INFO.name, e))?);
+    }
+    Ok(rows)
+}
+
 /// Rows of a table whose string `column` matches `pred`, decoded in full; `Ok(None)` when the
 /// table was not written. Rows come back in the table's stored order.
 pub fn rows_where<T: Table>(
@@ -203,11 +281,26 @@ pub fn rows_where<T: Table>(
 ) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
     contained(table, || {
+        if let Some(cached) = from_cache(snapshot, table)? {
+            let Some(batches) = cached else {
+                return Ok(None);
+            };
+            let mask = |b: &RecordBatch| column_mask(b, column, pred);
+            return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
+        }
         let Some(builder) = open(snapshot, table)? else {
             return Ok(None);
         };
         collect_rows(filtered_builder(builder, table, column, pred)?).map(Some)
     })
+}
+
+/// The rows of a batch whose string `column` matches `pred`.
+fn column_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<BooleanArray, ArrowError> {
+    let array = batch
+        .column_by_name(column)
+        .ok_or_else(|| ArrowError::SchemaError(format!("column {column} is missing")))?;
+    string_mask(array, pred)
 }
 
 /// Decodes every row a (filtered) reader yields, in stored order.
@@ -247,6 +340,13 @@ fn rows_where_or_unset_contained<T: Table>(
     (fallback, fallback_pred): (&str, &Pred),
 ) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
+    if let Some(cached) = from_cache(snapshot, table)? {
+        let Some(batches) = cached else {
+            return Ok(None);
+        };
+        let mask = |b: &RecordBatch| or_unset_mask(b, (key, pred), (fallback, fallback_pred));
+        return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
+    }
     let Some(builder) = open(snapshot, table)? else {
         return Ok(None);
     };
@@ -259,25 +359,34 @@ fn rows_where_or_unset_contained<T: Table>(
     let (key, fallback) = (key.to_string(), fallback.to_string());
     let (pred, fallback_pred) = (pred.clone(), fallback_pred.clone());
     let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
-        let strings = |name: &str| {
-            batch
-                .column_by_name(name)
-                .and_then(|a| a.as_any().downcast_ref::<StringArray>())
-                .ok_or_else(|| ArrowError::SchemaError(format!("{name} is not a string column")))
-        };
-        let (keys, fallbacks) = (strings(&key)?, strings(&fallback)?);
-        Ok(keys
-            .iter()
-            .zip(fallbacks.iter())
-            .map(|(k, f)| {
-                Some(match k {
-                    Some(k) => pred.matches(k),
-                    None => f.is_some_and(|f| fallback_pred.matches(f)),
-                })
-            })
-            .collect())
+        or_unset_mask(&batch, (&key, &pred), (&fallback, &fallback_pred))
     });
     collect_rows(builder.with_row_filter(RowFilter::new(vec![Box::new(predicate)]))).map(Some)
+}
+
+/// The rows whose `key` matches, or whose `key` is null and whose `fallback` matches.
+fn or_unset_mask(
+    batch: &RecordBatch,
+    (key, pred): (&str, &Pred),
+    (fallback, fallback_pred): (&str, &Pred),
+) -> Result<BooleanArray, ArrowError> {
+    let strings = |name: &str| {
+        batch
+            .column_by_name(name)
+            .and_then(|a| a.as_any().downcast_ref::<StringArray>())
+            .ok_or_else(|| ArrowError::SchemaError(format!("{name} is not a string column")))
+    };
+    let (keys, fallbacks) = (strings(key)?, strings(fallback)?);
+    Ok(keys
+        .iter()
+        .zip(fallbacks.iter())
+        .map(|(k, f)| {
+            Some(match k {
+                Some(k) => pred.matches(k),
+                None => f.is_some_and(|f| fallback_pred.matches(f)),
+            })
+        })
+        .collect())
 }
 
 /// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
@@ -299,6 +408,19 @@ fn read_columns_contained(
     columns: &[&str],
     filter: Option<(&str, &Pred)>,
 ) -> Result<Option<Columns>, QueryError> {
+    if let Some(cached) = from_cache(snapshot, table)? {
+        let Some(batches) = cached else {
+            return Ok(None);
+        };
+        let mask = |b: &RecordBatch| match filter {
+            Some((column, pred)) => column_mask(b, column, pred),
+            None => Ok(BooleanArray::from(vec![true; b.num_rows()])),
+        };
+        return Ok(Some(Columns {
+            table: table.to_string(),
+            batches: filter_cached(table, &batches, &mask, Some(columns))?,
+        }));
+    }
     let Some(builder) = open(snapshot, table)? else {
         return Ok(None);
     };
@@ -307,18 +429,9 @@ fn read_columns_contained(
         Some((column, pred)) => filtered_builder(builder, table, column, pred)?,
         None => builder,
     };
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(65_536)
-        .build()
-        .map_err(|e| corrupt(table, e))?;
-    let mut batches = Vec::new();
-    for batch in reader {
-        batches.push(batch.map_err(|e| corrupt(table, e))?);
-    }
     Ok(Some(Columns {
         table: table.to_string(),
-        batches,
+        batches: batches_of(builder.with_projection(mask), table)?,
     }))
 }
 
@@ -355,6 +468,12 @@ impl Columns {
 /// Every row of a table; `Ok(None)` when it was not written (errors name the table).
 pub fn all_rows<T: Table>(snapshot: &Snapshot) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
+    if snapshot.cache.is_some() {
+        return contained(table, || match from_cache(snapshot, table)? {
+            Some(Some(batches)) => rows_of(&batches).map(Some),
+            _ => Ok(None),
+        });
+    }
     match snapshot.table_path(table) {
         None => Ok(None),
         Some(p) => output_schema::parquet_io::read_table::<T>(&p)
