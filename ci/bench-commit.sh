@@ -103,10 +103,11 @@ index "$HEAD_SHA" "$WORK/head.scip"
 git -C "$CLONE" checkout -q bench
 
 if [[ -n "${STAGES:-}" ]]; then
-  snap() { "$STAGES" "$CLONE" --repo-id bench "$@"; }
+  SNAP=("$STAGES" "$CLONE" --repo-id bench)
 else
-  snap() { "$CKB" snapshot "$CLONE" --repo-id bench --json "$@"; }
+  SNAP=("$CKB" snapshot "$CLONE" --repo-id bench --json)
 fi
+snap() { "${SNAP[@]}" "$@"; }
 # The base snapshots (with SCIP and tree-sitter only), each in a store of its own, as the
 # previous run of a CI job leaves it.
 git -C "$CLONE" checkout -q "$BASE"
@@ -129,7 +130,7 @@ ctags_run() { ctags -R -f "$RUNS_DIR/tags" "$CLONE"; }
 # peak_kib CMD...: the command's maximum resident set in KiB.
 peak_kib() {
   /usr/bin/time -f '%M' -o "$RUNS_DIR/peak" "$@" >/dev/null 2>&1
-  cat "$RUNS_DIR/peak"
+  tail -1 "$RUNS_DIR/peak"
 }
 
 a=(); b=(); c=(); d=(); rss=()
@@ -141,7 +142,7 @@ for run in $(seq "$RUNS"); do
   c+=("$(time_ms commit_ts "$run")")
   d+=("$(time_ms ctags_run)")
   prepare base-scip "peak-$run"
-  rss+=("$(peak_kib snap --out "$RUNS_DIR/peak-$run" --previous "$RUNS_DIR/peak-$run/repo=bench/commit=$BASE" --scip "$WORK/head.scip")")
+  rss+=("$(peak_kib "${SNAP[@]}" --out "$RUNS_DIR/peak-$run" --previous "$RUNS_DIR/peak-$run/repo=bench/commit=$BASE" --scip "$WORK/head.scip")")
   # Keep the first run's stores for the checks below; the others only cost disk.
   [[ $run == 1 ]] || rm -rf "$RUNS_DIR/commit-scip-$run" "$RUNS_DIR/full-scip-$run" "$RUNS_DIR/commit-ts-$run" "$RUNS_DIR/peak-$run"
 done

@@ -255,12 +255,16 @@ fn file_merged_with_another_backend_is_parsed_again() {
     assert!(marked > 0);
     output_schema::parquet_io::write_table(&dir, &mut symbols).unwrap();
     rehash_manifest(&dir);
+    // Without the syntax cache (which would supply the merged file: `snapshot_reuse.rs`), only
+    // the previous snapshot can.
+    std::fs::remove_dir_all(store.path().join("repo=fixture/syntax-cache")).unwrap();
 
     let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 2);
     let counts = &warm.snapshot().manifest.stages["syntax"].counts;
     let total = counts["files.total"];
     // Every file but the new one and the merged one came from the previous snapshot.
     assert_eq!(counts["files.reused"], total - 2, "{counts:?}");
+    assert_eq!(counts.get("files.from-cache"), None, "{counts:?}");
     assert_same_syntax_tables(&warm, &cold, "differs");
 }
 
