@@ -17,10 +17,13 @@
 #   full+scip    `ckb snapshot --scip HEAD.scip --no-previous` of the same commit, a fresh store
 #   commit       `ckb snapshot --no-scip --previous BASE` of the commit (tree-sitter only), in a
 #                copy of a store holding the tree-sitter base snapshot
+#   commit-syn   the same with `--stages scan,syntax` (what `ctags -R` does: files and
+#                definitions; ci/bench-syntax.sh's measure)
 #   ctags        `ctags -R` over the whole tree (universal-ctags)
 #
 # and the peak RSS (max resident set, /usr/bin/time) of commit+scip. Goals, each a PASS or FAIL
-# line: commit+scip <= 0.10 x full+scip; commit <= 0.8 x ctags; commit+scip peak <= 256 MiB.
+# line: commit+scip <= 0.10 x full+scip; commit and commit-syn <= 0.8 x ctags; commit+scip peak
+# <= 256 MiB. Then each kept snapshot's stage timings (run.json).
 # Exit 1 when a per-commit snapshot did not build on its previous snapshot or its tables differ
 # from the full snapshot's (the goals are reported, not enforced: timings depend on the machine).
 #
@@ -126,6 +129,8 @@ prepare() { rm -rf "$RUNS_DIR/$2"; cp -a "$RUNS_DIR/$1" "$RUNS_DIR/$2"; sync; }
 commit_scip() { snap --out "$RUNS_DIR/commit-scip-$1" --previous "$RUNS_DIR/commit-scip-$1/repo=bench/commit=$BASE" --scip "$WORK/head.scip"; }
 full_scip() { snap --out "$RUNS_DIR/full-scip-$1" --no-previous --scip "$WORK/head.scip"; }
 commit_ts() { snap --out "$RUNS_DIR/commit-ts-$1" --previous "$RUNS_DIR/commit-ts-$1/repo=bench/commit=$BASE" --no-scip; }
+# The stages ctags' output compares with (files and definitions), as ci/bench-syntax.sh measures.
+commit_syntax() { snap --out "$RUNS_DIR/commit-syn-$1" --previous "$RUNS_DIR/commit-syn-$1/repo=bench/commit=$BASE" --no-scip --stages scan,syntax; }
 ctags_run() { ctags -R -f "$RUNS_DIR/tags" "$CLONE"; }
 # peak_kib CMD...: the command's maximum resident set in KiB.
 peak_kib() {
@@ -133,25 +138,28 @@ peak_kib() {
   tail -1 "$RUNS_DIR/peak"
 }
 
-a=(); b=(); c=(); d=(); rss=()
+a=(); b=(); c=(); d=(); e=(); rss=()
 for run in $(seq "$RUNS"); do
   prepare base-scip "commit-scip-$run"
   a+=("$(time_ms commit_scip "$run")")
   b+=("$(time_ms full_scip "$run")")
   prepare base-ts "commit-ts-$run"
   c+=("$(time_ms commit_ts "$run")")
+  prepare base-ts "commit-syn-$run"
+  e+=("$(time_ms commit_syntax "$run")")
   d+=("$(time_ms ctags_run)")
   prepare base-scip "peak-$run"
   rss+=("$(peak_kib "${SNAP[@]}" --out "$RUNS_DIR/peak-$run" --previous "$RUNS_DIR/peak-$run/repo=bench/commit=$BASE" --scip "$WORK/head.scip")")
   # Keep the first run's stores for the checks below; the others only cost disk.
-  [[ $run == 1 ]] || rm -rf "$RUNS_DIR/commit-scip-$run" "$RUNS_DIR/full-scip-$run" "$RUNS_DIR/commit-ts-$run" "$RUNS_DIR/peak-$run"
+  [[ $run == 1 ]] || rm -rf "$RUNS_DIR/commit-scip-$run" "$RUNS_DIR/full-scip-$run" "$RUNS_DIR/commit-ts-$run" "$RUNS_DIR/commit-syn-$run" "$RUNS_DIR/peak-$run"
 done
-A=$(median $(wall "${a[@]}")); B=$(median $(wall "${b[@]}")); C=$(median $(wall "${c[@]}")); D=$(median $(wall "${d[@]}"))
-AC=$(median $(cpu "${a[@]}")); BC=$(median $(cpu "${b[@]}")); CC=$(median $(cpu "${c[@]}")); DC=$(median $(cpu "${d[@]}"))
+A=$(median $(wall "${a[@]}")); B=$(median $(wall "${b[@]}")); C=$(median $(wall "${c[@]}")); D=$(median $(wall "${d[@]}")); E=$(median $(wall "${e[@]}"))
+AC=$(median $(cpu "${a[@]}")); BC=$(median $(cpu "${b[@]}")); CC=$(median $(cpu "${c[@]}")); DC=$(median $(cpu "${d[@]}")); EC=$(median $(cpu "${e[@]}"))
 PEAK=$(median "${rss[@]}")
 printf '%-34s %8s %8s\n' "median of $RUNS" "wall ms" "cpu ms"
 printf '%-34s %8s %8s\n' "per-commit snapshot, SCIP" "$A" "$AC" "full snapshot, SCIP" "$B" "$BC" \
-  "per-commit snapshot, tree-sitter" "$C" "$CC" "ctags -R" "$D" "$DC"
+  "per-commit snapshot, tree-sitter" "$C" "$CC" "per-commit scan+syntax stages" "$E" "$EC" \
+  "ctags -R" "$D" "$DC"
 echo "per-commit snapshot with SCIP: peak RSS $((PEAK / 1024)) MiB (median)"
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -168,6 +176,8 @@ goal "per-commit/full with SCIP (wall):" "$(ratio "$A" "$B")" 0.10 "x"
 goal "per-commit/full with SCIP (cpu): " "$(ratio "$AC" "$BC")" 0.10 "x"
 goal "per-commit tree-sitter/ctags (wall):" "$(ratio "$C" "$D")" 0.8 "x"
 goal "per-commit tree-sitter/ctags (cpu): " "$(ratio "$CC" "$DC")" 0.8 "x"
+goal "per-commit scan+syntax/ctags (wall):" "$(ratio "$E" "$D")" 0.8 "x"
+goal "per-commit scan+syntax/ctags (cpu): " "$(ratio "$EC" "$DC")" 0.8 "x"
 goal "per-commit with SCIP, peak RSS:" "$((PEAK / 1024))" 256 " MiB"
 
 # The per-commit snapshots built on their previous ones, and wrote what a full run writes.
@@ -177,17 +187,28 @@ import json, sys
 m = json.load(sys.stdin)
 chosen = (m.get("previous") or {}).get("chosenBy")
 s = m["stages"]["syntax"]["counts"]
-print(f"previous chosen by {chosen}; syntax files reused {s.get(\"files.reused\", 0)} of {s.get(\"files.total\")}", end="")
+print(f"previous chosen by {chosen}; syntax files reused {s.get('files.reused', 0)} of {s.get('files.total')}", end="")
 c = m["stages"].get("scip", {}).get("counts", {})
 if "documents" in c:
-    print(f"; scip documents reused {c.get(\"documents.reused\", 0)} of {c[\"documents\"]}", end="")
+    print(f"; scip documents reused {c.get('documents.reused', 0)} of {c['documents']}", end="")
 print()
 sys.exit(0 if chosen == "explicit" and s.get("files.reused") else 1)'
 }
+# stage_ms SNAPSHOT: its stages' wall milliseconds (run.json), in run order.
+stage_ms() {
+  python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["stageMillis"]
+order = ["repo-state", "scan", "previous-verify", "syntax", "scip", "git", "identity", "modules", "write"]
+print(" ".join(f"{k} {t[k]:.0f}" for k in order if k in t))' "$1/run.json"
+}
 HEAD_DIR=commit=$HEAD_SHA
+echo "full (scip): stage ms: $(stage_ms "$RUNS_DIR/full-scip-1/repo=bench/$HEAD_DIR")"
 for kind in scip ts; do
   inc=$RUNS_DIR/commit-$kind-1/repo=bench/$HEAD_DIR
-  echo "per-commit ($kind): $(reused "$inc")" || status=1
+  line=$(reused "$inc") || status=1
+  echo "per-commit ($kind): $line"
+  echo "  stage ms: $(stage_ms "$inc")"
 done
 full=$RUNS_DIR/full-scip-1/repo=bench/$HEAD_DIR
 inc=$RUNS_DIR/commit-scip-1/repo=bench/$HEAD_DIR
