@@ -201,10 +201,12 @@ import json, sys
 m = json.load(sys.stdin)
 chosen = (m.get("previous") or {}).get("chosenBy")
 s = m["stages"]["syntax"]["counts"]
-print(f"previous chosen by {chosen}; syntax files reused {s.get('files.reused', 0)} of {s.get('files.total')}", end="")
+reused, total = s.get("files.reused", 0), s.get("files.total")
+print(f"previous chosen by {chosen}; syntax files reused {reused} of {total}", end="")
 c = m["stages"].get("scip", {}).get("counts", {})
 if "documents" in c:
-    print(f"; scip documents reused {c.get('documents.reused', 0)} of {c['documents']}", end="")
+    reused, documents = c.get("documents.reused", 0), c["documents"]
+    print(f"; scip documents reused {reused} of {documents}", end="")
 print()
 sys.exit(0 if chosen == "explicit" and s.get("files.reused") else 1)'
 }

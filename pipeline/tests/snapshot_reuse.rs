@@ -247,7 +247,7 @@ fn history(fixture: &Fixture, steps: Vec<(Step, &str, i64)>) {
 }
 
 fn read(root_rel: &str, fixture: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let path = Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets it"))
         .join("../tests/fixtures/scip")
         .join(fixture)
         .join(root_rel);

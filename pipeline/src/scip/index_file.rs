@@ -125,7 +125,18 @@ pub(super) struct CachedDocs<'a> {
     pub(super) content_hashes: HashMap<&'a str, &'a str>,
 }
 
-impl CachedDocs<'_> {
+impl<'a> CachedDocs<'a> {
+    /// The cache, with the content hash of every scanned file.
+    pub(super) fn new(pack: &'a crate::cache_pack::CachePack, files: &'a [FileRow]) -> Self {
+        CachedDocs {
+            pack,
+            content_hashes: files
+                .iter()
+                .map(|f| (f.path.as_str(), f.content_hash.as_str()))
+                .collect(),
+        }
+    }
+
     /// What a document's conversion reads of the scanned file it names: its language and content
     /// (positions may be converted with its lines), or, for a path the scan did not keep, whether
     /// the file exists.

@@ -182,14 +182,9 @@ pub fn run(
         .iter()
         .map(|f| (f.path.clone(), f.language.clone().unwrap_or_default()))
         .collect();
-    let cached = input.cache.map(|pack| index_file::CachedDocs {
-        pack,
-        content_hashes: input
-            .files
-            .iter()
-            .map(|f| (f.path.as_str(), f.content_hash.as_str()))
-            .collect(),
-    });
+    let cached = input
+        .cache
+        .map(|pack| index_file::CachedDocs::new(pack, input.files));
     let mut cache_update = input.cache.map(CachePack::update);
     let mut documents_cached = 0i64;
     let mut covered: HashSet<String> = HashSet::new();
@@ -205,14 +200,7 @@ pub fn run(
         let one = index_file::read_one(input, index, &files, &covered, cached.as_ref(), progress)?;
         documents += one.documents_used;
         documents_cached += one.documents_cached;
-        if let Some(update) = cache_update.as_mut() {
-            for (key, blob) in one.cache_entries {
-                match blob {
-                    None => update.keep(key),
-                    Some(blob) => update.add(key, blob),
-                }
-            }
-        }
+        record_cache_entries(cache_update.as_mut(), one.cache_entries);
         stale |= one.freshness.is_stale();
         tally.absorb(&one.tally);
         warnings.extend(one.warnings);
@@ -297,21 +285,7 @@ pub fn run(
         score: (score * 1_000_000.0).round() / 1_000_000.0,
         reason: reason.into(),
     });
-    warnings.extend(
-        input
-            .cache
-            .into_iter()
-            .flat_map(|c| c.problems())
-            .map(|p| Warning {
-                code: p.code.into(),
-                path: None,
-                message: format!(
-                    "{}: {}; its documents were converted",
-                    doc_cache::CACHE_DIR,
-                    p.message
-                ),
-            }),
-    );
+    warnings.extend(cache_warnings(input.cache));
     report.set_warnings(warnings);
     progress.stage_finished(
         "scip",
@@ -329,6 +303,37 @@ pub fn run(
         report,
         cache_update,
     })
+}
+
+/// Records one index's document cache entries in the update: a blob found stays, a converted one
+/// is added.
+fn record_cache_entries(update: Option<&mut PackUpdate>, entries: Vec<index_file::DocEntry>) {
+    let Some(update) = update else {
+        return;
+    };
+    for (key, blob) in entries {
+        match blob {
+            None => update.keep(key),
+            Some(blob) => update.add(key, blob),
+        }
+    }
+}
+
+/// The document cache's problems as the stage's warnings.
+fn cache_warnings(cache: Option<&CachePack>) -> Vec<Warning> {
+    cache
+        .into_iter()
+        .flat_map(|c| c.problems())
+        .map(|p| Warning {
+            code: p.code.into(),
+            path: None,
+            message: format!(
+                "{}: {}; its documents were converted",
+                doc_cache::CACHE_DIR,
+                p.message
+            ),
+        })
+        .collect()
 }
 
 /// The outcome of one index.

@@ -341,78 +341,13 @@ pub fn run_with(
     ctx.progress
         .stage_started("syntax", Some(supported.len() as u64));
 
-    let mut cached = match cache {
-        Some(cache) => cache::lookup(cache, ctx.repo_id, &supported),
-        None => (0..supported.len()).map(|_| None).collect(),
-    };
-    // The previous snapshot is asked only for the files the cache does not have.
-    let uncached: Vec<FileRow> = supported
-        .iter()
-        .zip(&cached)
-        .filter(|(_, c)| c.is_none())
-        .map(|((f, _), _)| (*f).clone())
-        .collect();
-    let (plan, plan_warning) = match previous
-        .filter(|_| !uncached.is_empty())
-        .map(|p| incremental::plan(p, ctx.repo_id, &fingerprint, &uncached))
-    {
-        None | Some(Ok(None)) => (None, None),
-        Some(Ok(Some(plan))) => (Some(plan), None),
-        Some(Err(warning)) => (None, Some(warning)),
-    };
-    drop(uncached);
-    let candidate: Vec<bool> = supported
-        .iter()
-        .zip(&cached)
-        .map(|((f, _), c)| {
-            c.is_none()
-                && plan
-                    .as_ref()
-                    .is_some_and(|p| p.candidates.contains_key(&f.path))
-        })
-        .collect();
-    // The files neither can supply are parsed while the previous snapshot's rows are read.
-    let (reuse, mut parsed) = rayon::join(
-        || plan.map(incremental::Plan::load).unwrap_or_default(),
-        || {
-            parse_where(ctx, &supported, config, |i| {
-                cached[i].is_none() && !candidate[i]
-            })
-        },
-    );
-    let incremental::Reuse {
-        files: mut reused,
-        symbols: reused_symbols,
-        occurrences: reused_occurrences,
-        imports: reused_imports,
-        warning: load_warning,
-    } = reuse;
-    let reuse_warning = plan_warning.or(load_warning);
-    // Candidates it could not supply after all (unreadable, or merged with another backend).
-    let mut late = parse_where(ctx, &supported, config, |i| {
-        candidate[i] && !reused.contains_key(&supported[i].0.path)
-    });
-    let mut results: Vec<FileResult> = Vec::with_capacity(supported.len());
-    for (i, (file, lang)) in supported.iter().enumerate() {
-        let r = match (cached[i].take(), parsed[i].take(), late[i].take()) {
-            (Some(r), _, _) | (None, Some(r), _) | (None, None, Some(r)) => {
-                if r.origin == Origin::Cache {
-                    ctx.progress.advance(1);
-                }
-                r
-            }
-            (None, None, None) => match reused.remove(&file.path) {
-                Some(status) => {
-                    ctx.progress.advance(1);
-                    FileResult::reused(status)
-                }
-                // Not reachable (a candidate is either reused or parsed late); parse it rather
-                // than lose it.
-                None => with_worker(|worker| parse_one(worker, ctx, file, *lang, config)),
-            },
-        };
-        results.push(r);
-    }
+    let incremental::Gathered {
+        mut results,
+        reused_symbols,
+        reused_occurrences,
+        reused_imports,
+        reuse_warning,
+    } = incremental::gather(ctx, &supported, previous, cache, config, &fingerprint);
     let cache_update = cache.map(|cache| {
         let previous_rows = cache::PreviousRows {
             symbols: &reused_symbols,
