@@ -244,9 +244,11 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
     };
     for (occurrences, outcome, entry) in convert_batch(batch, headers, &env, ctx.cached) {
         acc.occurrences_total += occurrences;
+        // Counted among the documents used (`documents`), as skipped ones are not.
+        let used = matches!(outcome, DocOutcome::Facts(_));
         acc.absorb(outcome);
         if let Some((key, blob)) = entry {
-            acc.documents_cached += i64::from(blob.is_none());
+            acc.documents_cached += i64::from(used && blob.is_none());
             acc.cache_entries.push((key, blob));
         }
     }

@@ -343,7 +343,7 @@ struct OneIndex {
     tally: Tally,
     warnings: Vec<Warning>,
     documents_used: i64,
-    /// Documents whose outcome came from the document cache.
+    /// Documents used whose facts came from the document cache.
     documents_cached: i64,
     /// Every document's cache key, with the blob to add for those converted.
     cache_entries: Vec<index_file::DocEntry>,
