@@ -29,8 +29,8 @@ use crate::store::{self, StoredSnapshot};
 use crate::warning_paths::relative_paths;
 use crate::write::TableSet;
 use crate::{
-    history, identity, modules, privacy, repo_state, scan, scip, syntax, PipelineError,
-    PreviousChoice, Progress, SnapshotOptions, SnapshotOutcome,
+    history, identity, modules, privacy, repo_state, scan, scip, syntax, PipelineError, Progress,
+    SnapshotOptions, SnapshotOutcome,
 };
 
 /// Builds and publishes one snapshot (inside the run's thread pool).
@@ -74,7 +74,7 @@ pub(crate) fn run(
         previous: previous.as_ref().map(|(s, _)| s),
         progress,
     };
-    let caches = Caches::open(&plan);
+    let caches = Caches::open(&plan, ctx.previous.is_some());
     let mut updates = CacheUpdates::default();
     let tables = run_stages(
         &plan,
@@ -142,9 +142,11 @@ struct Caches {
 }
 
 impl Caches {
-    /// The caches, read unless the run is to compute everything afresh (`--no-previous`: then
-    /// they are only written, for the next run).
-    fn open(plan: &Plan) -> Caches {
+    /// The caches, read only when the run builds on a previous snapshot (`builds_on_previous`);
+    /// otherwise (`--no-previous`, a first snapshot, a previous snapshot passed over) they are
+    /// only written, for the next run. So a run whose manifest records no previous snapshot
+    /// computes everything and its manifest (stage counts included) is a cold run's.
+    fn open(plan: &Plan, builds_on_previous: bool) -> Caches {
         let program = crate::scan_cache::program().filter(|_| plan.anonymizer.is_none());
         let Some(program) = program else {
             return Caches {
@@ -153,7 +155,7 @@ impl Caches {
             };
         };
         let repo_dir = plan.store.repo_dir(&plan.repo_id);
-        let read = plan.previous != PreviousChoice::Disabled;
+        let read = builds_on_previous;
         let open = |dir: &str, identity: String| {
             let dir = repo_dir.join(dir);
             if !read {

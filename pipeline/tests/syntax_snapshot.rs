@@ -269,6 +269,43 @@ fn file_merged_with_another_backend_is_parsed_again() {
 }
 
 #[test]
+fn a_previous_snapshot_of_another_extractor_is_a_coded_warning_and_a_full_parse() {
+    let repo = fixture_repo();
+    let root = repo.path();
+    let store = tempfile::tempdir().unwrap();
+    let (dir, _) = first_snapshot(root, store.path(), 2);
+    // As another ckb version (or other settings) would have written it, cache included.
+    let mut manifest = output_schema::verify::read_manifest(&dir).unwrap();
+    for backend in manifest
+        .backends
+        .iter_mut()
+        .filter(|b| b.kind == "tree-sitter")
+    {
+        backend
+            .facts
+            .insert("extractor".into(), "an older extractor".into());
+    }
+    std::fs::write(
+        dir.join(output_schema::layout::MANIFEST_FILE),
+        manifest.encode().unwrap(),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(store.path().join("repo=fixture/syntax-cache")).unwrap();
+
+    let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 2);
+    let syntax = &warm.snapshot().manifest.stages["syntax"];
+    assert!(
+        syntax
+            .warnings
+            .iter()
+            .any(|w| w.code == "previous-other-extractor"),
+        "{syntax:?}"
+    );
+    assert_eq!(syntax.counts.get("files.reused"), None, "{syntax:?}");
+    assert_same_syntax_tables(&warm, &cold, "differs");
+}
+
+#[test]
 fn output_does_not_depend_on_thread_count() {
     let repo = fixture_repo();
     let a = tempfile::tempdir().unwrap();

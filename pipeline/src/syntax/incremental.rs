@@ -61,8 +61,8 @@ pub(crate) struct Plan<'p> {
 }
 
 /// Decides which of `files` `prev` may supply. `Ok(None)` when it does not qualify (another
-/// repository, another extractor, no syntax stage) or supplies nothing; `Err` with a warning when
-/// it qualifies but cannot be read.
+/// repository, no syntax stage) or supplies nothing; `Err` with a warning when its rows come from
+/// another extractor or it cannot be read.
 pub(crate) fn plan<'p>(
     prev: &'p StoredSnapshot,
     repo_id: &str,
@@ -80,8 +80,18 @@ pub(crate) fn plan<'p>(
     let has_tables = ["files", "symbols", "occurrences", "imports"]
         .iter()
         .all(|t| m.table(t).is_some());
-    if m.repo_id != repo_id || !stage_ran || !same_extractor || !has_tables {
+    if m.repo_id != repo_id || !stage_ran || !has_tables {
         return Ok(None);
+    }
+    if !same_extractor {
+        return Err(Warning {
+            code: "previous-other-extractor".into(),
+            path: None,
+            message: "previous snapshot's rows come from another tree-sitter extractor (another \
+                      ckb version or other settings): not reused; every file not in the syntax \
+                      cache was parsed"
+                .into(),
+        });
     }
     candidates(prev, files)
         .map(|candidates| (!candidates.is_empty()).then_some(Plan { prev, candidates }))
