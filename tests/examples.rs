@@ -497,7 +497,9 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
     );
     let after: BTreeMap<String, Vec<u8>> = files_of(&runner.store()).into_iter().collect();
     for (p, bytes) in &before {
-        if !p.ends_with("run.json") {
+        // The syntax and SCIP document caches are rewritten by every run (they keep what it used).
+        let cache = p.contains("/syntax-cache/") || p.contains("/scip-cache/");
+        if !p.ends_with("run.json") && !cache {
             assert_eq!(after.get(p), Some(bytes), "{p} was rebuilt");
         }
     }
