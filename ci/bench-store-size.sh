@@ -29,18 +29,10 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-HERE=$(cd "$(dirname "$0")/.." && pwd)
-TARGET=${CARGO_TARGET_DIR:-$HERE/target}
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-  (cd "$HERE" && cargo build --release -q -p pipeline --example snapshot_stages)
-fi
-SNAPSHOT_CMD=${SNAPSHOT_CMD:-$TARGET/release/examples/snapshot_stages}
-read -ra SNAP <<< "$SNAPSHOT_CMD"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
+# bench_setup, commit_one_file_change and the benchmark's git identity.
 # shellcheck source=ci/syntax-bench-lib.sh
-. "$HERE/ci/syntax-bench-lib.sh"
+. "$(cd "$(dirname "$0")" && pwd)/syntax-bench-lib.sh"
+bench_setup --example snapshot_stages
 
 CLONE=$WORK/clone
 git clone -q --no-hardlinks "$REPO" "$CLONE"

@@ -38,20 +38,11 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-HERE=$(cd "$(dirname "$0")/.." && pwd)
-TARGET=${CARGO_TARGET_DIR:-$HERE/target}
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-  (cd "$HERE" && cargo build --release -q -p pipeline --examples)
-fi
-EX=$TARGET/release/examples
-SNAPSHOT_CMD=${SNAPSHOT_CMD:-$EX/snapshot_stages}
-read -ra SNAP <<< "$SNAPSHOT_CMD"
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-
-# time_ms, wall, cpu, median, commit_one_file_change and the benchmark's git identity.
+# bench_setup, time_ms, wall, cpu, median, commit_one_file_change and the benchmark's git identity.
 # shellcheck source=ci/syntax-bench-lib.sh
-. "$HERE/ci/syntax-bench-lib.sh"
+. "$(cd "$(dirname "$0")" && pwd)/syntax-bench-lib.sh"
+bench_setup --examples
+EX=$TARGET/release/examples
 
 # A fresh store each run, and none is removed until every run is done: deleting a store is the
 # harness's work, not the snapshot's, and its writeback (and discards) would slow the next run.

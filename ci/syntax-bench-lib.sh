@@ -1,4 +1,20 @@
-# Shell helpers shared by ci/bench-syntax.sh and ci/compare-syntax-builds.sh (sourced, not run).
+# Shell helpers shared by ci/bench-syntax.sh, ci/bench-store-size.sh and ci/compare-syntax-builds.sh
+# (sourced, not run).
+
+# bench_setup CARGO_BUILD_ARGS... : sets $HERE (the checkout) and $TARGET (cargo's target folder),
+# builds pipeline's release examples with CARGO_BUILD_ARGS unless SKIP_BUILD is set, reads
+# SNAPSHOT_CMD (default: the snapshot_stages example) into the array $SNAP, and makes $WORK, a
+# scratch folder removed on exit.
+bench_setup() {
+  HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  TARGET=${CARGO_TARGET_DIR:-$HERE/target}
+  if [[ -z "${SKIP_BUILD:-}" ]]; then
+    (cd "$HERE" && cargo build --release -q -p pipeline "$@")
+  fi
+  read -ra SNAP <<< "${SNAPSHOT_CMD:-$TARGET/release/examples/snapshot_stages}"
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+}
 
 # time_ms CMD... : "WALL CPU" milliseconds of one run (CPU = user + sys of the command's processes,
 # from the subshell's `times`; CPU time is far less sensitive to machine load than wall time).

@@ -86,15 +86,7 @@ pub fn locate(
     let store_dir = store_for(&root, store)?;
     let from_config = store.is_none() && store_from_env().is_none();
     // The store (when inside the repository) never counts as a working-tree change.
-    let exclusions = StateExclusions {
-        folders: store_dir
-            .strip_prefix(&root)
-            .ok()
-            .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .into_iter()
-            .collect(),
-        files: Vec::new(),
-    };
+    let exclusions = StateExclusions::store_and_files(&root, &store_dir, Vec::new());
     // The working tree's state, read once: it finds the exact snapshot and measures freshness.
     let state = || {
         git.as_ref()

@@ -73,19 +73,15 @@ fn crate_dependency_rules_hold() {
     }
 }
 
-/// Every Rust file of the workspace's crates, as paths relative to `root` (fixtures and build
-/// output left out), sorted.
+/// Folders whose Rust files are not ckb's code: published crates patched in (`vendor`), build
+/// output, git's own, and fixtures (files the tests read as data).
+const NOT_OUR_CODE: [&str; 5] = ["vendor", "target", ".git", "fixtures", "node_modules"];
+
+/// Every Rust file of the repository, as paths relative to `root` (the folders of [`NOT_OUR_CODE`]
+/// left out), sorted: every crate, its tests, benches and examples, including crates added later.
 fn rust_files(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let mut stack = vec![
-        root.join("src"),
-        root.join("output-schema"),
-        root.join("pipeline"),
-        root.join("queries"),
-        root.join("tests"),
-        root.join("test-support"),
-        root.join("fuzz"),
-    ];
+    let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -93,7 +89,8 @@ fn rust_files(root: &Path) -> Vec<PathBuf> {
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                if !p.ends_with("fixtures") && !p.ends_with("target") {
+                let name = e.file_name();
+                if !NOT_OUR_CODE.iter().any(|n| name == *n) {
                     stack.push(p);
                 }
             } else if p.extension().is_some_and(|x| x == "rs") {
@@ -103,6 +100,36 @@ fn rust_files(root: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// The rules below read every crate: each workspace member (and the binary's `src/` and
+/// `tests/`) has files in [`rust_files`].
+#[test]
+fn the_rules_read_every_crate_and_its_tests() {
+    let root = workspace_root();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let members = manifest
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("members = ["))
+        .expect("the workspace lists its members");
+    let mut folders: Vec<String> = members
+        .trim_end_matches(']')
+        .split(',')
+        .map(|m| m.trim().trim_matches('"').to_string())
+        .filter(|m| !m.is_empty())
+        .collect();
+    assert!(folders.len() >= 5, "{folders:?}");
+    folders.extend(["src".to_string(), "tests".to_string()]);
+    let files = rust_files(&root);
+    for folder in &folders {
+        assert!(
+            files.iter().any(|f| f.starts_with(folder)),
+            "no Rust file of {folder} is checked"
+        );
+    }
+    for tests in ["pipeline/tests", "queries/tests", "output-schema/src"] {
+        assert!(files.iter().any(|f| f.starts_with(tests)), "{tests}");
+    }
 }
 
 fn workspace_root() -> PathBuf {

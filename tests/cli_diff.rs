@@ -332,31 +332,20 @@ fn scripted_pr_facts() {
     assert_eq!(sy["visibilityChanged"][0]["direction"], "narrowed");
 
     // compareAPI.
-    let breaking: Vec<(String, String, String)> = f["api"]["breaking"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["kind"].as_str().unwrap().into(),
-                c["severity"].as_str().unwrap().into(),
-                c["symbol"]["name"].as_str().unwrap().into(),
-            )
-        })
-        .collect();
-    assert!(breaking.contains(&("removed".into(), "high".into(), "legacy".into())));
-    assert!(breaking.contains(&("renamed".into(), "high".into(), "tokenize".into())));
-    assert!(breaking.contains(&("signature-changed".into(), "high".into(), "render".into())));
-    assert!(breaking.contains(&(
-        "visibility-narrowed".into(),
-        "high".into(),
-        "Options".into()
-    )));
+    let breaking = &f["api"]["breaking"];
+    let changes = test_support::json::texts(breaking, &["kind", "severity", "symbol.name"]);
+    for change in [
+        "removed high legacy",
+        "renamed high tokenize",
+        "signature-changed high render",
+        "visibility-narrowed high Options",
+    ] {
+        assert!(changes.iter().any(|c| c == change), "{change}: {changes:?}");
+    }
+    let names = test_support::json::strs(breaking, "symbol.name");
     assert!(
-        !breaking
-            .iter()
-            .any(|b| b.2 == "old_util" || b.2 == "helper"),
-        "private symbols are not API: {breaking:?}"
+        !names.iter().any(|n| *n == "old_util" || *n == "helper"),
+        "private symbols are not API: {changes:?}"
     );
     // render has the most dependents, so it leads among the high-severity changes.
     assert_eq!(f["api"]["breaking"][0]["symbol"]["name"], "render");
@@ -376,12 +365,7 @@ fn scripted_pr_facts() {
     // Impact from the base: report.rs (untouched) calls tokenize; cmd.rs (untouched) calls render;
     // test_render reaches render directly, test_parse reaches tokenize through parse.
     let im = &f["impact"];
-    let tests: Vec<&str> = im["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["path"].as_str().unwrap())
-        .collect();
+    let tests = test_support::json::strs(&im["tests"], "path");
     assert_eq!(tests, [TESTS]);
     assert_eq!(im["tests"][0]["depth"], 1);
     let untouched: Vec<String> = im["changed"]
@@ -393,12 +377,7 @@ fn scripted_pr_facts() {
         .map(|c| c["path"].as_str().unwrap().to_string())
         .collect();
     assert!(untouched.contains(&REPORT.to_string()) && untouched.contains(&CMD.to_string()));
-    let modules: Vec<&str> = im["modules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["moduleId"].as_str().unwrap())
-        .collect();
+    let modules = test_support::json::strs(&im["modules"], "moduleId");
     assert_eq!(modules.len(), 3, "{modules:?}");
     assert_eq!(modules[0], "crates/core");
     // CHANGELOG usually changes with render.rs and was not touched; main.rs was.
@@ -485,12 +464,7 @@ fn markdown_always_fits_the_budget_and_keeps_the_most_important_first() {
 fn too_small_budgets_and_bad_flags_are_errors() {
     let (store, b, h) = write_pair(base(), head());
     let out = diff_out(store.path(), &[s(&b), s(&h), "--max-chars", "50"]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("BUDGET_EXCEEDED") && err.contains("--max-chars"),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&out, &["BUDGET_EXCEEDED", "--max-chars"]);
     assert!(out.stdout.is_empty());
     // JSON is never truncated, so the budget does not apply.
     let out = diff_out(
@@ -753,12 +727,7 @@ fn end_to_end_over_real_snapshots_of_a_scripted_pr() {
     assert_eq!(f["ancestry"]["relation"], "ancestor");
     assert_eq!(f["ancestry"]["commitsBetween"], 1);
     assert_eq!(f["files"]["added"][0]["path"], "src/shout.rs");
-    let modified: Vec<&str> = f["files"]["modified"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["path"].as_str().unwrap())
-        .collect();
+    let modified = test_support::json::strs(&f["files"]["modified"], "path");
     assert_eq!(modified, ["src/lib.rs", "src/main.rs"]);
     let md = ckb_ok(repo.path(), &["diff", s(&b), s(&h)]);
     assert!(md.chars().count() <= queries::diff::DEFAULT_MAX_CHARS);
@@ -786,12 +755,7 @@ fn end_to_end_over_real_snapshots_of_a_scripted_pr() {
         .unwrap()
         .iter()
         .any(|c| c["callee"]["name"] == "shout"));
-    let kinds: Vec<&str> = f["api"]["breaking"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["kind"].as_str().unwrap())
-        .collect();
+    let kinds = test_support::json::strs(&f["api"]["breaking"], "kind");
     for k in ["removed", "renamed", "signature-changed"] {
         assert!(kinds.contains(&k), "{k} in {kinds:?}");
     }

@@ -14,13 +14,12 @@ use output_schema::tables::FileRow;
 use output_schema::Table;
 
 fn repo() -> Fixture {
-    let f = Fixture::git();
-    f.write("src/b.rs", "fn b() {}\n")
-        .write("src/a.rs", "pub fn a() -> u8 {\n    1\n}\n")
-        .write("tests/t.rs", "#[test]\nfn t() {}\n")
-        .write("README.md", "# x\n");
-    f.commit("one");
-    f
+    Fixture::committed(&[
+        ("src/b.rs", "fn b() {}\n"),
+        ("src/a.rs", "pub fn a() -> u8 {\n    1\n}\n"),
+        ("tests/t.rs", "#[test]\nfn t() {}\n"),
+        ("README.md", "# x\n"),
+    ])
 }
 
 fn lines_of(snapshot: &Path, file: &str) -> Vec<String> {

@@ -24,15 +24,18 @@ fn golden(name: &str, actual: &str) {
 
 fn arch(root: &Path, args: &[&str]) -> std::process::Output {
     let snapshot = fixture::snapshot_rel();
-    let mut all = vec!["query", "--snapshot", snapshot.as_str(), "arch"];
-    all.extend_from_slice(args);
-    ckb(root, &all)
+    ckb(
+        root,
+        &[&["query", "--snapshot", &snapshot, "arch"], args].concat(),
+    )
 }
 
 fn arch_ok(root: &Path, args: &[&str]) -> String {
-    let out = arch(root, args);
-    test_support::assert_success(&out, &format!("ckb query arch {args:?}"));
-    String::from_utf8(out.stdout).unwrap()
+    let snapshot = fixture::snapshot_rel();
+    ckb_ok(
+        root,
+        &[&["query", "--snapshot", &snapshot, "arch"], args].concat(),
+    )
 }
 
 /// Renders Mermaid text with the official Mermaid CLI to SVG; `None` when the tool is missing
@@ -98,8 +101,7 @@ fn dot_renders(text: &str) -> Option<String> {
 
 #[test]
 fn arch_graphs_match_the_goldens_and_render_with_the_stock_tools() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let mermaid = arch_ok(root.path(), &["--format", "mermaid", "--include-external"]);
     golden("arch.mmd", &mermaid);
     let dot = arch_ok(root.path(), &["--format", "dot", "--include-external"]);
@@ -164,14 +166,10 @@ fn arch_graphs_match_the_goldens_and_render_with_the_stock_tools() {
 
 #[test]
 fn a_snapshot_without_the_modules_stage_draws_a_note_and_exits_0() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(
-        root.path(),
-        &fixture::Options {
-            modules: false,
-            ..fixture::Options::default()
-        },
-    );
+    let root = fixture::built(&fixture::Options {
+        modules: false,
+        ..fixture::Options::default()
+    });
     let mermaid = arch_ok(root.path(), &["--format", "mermaid"]);
     assert!(
         mermaid.contains("no architecture view: the modules stage did not run"),
@@ -190,8 +188,7 @@ fn a_snapshot_without_the_modules_stage_draws_a_note_and_exits_0() {
 
 #[test]
 fn graph_formats_are_for_arch_only_and_bad_values_are_errors() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let snapshot = fixture::snapshot_rel();
     let out = ckb(
         root.path(),
@@ -205,12 +202,7 @@ fn graph_formats_are_for_arch_only_and_bad_values_are_errors() {
             "parse",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("INVALID_PARAMETER") && err.contains("arch"),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&out, &["INVALID_PARAMETER", "arch"]);
     assert!(out.stdout.is_empty());
     let out = arch(root.path(), &["--format", "mermaid", "--size-by", "bytes"]);
     assert_eq!(out.status.code(), Some(1));

@@ -6,13 +6,12 @@ use common::*;
 use serde_json::Value;
 
 fn repo() -> Fixture {
-    let f = Fixture::git();
-    f.write("src/a.rs", "fn a() {}\n")
-        .write("src/b.rs", "fn b() {}\n")
-        .write("app/main.py", "print(1)\n")
-        .write("web/x.ts", "export const x = 1;\n");
-    f.commit("one");
-    f
+    Fixture::committed(&[
+        ("src/a.rs", "fn a() {}\n"),
+        ("src/b.rs", "fn b() {}\n"),
+        ("app/main.py", "print(1)\n"),
+        ("web/x.ts", "export const x = 1;\n"),
+    ])
 }
 
 fn json(out: &str) -> Value {
@@ -22,7 +21,7 @@ fn json(out: &str) -> Value {
 #[test]
 fn status_reads_the_newest_snapshot_of_the_current_repo() {
     let r = repo();
-    ckb_ok(r.path(), &["snapshot", "--progress", "never"]);
+    snapshot_into_own_store(r.path());
     let out = ckb_ok(r.path(), &["query", "--format", "json", "status"]);
     let v = json(&out);
     assert_eq!(v["command"], "status");
@@ -52,17 +51,13 @@ fn status_reads_the_newest_snapshot_of_the_current_repo() {
     let v = json(&ckb_ok(r.path(), &["query", "--format", "json", "status"]));
     assert_eq!(v["provenance"]["freshness"]["state"], "behind");
     assert_eq!(v["provenance"]["freshness"]["commitsBehind"], 1);
-    assert!(v["drilldowns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|d| d["command"] == "ckb snapshot"));
+    assert_suggests(&v, "ckb snapshot");
 }
 
 #[test]
 fn sql_answers_over_the_snapshot_tables() {
     let r = repo();
-    ckb_ok(r.path(), &["snapshot", "--progress", "never"]);
+    snapshot_into_own_store(r.path());
     let sql = "select language, count(*) as n from files group by 1 order by 1";
     let human = ckb_ok(r.path(), &["query", "--format", "human", "sql", sql]);
     assert_eq!(
@@ -79,7 +74,7 @@ fn sql_answers_over_the_snapshot_tables() {
 #[test]
 fn sql_cannot_write_or_read_outside_the_snapshot() {
     let r = repo();
-    ckb_ok(r.path(), &["snapshot", "--progress", "never"]);
+    snapshot_into_own_store(r.path());
     // Writes, and reads of files outside the snapshot (whose content never leaks).
     for sql in [
         "create table t as select 1",
@@ -276,12 +271,7 @@ fn schema_lists_every_view_with_its_fields() {
     assert!(names.contains(&"architecture") && names.contains(&"syntax-files"));
     let arch = &views[0];
     assert_eq!(arch["file"], "views/architecture.json.zst");
-    let fields: Vec<&str> = arch["fields"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap())
-        .collect();
+    let fields = test_support::json::strs(&arch["fields"], "name");
     assert!(fields.contains(&"totals.modules") && fields.contains(&"modules[].fanIn"));
     let human = ckb_ok(dir.path(), &["schema"]);
     assert!(human.contains("view architecture (views/architecture.json.zst)"));

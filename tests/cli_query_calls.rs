@@ -112,6 +112,12 @@ fn repo() -> Fixture {
     f
 }
 
+/// Snapshots the fixture (with `extra` arguments) into a store beside it; the snapshot's folder.
+fn snapshot_in_store(f: &Fixture, extra: &[&str]) -> String {
+    let snap = snapshot(f.path(), &f.dir.path().join("store"), extra);
+    snap.to_str().unwrap().to_string()
+}
+
 fn answer(dir: &Path, snap: &str, args: &[&str]) -> Value {
     serde_json::from_str(&query_json_ok(dir, snap, args)).unwrap()
 }
@@ -171,9 +177,7 @@ fn id_of(dir: &Path, snap: &str, name: &str) -> String {
 #[test]
 fn hierarchy_from_supertype_clauses_in_five_languages() {
     let f = repo();
-    let store = f.dir.path().join("store");
-    let snap = snapshot(f.path(), &store, &[]);
-    let snap = snap.to_str().unwrap();
+    let snap = &snapshot_in_store(&f, &[]);
     let dir = f.path();
 
     let shape = answer(dir, snap, &["hierarchy", "Shape"]);
@@ -222,9 +226,7 @@ fn hierarchy_from_supertype_clauses_in_five_languages() {
 #[test]
 fn callers_and_callees_walk_depth_and_cut_cycles() {
     let f = repo();
-    let store = f.dir.path().join("store");
-    let snap = snapshot(f.path(), &store, &[]);
-    let snap = snap.to_str().unwrap();
+    let snap = &snapshot_in_store(&f, &[]);
     let dir = f.path();
 
     let callers = answer(dir, snap, &["callers", "ping", "--depth", "3"]);
@@ -306,9 +308,7 @@ fn rust_analyzer_states_no_relationships_and_tree_sitter_fills_the_hierarchy() {
         .unwrap();
     test_support::assert_success(&out, "rust-analyzer scip");
     let index = f.path().join("index.scip");
-    let store = f.dir.path().join("store");
-    let snap = snapshot(f.path(), &store, &["--scip", index.to_str().unwrap()]);
-    let snap = snap.to_str().unwrap();
+    let snap = &snapshot_in_store(&f, &["--scip", index.to_str().unwrap()]);
     let manifest = common::manifest(Path::new(snap));
     assert_eq!(manifest.stages["scip"].counts["quirk.no-relationships"], 1);
     let dir = f.path();

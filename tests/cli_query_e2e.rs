@@ -8,26 +8,25 @@ use common::*;
 use serde_json::Value;
 
 fn repo() -> Fixture {
-    let f = Fixture::git();
-    f.write(".gitignore", ".ckb/\n")
-        .write(
+    Fixture::committed(&[
+        (".gitignore", ".ckb/\n"),
+        (
             "Cargo.toml",
             "[package]\nname = \"shapes\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-        )
-        .write(
+        ),
+        (
             "src/lib.rs",
             "pub mod shapes;\n\nuse shapes::Square;\n\npub fn total_area(v: &[Square]) -> u32 {\n    v.iter().map(|s| s.area()).sum()\n}\n",
-        )
-        .write(
+        ),
+        (
             "src/shapes.rs",
             "pub struct Square {\n    pub side: u32,\n}\n\nimpl Square {\n    pub fn area(&self) -> u32 {\n        self.side * self.side\n    }\n}\n\nfn unused_helper() -> u32 {\n    1\n}\n",
-        )
-        .write(
+        ),
+        (
             "tests/shapes_test.rs",
             "use shapes::shapes::Square;\n\n#[test]\nfn square_area() {\n    let a = Square { side: 2 }.area();\n    assert!(a == 4);\n}\n",
-        );
-    f.commit("one");
-    f
+        ),
+    ])
 }
 
 fn q(f: &Fixture, args: &[&str]) -> Value {
@@ -40,7 +39,7 @@ fn q(f: &Fixture, args: &[&str]) -> Value {
 #[test]
 fn queries_answer_from_a_real_snapshot() {
     let f = repo();
-    ckb_ok(f.path(), &["snapshot", "--progress", "never"]);
+    snapshot_into_own_store(f.path());
 
     let s = q(&f, &["search", "area"]);
     let first = &s["facts"]["results"][0];
@@ -56,23 +55,13 @@ fn queries_answer_from_a_real_snapshot() {
     assert_eq!(sym["provenance"]["freshness"]["state"], "current");
 
     let refs = q(&f, &["refs", "area"]);
-    let files: Vec<&str> = refs["facts"]["modules"][0]["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["path"].as_str().unwrap())
-        .collect();
+    let files = test_support::json::strs(&refs["facts"]["modules"][0]["files"], "path");
     assert_eq!(files, ["src/lib.rs", "tests/shapes_test.rs"]);
     assert_eq!(refs["facts"]["testReferences"], 1);
     assert_eq!(refs["provenance"]["completeness"]["reason"], "by-name");
 
     let impact = q(&f, &["impact", &id]);
-    let mut callers: Vec<&str> = impact["facts"]["directCallers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["name"].as_str().unwrap())
-        .collect();
+    let mut callers = test_support::json::strs(&impact["facts"]["directCallers"], "name");
     // Equal confidence and calls: the order is by stable ID, which is a hash.
     callers.sort_unstable();
     assert_eq!(callers, ["square_area", "total_area"]);
@@ -84,12 +73,7 @@ fn queries_answer_from_a_real_snapshot() {
     );
 
     let dead = q(&f, &["dead-code"]);
-    let names: Vec<&str> = dead["facts"]["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["name"].as_str().unwrap())
-        .collect();
+    let names = test_support::json::strs(&dead["facts"]["candidates"], "name");
     assert!(names.contains(&"unused_helper"), "{names:?}");
     assert!(!names.contains(&"area"), "{names:?}");
 
@@ -109,17 +93,13 @@ fn queries_answer_from_a_real_snapshot() {
     );
     let sym = q(&f, &["symbol", &id]);
     assert_eq!(sym["facts"]["locationFreshness"], "may-be-stale");
-    assert!(sym["drilldowns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|d| d["command"] == "ckb snapshot"));
+    assert_suggests(&sym, "ckb snapshot");
 }
 
 #[test]
 fn a_saved_id_follows_a_rename_to_the_next_snapshot() {
     let f = repo();
-    ckb_ok(f.path(), &["snapshot", "--progress", "never"]);
+    snapshot_into_own_store(f.path());
     let old = q(&f, &["symbol", "total_area"])["facts"]["symbol"]["id"]
         .as_str()
         .unwrap()
@@ -127,7 +107,7 @@ fn a_saved_id_follows_a_rename_to_the_next_snapshot() {
     let lib = std::fs::read_to_string(f.path().join("src/lib.rs")).unwrap();
     f.write("src/lib.rs", lib.replace("total_area", "sum_of_areas"));
     f.commit("rename");
-    ckb_ok(f.path(), &["snapshot", "--progress", "never"]);
+    snapshot_into_own_store(f.path());
     let v = q(&f, &["symbol", &old]);
     // The identity stage recorded the rename as an alias; the old ID reaches the new symbol.
     assert_eq!(v["facts"]["symbol"]["name"], "sum_of_areas", "{v}");

@@ -39,8 +39,7 @@ fn error_of(root: &Path, args: &[&str]) -> Value {
 
 #[test]
 fn every_query_error_code_is_reachable_with_a_remediation() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let r = root.path();
     let p = sid(2);
     let (deleted, cycle, deep) = (sid(122), sid(110), sid(101));
@@ -166,8 +165,7 @@ fn every_query_error_code_is_reachable_with_a_remediation() {
 
 #[test]
 fn usage_errors_exit_2_and_human_errors_go_to_stderr() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let snap = fixture::snapshot_rel();
     let out = ckb(root.path(), &["query", "--snapshot", &snap, "frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
@@ -192,22 +190,15 @@ fn usage_errors_exit_2_and_human_errors_go_to_stderr() {
         err.starts_with("error[AMBIGUOUS_QUERY]: 2 symbols are named \"parse\""),
         "{err}"
     );
-    assert!(
-        err.contains("  details:\n") && err.contains("try: ckb query symbol"),
-        "{err}"
-    );
+    test_support::assert_mentions(&err, &["  details:\n", "try: ckb query symbol"]);
 }
 
 #[test]
 fn doctor_fix_prints_a_script_and_runs_nothing() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(
-        root.path(),
-        &fixture::Options {
-            stale_scip: true,
-            ..fixture::Options::default()
-        },
-    );
+    let root = fixture::built(&fixture::Options {
+        stale_scip: true,
+        ..fixture::Options::default()
+    });
     let snap = fixture::snapshot_rel();
     let out = ckb(
         root.path(),
@@ -248,8 +239,7 @@ fn doctor_fix_prints_a_script_and_runs_nothing() {
 
 #[test]
 fn token_budget_trims_lists_and_keeps_valid_json() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let (code, full) = query(root.path(), &["search", "e"]);
     assert_eq!(code, Some(0));
     let (code, small) = query(root.path(), &["--max-tokens", "800", "search", "e"]);
@@ -296,10 +286,7 @@ fn a_panic_is_an_internal_error_in_the_envelope_with_exit_1() {
         let v = json(&out.stdout);
         assert_eq!(v["error"]["code"], "INTERNAL_ERROR", "{args:?}: {v}");
         let message = v["error"]["message"].as_str().unwrap();
-        assert!(
-            message.contains(env!("CARGO_PKG_VERSION")) && message.contains("failpoint"),
-            "{message}"
-        );
+        test_support::assert_mentions(message, &[env!("CARGO_PKG_VERSION"), "failpoint"]);
         assert!(v["error"]["remediation"]
             .as_str()
             .unwrap()

@@ -38,7 +38,16 @@ fn case(name: &'static str, args: &[&str], exit: i32) -> Case {
 
 /// A case answered in JSON with exit code 0.
 fn json_case(name: &'static str, args: &[&str]) -> Case {
-    let mut case = case(name, args, 0);
+    json_exit(name, args, 0)
+}
+
+/// A case answered in JSON with an error (exit code 1).
+fn json_error(name: &'static str, args: &[&str]) -> Case {
+    json_exit(name, args, 1)
+}
+
+fn json_exit(name: &'static str, args: &[&str], exit: i32) -> Case {
+    let mut case = case(name, args, exit);
     case.args
         .splice(0..0, ["--format".to_string(), "json".to_string()]);
     case
@@ -67,56 +76,28 @@ fn cases() -> Vec<Case> {
         json_case("explore-module", &["explore", "crates/core"]),
         json_case("understand", &["understand", "Parser::parse"]),
         json_case("understand-ambiguous", &["understand", "parse"]),
-        case(
+        json_case(
             "prepare-change-rename",
-            &[
-                "--format",
-                "json",
-                "prepare-change",
-                &p,
-                "--change-type",
-                "rename",
-            ],
-            0,
+            &["prepare-change", &p, "--change-type", "rename"],
         ),
-        case(
+        json_case(
             "prepare-change-file",
             &[
-                "--format",
-                "json",
                 "prepare-change",
                 "crates/core/src/util.rs",
                 "--change-type",
                 "delete",
             ],
-            0,
         ),
-        case(
-            "batch-get",
-            &[
-                "--format",
-                "json",
-                "batch-get",
-                &p,
-                &sid(122),
-                "ckb:fx:sym:zz",
-            ],
-            0,
-        ),
+        json_case("batch-get", &["batch-get", &p, &sid(122), "ckb:fx:sym:zz"]),
         json_case("batch-search", &["batch-search", "parse", "render"]),
         json_case("hotspots", &["hotspots"]),
         json_case("coupling", &["coupling", "crates/core/src/parser.rs"]),
         json_case("ownership", &["ownership", "crates/core/src/parser.rs"]),
         json_case("dead-code", &["dead-code"]),
-        case(
+        json_case(
             "affected-tests",
-            &[
-                "--format",
-                "json",
-                "affected-tests",
-                "crates/core/src/parser.rs",
-            ],
-            0,
+            &["affected-tests", "crates/core/src/parser.rs"],
         ),
         json_case("callers", &["callers", &p, "--depth", "3"]),
         json_case("callers-by-name", &["callers", "render"]),
@@ -125,47 +106,17 @@ fn cases() -> Vec<Case> {
         json_case("hierarchy-supertypes", &["hierarchy", &sid(8)]),
         json_case("doctor", &["doctor"]),
         case("doctor-fix", &["doctor", "--fix"], 0),
-        case(
-            "error-ambiguous",
-            &["--format", "json", "symbol", "parse"],
-            1,
-        ),
-        case(
-            "error-deleted",
-            &["--format", "json", "symbol", &sid(120)],
-            1,
-        ),
-        case("error-cycle", &["--format", "json", "refs", &sid(110)], 1),
-        case(
-            "error-chain-too-deep",
-            &["--format", "json", "impact", &sid(101)],
-            1,
-        ),
-        case(
+        json_error("error-ambiguous", &["symbol", "parse"]),
+        json_error("error-deleted", &["symbol", &sid(120)]),
+        json_error("error-cycle", &["refs", &sid(110)]),
+        json_error("error-chain-too-deep", &["impact", &sid(101)]),
+        json_error(
             "error-other-repo",
-            &[
-                "--format",
-                "json",
-                "symbol",
-                "ckb:other:sym:00000000000000000002",
-            ],
-            1,
+            &["symbol", "ckb:other:sym:00000000000000000002"],
         ),
-        case(
-            "error-malformed-id",
-            &["--format", "json", "symbol", "ckb:fx:sym:nothex"],
-            1,
-        ),
-        case(
-            "error-not-found",
-            &["--format", "json", "symbol", &sid(999)],
-            1,
-        ),
-        case(
-            "error-limit",
-            &["--format", "json", "search", "parse", "--limit", "0"],
-            1,
-        ),
+        json_error("error-malformed-id", &["symbol", "ckb:fx:sym:nothex"]),
+        json_error("error-not-found", &["symbol", &sid(999)]),
+        json_error("error-limit", &["search", "parse", "--limit", "0"]),
         case("error-human", &["--format", "human", "symbol", "parse"], 1),
         case(
             "error-callers-ambiguous",
@@ -214,8 +165,7 @@ fn extension(c: &Case) -> &'static str {
 
 #[test]
 fn answers_match_the_reviewed_goldens() {
-    let root = tempfile::tempdir().unwrap();
-    fixture::build(root.path(), &fixture::Options::default());
+    let root = fixture::built(&fixture::Options::default());
     let dir = golden_dir();
     let mut mismatches = Vec::new();
     for c in cases() {

@@ -113,15 +113,17 @@ fn store_of_three() -> (Fixture, tempfile::TempDir, Vec<PathBuf>) {
 }
 
 fn report(dir: &Path, args: &[&str]) -> std::process::Output {
-    let mut all = vec!["report"];
-    all.extend_from_slice(args);
-    ckb(dir, &all)
+    ckb(dir, &[&["report"], args].concat())
+}
+
+/// `--store <store> -o <html>`.
+fn store_and_output<'a>(store: &'a Path, html: &'a Path) -> [&'a str; 4] {
+    let text = |p: &'a Path| p.to_str().unwrap();
+    ["--store", text(store), "-o", text(html)]
 }
 
 fn report_ok(dir: &Path, args: &[&str]) -> String {
-    let out = report(dir, args);
-    test_support::assert_success(&out, &format!("ckb report {args:?}"));
-    String::from_utf8(out.stdout).unwrap()
+    ckb_ok(dir, &[&["report"], args].concat())
 }
 
 /// What Chromium saw (see tests/support/report_check.cjs), or `None` when a tool is missing
@@ -192,15 +194,7 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
     assert!(!text.contains("<img"), "and never markup");
     // Byte-deterministic: the same store gives the same page.
     let again = out_dir.path().join("again.html");
-    report_ok(
-        f.path(),
-        &[
-            "--store",
-            store.path().to_str().unwrap(),
-            "-o",
-            again.to_str().unwrap(),
-        ],
-    );
+    report_ok(f.path(), &store_and_output(store.path(), &again));
     assert_eq!(text, std::fs::read_to_string(&again).unwrap());
 
     // The modules the arch answer shows (the report's graph budget) are the graph's nodes.
@@ -348,15 +342,7 @@ fn a_store_with_one_snapshot_has_a_note_instead_of_a_trend() {
     snapshot(&f, store.path(), None, None);
     let out = tempfile::tempdir().unwrap();
     let html = out.path().join("one.html");
-    report_ok(
-        f.path(),
-        &[
-            "--store",
-            store.path().to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ],
-    );
+    report_ok(f.path(), &store_and_output(store.path(), &html));
     let text = std::fs::read_to_string(&html).unwrap();
     assert!(text.contains("The store holds one snapshot of this repository: no trend to draw"));
     assert!(!text.contains("class=\"chart line\""));
@@ -382,12 +368,7 @@ fn an_unwritable_output_is_an_error_naming_the_path_and_nothing_is_half_written(
         f.path(),
         &["--store", store_arg, "-o", missing.to_str().unwrap()],
     );
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("PATH_NOT_FOUND") && err.contains(missing.to_str().unwrap()),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&o, &["PATH_NOT_FOUND", missing.to_str().unwrap()]);
 
     // A folder where the file should go; and a file where a folder should be.
     let folder = out.path().join("taken");
@@ -410,12 +391,7 @@ fn an_unwritable_output_is_an_error_naming_the_path_and_nothing_is_half_written(
         f.path(),
         &["--store", store_arg, "-o", under_file.to_str().unwrap()],
     );
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("IO_ERROR") && err.contains(under_file.to_str().unwrap()),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&o, &["IO_ERROR", under_file.to_str().unwrap()]);
 
     // Nothing half-written: only what was there before.
     let mut left: Vec<String> = std::fs::read_dir(out.path())
@@ -465,12 +441,7 @@ fn a_store_of_several_repositories_needs_a_repo_id_and_bad_flags_are_errors() {
         f.path(),
         &["--store", store_arg, "-o", html.to_str().unwrap()],
     );
-    assert_eq!(o.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.contains("INVALID_PARAMETER") && err.contains("demo, other"),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&o, &["INVALID_PARAMETER", "demo, other"]);
     report_ok(
         f.path(),
         &[

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::*;
 use output_schema::manifest::StageStatus;
@@ -12,6 +12,15 @@ use output_schema::tables::FileRow;
 
 fn files(snapshot: &Path) -> Vec<FileRow> {
     read_table(&snapshot.join("files.parquet")).unwrap()
+}
+
+/// [`mixed_repo`] snapshotted with `extra` arguments into a store of its own: the repository, the
+/// store and the snapshot folder.
+fn mixed_snapshot(extra: &[&str]) -> (Fixture, tempfile::TempDir, PathBuf) {
+    let repo = mixed_repo();
+    let store = tempfile::tempdir().unwrap();
+    let snap = snapshot(repo.path(), store.path(), extra);
+    (repo, store, snap)
 }
 
 /// A repository with one of each kind of file the scan must keep or skip.
@@ -47,9 +56,7 @@ fn mixed_repo() -> Fixture {
 
 #[test]
 fn scan_keeps_source_and_counts_every_skip() {
-    let repo = mixed_repo();
-    let store = tempfile::tempdir().unwrap();
-    let snap = snapshot(repo.path(), store.path(), &["--max-file-size", "2048"]);
+    let (repo, _store, snap) = mixed_snapshot(&["--max-file-size", "2048"]);
     let rows = files(&snap);
     let paths: Vec<&str> = rows.iter().map(|r| r.path.as_str()).collect();
     assert_eq!(
@@ -141,9 +148,7 @@ fn snapshot_json(dir: &Path, store: &Path) -> String {
 
 #[test]
 fn existing_snapshot_is_left_alone_and_reported() {
-    let repo = mixed_repo();
-    let store = tempfile::tempdir().unwrap();
-    let first = snapshot(repo.path(), store.path(), &[]);
+    let (repo, store, first) = mixed_snapshot(&[]);
     let before = files_of(&first);
     let out = snapshot_json(repo.path(), store.path());
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -233,9 +238,7 @@ fn plain_folders_unborn_branches_and_detached_heads_work() {
 
 #[test]
 fn stages_subset_marks_the_rest_not_run() {
-    let repo = mixed_repo();
-    let store = tempfile::tempdir().unwrap();
-    let s = snapshot(repo.path(), store.path(), &["--stages", "scan"]);
+    let (_repo, _store, s) = mixed_snapshot(&["--stages", "scan"]);
     let m = manifest(&s);
     assert_eq!(m.stages["scan"].status, StageStatus::Ok);
     for stage in ["syntax", "scip", "git", "identity", "modules"] {
@@ -404,12 +407,7 @@ fn config_errors_name_the_key_and_settings_apply() {
         .write("skip/b.rs", "fn b() {}\n");
     repo.write(".ckb/config.json", r#"{"maxFileBytez": 10}"#);
     let out = ckb(repo.path(), &["snapshot", "."]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("CONFIG_INVALID") && err.contains("maxFileBytez"),
-        "{err}"
-    );
+    test_support::assert_fails_mentioning(&out, &["CONFIG_INVALID", "maxFileBytez"]);
 
     repo.write(
         ".ckb/config.json",
@@ -448,9 +446,7 @@ fn init_writes_every_default_once() {
 
 #[test]
 fn verify_names_the_damaged_table() {
-    let repo = mixed_repo();
-    let store = tempfile::tempdir().unwrap();
-    let s = snapshot(repo.path(), store.path(), &[]);
+    let (repo, _store, s) = mixed_snapshot(&[]);
     let ok = ckb_ok(repo.path(), &["verify", s.to_str().unwrap()]);
     assert!(ok.contains("ok") && ok.contains("files"));
     let p = s.join("files.parquet");
@@ -466,9 +462,7 @@ fn verify_names_the_damaged_table() {
 #[test]
 fn verify_decodes_every_view_into_its_declared_struct() {
     use output_schema::manifest::{compress_json, file_hash, Manifest};
-    let repo = mixed_repo();
-    let store = tempfile::tempdir().unwrap();
-    let s = snapshot(repo.path(), store.path(), &[]);
+    let (repo, _store, s) = mixed_snapshot(&[]);
     let ok = ckb_ok(repo.path(), &["verify", s.to_str().unwrap()]);
     assert!(ok.contains("architecture"), "{ok}");
     // A view whose bytes match the manifest but which is not an architecture view.
@@ -485,13 +479,13 @@ fn verify_decodes_every_view_into_its_declared_struct() {
     entry.hash = file_hash(&bytes);
     std::fs::write(&manifest_file, manifest.encode().unwrap()).unwrap();
     let out = ckb(repo.path(), &["verify", s.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("SNAPSHOT_CORRUPT")
-            && err.contains("views/architecture.json.zst")
-            && err.contains("does not decode as the architecture view"),
-        "{err}"
+    test_support::assert_fails_mentioning(
+        &out,
+        &[
+            "SNAPSHOT_CORRUPT",
+            "views/architecture.json.zst",
+            "does not decode as the architecture view",
+        ],
     );
     let out = ckb(repo.path(), &["verify", "--json", s.to_str().unwrap()]);
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -524,41 +518,18 @@ fn a_second_writer_of_the_same_state_waits_for_the_lock() {
     // Another writer holds the lock of this exact state.
     let lock = std::fs::File::create(repo_dir.join(format!(".lock-commit={head}"))).unwrap();
     lock.lock().unwrap();
-    let out = ckb(
+    let repo_id = repo_dir.file_name().unwrap().to_str().unwrap();
+    let repo_id = repo_id.trim_start_matches("repo=");
+    let out = run_snapshot(
         repo.path(),
-        &[
-            "snapshot",
-            ".",
-            "--out",
-            store.path().to_str().unwrap(),
-            "--lock-timeout",
-            "1",
-            "--repo-id",
-            repo_dir
-                .file_name()
-                .unwrap()
-                .to_str()
-                .unwrap()
-                .trim_start_matches("repo="),
-        ],
+        store.path(),
+        &["--lock-timeout", "1", "--repo-id", repo_id],
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("SNAPSHOT_LOCKED"));
     // Once released, the snapshot is written.
     drop(lock);
-    let s = snapshot(
-        repo.path(),
-        store.path(),
-        &[
-            "--repo-id",
-            repo_dir
-                .file_name()
-                .unwrap()
-                .to_str()
-                .unwrap()
-                .trim_start_matches("repo="),
-        ],
-    );
+    let s = snapshot(repo.path(), store.path(), &["--repo-id", repo_id]);
     assert!(s.join("manifest.json.zst").is_file());
 }
 

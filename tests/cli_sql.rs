@@ -105,18 +105,24 @@ fn canned_results_say_what_the_fixture_store_holds() {
             .position(|c| c == name)
             .unwrap()
     };
+    // Each row's cells of `columns`, as text separated by spaces.
+    let rows = |v: &Value, columns: &[&str]| -> Vec<String> {
+        let at: Vec<usize> = columns.iter().map(|c| col(v, c)).collect();
+        let cell = |x: &Value| x.as_str().map_or_else(|| x.to_string(), String::from);
+        let rows = v["rows"].as_array().unwrap().iter();
+        rows.map(|r| {
+            at.iter()
+                .map(|&i| cell(&r[i]))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+    };
 
     // Hotspots: the newest acme snapshot and beta's only one; generated files left out.
     let v = run("hotspots");
-    let p = col(&v, "path");
-    let paths: Vec<&str> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r[p].as_str().unwrap())
-        .collect();
     assert_eq!(
-        paths,
+        rows(&v, &["path"]),
         [
             "src/core.rs",
             "tests/core_test.rs",
@@ -128,23 +134,15 @@ fn canned_results_say_what_the_fixture_store_holds() {
 
     // API changes between acme's two newest snapshots.
     let v = run("api_changes");
-    let (c, n) = (col(&v, "change"), col(&v, "name"));
-    let got: Vec<(String, String)> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| (r[c].as_str().unwrap().into(), r[n].as_str().unwrap().into()))
-        .collect();
-    let want: Vec<(String, String)> = [
-        ("signature-changed", "parse"),
-        ("renamed", "tokenize"),
-        ("removed", "legacy"),
-        ("added", "fresh"),
-    ]
-    .iter()
-    .map(|(a, b)| (a.to_string(), b.to_string()))
-    .collect();
-    assert_eq!(got, want);
+    assert_eq!(
+        rows(&v, &["change", "name"]),
+        [
+            "signature-changed parse",
+            "renamed tokenize",
+            "removed legacy",
+            "added fresh",
+        ]
+    );
 
     // Churn trend: every snapshot, oldest first per repository.
     let v = run("churn_trend");
@@ -159,58 +157,25 @@ fn canned_results_say_what_the_fixture_store_holds() {
     // definition marked as a test) left out; public symbols kept at half confidence; recursion is
     // no use (self-only).
     let v = run("dead_code");
-    let (n, cat, conf) = (col(&v, "name"), col(&v, "category"), col(&v, "confidence"));
-    let got: Vec<(String, String, f64)> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r[n].as_str().unwrap().into(),
-                r[cat].as_str().unwrap().into(),
-                r[conf].as_f64().unwrap(),
-            )
-        })
-        .collect();
-    let want = [
-        ("LIMIT", "unreferenced", 0.9),
-        ("stale", "unreferenced", 0.9),
-        ("x", "unreferenced", 0.9),
-        ("orphan", "self-only", 0.8),
-        ("internal_unused", "unreferenced", 0.72),
-        ("parse", "unreferenced", 0.45),
-        ("fresh", "unreferenced", 0.45),
-        ("extra", "unreferenced", 0.45),
-    ];
-    let want: Vec<(String, String, f64)> = want
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), *c))
-        .collect();
-    assert_eq!(got, want);
+    assert_eq!(
+        rows(&v, &["name", "category", "confidence"]),
+        [
+            "LIMIT unreferenced 0.9",
+            "stale unreferenced 0.9",
+            "x unreferenced 0.9",
+            "orphan self-only 0.8",
+            "internal_unused unreferenced 0.72",
+            "parse unreferenced 0.45",
+            "fresh unreferenced 0.45",
+            "extra unreferenced 0.45",
+        ]
+    );
 
     // Module fan-in/out: only in-repository edges count.
     let v = run("module_fan");
-    let (m, fi, fo) = (col(&v, "module_id"), col(&v, "fan_in"), col(&v, "fan_out"));
-    let got: Vec<(String, i64, i64)> = v["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r[m].as_str().unwrap().into(),
-                r[fi].as_i64().unwrap(),
-                r[fo].as_i64().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        got,
-        [
-            ("core".to_string(), 1, 1),
-            ("tests".into(), 0, 2),
-            ("util".into(), 2, 0),
-            ("app".into(), 0, 0)
-        ]
+        rows(&v, &["module_id", "fan_in", "fan_out"]),
+        ["core 1 1", "tests 0 2", "util 2 0", "app 0 0"]
     );
 
     // Coupling: every pair the cochange table holds (the git stage applied its minimum).
@@ -449,6 +414,16 @@ fn sql_at(cwd: &Path, scope: &[&str], extra: &[&str], sql: &str) -> (Option<i32>
     )
 }
 
+/// Asserts that a `ckb query sql` run ([`sql_at`]) failed with exit code 1 and the error `code`,
+/// its message saying `says` ("" for anything).
+#[track_caller]
+fn assert_sql_error((exit, v): &(Option<i32>, Value), code: &str, says: &str) {
+    let got = (*exit, v["error"]["code"].as_str());
+    assert_eq!(got, (Some(1), Some(code)), "{v}");
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(says), "{v}");
+}
+
 /// Every write form DuckDB has, chained and hidden statements and unicode tricks, with `S` the
 /// snapshot folder and `T` the store.
 const WRITE_ATTACKS: &[&str] = &[
@@ -629,24 +604,9 @@ fn sql_refuses_reads_outside_the_snapshot_and_store() {
         assert!(!v.to_string().contains("hunter2"), "{sql}: leaked {v}");
     }
     // read_json needs DuckDB's json extension, which this build leaves out (and never loads).
-    let (code, v) = sql_at(
-        cwd.path(),
-        &["--snapshot", &sn],
-        &[],
-        &format!("select * from read_json('{o}/secret.csv')"),
-    );
-    assert_eq!(
-        (code, v["error"]["code"].as_str()),
-        (Some(1), Some("SQL_ERROR")),
-        "{v}"
-    );
-    assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("read_json"),
-        "{v}"
-    );
+    let read_json = format!("select * from read_json('{o}/secret.csv')");
+    let refused = sql_at(cwd.path(), &["--snapshot", &sn], &[], &read_json);
+    assert_sql_error(&refused, "SQL_ERROR", "read_json");
 
     // The snapshot's own files stay readable by path.
     let (code, v) = sql_at(
@@ -664,33 +624,17 @@ fn sql_refuses_reads_outside_the_snapshot_and_store() {
     // A symlink inside the snapshot pointing out cannot be read through; one that replaces a
     // table file, or lies anywhere in a store, refuses the session.
     std::os::unix::fs::symlink(outside.path().join("secret.csv"), snap.join("link.csv")).unwrap();
-    let (code, v) = sql_at(
-        cwd.path(),
-        &["--snapshot", &sn],
-        &[],
-        &format!("select * from read_csv('{sn}/link.csv')"),
-    );
-    assert_eq!(
-        (code, v["error"]["code"].as_str()),
-        (Some(1), Some("SQL_NOT_ALLOWED")),
-        "{v}"
-    );
-    assert!(!v.to_string().contains("hunter2"));
-    let (code, v) = sql_at(
+    let read_link = format!("select * from read_csv('{sn}/link.csv')");
+    let refused = sql_at(cwd.path(), &["--snapshot", &sn], &[], &read_link);
+    assert_sql_error(&refused, "SQL_NOT_ALLOWED", "");
+    assert!(!refused.1.to_string().contains("hunter2"));
+    let refused = sql_at(
         cwd.path(),
         &["--store", &st],
         &[],
         "select count(*) from files",
     );
-    assert_eq!(
-        (code, v["error"]["code"].as_str()),
-        (Some(1), Some("SQL_NOT_ALLOWED")),
-        "{v}"
-    );
-    assert!(
-        v["error"]["message"].as_str().unwrap().contains("link.csv"),
-        "{v}"
-    );
+    assert_sql_error(&refused, "SQL_NOT_ALLOWED", "link.csv");
     std::fs::remove_file(snap.join("link.csv")).unwrap();
     let (code, _) = sql_at(
         cwd.path(),
@@ -703,19 +647,8 @@ fn sql_refuses_reads_outside_the_snapshot_and_store() {
     let files = snap.join("files.parquet");
     std::fs::rename(&files, outside.path().join("files.parquet")).unwrap();
     std::os::unix::fs::symlink(outside.path().join("files.parquet"), &files).unwrap();
-    let (code, v) = sql_at(cwd.path(), &["--snapshot", &sn], &[], "select 1");
-    assert_eq!(
-        (code, v["error"]["code"].as_str()),
-        (Some(1), Some("SQL_NOT_ALLOWED")),
-        "{v}"
-    );
-    assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("files table"),
-        "{v}"
-    );
+    let refused = sql_at(cwd.path(), &["--snapshot", &sn], &[], "select 1");
+    assert_sql_error(&refused, "SQL_NOT_ALLOWED", "files table");
 }
 
 #[test]
@@ -779,20 +712,10 @@ fn sql_limits_hold_at_the_limit_and_name_the_flag_beyond() {
     let cwd = tempfile::tempdir().unwrap();
     let run = |extra: &[&str], sql: &str| sql_at(cwd.path(), &scope, extra, sql);
     let over = |extra: &[&str], sql: &str, flag: &str| {
-        let (code, v) = run(extra, sql);
-        assert_eq!(code, Some(1), "{extra:?} {sql}: {v}");
-        assert_eq!(
-            v["error"]["code"], "SQL_LIMIT_EXCEEDED",
-            "{extra:?} {sql}: {v}"
-        );
-        assert!(
-            v["error"]["message"].as_str().unwrap().contains(flag),
-            "{v}"
-        );
-        assert!(
-            v["error"]["remediation"].as_str().unwrap().contains(flag),
-            "{v}"
-        );
+        let refused = run(extra, sql);
+        assert_sql_error(&refused, "SQL_LIMIT_EXCEEDED", flag);
+        let remediation = refused.1["error"]["remediation"].as_str().unwrap();
+        assert!(remediation.contains(flag), "{extra:?} {sql}: {remediation}");
     };
 
     // Rows: exactly the limit passes, one more is refused.
@@ -843,24 +766,14 @@ fn sql_limits_hold_at_the_limit_and_name_the_flag_beyond() {
     );
 
     // Threads: the session runs with the number asked for.
-    let (code, v) = run(
-        &["--sql-threads", "1"],
-        "select current_setting('threads') as t",
-    );
-    assert_eq!(
-        (code, &v["rows"][0][0]),
-        (Some(0), &serde_json::json!(1)),
-        "{v}"
-    );
-    let (code, v) = run(
-        &["--sql-threads", "3"],
-        "select current_setting('threads') as t",
-    );
-    assert_eq!(
-        (code, &v["rows"][0][0]),
-        (Some(0), &serde_json::json!(3)),
-        "{v}"
-    );
+    for threads in ["1", "3"] {
+        let (code, v) = run(
+            &["--sql-threads", threads],
+            "select current_setting('threads') as t",
+        );
+        let got = (code, v["rows"][0][0].to_string());
+        assert_eq!(got, (Some(0), threads.to_string()), "{v}");
+    }
 
     // Out-of-range or malformed values are INVALID_PARAMETER, naming the flag.
     for (flag, value) in [
@@ -872,16 +785,7 @@ fn sql_limits_hold_at_the_limit_and_name_the_flag_beyond() {
         ("--timeout", "1.5"),
         ("--sql-threads", "0"),
     ] {
-        let (code, v) = run(&[flag, value], "select 1");
-        assert_eq!(code, Some(1), "{flag} {value}: {v}");
-        assert_eq!(
-            v["error"]["code"], "INVALID_PARAMETER",
-            "{flag} {value}: {v}"
-        );
-        assert!(
-            v["error"]["message"].as_str().unwrap().contains(flag),
-            "{v}"
-        );
+        assert_sql_error(&run(&[flag, value], "select 1"), "INVALID_PARAMETER", flag);
     }
 }
 

@@ -83,18 +83,6 @@ fn a_table_that_crashed_the_decoder_is_a_corrupt_snapshot_for_every_reader() {
     // Built on explicitly, the damaged snapshot is refused before any of its rows is read.
     repo.write("src/extra.rs", "pub fn extra() {}\n");
     repo.commit("three");
-    let next = ckb(
-        repo.path(),
-        &[
-            "snapshot",
-            repo.path().to_str().unwrap(),
-            "--out",
-            store.path().to_str().unwrap(),
-            "--previous",
-            snap_arg,
-            "--progress",
-            "never",
-        ],
-    );
+    let next = run_snapshot(repo.path(), store.path(), &["--previous", snap_arg]);
     assert_corrupt(&next, "files", "ckb snapshot --previous");
 }

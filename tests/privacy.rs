@@ -223,19 +223,7 @@ fn anonymized_snapshot_holds_no_canary() {
     );
     // A standard snapshot of the same state is refused, not answered with the anonymized one
     // (nor the other way round).
-    let out = ckb(
-        f.path(),
-        &[
-            "snapshot",
-            f.path().to_str().unwrap(),
-            "--out",
-            store.path().to_str().unwrap(),
-            "--repo-id",
-            &m.repo_id,
-            "--progress",
-            "never",
-        ],
-    );
+    let out = run_snapshot(f.path(), store.path(), &["--repo-id", &m.repo_id]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(

@@ -317,6 +317,27 @@ pub fn file_hash(bytes: &[u8]) -> String {
 }
 
 impl Manifest {
+    /// The manifest of snapshot `snapshot_id` of repository `repo_id` in `repo_state`, written by
+    /// this build in this schema version, standard privacy; no settings, previous snapshot,
+    /// backends, stage reports or files yet (callers fill in what they have).
+    pub fn new(repo_id: &str, snapshot_id: &str, repo_state: RepoState) -> Manifest {
+        Manifest {
+            schema_version: SCHEMA_VERSION,
+            ckb_version: crate::CKB_VERSION.to_string(),
+            repo_id: repo_id.to_string(),
+            snapshot_id: snapshot_id.to_string(),
+            repo_state,
+            privacy: PrivacyMode::Standard.name().to_string(),
+            settings: BTreeMap::new(),
+            previous: None,
+            backends: Vec::new(),
+            stages: BTreeMap::new(),
+            tables: Vec::new(),
+            views: Vec::new(),
+            json_tables: Vec::new(),
+        }
+    }
+
     /// Encodes the manifest: canonical JSON, zstd-compressed.
     pub fn encode(&self) -> Result<Vec<u8>, FormatError> {
         compress_json(&json::to_string(self)?)
@@ -430,25 +451,16 @@ mod tests {
     }
 
     fn sample() -> Manifest {
+        let repo_state = RepoState {
+            is_git: true,
+            head_commit: Some("abc".into()),
+            repo_state_id: "f00".into(),
+            ..RepoState::default()
+        };
         Manifest {
-            schema_version: SCHEMA_VERSION,
             ckb_version: "0.1.0".into(),
-            repo_id: "r".into(),
-            snapshot_id: "abc".into(),
-            repo_state: RepoState {
-                is_git: true,
-                head_commit: Some("abc".into()),
-                repo_state_id: "f00".into(),
-                ..RepoState::default()
-            },
-            privacy: "standard".into(),
-            settings: BTreeMap::new(),
-            previous: None,
-            backends: vec![],
             stages: BTreeMap::from([("scan".into(), StageReport::not_run("x"))]),
-            tables: vec![],
-            views: vec![],
-            json_tables: vec![],
+            ..Manifest::new("r", "abc", repo_state)
         }
     }
 

@@ -175,14 +175,24 @@ pub fn write_table_to<T: Table>(
     rows: &mut [T],
 ) -> Result<FileEntry, FormatError> {
     let bytes = encode_table(rows)?;
-    let file = T::INFO.file_name();
-    syncs.write(&dir.join(&file), &bytes)?;
+    write_entry::<T>(syncs, dir, T::INFO.file_name(), rows.len(), &bytes)
+}
+
+/// Writes a table's file `<dir>/<file>` (flushed by `syncs`) and returns its manifest entry.
+fn write_entry<T: Table>(
+    syncs: &Syncs,
+    dir: &Path,
+    file: String,
+    rows: usize,
+    bytes: &[u8],
+) -> Result<FileEntry, FormatError> {
+    syncs.write(&dir.join(&file), bytes)?;
     Ok(FileEntry {
         name: T::INFO.name.to_string(),
         file,
-        rows: rows.len() as i64,
+        rows: rows as i64,
         bytes: bytes.len() as i64,
-        hash: file_hash(&bytes),
+        hash: file_hash(bytes),
     })
 }
 
@@ -306,15 +316,7 @@ pub fn write_jsonl_to<T: Table>(
         text.push('\n');
     }
     let bytes = crate::manifest::compress_json(&text)?;
-    let file = jsonl_file_name(T::INFO);
-    syncs.write(&dir.join(&file), &bytes)?;
-    Ok(FileEntry {
-        name: T::INFO.name.to_string(),
-        file,
-        rows: rows.len() as i64,
-        bytes: bytes.len() as i64,
-        hash: file_hash(&bytes),
-    })
+    write_entry::<T>(syncs, dir, jsonl_file_name(T::INFO), rows.len(), &bytes)
 }
 
 /// Reads every row of a table file.

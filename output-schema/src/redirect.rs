@@ -305,6 +305,22 @@ mod tests {
         ids.iter().map(|s| s.to_string()).collect()
     }
 
+    /// Aliases `ids[0]` → `ids[1]` → …, each a rename of confidence 1.
+    fn chain(ids: &[&str]) -> Vec<AliasRow> {
+        ids.windows(2)
+            .map(|w| alias(w[0], w[1], "renamed", 1.0))
+            .collect()
+    }
+
+    /// The ID `id` is redirected to, where `active_ids` are the snapshot's symbols.
+    fn redirected_id(id: &str, aliases: &[AliasRow], active_ids: &[&str]) -> String {
+        let set = active(active_ids);
+        match resolve(id, aliases, &[], |x| set.contains(x)).unwrap() {
+            Resolution::Redirected { id, .. } => id,
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn active_ids_resolve_to_themselves() {
         let set = active(&["a"]);
@@ -354,12 +370,7 @@ mod tests {
     #[test]
     fn a_fourth_hop_is_too_deep() {
         let set = active(&["e"]);
-        let aliases = [
-            alias("a", "b", "renamed", 1.0),
-            alias("b", "c", "renamed", 1.0),
-            alias("c", "d", "renamed", 1.0),
-            alias("d", "e", "renamed", 1.0),
-        ];
+        let aliases = chain(&["a", "b", "c", "d", "e"]);
         let err = resolve("a", &aliases, &[], |x| set.contains(x)).unwrap_err();
         assert_eq!(err.code(), ErrorCode::AliasChainTooDeep);
         assert_eq!(
@@ -377,10 +388,7 @@ mod tests {
 
     #[test]
     fn cycles_are_detected_before_depth() {
-        let aliases = [
-            alias("a", "b", "renamed", 1.0),
-            alias("b", "a", "renamed", 1.0),
-        ];
+        let aliases = chain(&["a", "b", "a"]);
         let err = resolve("a", &aliases, &[], |_| false).unwrap_err();
         assert_eq!(err.code(), ErrorCode::AliasCycle);
         assert_eq!(
@@ -389,16 +397,12 @@ mod tests {
                 chain: vec!["a".into(), "b".into(), "a".into()]
             }
         );
-        let self_loop = [alias("x", "x", "renamed", 1.0)];
+        let self_loop = chain(&["x", "x"]);
         assert_eq!(
             resolve("x", &self_loop, &[], |_| false).unwrap_err().code(),
             ErrorCode::AliasCycle
         );
-        let long = [
-            alias("a", "b", "renamed", 1.0),
-            alias("b", "c", "renamed", 1.0),
-            alias("c", "a", "renamed", 1.0),
-        ];
+        let long = chain(&["a", "b", "c", "a"]);
         assert_eq!(
             resolve("a", &long, &[], |_| false).unwrap_err().code(),
             ErrorCode::AliasCycle
@@ -458,22 +462,15 @@ mod tests {
 
     #[test]
     fn the_most_confident_alias_wins() {
-        let set = active(&["b", "c"]);
         let aliases = [
             alias("a", "b", "fuzzy-match", 0.6),
             alias("a", "c", "renamed", 0.95),
         ];
-        match resolve("a", &aliases, &[], |x| set.contains(x)).unwrap() {
-            Resolution::Redirected { id, .. } => assert_eq!(id, "c"),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(redirected_id("a", &aliases, &["b", "c"]), "c");
         let tie = [
             alias("a", "c", "renamed", 0.9),
             alias("a", "b", "renamed", 0.9),
         ];
-        match resolve("a", &tie, &[], |x| set.contains(x)).unwrap() {
-            Resolution::Redirected { id, .. } => assert_eq!(id, "b"),
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(redirected_id("a", &tie, &["b", "c"]), "b");
     }
 }

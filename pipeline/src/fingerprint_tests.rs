@@ -99,38 +99,42 @@ fn discriminators_prefer_arity_then_signature_then_ordinal() {
 
 #[test]
 fn rust_units_follow_cargo_layout() {
-    let q = |p: &str| qualify_source("rust", p, None);
-    assert_eq!(q("crates/a/src/lib.rs"), "rust:crates/a");
-    assert_eq!(q("crates/a/src/net.rs"), "rust:crates/a::net");
-    assert_eq!(q("crates/a/src/net/mod.rs"), "rust:crates/a::net");
-    assert_eq!(q("crates/a/src/net/tcp.rs"), "rust:crates/a::net::tcp");
-    assert_eq!(q("src/lib.rs"), "rust:.");
-    assert_eq!(q("src/main.rs"), "rust:src/main.rs");
-    assert_eq!(q("src/bin/tool.rs"), "rust:src/bin/tool.rs");
-    assert_eq!(q("src/bin/tool/main.rs"), "rust:src/bin/tool/main.rs");
-    assert_eq!(q("src/bin/tool/cli.rs"), "rust:src/bin/tool/main.rs::cli");
-    assert_eq!(q("tests/it.rs"), "rust:tests/it.rs");
-    assert_eq!(q("tests/common/mod.rs"), "rust:tests::common");
-    assert_eq!(q("build.rs"), "rust:build.rs");
+    for (path, unit) in [
+        ("crates/a/src/lib.rs", "rust:crates/a"),
+        ("crates/a/src/net.rs", "rust:crates/a::net"),
+        ("crates/a/src/net/mod.rs", "rust:crates/a::net"),
+        ("crates/a/src/net/tcp.rs", "rust:crates/a::net::tcp"),
+        ("src/lib.rs", "rust:."),
+        ("src/main.rs", "rust:src/main.rs"),
+        ("src/bin/tool.rs", "rust:src/bin/tool.rs"),
+        ("src/bin/tool/main.rs", "rust:src/bin/tool/main.rs"),
+        ("src/bin/tool/cli.rs", "rust:src/bin/tool/main.rs::cli"),
+        ("tests/it.rs", "rust:tests/it.rs"),
+        ("tests/common/mod.rs", "rust:tests::common"),
+        ("build.rs", "rust:build.rs"),
+    ] {
+        assert_eq!(qualify_source("rust", path, None), unit, "{path}");
+    }
 }
 
 #[test]
 fn rust_impl_containers_normalize() {
-    let q = |c: &str| qualify_source("rust", "src/lib.rs", Some(c));
-    assert_eq!(q("impl Foo"), "rust:.::impl Foo");
-    assert_eq!(q("impl<T: Clone> Foo<T>"), "rust:.::impl Foo");
-    assert_eq!(
-        q("impl fmt::Display for Foo"),
-        "rust:.::impl Display for Foo"
-    );
-    assert_eq!(
-        q("impl<'a> std::ops::Neg for &'a Foo"),
-        "rust:.::impl Neg for Foo"
-    );
-    assert_eq!(q("impl Foo::helper"), "rust:.");
-    assert_eq!(q("inner::impl Foo::helper"), "rust:.::inner");
-    assert_eq!(q("mod inner::impl<T> G<T>"), "rust:.::inner::impl G");
-    assert_eq!(q("trait Shape"), "rust:.::Shape");
+    for (container, qualified) in [
+        ("impl Foo", "rust:.::impl Foo"),
+        ("impl<T: Clone> Foo<T>", "rust:.::impl Foo"),
+        ("impl fmt::Display for Foo", "rust:.::impl Display for Foo"),
+        (
+            "impl<'a> std::ops::Neg for &'a Foo",
+            "rust:.::impl Neg for Foo",
+        ),
+        ("impl Foo::helper", "rust:."),
+        ("inner::impl Foo::helper", "rust:.::inner"),
+        ("mod inner::impl<T> G<T>", "rust:.::inner::impl G"),
+        ("trait Shape", "rust:.::Shape"),
+    ] {
+        let got = qualify_source("rust", "src/lib.rs", Some(container));
+        assert_eq!(got, qualified, "{container}");
+    }
 }
 
 #[test]

@@ -174,63 +174,42 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
     } = syntax;
     let (symbols, rewrites) = merge_symbols(ts_symbols, scip.symbols, covered, &mut stats);
 
-    let mut occurrences = scip.occurrences.into_rows();
-    for mut o in ts_occurrences {
+    let occurrences = scip_then_kept(scip.occurrences.into_rows(), ts_occurrences, |o| {
         if covered.contains(o.path.as_str()) {
             stats.dropped_tree_sitter_occurrences += 1;
-            continue;
+            return false;
         }
         rewrites.rewrite_optional(&mut o.symbol_id, &mut stats);
         rewrites.rewrite_optional(&mut o.enclosing_symbol_id, &mut stats);
-        occurrences.push(o);
-    }
-
-    let mut call_edges = scip.call_edges;
-    for mut e in ts_call_edges {
+        true
+    });
+    let call_edges = scip_then_kept(scip.call_edges, ts_call_edges, |e| {
         if rewrites.in_covered(&e.caller_id) {
             stats.dropped_tree_sitter_call_edges += 1;
-            continue;
+            return false;
         }
-        match rewrites.target(&e.caller_id) {
-            Target::Same => {}
-            Target::Rewritten(new) => {
-                stats.remapped_references += 1;
-                e.caller_id = new;
-            }
-            Target::Gone => {
-                stats.unresolved_references += 1;
-                continue;
-            }
+        if !rewrites.rewrite_required(&mut e.caller_id, &mut stats) {
+            stats.unresolved_references += 1;
+            return false;
         }
         rewrites.rewrite_optional(&mut e.callee_id, &mut stats);
-        call_edges.push(e);
-    }
-
-    let mut relationships = scip.relationships;
-    for mut r in ts_relationships {
+        true
+    });
+    let relationships = scip_then_kept(scip.relationships, ts_relationships, |r| {
         if rewrites.in_covered(&r.from_id)
             && !rewrites.in_paths(&r.from_id, &scip.relationless_paths)
         {
             stats.dropped_tree_sitter_relationships += 1;
-            continue;
+            return false;
         }
-        let mut gone = false;
-        for slot in [&mut r.from_id, &mut r.to_id] {
-            match rewrites.target(slot) {
-                Target::Same => {}
-                Target::Rewritten(new) => {
-                    stats.remapped_references += 1;
-                    *slot = new.into();
-                }
-                Target::Gone => gone = true,
-            }
-        }
-        if gone {
+        let from = rewrites.rewrite_required(&mut r.from_id, &mut stats);
+        let to = rewrites.rewrite_required(&mut r.to_id, &mut stats);
+        if !(from && to) {
             stats.unresolved_references += 1;
-            continue;
+            return false;
         }
-        relationships.push(r);
-    }
+        true
+    });
 
     (
         Merged {
@@ -242,6 +221,21 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         },
         stats,
     )
+}
+
+/// SCIP's rows, then the tree-sitter rows `keep` accepts, in order (`keep` may rewrite a row's
+/// references in place before accepting it).
+fn scip_then_kept<T>(
+    mut scip: Vec<T>,
+    tree_sitter: Vec<T>,
+    mut keep: impl FnMut(&mut T) -> bool,
+) -> Vec<T> {
+    scip.extend(
+        tree_sitter
+            .into_iter()
+            .filter_map(|mut row| keep(&mut row).then_some(row)),
+    );
+    scip
 }
 
 /// The merged definitions: every SCIP definition (gaps filled from its tree-sitter match), and
@@ -364,6 +358,23 @@ impl Rewrites<'_> {
         self.ts_path
             .get(id)
             .is_some_and(|p| paths.contains(p.as_str()))
+    }
+
+    /// Rewrites a required reference (counted); `false` when its definition is gone, which the
+    /// caller counts once for the row it drops.
+    fn rewrite_required<S>(&self, slot: &mut S, stats: &mut MergeStats) -> bool
+    where
+        S: std::ops::Deref<Target = str> + From<SharedStr>,
+    {
+        match self.target(slot) {
+            Target::Same => true,
+            Target::Rewritten(new) => {
+                stats.remapped_references += 1;
+                *slot = new.into();
+                true
+            }
+            Target::Gone => false,
+        }
     }
 
     /// Rewrites an optional reference, or clears it when its definition is gone; counted.

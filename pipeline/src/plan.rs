@@ -126,15 +126,11 @@ impl Plan {
         } else {
             scip_indexes(&opts.scip, &root)?
         };
-        let exclusions = StateExclusions {
-            folders: store_root
-                .strip_prefix(&root)
-                .ok()
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-                .into_iter()
-                .collect(),
-            files: scip_input_files(&scip_indexes, &root),
-        };
+        let exclusions = StateExclusions::store_and_files(
+            &root,
+            &store_root,
+            scip_input_files(&scip_indexes, &root),
+        );
         let scan_config = scan::ScanConfig {
             max_file_bytes: config.max_file_bytes,
             ignore_globs: config.ignore.clone(),

@@ -346,19 +346,13 @@ mod tests {
     fn names_never_survive() {
         let a = Anonymizer::new("s");
         let t = TableSet {
-            imports: Some(vec![ImportRow {
-                path: "a/b.py".into(),
-                line: 1,
-                raw: "secret_pkg".into(),
-                names: vec!["hidden".into()],
-                language: "python".into(),
-                target: None,
-                kind: "unknown".into(),
-                method: None,
-                confidence: 0.0,
-                from_module: None,
-                to_module: None,
-            }]),
+            imports: Some(vec![ImportRow::unclassified(
+                "a/b.py".into(),
+                1,
+                "secret_pkg".into(),
+                vec!["hidden".into()],
+                "python".into(),
+            )]),
             ..TableSet::default()
         };
         let t = anonymize(t, &a);

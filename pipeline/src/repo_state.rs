@@ -31,6 +31,20 @@ pub struct StateExclusions {
 }
 
 impl StateExclusions {
+    /// The store's folder when it lies inside the repository at `root` (it never counts as a
+    /// working-tree change), and the given repo-relative files.
+    pub fn store_and_files(root: &Path, store: &Path, files: Vec<String>) -> StateExclusions {
+        StateExclusions {
+            folders: store
+                .strip_prefix(root)
+                .ok()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .into_iter()
+                .collect(),
+            files,
+        }
+    }
+
     fn excludes(&self, path: &str) -> bool {
         self.files.iter().any(|f| f == path)
             || self

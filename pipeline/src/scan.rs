@@ -419,7 +419,8 @@ pub fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 
-/// Lines in a file; a last line without a newline counts.
+/// Lines in a file as git counts them (the history stage's added and deleted lines too): every
+/// `\n`, plus a last line without one.
 pub fn count_lines(bytes: &[u8]) -> i64 {
     let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as i64;
     newlines + i64::from(!bytes.is_empty() && bytes.last() != Some(&b'\n'))
@@ -644,5 +645,6 @@ mod tests {
         assert_eq!(count_lines(b"a"), 1);
         assert_eq!(count_lines(b"a\n"), 1);
         assert_eq!(count_lines(b"a\nb"), 2);
+        assert_eq!(count_lines(b"\n\n"), 2);
     }
 }

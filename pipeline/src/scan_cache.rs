@@ -308,14 +308,9 @@ mod tests {
 
     fn row(path: &str, hash: &str) -> FileRow {
         FileRow {
-            path: path.into(),
-            language: Some("rust".into()),
-            size_bytes: 3,
-            line_count: 1,
             content_hash: hash.into(),
-            module_id: None,
-            is_test: false,
             is_generated: true,
+            ..test_support::rows::file(path, "rust", 3)
         }
     }
 

@@ -9,6 +9,21 @@
 //! (except in a type alias, whose right side is its shape) and a number standing as a type
 //! (`var RETRIES: 42`).
 
+/// Cuts `text` to at most `max` bytes, on a character boundary, and marks the cut with `…`, if it
+/// is longer; says whether it was cut. Some signatures (TypeScript types) run to kilobytes.
+pub fn cap(text: &mut String, max: usize) -> bool {
+    if text.len() <= max {
+        return false;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.truncate(cut);
+    text.push('…');
+    true
+}
+
 /// What to strip, by who wrote the signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {

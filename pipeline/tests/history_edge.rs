@@ -31,7 +31,7 @@ fn an_unborn_branch_gives_empty_tables() {
     let store = tempfile::tempdir().unwrap();
     let snap = snapshot(&git_only(r.path(), store.path()));
     let h = read_history(&snap);
-    assert!(h.commits.is_empty() && h.changes.is_empty() && h.churn.is_empty());
+    assert!(h.commits.is_empty() && h.file_changes.is_empty() && h.churn.is_empty());
     let report = git_report(&snap);
     assert_eq!(report.status, StageStatus::Ok);
     assert_eq!(report.completeness.unwrap().reason, "no-commits");
@@ -52,7 +52,7 @@ fn a_single_commit_on_a_detached_head() {
     assert!(h.commits[0].parents.is_empty());
     assert_eq!((h.commits[0].files_changed, h.commits[0].additions), (2, 3));
     let rows: Vec<(&str, &str, Option<i64>)> = h
-        .changes
+        .file_changes
         .iter()
         .map(|c| (c.path.as_str(), c.change.as_str(), c.additions))
         .collect();
@@ -94,7 +94,7 @@ fn a_shallow_clone_says_its_history_is_cut() {
     assert_eq!(boundary.parents.len(), 1, "the recorded parent is kept");
     assert_eq!(boundary.files_changed, 0);
     assert!(
-        h.changes.iter().all(|c| c.sha != boundary.sha),
+        h.file_changes.iter().all(|c| c.sha != boundary.sha),
         "no fake diff for the boundary"
     );
     let report = git_report(&snap);
@@ -129,12 +129,12 @@ fn invalid_utf8_paths_are_counted_and_skipped() {
     let h = read_history(&snap);
     assert_eq!(h.commits[0].files_changed, 2);
     assert_eq!(h.commits[0].additions, 2);
-    assert_eq!(h.changes.len(), 1);
-    assert_eq!(h.changes[0].path, "ok.txt");
+    assert_eq!(h.file_changes.len(), 1);
+    assert_eq!(h.file_changes[0].path, "ok.txt");
     let report = git_report(&snap);
     assert_eq!(report.status, StageStatus::Partial);
     assert_eq!(count(&report, "paths.skipped-invalid"), 1);
-    let w = warning(&report, "invalid-path");
+    let w = test_support::warning(&report, "invalid-path");
     assert!(w.message.contains(&sha), "{}", w.message);
 }
 
@@ -268,8 +268,18 @@ fn missing_and_corrupt_history_objects_degrade_and_name_the_commit() {
                 w.code == "missing-object" && w.message.contains(sha) && w.message.contains(&id)
             })
         };
+        // Both commits named in a warning, one object counted, two commits or changes affected.
+        let warned = |shas: [&str; 2], objects: &str, affected: &str| {
+            assert!(
+                shas.iter().all(|sha| named(sha)),
+                "{damage}: {:?}",
+                report.warnings
+            );
+            assert_eq!(count(&report, objects), 1, "{damage}");
+            assert_eq!(count(&report, affected), 2, "{damage}");
+        };
         let lines = |sha: &str| -> Vec<Option<i64>> {
-            h.changes
+            h.file_changes
                 .iter()
                 .filter(|c| c.sha == sha && c.path == "a.txt")
                 .map(|c| c.additions)
@@ -281,27 +291,18 @@ fn missing_and_corrupt_history_objects_degrade_and_name_the_commit() {
             assert_eq!(lines(&two), vec![None], "{damage}");
             assert_eq!(lines(&three), vec![None], "{damage}");
             assert_eq!(lines(&one), vec![Some(1)], "{damage}");
-            assert!(
-                named(&two) && named(&three),
-                "{damage}: {:?}",
-                report.warnings
+            warned(
+                [&two, &three],
+                "objects.missing",
+                "file-changes.without-line-counts",
             );
-            assert_eq!(count(&report, "objects.missing"), 1);
-            assert_eq!(count(&report, "file-changes.without-line-counts"), 2);
-            let w = warning(&report, "lines-unavailable");
+            let w = test_support::warning(&report, "lines-unavailable");
             assert!(w.message.contains("git fsck --full"), "{}", w.message);
             // Not a partial clone: there is no promisor remote to fetch the blob from.
             let mut fetch = git_only(r.path(), store.path());
             fetch.history_fetch_missing = true;
             let again = git_report(&snapshot(&fetch));
-            assert!(
-                again
-                    .warnings
-                    .iter()
-                    .any(|w| w.code == "fetch-missing-skipped"),
-                "{:?}",
-                again.warnings
-            );
+            test_support::warning(&again, "fetch-missing-skipped");
             assert_eq!(count(&again, "objects.fetch-requested"), 0);
         } else {
             // The damaged tree is one's and two's `d`: one (diffed against nothing) and three
@@ -311,13 +312,11 @@ fn missing_and_corrupt_history_objects_degrade_and_name_the_commit() {
                 "{damage}"
             );
             assert_eq!(lines(&two), vec![Some(1)], "{damage}");
-            assert!(
-                named(&one) && named(&three),
-                "{damage}: {:?}",
-                report.warnings
+            warned(
+                [&one, &three],
+                "objects.unreadable",
+                "commits.file-changes-unknown",
             );
-            assert_eq!(count(&report, "objects.unreadable"), 1);
-            assert_eq!(count(&report, "commits.file-changes-unknown"), 2);
         }
         // No message quotes git's error text, which can hold absolute paths.
         let root = r.path().to_string_lossy().into_owned();

@@ -255,7 +255,7 @@ fn file_changes_equal_git_log_numstat() {
     for c in &h.commits {
         let want = expected.get(&c.sha).cloned().unwrap_or_default();
         let got: Changes = h
-            .changes
+            .file_changes
             .iter()
             .filter(|f| f.sha == c.sha)
             .map(|f| {
@@ -290,7 +290,7 @@ fn file_changes_equal_git_log_numstat() {
         if let Some(sub) = got.get("sub") {
             assert_eq!((sub.2, sub.3), (None, None), "gitlinks have no line counts");
             let row = h
-                .changes
+                .file_changes
                 .iter()
                 .find(|f| f.sha == c.sha && f.path == "sub")
                 .unwrap();
@@ -299,13 +299,13 @@ fn file_changes_equal_git_log_numstat() {
     }
     // The fixture exercised every kind of change, and binaries are flagged.
     assert!(seen_kinds.len() == 4, "{seen_kinds:?}");
-    assert!(h.changes.iter().filter(|f| f.is_binary).count() >= 3);
+    assert!(h.file_changes.iter().filter(|f| f.is_binary).count() >= 3);
     assert!(h
-        .changes
+        .file_changes
         .iter()
         .all(|f| f.is_binary == (f.additions.is_none() && f.path != "sub")));
     let subs: Vec<&str> = h
-        .changes
+        .file_changes
         .iter()
         .filter(|f| f.path == "sub")
         .map(|f| f.change.as_str())
@@ -315,7 +315,7 @@ fn file_changes_equal_git_log_numstat() {
 
     // Spot checks, so the comparison above cannot pass on two equally wrong sides.
     let row = |path: &str, change: &str| {
-        h.changes
+        h.file_changes
             .iter()
             .find(|f| f.path == path && f.change == change)
             .map(|f| (f.old_path.clone(), f.additions, f.deletions, f.is_binary))
@@ -353,7 +353,7 @@ fn file_changes_equal_git_log_numstat() {
     );
     assert_eq!(row("crlf.txt", "M"), Some((None, Some(1), Some(1), false)));
     let tool: Vec<(Option<i64>, Option<i64>)> = h
-        .changes
+        .file_changes
         .iter()
         .filter(|f| f.path == "tool.sh")
         .map(|f| (f.additions, f.deletions))
@@ -370,7 +370,7 @@ fn file_changes_equal_git_log_numstat() {
     );
     let merge = h.commits.iter().find(|c| c.parents.len() == 2).unwrap();
     let merged: Vec<&str> = h
-        .changes
+        .file_changes
         .iter()
         .filter(|f| f.sha == merge.sha)
         .map(|f| f.path.as_str())

@@ -42,17 +42,33 @@ fn source() -> Repo {
     r
 }
 
-/// `git clone <args> file://<src> <name>` under `parent`; returns the clone's path.
-fn clone(src: &Repo, parent: &Path, name: &str, args: &[&str]) -> PathBuf {
-    let url = format!("file://{}", src.path().display());
-    test_support::run_ok(
-        git_command(parent, src.time, &src.author)
-            .arg("clone")
-            .arg("-q")
-            .args(args)
-            .args([url.as_str(), name]),
-    );
-    parent.join(name)
+/// The [`source`] repository and a folder for its clones.
+struct Origin {
+    src: Repo,
+    parent: tempfile::TempDir,
+}
+
+impl Origin {
+    fn new() -> Origin {
+        Origin {
+            src: source(),
+            parent: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `git clone <args> file://<src> <name>` in the clones' folder; returns the clone's path.
+    fn clone_as(&self, name: &str, args: &[&str]) -> PathBuf {
+        let url = format!("file://{}", self.src.path().display());
+        let parent = self.parent.path();
+        test_support::run_ok(
+            git_command(parent, self.src.time, &self.src.author)
+                .arg("clone")
+                .arg("-q")
+                .args(args)
+                .args([url.as_str(), name]),
+        );
+        parent.join(name)
+    }
 }
 
 /// `file_changes` keyed by (sha, path, change).
@@ -83,16 +99,11 @@ fn clone_kind(snap: &Path) -> (String, Option<String>, Vec<String>) {
     (c.kind, c.filter, c.shallow_boundary)
 }
 
-fn warning_codes(report: &output_schema::manifest::StageReport) -> Vec<&str> {
-    report.warnings.iter().map(|w| w.code.as_str()).collect()
-}
-
 #[test]
 fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_counts() {
-    let src = source();
-    let parent = tempfile::tempdir().unwrap();
-    let full = clone(&src, parent.path(), "full", &[]);
-    let blobless = clone(&src, parent.path(), "blobless", &["--filter=blob:none"]);
+    let origin = Origin::new();
+    let full = origin.clone_as("full", &[]);
+    let blobless = origin.clone_as("blobless", &["--filter=blob:none"]);
     let (_s1, full_snap) = snapshot_in(&full, |_| {});
     let (_s2, snap) = snapshot_in(&blobless, |_| {});
     let (want, got) = (read_history(&full_snap), read_history(&snap));
@@ -123,7 +134,10 @@ fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_count
 
     // Every change is there with its kind and paths; the exact rename too. Only the inexact
     // rename (c4), whose old blob is not in the clone, is an addition plus a deletion.
-    let (want_rows, got_rows) = (changes_by_key(&want.changes), changes_by_key(&got.changes));
+    let (want_rows, got_rows) = (
+        changes_by_key(&want.file_changes),
+        changes_by_key(&got.file_changes),
+    );
     let c3 = &want.commits[2].sha;
     let c4 = &want.commits[3].sha;
     let key = |sha: &str, path: &str, change: &str| (sha.to_string(), path.into(), change.into());
@@ -171,7 +185,7 @@ fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_count
     assert!(count(&report, "objects.missing") >= 3);
     assert_eq!(count(&report, "commits.renames-unscored"), 1);
     // A warning counts the changes without line counts.
-    let w = warning(&report, "lines-unavailable");
+    let w = test_support::warning(&report, "lines-unavailable");
     assert!(
         w.message.starts_with(&format!("{without} file change(s)")),
         "{}",
@@ -183,7 +197,7 @@ fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_count
         w.message
     );
     // A partial clone lacks objects by design: no warning per commit.
-    assert!(!warning_codes(&report).contains(&"missing-object"));
+    assert!(!test_support::warning_codes(&report).contains(&"missing-object"));
 
     // Churn still counts every commit that touched a file.
     let churn = |h: &History, path: &str| -> Option<i64> {
@@ -202,9 +216,8 @@ fn a_blobless_clone_keeps_every_commit_and_change_and_says_which_lack_line_count
 
 #[test]
 fn a_treeless_clone_keeps_every_commit_without_its_file_changes() {
-    let src = source();
-    let parent = tempfile::tempdir().unwrap();
-    let treeless = clone(&src, parent.path(), "treeless", &["--filter=tree:0"]);
+    let origin = Origin::new();
+    let treeless = origin.clone_as("treeless", &["--filter=tree:0"]);
     let (_store, snap) = snapshot_in(&treeless, |_| {});
     let h = read_history(&snap);
     assert_eq!(
@@ -214,7 +227,7 @@ fn a_treeless_clone_keeps_every_commit_without_its_file_changes() {
     assert_eq!(h.commits.len(), 5);
     assert!(h.commits.iter().all(|c| c.files_changed == 0));
     // Only HEAD's own tree is checked out; every commit's diff needs an older one.
-    assert!(h.changes.is_empty());
+    assert!(h.file_changes.is_empty());
     let report = git_report(&snap);
     assert_eq!(report.status, StageStatus::Partial);
     let c = report.completeness.clone().unwrap();
@@ -222,7 +235,7 @@ fn a_treeless_clone_keeps_every_commit_without_its_file_changes() {
     assert!(c.score < 0.5, "{}", c.score);
     assert_eq!(count(&report, "commits.file-changes-unknown"), 5);
     // A warning counts the commits without file changes.
-    let w = warning(&report, "changes-unavailable");
+    let w = test_support::warning(&report, "changes-unavailable");
     assert!(w.message.starts_with("5 commit(s)"), "{}", w.message);
     // Ownership of a file needs its changes; the commits still name their authors.
     assert!(h.ownership.is_empty());
@@ -231,13 +244,12 @@ fn a_treeless_clone_keeps_every_commit_without_its_file_changes() {
 
 #[test]
 fn fetch_missing_completes_blobless_and_treeless_clones_from_the_promisor_remote() {
-    let src = source();
-    let parent = tempfile::tempdir().unwrap();
-    let full = clone(&src, parent.path(), "full", &[]);
+    let origin = Origin::new();
+    let full = origin.clone_as("full", &[]);
     let want = history_bytes(&snapshot_in(&full, |_| {}).1);
     for filter in ["--filter=blob:none", "--filter=tree:0"] {
         let name = filter.trim_start_matches("--filter=").replace(':', "-");
-        let partial = clone(&src, parent.path(), &name, &[filter]);
+        let partial = origin.clone_as(&name, &[filter]);
         let store = tempfile::tempdir().unwrap();
         let mut opts = git_only(&partial, store.path());
         opts.history_fetch_missing = true;
@@ -261,38 +273,38 @@ fn fetch_missing_completes_blobless_and_treeless_clones_from_the_promisor_remote
 
 #[test]
 fn fetch_missing_failing_or_without_a_promisor_still_gives_the_degraded_snapshot() {
-    let src = source();
-    let parent = tempfile::tempdir().unwrap();
-    let blobless = clone(&src, parent.path(), "blobless", &["--filter=blob:none"]);
+    let origin = Origin::new();
+    let blobless = origin.clone_as("blobless", &["--filter=blob:none"]);
     // The promisor remote is gone.
-    std::fs::rename(src.path(), parent.path().join("moved-away")).unwrap();
+    std::fs::rename(origin.src.path(), origin.parent.path().join("moved-away")).unwrap();
     let (_store, dir) = snapshot_in(&blobless, |o| o.history_fetch_missing = true);
     let report = git_report(&dir);
     assert_eq!(
         report.completeness.as_ref().unwrap().reason,
         "blobless-clone"
     );
-    assert!(warning_codes(&report).contains(&"fetch-missing-failed"));
+    assert!(test_support::warning_codes(&report).contains(&"fetch-missing-failed"));
     assert!(count(&report, "file-changes.without-line-counts") > 0);
     assert_eq!(count(&report, "objects.fetched"), 0);
 }
 
 #[test]
 fn incremental_snapshots_of_a_blobless_clone_equal_a_full_walk_and_fill_gaps_later() {
-    let mut src = source();
-    let parent = tempfile::tempdir().unwrap();
-    let blobless = clone(&src, parent.path(), "blobless", &["--filter=blob:none"]);
+    let mut origin = Origin::new();
+    let blobless = origin.clone_as("blobless", &["--filter=blob:none"]);
     let (_s1, first) = snapshot_in(&blobless, |_| {});
     for i in 0..3 {
-        src.write("a.txt", format!("grown {i}\n"));
-        src.write(&format!("new{i}.txt"), "n\n");
-        src.commit(&format!("grow {i}"));
+        origin.src.write("a.txt", format!("grown {i}\n"));
+        origin.src.write(&format!("new{i}.txt"), "n\n");
+        origin.src.commit(&format!("grow {i}"));
     }
-    test_support::run_ok(git_command(&blobless, src.time, &src.author).args([
-        "pull",
-        "-q",
-        "--ff-only",
-    ]));
+    test_support::run_ok(
+        git_command(&blobless, origin.src.time, &origin.src.author).args([
+            "pull",
+            "-q",
+            "--ff-only",
+        ]),
+    );
 
     let previous = PreviousChoice::Explicit(first.clone());
     let (_s2, incremental) = snapshot_in(&blobless, |o| o.previous = previous.clone());
@@ -315,7 +327,7 @@ fn incremental_snapshots_of_a_blobless_clone_equal_a_full_walk_and_fill_gaps_lat
         o.previous = previous.clone();
         o.history_fetch_missing = true;
     });
-    let full = clone(&src, parent.path(), "full", &[]);
+    let full = origin.clone_as("full", &[]);
     let (_s5, want) = snapshot_in(&full, |o| o.previous = PreviousChoice::Disabled);
     assert_eq!(history_bytes(&completed), history_bytes(&want));
     assert_eq!(git_report(&completed).status, StageStatus::Ok);
@@ -323,14 +335,8 @@ fn incremental_snapshots_of_a_blobless_clone_equal_a_full_walk_and_fill_gaps_lat
 
 #[test]
 fn a_shallow_blobless_clone_records_its_boundary() {
-    let src = source();
-    let parent = tempfile::tempdir().unwrap();
-    let shallow = clone(
-        &src,
-        parent.path(),
-        "shallow",
-        &["--depth", "2", "--filter=blob:none"],
-    );
+    let origin = Origin::new();
+    let shallow = origin.clone_as("shallow", &["--depth", "2", "--filter=blob:none"]);
     let (_store, snap) = snapshot_in(&shallow, |_| {});
     let h = read_history(&snap);
     assert_eq!(h.commits.len(), 2);
@@ -373,14 +379,8 @@ fn an_unreadable_head_is_an_error_that_names_the_cause_and_the_fix() {
     assert!(!store.path().join("repo=fixture").exists() || no_snapshot(store.path()));
 
     // A treeless clone made without a checkout lacks HEAD's tree by design: say so.
-    let src = source();
-    let parent = tempfile::tempdir().unwrap();
-    let bare = clone(
-        &src,
-        parent.path(),
-        "nocheckout",
-        &["--filter=tree:0", "--no-checkout"],
-    );
+    let origin = Origin::new();
+    let bare = origin.clone_as("nocheckout", &["--filter=tree:0", "--no-checkout"]);
     let err = pipeline::snapshot(&git_only(&bare, store.path()), &NoProgress)
         .expect_err("HEAD's tree is not in the clone");
     assert_eq!(err.code(), ErrorCode::GitError);

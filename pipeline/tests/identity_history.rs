@@ -103,31 +103,24 @@ fn table(defs: &[Def]) -> Vec<SymbolRow> {
         .collect()
 }
 
-struct Snapshot {
-    symbols: Vec<SymbolRow>,
-    aliases: Vec<AliasRow>,
-    tombstones: Vec<TombstoneRow>,
+/// The identity tables of one snapshot, which the next one starts from.
+type Snapshot = Previous;
+
+/// Asserts that identity decided `deleted` deletions and no alias.
+#[track_caller]
+fn assert_deleted_only(aliases: &[AliasRow], tombstones: &[TombstoneRow], deleted: usize) {
+    assert!(aliases.is_empty(), "{aliases:?}");
+    assert_eq!(tombstones.len(), deleted);
 }
 
 fn step(prev: Option<&Snapshot>, defs: &[Def], commit: &str) -> Snapshot {
     let symbols = table(defs);
-    let previous = match prev {
-        Some(p) => Previous {
-            symbols: p.symbols.clone(),
-            aliases: p.aliases.clone(),
-            tombstones: p.tombstones.clone(),
-        },
-        None => Previous::default(),
+    let first = Previous::default();
+    let stamp = Stamp {
+        state_id: &format!("state-{commit}"),
+        commit,
     };
-    let state = format!("state-{commit}");
-    let out = compute(
-        &previous,
-        &symbols,
-        Stamp {
-            state_id: &state,
-            commit,
-        },
-    );
+    let out = compute(prev.unwrap_or(&first), &symbols, stamp);
     Snapshot {
         symbols,
         aliases: out.aliases,
@@ -252,18 +245,11 @@ fn scripted_history_keeps_ids_meaningful() {
     let adds1: Vec<&SymbolRow> = s1.symbols.iter().filter(|r| r.name == "add").collect();
     assert!(adds1.iter().any(|r| r.stable_id.ends_with("~a2")));
     assert!(adds1.iter().any(|r| r.stable_id.ends_with("~a3")));
-    let add3_id = adds1
-        .iter()
-        .find(|r| r.stable_id.ends_with("~a3"))
-        .unwrap()
-        .stable_id
-        .clone();
-    let add2_id = adds1
-        .iter()
-        .find(|r| r.stable_id.ends_with("~a2"))
-        .unwrap()
-        .stable_id
-        .clone();
+    let add_id = |suffix: &str| {
+        let add = adds1.iter().find(|r| r.stable_id.ends_with(suffix));
+        add.unwrap().stable_id.clone()
+    };
+    let (add3_id, add2_id) = (add_id("~a3"), add_id("~a2"));
 
     // c2: rename (same body), move between modules, signature change, deletion, first chain
     // hop, SCIP package bump, and an unrelated function replacing another in the same file.
@@ -524,8 +510,7 @@ fn an_existing_symbol_is_never_a_rename_target() {
     );
     let s1 = step(None, &[keep.clone(), gone], "c1");
     let s2 = step(Some(&s1), &[keep], "c2");
-    assert!(s2.aliases.is_empty(), "{:?}", s2.aliases);
-    assert_eq!(s2.tombstones.len(), 1);
+    assert_deleted_only(&s2.aliases, &s2.tombstones, 1);
 }
 
 #[test]
@@ -545,8 +530,7 @@ fn trivial_shared_bodies_are_not_evidence() {
         &[def("src/c.rs", "shutdown", "fn shutdown()", "empty")],
         "c2",
     );
-    assert!(s2.aliases.is_empty(), "{:?}", s2.aliases);
-    assert_eq!(s2.tombstones.len(), 2);
+    assert_deleted_only(&s2.aliases, &s2.tombstones, 2);
 }
 
 #[test]
@@ -604,7 +588,6 @@ fn huge_candidate_blocks_are_skipped_not_compared_pairwise() {
             commit: "c",
         },
     );
-    assert!(out.aliases.is_empty(), "{:?}", out.aliases);
-    assert_eq!(out.tombstones.len(), 1);
+    assert_deleted_only(&out.aliases, &out.tombstones, 1);
     assert_eq!(out.stats.fuzzy_blocks_skipped, 1);
 }

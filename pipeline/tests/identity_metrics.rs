@@ -13,9 +13,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
+use output_schema::tables::SymbolRow;
 use pipeline::fingerprint::{definition_version_id, qualify_source, symbol_id};
 use pipeline::identity::{compute, Previous, Stamp};
+use test_support::random::Rng;
 
 const VERBS: &[&str] = &[
     "parse", "load", "read", "write", "build", "make", "emit", "scan", "find", "open", "close",
@@ -35,22 +36,6 @@ const TYPES: &[&str] = &[
     "&[Row]",
     "Option<u64>",
 ];
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, per_mille: u64) -> bool {
-        self.next() % 1000 < per_mille
-    }
-}
 
 #[derive(Clone)]
 struct Entity {
@@ -126,7 +111,7 @@ struct Tally {
 }
 
 fn run(header_in_body: bool, seed: u64) -> Tally {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut used: BTreeSet<String> = BTreeSet::new();
     let fresh_entity = |rng: &mut Rng, used: &mut BTreeSet<String>, body: u64| loop {
         let e = Entity {
@@ -150,7 +135,8 @@ fn run(header_in_body: bool, seed: u64) -> Tally {
         })
         .collect();
     let mut tally = Tally::default();
-    let mut prev: Option<(Vec<SymbolRow>, Vec<AliasRow>, Vec<TombstoneRow>)> = None;
+    // What the last snapshot left: its symbols, aliases and tombstones.
+    let mut previous = Previous::default();
     let mut prev_ids: Vec<Option<String>> = Vec::new();
     for commit in 0..12 {
         let mut renamed: BTreeSet<usize> = BTreeSet::new();
@@ -210,14 +196,6 @@ fn run(header_in_body: bool, seed: u64) -> Tally {
                     .then(|| row(e, header_in_body).stable_id.to_string())
             })
             .collect();
-        let previous = match &prev {
-            Some((s, a, t)) => Previous {
-                symbols: s.clone(),
-                aliases: a.clone(),
-                tombstones: t.clone(),
-            },
-            None => Previous::default(),
-        };
         let state = format!("s{commit}");
         let out = compute(
             &previous,
@@ -279,7 +257,11 @@ fn run(header_in_body: bool, seed: u64) -> Tally {
             }
         }
         prev_ids = ids;
-        prev = Some((rows, out.aliases, out.tombstones));
+        previous = Previous {
+            symbols: rows,
+            aliases: out.aliases,
+            tombstones: out.tombstones,
+        };
     }
     tally
 }

@@ -34,6 +34,21 @@ fn snap(root: &Path, previous: PreviousChoice) -> StoredSnapshot {
         .clone()
 }
 
+/// Writes the files (path, text), commits everything and snapshots, building on the previous
+/// snapshot.
+fn commit_files(root: &Path, message: &str, files: &[(&str, &str)]) -> StoredSnapshot {
+    for (path, text) in files {
+        write(root, path, text);
+    }
+    commit(root, message);
+    snap(root, PreviousChoice::Auto)
+}
+
+/// `src/chain.rs` at one hop of the rename chain: the same body under another name.
+fn chain_link(name: &str) -> String {
+    format!("pub fn {name}(v: &[u8]) -> u64 {{\n    v.iter().map(|b| *b as u64 * 3).sum()\n}}\n")
+}
+
 fn table<T: output_schema::Table>(s: &StoredSnapshot) -> Option<Vec<T>> {
     let entry = s.manifest.table(T::INFO.name)?;
     Some(read_table::<T>(&s.dir.join(&entry.file)).expect("table reads"))
@@ -56,25 +71,23 @@ fn snapshots_of_a_scripted_history_keep_ids_meaningful() {
     // The store is inside the repository and `commit` adds everything: keep it out of git, as
     // users do (a committed snapshot is never reused as the previous one).
     std::fs::write(root.join(".git/info/exclude"), ".ckb/snapshots/\n").unwrap();
-    write(
+    let s1 = commit_files(
         &root,
-        "Cargo.toml",
-        "[package]\nname = \"fx\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        "c1",
+        &[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"fx\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            ("src/lib.rs", LIB),
+            (
+                "src/config.rs",
+                "pub fn parse_config(path: &str) -> usize {\n    path.len() * 2 + 1\n}\n",
+            ),
+            ("src/util.rs", "pub fn helper(x: u32) -> u32 {\n    x.wrapping_mul(31) ^ 7\n}\n\npub fn obsolete() -> u8 {\n    42\n}\n"),
+            ("src/chain.rs", &chain_link("step_one")),
+        ],
     );
-    write(&root, "src/lib.rs", LIB);
-    write(
-        &root,
-        "src/config.rs",
-        "pub fn parse_config(path: &str) -> usize {\n    path.len() * 2 + 1\n}\n",
-    );
-    write(&root, "src/util.rs", "pub fn helper(x: u32) -> u32 {\n    x.wrapping_mul(31) ^ 7\n}\n\npub fn obsolete() -> u8 {\n    42\n}\n");
-    write(
-        &root,
-        "src/chain.rs",
-        "pub fn step_one(v: &[u8]) -> u64 {\n    v.iter().map(|b| *b as u64 * 3).sum()\n}\n",
-    );
-    commit(&root, "c1");
-    let s1 = snap(&root, PreviousChoice::Auto);
 
     let identity = &s1.manifest.stages["identity"];
     let symbols1 = table::<SymbolRow>(&s1).expect("the syntax stage writes symbols");
@@ -87,25 +100,23 @@ fn snapshots_of_a_scripted_history_keep_ids_meaningful() {
     let step_one = id_named(&symbols1, "step_one");
 
     // c2: rename (same body), move helper to another module, delete obsolete, chain hop 1.
-    write(&root, "src/lib.rs", &format!("{LIB}pub mod helpers;\n"));
-    write(
+    let s2 = commit_files(
         &root,
-        "src/config.rs",
-        "pub fn load_config(path: &str) -> usize {\n    path.len() * 2 + 1\n}\n",
+        "c2",
+        &[
+            ("src/lib.rs", &format!("{LIB}pub mod helpers;\n")),
+            (
+                "src/config.rs",
+                "pub fn load_config(path: &str) -> usize {\n    path.len() * 2 + 1\n}\n",
+            ),
+            ("src/util.rs", ""),
+            (
+                "src/helpers.rs",
+                "pub fn helper(x: u32) -> u32 {\n    x.wrapping_mul(31) ^ 7\n}\n",
+            ),
+            ("src/chain.rs", &chain_link("step_two")),
+        ],
     );
-    write(&root, "src/util.rs", "");
-    write(
-        &root,
-        "src/helpers.rs",
-        "pub fn helper(x: u32) -> u32 {\n    x.wrapping_mul(31) ^ 7\n}\n",
-    );
-    write(
-        &root,
-        "src/chain.rs",
-        "pub fn step_two(v: &[u8]) -> u64 {\n    v.iter().map(|b| *b as u64 * 3).sum()\n}\n",
-    );
-    commit(&root, "c2");
-    let s2 = snap(&root, PreviousChoice::Auto);
     assert_eq!(
         s2.manifest.previous.as_ref().unwrap().snapshot_id,
         s1.manifest.snapshot_id
@@ -136,23 +147,18 @@ fn snapshots_of_a_scripted_history_keep_ids_meaningful() {
         .any(|t| t.stable_id == obsolete_id && t.last_path == "src/util.rs"));
 
     // c3: signature change (same ID, new definition version), re-addition, chain hop 2.
-    write(
+    let s3 = commit_files(
         &root,
-        "src/helpers.rs",
-        "pub fn helper(x: u32, y: u32) -> u32 {\n    x.wrapping_mul(31) ^ y\n}\n",
+        "c3",
+        &[
+            (
+                "src/helpers.rs",
+                "pub fn helper(x: u32, y: u32) -> u32 {\n    x.wrapping_mul(31) ^ y\n}\n",
+            ),
+            ("src/util.rs", "pub fn obsolete() -> u8 {\n    42\n}\n"),
+            ("src/chain.rs", &chain_link("step_three")),
+        ],
     );
-    write(
-        &root,
-        "src/util.rs",
-        "pub fn obsolete() -> u8 {\n    42\n}\n",
-    );
-    write(
-        &root,
-        "src/chain.rs",
-        "pub fn step_three(v: &[u8]) -> u64 {\n    v.iter().map(|b| *b as u64 * 3).sum()\n}\n",
-    );
-    commit(&root, "c3");
-    let s3 = snap(&root, PreviousChoice::Auto);
     let symbols3 = table::<SymbolRow>(&s3).unwrap();
     let helper2 = symbols2.iter().find(|s| s.name == "helper").unwrap();
     let helper3 = symbols3.iter().find(|s| s.name == "helper").unwrap();
@@ -165,13 +171,7 @@ fn snapshots_of_a_scripted_history_keep_ids_meaningful() {
         .any(|t| t.stable_id == obsolete_id));
 
     // c4: chain hop 3; the first ID resolves to the last.
-    write(
-        &root,
-        "src/chain.rs",
-        "pub fn step_four(v: &[u8]) -> u64 {\n    v.iter().map(|b| *b as u64 * 3).sum()\n}\n",
-    );
-    commit(&root, "c4");
-    let s4 = snap(&root, PreviousChoice::Auto);
+    let s4 = commit_files(&root, "c4", &[("src/chain.rs", &chain_link("step_four"))]);
     let symbols4 = table::<SymbolRow>(&s4).unwrap();
     let aliases4 = table::<AliasRow>(&s4).unwrap();
     let tombs4 = table::<TombstoneRow>(&s4).unwrap();
@@ -197,12 +197,6 @@ fn commit_nothing_and_check_previous_warning(root: &Path) {
         root,
         PreviousChoice::Explicit(root.join("no-such-snapshot")),
     );
-    let report = &s.manifest.stages["identity"];
-    assert!(
-        report
-            .warnings
-            .iter()
-            .any(|w| w.code == "previous-snapshot" && w.message.contains("no-such-snapshot")),
-        "{report:?}"
-    );
+    let w = test_support::warning(&s.manifest.stages["identity"], "previous-snapshot");
+    assert!(w.message.contains("no-such-snapshot"), "{}", w.message);
 }

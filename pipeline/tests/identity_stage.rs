@@ -57,19 +57,9 @@ fn previous_snapshot(
         tables.push(write_table(dir, &mut rows).unwrap());
     }
     let manifest = Manifest {
-        schema_version: output_schema::SCHEMA_VERSION,
         ckb_version: "test".into(),
-        repo_id: "fx".into(),
-        snapshot_id: "p1".into(),
-        repo_state: state("p1"),
-        privacy: "standard".into(),
-        settings: Default::default(),
-        previous: None,
-        backends: Vec::new(),
-        stages: Default::default(),
         tables,
-        views: Vec::new(),
-        json_tables: Vec::new(),
+        ..Manifest::new("fx", "p1", state("p1"))
     };
     StoredSnapshot {
         dir: dir.to_path_buf(),
@@ -154,12 +144,7 @@ fn corrupt_previous_symbols_are_a_warning_not_a_failure() {
     let out = run(Some(&prev), &[sym("src/a.rs", "y", "b")], &[]);
     assert_eq!(out.report.status, StageStatus::Partial);
     assert!(out.aliases.is_empty() && out.tombstones.is_empty());
-    let codes: Vec<&str> = out
-        .report
-        .warnings
-        .iter()
-        .map(|w| w.code.as_str())
-        .collect();
+    let codes = test_support::warning_codes(&out.report);
     assert!(codes.contains(&"previous-unreadable"), "{codes:?}");
     assert!(codes.contains(&"previous-incomplete"), "{codes:?}");
     assert_eq!(

@@ -70,7 +70,7 @@ fn malformed_manifests_warn_and_fall_back() {
     // Detection fell back to conventions and directories for the broken folders.
     assert_eq!(
         module_list(&t),
-        owned([
+        [
             (".", "fixture", "none", "directory"),
             ("app", "app", "dart", "manifest"),
             ("latin", "latin", "none", "directory"),
@@ -78,7 +78,7 @@ fn malformed_manifests_warn_and_fall_back() {
             ("src", "src", "none", "convention"),
             ("svc", "svc", "none", "directory"),
             ("web", "web", "none", "directory"),
-        ])
+        ]
     );
     // The broken package.json declares nothing: react is unknown, not external.
     assert_import(&t, "web/index.js", 1, "unknown", None);
@@ -105,17 +105,12 @@ fn cyclic_and_escaping_workspace_globs_are_counted() {
     assert_eq!(c["workspace.globs-escaping-repo"], 2, "{c:?}");
     // `**` matches the root workspace itself; x and y include each other.
     assert_eq!(c["workspace.cyclic-globs"], 3, "{c:?}");
-    let codes: Vec<&str> = out
-        .report
-        .warnings
-        .iter()
-        .map(|w| w.code.as_str())
-        .collect();
+    let codes = test_support::warning_codes(&out.report);
     assert!(
         codes.contains(&"workspace-glob-cyclic") && codes.contains(&"workspace-glob-escapes-repo")
     );
     // Modules are still every manifest folder, each once.
-    let ids: Vec<String> = module_list(&t).into_iter().map(|m| m.0).collect();
+    let ids: Vec<&str> = module_list(&t).into_iter().map(|m| m.0).collect();
     assert_eq!(ids, [".", "packages/a", "packages/skip", "pnpm", "x", "y"]);
     // A package without an entry file resolves to its folder.
     assert_import(
@@ -178,7 +173,7 @@ fn huge_generated_import_lists_are_counted_and_still_classified() {
         .warnings
         .iter()
         .any(|w| w.code == "huge-import-list" && w.path.as_deref() == Some("gen/all.ts")));
-    assert_eq!(edge_list(&t), edges([("gen", "lib", "local", 1500, 0)]));
+    assert_eq!(edge_list(&t), [("gen", "lib", "local", 1500, 0)]);
     assert_traceable(&t);
 }
 
@@ -193,10 +188,10 @@ fn without_imports_modules_are_still_detected() {
     assert!(t.imports.is_none());
     assert_eq!(
         module_list(&t),
-        owned([
+        [
             ("a", "a", "cargo", "manifest"),
             ("b", "b", "none", "directory")
-        ])
+        ]
     );
     assert!(t.module_edges.as_ref().unwrap().is_empty());
     assert_eq!(out.report.status, StageStatus::Partial);
@@ -255,18 +250,13 @@ fn config_roots_win_and_bad_entries_are_warned() {
     );
     assert_eq!(
         module_list(&t),
-        owned([
+        [
             (".", "fixture", "none", "directory"),
             ("services", "services", "none", "config"),
             ("services/web", "web", "none", "config"),
-        ])
+        ]
     );
-    let mut codes: Vec<&str> = out
-        .report
-        .warnings
-        .iter()
-        .map(|w| w.code.as_str())
-        .collect();
+    let mut codes = test_support::warning_codes(&out.report);
     codes.sort();
     assert_eq!(
         codes,
@@ -286,7 +276,7 @@ fn config_roots_win_and_bad_entries_are_warned() {
     );
     assert_eq!(
         edge_list(&t),
-        edges([("services/web", "services", "workspace-package", 1, 0)])
+        [("services/web", "services", "workspace-package", 1, 0)]
     );
     assert_traceable(&t);
 }
@@ -307,18 +297,23 @@ fn ambiguous_suffix_matches_make_no_edge() {
         imp("app/main.c", 4, "<stdio.h>"),
         imp("app/main.c", 5, "<zlib.h>"),
     ]);
-    assert_import(&t, "app/main.c", 1, "unknown", None);
-    assert_import(&t, "app/main.c", 2, "local-file", Some("app/own.h"));
-    assert_import(&t, "app/main.c", 3, "local-file", Some("liba/only.h"));
-    assert_import(&t, "app/main.c", 4, "stdlib", Some("stdio.h"));
-    assert_import(&t, "app/main.c", 5, "unknown", None);
+    assert_imports(
+        &t,
+        &[
+            ("app/main.c", 1, "unknown", None),
+            ("app/main.c", 2, "local-file", Some("app/own.h")),
+            ("app/main.c", 3, "local-file", Some("liba/only.h")),
+            ("app/main.c", 4, "stdlib", Some("stdio.h")),
+            ("app/main.c", 5, "unknown", None),
+        ],
+    );
     assert_eq!(out.report.counts["imports.ambiguous"], 1);
     assert_eq!(
         edge_list(&t),
-        edges([
+        [
             ("app", "external:stdio.h", "stdlib", 1, 0),
             ("app", "liba", "local", 1, 0)
-        ])
+        ]
     );
     assert_traceable(&t);
 }

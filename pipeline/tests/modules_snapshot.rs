@@ -10,6 +10,7 @@ use output_schema::manifest::{decompress, StageStatus};
 use output_schema::parquet_io::read_table;
 use output_schema::tables::{FileRow, ImportRow, ModuleEdgeRow, ModuleRow};
 use output_schema::{layout, Stage};
+use pipeline::store::StoredSnapshot;
 use pipeline::{NoProgress, SnapshotOptions};
 
 fn fixture() -> Fixture {
@@ -31,18 +32,27 @@ fn fixture() -> Fixture {
     ])
 }
 
-#[test]
-fn snapshot_writes_modules_tables_and_view() {
+/// Snapshots the fixture, with options `configure` adjusts, into a store of its own; the
+/// fixture and the store live as long as the returned guards.
+fn snapshot_fixture(
+    configure: impl FnOnce(&mut SnapshotOptions),
+) -> (Fixture, tempfile::TempDir, StoredSnapshot) {
     let fx = fixture();
     let store = tempfile::tempdir().unwrap();
-    let opts = SnapshotOptions {
+    let mut opts = SnapshotOptions {
         root: fx.root().to_path_buf(),
         out: Some(store.path().to_path_buf()),
-        threads: Some(2),
         ..SnapshotOptions::default()
     };
+    configure(&mut opts);
     let outcome = pipeline::snapshot(&opts, &NoProgress).unwrap();
-    let snap = outcome.snapshot();
+    let snap = outcome.snapshot().clone();
+    (fx, store, snap)
+}
+
+#[test]
+fn snapshot_writes_modules_tables_and_view() {
+    let (_fx, _store, snap) = snapshot_fixture(|o| o.threads = Some(2));
     let report = &snap.manifest.stages[Stage::Modules.name()];
     assert!(
         matches!(report.status, StageStatus::Ok | StageStatus::Partial),
@@ -91,20 +101,12 @@ fn snapshot_writes_modules_tables_and_view() {
 
 #[test]
 fn modules_without_scan_is_skipped() {
-    let fx = fixture();
-    let store = tempfile::tempdir().unwrap();
-    let opts = SnapshotOptions {
-        root: fx.root().to_path_buf(),
-        out: Some(store.path().to_path_buf()),
-        stages: Some(vec![Stage::Modules]),
-        ..SnapshotOptions::default()
-    };
-    let outcome = pipeline::snapshot(&opts, &NoProgress).unwrap();
-    let report = &outcome.snapshot().manifest.stages[Stage::Modules.name()];
+    let (_fx, _store, snap) = snapshot_fixture(|o| o.stages = Some(vec![Stage::Modules]));
+    let report = &snap.manifest.stages[Stage::Modules.name()];
     assert_eq!(report.status, StageStatus::Skipped);
     assert_eq!(
         report.reason.as_deref(),
         Some("input stage scan did not run")
     );
-    assert!(!outcome.snapshot().dir.join("modules.parquet").exists());
+    assert!(!snap.dir.join("modules.parquet").exists());
 }

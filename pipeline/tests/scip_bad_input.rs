@@ -13,23 +13,11 @@ use scip::types::symbol_information::Kind;
 use scip::types::Index;
 use scip_support::*;
 
-const LIB: &str = "pub fn f() { g() }\npub fn g() {}\n";
+const LIB: &str = LIB_F_CALLS_G;
 
 fn good_index() -> Index {
     let mut idx = index("rust-analyzer", "1.0", "");
-    let mut d = doc("src/lib.rs");
-    d.occurrences.push(def(
-        "rust-analyzer cargo fx 1 f().",
-        &[0, 7, 8],
-        &[0, 0, 18],
-    ));
-    d.occurrences
-        .push(occ("rust-analyzer cargo fx 1 g().", &[0, 13, 14], 0));
-    d.occurrences.push(def(
-        "rust-analyzer cargo fx 1 g().",
-        &[1, 7, 8],
-        &[1, 0, 13],
-    ));
+    let mut d = f_calls_g(1);
     d.symbols.push(info(
         "rust-analyzer cargo fx 1 f().",
         Some(Kind::Function),
@@ -95,15 +83,8 @@ fn truncated_index_is_invalid() {
 #[test]
 fn random_bytes_are_invalid() {
     // A fixed xorshift stream: deterministic garbage.
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let bytes: Vec<u8> = (0..4096)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        })
-        .collect();
+    let mut rng = test_support::random::Rng::new(0x9e37_79b9_7f4a_7c15);
+    let bytes: Vec<u8> = (0..4096).map(|_| (rng.next_u64() >> 24) as u8).collect();
     expect_invalid(&bytes, "random bytes");
 }
 

@@ -244,11 +244,11 @@ fn scip_stands_and_tree_sitter_fills_only_the_gaps() {
     assert_eq!(find("T5").source, "tree-sitter");
 
     // Occurrences: tree-sitter's in the covered file dropped; in b.js rewritten or unresolved.
-    let b: Vec<&OccurrenceRow> = merged
-        .occurrences
-        .iter()
-        .filter(|o| o.path == "src/b.js")
-        .collect();
+    let in_file = |path: &str| -> Vec<&OccurrenceRow> {
+        let occurrences = merged.occurrences.iter();
+        occurrences.filter(|o| o.path == path).collect()
+    };
+    let b = in_file("src/b.js");
     assert_eq!(b.len(), 3);
     assert_eq!(b[0].symbol_id.as_deref(), Some("S3"));
     assert_eq!(b[1].symbol_id, None, "reference to a dropped definition");
@@ -256,11 +256,7 @@ fn scip_stands_and_tree_sitter_fills_only_the_gaps() {
     assert!(b
         .iter()
         .all(|o| o.enclosing_symbol_id.as_deref() == Some("T5")));
-    let a: Vec<&OccurrenceRow> = merged
-        .occurrences
-        .iter()
-        .filter(|o| o.path == "src/a.ts")
-        .collect();
+    let a = in_file("src/a.ts");
     assert_eq!(a.len(), 1);
     assert_eq!(a[0].source, "scip");
 

@@ -372,7 +372,7 @@ fn every_quirk_is_handled_and_counted() {
     want_sorted.sort();
     assert_eq!(rels_sorted, want_sorted);
 
-    let warnings: Vec<&str> = report.warnings.iter().map(|w| w.code.as_str()).collect();
+    let warnings = test_support::warning_codes(report);
     for code in [
         "document-path-escapes-repo",
         "document-not-in-scan",
@@ -636,25 +636,10 @@ fn a_document_over_the_occurrence_limit_is_skipped() {
 
 #[test]
 fn big_documents_keep_every_occurrence() {
-    let repo = repo_with(&[("src/lib.rs", "pub fn f() { g() }\npub fn g() {}\n")]);
+    let repo = repo_with(&[("src/lib.rs", LIB_F_CALLS_G)]);
     let path = repo.path().join("index.scip");
     let mut idx = index("rust-analyzer", "1", "");
-    let mut d = doc("src/lib.rs");
-    d.occurrences.push(def(
-        "rust-analyzer cargo fx 1 f().",
-        &[0, 7, 8],
-        &[0, 0, 18],
-    ));
-    d.occurrences.push(def(
-        "rust-analyzer cargo fx 1 g().",
-        &[1, 7, 8],
-        &[1, 0, 13],
-    ));
-    for _ in 0..200_000 {
-        d.occurrences
-            .push(occ("rust-analyzer cargo fx 1 g().", &[0, 13, 14], 0));
-    }
-    idx.documents.push(d);
+    idx.documents.push(f_calls_g(200_000));
     write_index(&path, &idx);
     let store = tempfile::tempdir().expect("store");
     let snap = snapshot(&options(repo.path(), store.path()));

@@ -9,6 +9,7 @@ mod scip_support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use output_schema::manifest::StageReport;
 use output_schema::tables::{OccurrenceRow, SymbolRow};
 use output_schema::Roles;
 use scip_support::*;
@@ -106,12 +107,14 @@ mod output_schema_counts {
 }
 
 /// Indexes fixture `name` with `tool`, snapshots it with the index's commit sidecar, and runs the
-/// checks every indexer's snapshot passes; `None` when the tool is missing (outside CI).
-fn checked_fixture(name: &str, tool: &str) -> Option<(tempfile::TempDir, Snap)> {
+/// checks every indexer's snapshot passes: the repository, the snapshot and its SCIP stage report;
+/// `None` when the tool is missing (outside CI).
+fn checked_fixture(name: &str, tool: &str) -> Option<(tempfile::TempDir, Snap, StageReport)> {
     let (repo, index) = index_fixture(name)?;
     let snap = snapshot_with_sidecar(repo.path(), &index);
     common_checks(repo.path(), &index, &snap, tool);
-    Some((repo, snap))
+    let report = snap.scip().clone();
+    Some((repo, snap, report))
 }
 
 fn snapshot_with_sidecar(repo: &Path, index: &Path) -> Snap {
@@ -122,10 +125,9 @@ fn snapshot_with_sidecar(repo: &Path, index: &Path) -> Snap {
 
 #[test]
 fn scip_typescript_fixture() {
-    let Some((repo, snap)) = checked_fixture("ts", "scip-typescript") else {
+    let Some((repo, snap, report)) = checked_fixture("ts", "scip-typescript") else {
         return;
     };
-    let report = snap.scip();
     assert_eq!(
         report.completeness.as_ref().map(|c| c.reason.as_str()),
         Some("full-backend")
@@ -193,10 +195,9 @@ fn scip_typescript_fixture() {
 
 #[test]
 fn scip_python_fixture() {
-    let Some((repo, snap)) = checked_fixture("py", "scip-python") else {
+    let Some((repo, snap, report)) = checked_fixture("py", "scip-python") else {
         return;
     };
-    let report = snap.scip();
     assert!(
         report.counts["quirk.unsorted-occurrences"] > 0,
         "{:?}",
@@ -233,10 +234,9 @@ fn scip_python_fixture() {
 
 #[test]
 fn rust_analyzer_fixture() {
-    let Some((repo, snap)) = checked_fixture("rust", "rust-analyzer") else {
+    let Some((repo, snap, report)) = checked_fixture("rust", "rust-analyzer") else {
         return;
     };
-    let report = snap.scip();
     assert_eq!(
         report.counts["quirk.no-relationships"], 1,
         "{:?}",

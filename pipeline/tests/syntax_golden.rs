@@ -45,15 +45,11 @@ fn render(name: &str, lang: Lang, src: &[u8]) -> serde_json::Value {
         .iter()
         .map(|s| {
             format!(
-                "L{}-{} {} {}{} | sig: {} | arity: {} | {} {} {}",
+                "L{}-{} {} {} | sig: {} | arity: {} | {} {} {}",
                 s.start_line,
                 s.end_line,
                 s.kind,
-                s.container
-                    .as_deref()
-                    .map(|c| format!("{c}::"))
-                    .unwrap_or_default(),
-                s.name,
+                s.qualified_name(),
                 s.signature.as_deref().unwrap_or("-"),
                 s.arity.map(|a| a.to_string()).unwrap_or_else(|| "-".into()),
                 s.visibility,

@@ -202,64 +202,64 @@ fn incremental_snapshot_is_byte_identical_to_cold() {
     assert_ne!(old.stable_id, new.stable_id);
 }
 
-/// Takes a first snapshot of `root` into `store`; its folder and its symbols.
-fn first_snapshot(root: &Path, store: &Path, threads: usize) -> (PathBuf, Vec<SymbolRow>) {
-    let options = options(root, store, PreviousChoice::Auto, threads);
+/// A first snapshot whose stored tables `edit` rewrites in place (given the snapshot's folder and
+/// its symbols; the manifest is rehashed after), then a new commit snapshotted building on it
+/// (warm) and without it (cold); the folders they live in come last.
+fn reuse_after_editing_the_first(
+    threads: usize,
+    edit: impl FnOnce(&Path, Vec<SymbolRow>),
+) -> (SnapshotOutcome, SnapshotOutcome, [tempfile::TempDir; 3]) {
+    let repo = fixture_repo();
+    let store = tempfile::tempdir().unwrap();
+    let options = options(repo.path(), store.path(), PreviousChoice::Auto, threads);
     let first = snapshot(&options, &NoProgress).unwrap();
     let dir = first.snapshot().dir.clone();
-    let symbols = read_table(&dir.join("symbols.parquet")).unwrap();
-    (dir, symbols)
+    edit(&dir, read_table(&dir.join("symbols.parquet")).unwrap());
+    rehash_manifest(&dir);
+    let (warm, cold, cold_store) =
+        commit_new_file_then_snapshot(repo.path(), store.path(), threads);
+    (warm, cold, [repo, store, cold_store])
 }
 
 #[test]
 fn reuse_resets_columns_later_stages_fill() {
-    let repo = fixture_repo();
-    let root = repo.path();
-    let store = tempfile::tempdir().unwrap();
     // Simulate the modules stage having classified imports and assigned modules in the stored
     // snapshot: rewrite its tables in place, and the manifest with them (reuse checks hashes).
-    let (dir, mut symbols) = first_snapshot(root, store.path(), 1);
-    for s in &mut symbols {
-        s.module_id = Some("m1".into());
-    }
-    output_schema::parquet_io::write_table(&dir, &mut symbols).unwrap();
-    let mut imports: Vec<ImportRow> = read_table(&dir.join("imports.parquet")).unwrap();
-    for i in &mut imports {
-        i.kind = "stdlib".into();
-        i.confidence = 1.0;
-        i.target = Some("x".into());
-    }
-    output_schema::parquet_io::write_table(&dir, &mut imports).unwrap();
-    rehash_manifest(&dir);
-
-    let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 1);
+    let (warm, cold, _dirs) = reuse_after_editing_the_first(1, |dir, mut symbols| {
+        for s in &mut symbols {
+            s.module_id = Some("m1".into());
+        }
+        output_schema::parquet_io::write_table(dir, &mut symbols).unwrap();
+        let mut imports: Vec<ImportRow> = read_table(&dir.join("imports.parquet")).unwrap();
+        for i in &mut imports {
+            i.kind = "stdlib".into();
+            i.confidence = 1.0;
+            i.target = Some("x".into());
+        }
+        output_schema::parquet_io::write_table(dir, &mut imports).unwrap();
+    });
     assert!(warm.snapshot().manifest.stages["syntax"].counts["files.reused"] > 0);
     assert_same_syntax_tables(&warm, &cold, "differs");
 }
 
 #[test]
 fn file_merged_with_another_backend_is_parsed_again() {
-    let repo = fixture_repo();
-    let root = repo.path();
-    let store = tempfile::tempdir().unwrap();
     // Mark one unchanged file's rows as SCIP's, as a merge by a later stage leaves them: the
     // stage cannot reuse them and parses that file in its late pass.
-    let (dir, mut symbols) = first_snapshot(root, store.path(), 2);
-    let merged = symbols[0].path.clone();
-    let mut marked = 0;
-    for s in symbols.iter_mut().filter(|s| s.path == merged) {
-        s.source = "scip".into();
-        s.name = format!("{}_from_scip", s.name);
-        marked += 1;
-    }
-    assert!(marked > 0);
-    output_schema::parquet_io::write_table(&dir, &mut symbols).unwrap();
-    rehash_manifest(&dir);
-    // Without the syntax cache (which would supply the merged file: `snapshot_reuse.rs`), only
-    // the previous snapshot can.
-    std::fs::remove_dir_all(store.path().join("repo=fixture/syntax-cache")).unwrap();
-
-    let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 2);
+    let (warm, cold, _dirs) = reuse_after_editing_the_first(2, |dir, mut symbols| {
+        let merged = symbols[0].path.clone();
+        let mut marked = 0;
+        for s in symbols.iter_mut().filter(|s| s.path == merged) {
+            s.source = "scip".into();
+            s.name = format!("{}_from_scip", s.name);
+            marked += 1;
+        }
+        assert!(marked > 0);
+        output_schema::parquet_io::write_table(dir, &mut symbols).unwrap();
+        // Without the syntax cache (which would supply the merged file: `snapshot_reuse.rs`),
+        // only the previous snapshot can.
+        std::fs::remove_dir_all(dir.parent().unwrap().join("syntax-cache")).unwrap();
+    });
     let counts = &warm.snapshot().manifest.stages["syntax"].counts;
     let total = counts["files.total"];
     // Every file but the new one and the merged one came from the previous snapshot.
@@ -270,29 +270,25 @@ fn file_merged_with_another_backend_is_parsed_again() {
 
 #[test]
 fn a_previous_snapshot_of_another_extractor_is_a_coded_warning_and_a_full_parse() {
-    let repo = fixture_repo();
-    let root = repo.path();
-    let store = tempfile::tempdir().unwrap();
-    let (dir, _) = first_snapshot(root, store.path(), 2);
-    // As another ckb version (or other settings) would have written it, cache included.
-    let mut manifest = output_schema::verify::read_manifest(&dir).unwrap();
-    for backend in manifest
-        .backends
-        .iter_mut()
-        .filter(|b| b.kind == "tree-sitter")
-    {
-        backend
-            .facts
-            .insert("extractor".into(), "an older extractor".into());
-    }
-    std::fs::write(
-        dir.join(output_schema::layout::MANIFEST_FILE),
-        manifest.encode().unwrap(),
-    )
-    .unwrap();
-    std::fs::remove_dir_all(store.path().join("repo=fixture/syntax-cache")).unwrap();
-
-    let (warm, cold, _cold_store) = commit_new_file_then_snapshot(root, store.path(), 2);
+    let (warm, cold, _dirs) = reuse_after_editing_the_first(2, |dir, _| {
+        // As another ckb version (or other settings) would have written it, cache included.
+        let mut manifest = output_schema::verify::read_manifest(dir).unwrap();
+        for backend in manifest
+            .backends
+            .iter_mut()
+            .filter(|b| b.kind == "tree-sitter")
+        {
+            backend
+                .facts
+                .insert("extractor".into(), "an older extractor".into());
+        }
+        std::fs::write(
+            dir.join(output_schema::layout::MANIFEST_FILE),
+            manifest.encode().unwrap(),
+        )
+        .unwrap();
+        std::fs::remove_dir_all(dir.parent().unwrap().join("syntax-cache")).unwrap();
+    });
     let syntax = &warm.snapshot().manifest.stages["syntax"];
     assert!(
         syntax
@@ -467,13 +463,8 @@ fn supertype_clauses_become_relationships() {
     let got: Vec<String> = rels
         .iter()
         .map(|r| {
-            format!(
-                "{} -> {} ({}, {})",
-                name(&r.from_id),
-                name(&r.to_id),
-                r.kind,
-                r.source
-            )
+            let (from, to) = (name(&r.from_id), name(&r.to_id));
+            format!("{from} -> {to} ({}, {})", r.kind, r.source)
         })
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()

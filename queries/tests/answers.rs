@@ -14,16 +14,29 @@ use queries::snapshot::FreshnessState;
 use queries::{Ctx, Freshness, QueryError, Snapshot};
 use serde_json::Value;
 
+/// The fixture snapshot, and the freshness most tests read it with (unknown).
 struct Fx {
     _dir: tempfile::TempDir,
     snap: Snapshot,
+    fresh: Freshness,
+}
+
+impl Fx {
+    /// A query context with unknown freshness and the default budget.
+    fn ctx(&self) -> Ctx<'_> {
+        ctx(self, &self.fresh)
+    }
 }
 
 fn fx_with(o: Options) -> Fx {
     let dir = tempfile::tempdir().unwrap();
     let path = fixture::build(dir.path(), &o);
     let snap = Snapshot::open(&path).unwrap();
-    Fx { _dir: dir, snap }
+    Fx {
+        _dir: dir,
+        snap,
+        fresh: unknown(),
+    }
 }
 
 fn fx() -> Fx {
@@ -53,6 +66,33 @@ fn v(a: &Answer) -> Value {
     serde_json::from_str(&output_schema::json::to_string(a).unwrap()).unwrap()
 }
 
+/// `ckb query refs INPUT` with the default options.
+fn refs_of(c: &Ctx<'_>, input: &str) -> Value {
+    let args = queries::commands::refs::RefsArgs {
+        input: input.into(),
+        ..Default::default()
+    };
+    v(&queries::commands::refs::refs(c, &args).unwrap())
+}
+
+/// `ckb query search QUERY` with the default options.
+fn search_for(c: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
+    let args = queries::commands::search::SearchArgs {
+        query: query.into(),
+        ..Default::default()
+    };
+    queries::commands::search::search(c, &args)
+}
+
+/// Asserts an answer says its facts are incomplete: the completeness reason, and why in its
+/// explanation.
+#[track_caller]
+fn assert_incomplete(a: &Value, reason: &str, why: &str) {
+    assert_eq!(a["provenance"]["completeness"]["reason"], reason);
+    let explanation = a["explanation"].as_str().unwrap();
+    assert!(explanation.contains(why), "{explanation}");
+}
+
 fn code(r: Result<Answer, QueryError>) -> ErrorCode {
     match r {
         Ok(a) => panic!(
@@ -72,19 +112,14 @@ fn ids(list: &Value) -> Vec<String> {
 }
 
 fn drill(a: &Value) -> Vec<String> {
-    a["drilldowns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["command"].as_str().unwrap().to_string())
-        .collect()
+    let commands = test_support::json::strs(&a["drilldowns"], "command");
+    commands.into_iter().map(String::from).collect()
 }
 
 #[test]
 fn symbol_by_id_name_and_qualified_name() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let a = v(&queries::commands::symbol::symbol(&c, &sid(2)).unwrap());
     assert_eq!(a["command"], "symbol");
     assert_eq!(a["facts"]["symbol"]["name"], "parse");
@@ -123,8 +158,7 @@ fn symbol_by_id_name_and_qualified_name() {
 #[test]
 fn aliases_redirect_and_report_their_hops() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let a = v(&queries::commands::symbol::symbol(&c, &sid(100)).unwrap());
     let r = &a["facts"]["resolution"];
     assert_eq!(r["redirected"], true);
@@ -142,14 +176,7 @@ fn aliases_redirect_and_report_their_hops() {
         3
     );
     // Other commands resolve the same way.
-    let r = v(&queries::commands::refs::refs(
-        &c,
-        &queries::commands::refs::RefsArgs {
-            input: sid(100),
-            ..Default::default()
-        },
-    )
-    .unwrap());
+    let r = refs_of(&c, &sid(100));
     assert_eq!(r["facts"]["resolution"]["redirected"], true);
     assert_eq!(r["facts"]["symbol"]["id"], sid(2));
 }
@@ -157,8 +184,7 @@ fn aliases_redirect_and_report_their_hops() {
 #[test]
 fn every_resolution_error_has_its_code() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let sym = |x: &str| queries::commands::symbol::symbol(&c, x);
     assert_eq!(code(sym(&sid(101))), ErrorCode::AliasChainTooDeep);
     assert_eq!(code(sym(&sid(110))), ErrorCode::AliasCycle);
@@ -206,8 +232,7 @@ fn every_resolution_error_has_its_code() {
 #[test]
 fn search_ranks_by_the_documented_order() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let s = |q: &str, kinds: &[&str], scope: Option<&str>, limit: Option<u64>| {
         queries::commands::search::search(
             &c,
@@ -226,12 +251,7 @@ fn search_ranks_by_the_documented_order() {
         ids(&a["facts"]["results"]),
         [7, 2, 20, 1, 19, 18, 8, 11].map(sid).to_vec()
     );
-    let matches: Vec<&str> = a["facts"]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["match"].as_str().unwrap())
-        .collect();
+    let matches = test_support::json::strs(&a["facts"]["results"], "match");
     assert_eq!(
         matches,
         [
@@ -292,8 +312,7 @@ fn search_ranks_by_the_documented_order() {
 #[test]
 fn refs_group_by_module_and_file_within_budget() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let r = |c: &Ctx<'_>, input: String, limit: Option<u64>| {
         queries::commands::refs::refs(
             c,
@@ -311,12 +330,7 @@ fn refs_group_by_module_and_file_within_budget() {
     assert_eq!(facts["definitions"], 1);
     assert_eq!(facts["files"], 3);
     assert_eq!(facts["testReferences"], 1);
-    let mods: Vec<&str> = facts["modules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["module"].as_str().unwrap())
-        .collect();
+    let mods = test_support::json::strs(&facts["modules"], "module");
     assert_eq!(mods, ["crates/app", "crates/core"]);
     let app = &facts["modules"][0]["files"][0];
     assert_eq!(app["path"], "crates/app/src/main.rs");
@@ -397,16 +411,8 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
         stale_scip: true,
         ..Options::default()
     });
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
-    let a = v(&queries::commands::refs::refs(
-        &c,
-        &queries::commands::refs::RefsArgs {
-            input: sid(2),
-            ..Default::default()
-        },
-    )
-    .unwrap());
+    let c = f.ctx();
+    let a = refs_of(&c, &sid(2));
     let w = a["provenance"]["warnings"].as_array().unwrap();
     assert!(
         w.iter().any(|w| w
@@ -419,24 +425,15 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
         .contains(&"rust-analyzer scip . --output index.scip && ckb snapshot --force".to_string()));
     assert_eq!(a["provenance"]["completeness"]["score"], 0.75);
     // A tree-sitter answer does not depend on the index.
-    let t = v(&queries::commands::refs::refs(
-        &c,
-        &queries::commands::refs::RefsArgs {
-            input: sid(13),
-            ..Default::default()
-        },
-    )
-    .unwrap());
-    assert!(!t["provenance"]["warnings"]
-        .to_string()
-        .contains("INDEX_STALE"));
+    let t = refs_of(&c, &sid(13));
+    let warnings = t["provenance"]["warnings"].to_string();
+    assert!(!warnings.contains("INDEX_STALE"), "{warnings}");
 }
 
 #[test]
 fn arch_serves_the_view_within_budget() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let arch = |c: &Ctx<'_>, depth: Option<u64>, ext: bool| {
         queries::commands::arch::arch(
             c,
@@ -490,23 +487,15 @@ fn arch_serves_the_view_within_budget() {
         modules: false,
         ..Options::default()
     });
-    let a = v(&arch(&ctx(&nm, &fresh), None, false).unwrap());
+    let a = v(&arch(&nm.ctx(), None, false).unwrap());
     assert_eq!(a["facts"]["viewPresent"], false);
-    assert_eq!(
-        a["provenance"]["completeness"]["reason"],
-        "modules-stage-not-run"
-    );
-    assert!(a["explanation"]
-        .as_str()
-        .unwrap()
-        .contains("the modules stage did not run"));
+    assert_incomplete(&a, "modules-stage-not-run", "the modules stage did not run");
 }
 
 #[test]
 fn impact_classifies_dependents_and_scores_risk() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let a = v(&queries::commands::impact::impact(&c, &sid(2), None).unwrap());
     let facts = &a["facts"];
     assert_eq!(facts["visibility"]["derivedFrom"], "signature");
@@ -531,12 +520,7 @@ fn impact_classifies_dependents_and_scores_risk() {
 
     // A trait: its implementations are type dependencies.
     let t = v(&queries::commands::impact::impact(&c, &sid(7), None).unwrap());
-    let rel: Vec<(&str, &str)> = t["facts"]["typeDependencies"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| (d["id"].as_str().unwrap(), d["relation"].as_str().unwrap()))
-        .collect();
+    let rel = test_support::json::str_pairs(&t["facts"]["typeDependencies"], "id", "relation");
     // By relation, then path (lib.rs before parser.rs), then ID.
     assert_eq!(
         rel,
@@ -573,35 +557,22 @@ fn impact_classifies_dependents_and_scores_risk() {
 #[test]
 fn dead_code_candidates_with_confidence() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let a = v(&queries::commands::dead_code::dead_code(&c, &Default::default()).unwrap());
-    let got: Vec<(String, String, f64)> = a["facts"]["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| {
-            (
-                x["name"].as_str().unwrap().into(),
-                x["category"].as_str().unwrap().into(),
-                x["confidence"].as_f64().unwrap(),
-            )
-        })
-        .collect();
-    let want: Vec<(String, String, f64)> = [
-        ("helper_unused", "unreferenced", 0.9),
-        ("parse", "unreferenced", 0.9),
-        ("parse_config", "unreferenced", 0.45),
-        ("ParseError", "unreferenced", 0.45),
-        ("Render", "unreferenced", 0.45),
-        ("renderAll", "unreferenced", 0.45),
-        ("walk", "self-only", 0.4),
-        ("only_tested", "test-only", 0.35),
-    ]
-    .iter()
-    .map(|(n, c, x)| (n.to_string(), c.to_string(), *x))
-    .collect();
-    assert_eq!(got, want);
+    let fields = ["name", "category", "confidence"];
+    assert_eq!(
+        test_support::json::texts(&a["facts"]["candidates"], &fields),
+        [
+            "helper_unused unreferenced 0.9",
+            "parse unreferenced 0.9",
+            "parse_config unreferenced 0.45",
+            "ParseError unreferenced 0.45",
+            "Render unreferenced 0.45",
+            "renderAll unreferenced 0.45",
+            "walk self-only 0.4",
+            "only_tested test-only 0.35",
+        ]
+    );
     assert_eq!(a["facts"]["counts"]["selfOnly"], 1);
     assert_eq!(a["facts"]["excluded"]["implements-interface"], 2);
     assert_eq!(a["facts"]["excluded"]["in-test-file"], 3);
@@ -623,15 +594,9 @@ fn dead_code_candidates_with_confidence() {
 #[test]
 fn history_answers() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let h = v(&queries::commands::hotspots::hotspots(&c, None, None, Some(3)).unwrap());
-    let paths: Vec<&str> = h["facts"]["hotspots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["path"].as_str().unwrap())
-        .collect();
+    let paths = test_support::json::strs(&h["facts"]["hotspots"], "path");
     assert_eq!(
         paths,
         [
@@ -657,12 +622,7 @@ fn history_answers() {
 
     let cp =
         v(&queries::commands::hotspots::coupling(&c, "crates/core/src/parser.rs", None).unwrap());
-    let partners: Vec<&str> = cp["facts"]["partners"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["path"].as_str().unwrap())
-        .collect();
+    let partners = test_support::json::strs(&cp["facts"]["partners"], "path");
     assert_eq!(
         partners,
         [
@@ -712,22 +672,14 @@ fn history_answers() {
         history: false,
         ..Options::default()
     });
-    let a = v(&queries::commands::hotspots::hotspots(&ctx(&nh, &fresh), None, None, None).unwrap());
-    assert_eq!(
-        a["provenance"]["completeness"]["reason"],
-        "history-not-recorded"
-    );
-    assert!(a["explanation"]
-        .as_str()
-        .unwrap()
-        .contains("git stage did not run"));
+    let a = v(&queries::commands::hotspots::hotspots(&nh.ctx(), None, None, None).unwrap());
+    assert_incomplete(&a, "history-not-recorded", "git stage did not run");
 }
 
 #[test]
 fn explore_understand_prepare_and_tests() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let e = v(&queries::commands::explore::explore(&c, "crates/core").unwrap());
     assert_eq!(e["facts"]["target"]["kind"], "module");
     assert_eq!(e["facts"]["overview"]["files"], 4);
@@ -784,12 +736,7 @@ fn explore_understand_prepare_and_tests() {
         .as_str()
         .unwrap()
         .starts_with("update 4 reference site(s) in 3 file(s)"));
-    let kinds: Vec<&str> = p["facts"]["directDependents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["dependency"].as_str().unwrap())
-        .collect();
+    let kinds = test_support::json::strs(&p["facts"]["directDependents"], "dependency");
     assert_eq!(kinds, ["caller", "caller", "reference"]);
     assert_eq!(p["facts"]["cochange"][0]["path"], "crates/app/src/main.rs");
     let del = v(&queries::commands::prepare_change::prepare_change(
@@ -852,8 +799,7 @@ fn explore_understand_prepare_and_tests() {
 #[test]
 fn batches_report_per_item_errors() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let inputs = vec![
         sid(2),
         "ckb:fx:sym:bad".to_string(),
@@ -929,15 +875,9 @@ fn doctor_checks_and_fix_script() {
         modules: false,
         ..Options::default()
     });
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     let a = v(&queries::commands::doctor::doctor(&c).unwrap());
-    let st: Vec<(&str, &str)> = a["facts"]["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| (x["id"].as_str().unwrap(), x["status"].as_str().unwrap()))
-        .collect();
+    let st = test_support::json::str_pairs(&a["facts"]["checks"], "id", "status");
     assert_eq!(
         st,
         [
@@ -964,17 +904,14 @@ fn doctor_checks_and_fix_script() {
     std::fs::write(f.snap.dir.join("churn.parquet"), b"not parquet").unwrap();
     let a = v(&queries::commands::doctor::doctor(&c).unwrap());
     assert_eq!(a["facts"]["checks"][0]["status"], "fail");
-    assert!(a["facts"]["checks"][0]["message"]
-        .as_str()
-        .unwrap()
-        .contains("churn.parquet"));
+    let message = a["facts"]["checks"][0]["message"].as_str().unwrap();
+    assert!(message.contains("churn.parquet"), "{message}");
 }
 
 #[test]
 fn a_corrupt_table_is_named() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
+    let c = f.ctx();
     std::fs::write(f.snap.dir.join("occurrences.parquet"), b"PAR1 garbage").unwrap();
     let e = queries::commands::refs::refs(
         &c,
@@ -998,16 +935,8 @@ fn a_corrupt_table_is_named() {
 #[test]
 fn token_budget_trims_lists_not_json() {
     let f = fx();
-    let fresh = unknown();
-    let c = ctx(&f, &fresh);
-    let full = queries::commands::search::search(
-        &c,
-        &queries::commands::search::SearchArgs {
-            query: "e".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let c = f.ctx();
+    let full = search_for(&c, "e").unwrap();
     let full_tokens = full.compression.estimated_tokens;
     assert!(full_tokens > 800, "{full_tokens}");
     let small = with(
@@ -1017,14 +946,7 @@ fn token_budget_trims_lists_not_json() {
         },
         c,
     );
-    let a = queries::commands::search::search(
-        &small,
-        &queries::commands::search::SearchArgs {
-            query: "e".into(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let a = search_for(&small, "e").unwrap();
     let text = output_schema::json::to_string(&a).unwrap();
     assert!(text.len().div_ceil(4) <= 800, "{}", text.len());
     assert_eq!(
@@ -1068,19 +990,11 @@ fn token_budget_trims_lists_not_json() {
 fn answers_are_byte_identical_across_runs_and_copies() {
     let a = fx();
     let b = fx();
-    let fresh = unknown();
     let run = |f: &Fx| -> Vec<String> {
-        let c = ctx(f, &fresh);
+        let c = f.ctx();
         let answers = vec![
             queries::commands::symbol::symbol(&c, &sid(2)).unwrap(),
-            queries::commands::search::search(
-                &c,
-                &queries::commands::search::SearchArgs {
-                    query: "r".into(),
-                    ..Default::default()
-                },
-            )
-            .unwrap(),
+            search_for(&c, "r").unwrap(),
             queries::commands::refs::refs(
                 &c,
                 &queries::commands::refs::RefsArgs {
@@ -1234,13 +1148,32 @@ fn cached_reads_answer_like_file_reads() {
     let cached = Fx {
         _dir: tempfile::tempdir().unwrap(),
         snap: plain.snap.clone().with_cache(1 << 30),
+        fresh: unknown(),
     };
     let tiny = Fx {
         _dir: tempfile::tempdir().unwrap(),
         snap: plain.snap.clone().with_cache(1),
+        fresh: unknown(),
     };
     let fresh = unknown();
     let p = sid(2);
+    let search_args = search::SearchArgs {
+        query: "parse".into(),
+        ..Default::default()
+    };
+    let refs_args = refs::RefsArgs {
+        input: p.clone(),
+        ..Default::default()
+    };
+    let callers_args = calls::CallsArgs {
+        input: p.clone(),
+        depth: Some(3),
+        limit: None,
+    };
+    let hierarchy_args = calls::CallsArgs {
+        input: "Parse".into(),
+        ..Default::default()
+    };
     type Question<'q> = Box<dyn Fn(&Ctx<'_>) -> Result<Answer, QueryError> + 'q>;
     let questions: Vec<(&str, Question<'_>)> = vec![
         (
@@ -1249,28 +1182,9 @@ fn cached_reads_answer_like_file_reads() {
         ),
         (
             "search",
-            Box::new(|c: &Ctx<'_>| {
-                search::search(
-                    c,
-                    &search::SearchArgs {
-                        query: "parse".into(),
-                        ..Default::default()
-                    },
-                )
-            }),
+            Box::new(|c: &Ctx<'_>| search::search(c, &search_args)),
         ),
-        (
-            "refs",
-            Box::new(|c: &Ctx<'_>| {
-                refs::refs(
-                    c,
-                    &refs::RefsArgs {
-                        input: p.clone(),
-                        ..Default::default()
-                    },
-                )
-            }),
-        ),
+        ("refs", Box::new(|c: &Ctx<'_>| refs::refs(c, &refs_args))),
         (
             "impact",
             Box::new(|c: &Ctx<'_>| impact::impact(c, &p, None)),
@@ -1281,28 +1195,11 @@ fn cached_reads_answer_like_file_reads() {
         ),
         (
             "callers",
-            Box::new(|c: &Ctx<'_>| {
-                calls::callers(
-                    c,
-                    &calls::CallsArgs {
-                        input: p.clone(),
-                        depth: Some(3),
-                        limit: None,
-                    },
-                )
-            }),
+            Box::new(|c: &Ctx<'_>| calls::callers(c, &callers_args)),
         ),
         (
             "hierarchy",
-            Box::new(|c: &Ctx<'_>| {
-                hierarchy::hierarchy(
-                    c,
-                    &calls::CallsArgs {
-                        input: "Parse".into(),
-                        ..Default::default()
-                    },
-                )
-            }),
+            Box::new(|c: &Ctx<'_>| hierarchy::hierarchy(c, &hierarchy_args)),
         ),
         (
             "dead-code",

@@ -103,6 +103,20 @@ pub enum OutputFormat {
     Dot,
 }
 
+/// Which symbols a listing keeps and how many it returns (`search`, `dead-code`).
+#[derive(clap::Args)]
+pub struct SymbolFilter {
+    /// Keep only this kind (repeatable).
+    #[arg(long = "kind", value_name = "KIND")]
+    kinds: Vec<String>,
+    /// Keep only this module (module ID) or path.
+    #[arg(long, value_name = "MODULE")]
+    scope: Option<String>,
+    /// Results to return (1..=1000) [default: --max-items].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    limit: Option<String>,
+}
+
 #[derive(clap::Subcommand)]
 enum QueryCommand {
     /// Snapshot summary: schema, backends and their health, counts, completeness, freshness.
@@ -123,15 +137,8 @@ enum QueryCommand {
     Search {
         /// Part of a symbol name.
         query: String,
-        /// Keep only this kind (repeatable).
-        #[arg(long = "kind", value_name = "KIND")]
-        kinds: Vec<String>,
-        /// Keep only this module (module ID) or path.
-        #[arg(long, value_name = "MODULE")]
-        scope: Option<String>,
-        /// Results to return (1..=1000) [default: --max-items].
-        #[arg(long, value_name = "N", allow_hyphen_values = true)]
-        limit: Option<String>,
+        #[command(flatten)]
+        filter: SymbolFilter,
     },
     /// References to a symbol, grouped by module and file.
     Refs {
@@ -233,15 +240,8 @@ enum QueryCommand {
     },
     /// Definitions with no references, only self-references, or only test references.
     DeadCode {
-        /// Keep only this kind (repeatable).
-        #[arg(long = "kind", value_name = "KIND")]
-        kinds: Vec<String>,
-        /// Keep only this module or path.
-        #[arg(long, value_name = "MODULE")]
-        scope: Option<String>,
-        /// Candidates to return (1..=1000) [default: --max-items].
-        #[arg(long, value_name = "N", allow_hyphen_values = true)]
-        limit: Option<String>,
+        #[command(flatten)]
+        filter: SymbolFilter,
     },
     /// Who calls a symbol, N levels deep: each caller once, with the edge's confidence and
     /// source (scip or by-name); cycles are cut and listed.
@@ -470,18 +470,13 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         }
         QueryCommand::Doctor { fix: false } => doctor::doctor(ctx)?,
         QueryCommand::Symbol { id } => symbol::symbol(ctx, id)?,
-        QueryCommand::Search {
-            query,
-            kinds,
-            scope,
-            limit,
-        } => search::search(
+        QueryCommand::Search { query, filter } => search::search(
             ctx,
             &search::SearchArgs {
                 query: query.clone(),
-                kinds: kinds.clone(),
-                scope: scope.clone(),
-                limit: number("--limit", limit)?,
+                kinds: filter.kinds.clone(),
+                scope: filter.scope.clone(),
+                limit: number("--limit", &filter.limit)?,
             },
         )?,
         QueryCommand::Refs { id, scope, limit } => refs::refs(
@@ -541,16 +536,12 @@ fn answer(ctx: &Ctx<'_>, command: &QueryCommand) -> Result<Output, QueryError> {
         QueryCommand::Ownership { path, limit } => {
             hotspots::ownership(ctx, path, number("--limit", limit)?)?
         }
-        QueryCommand::DeadCode {
-            kinds,
-            scope,
-            limit,
-        } => dead_code::dead_code(
+        QueryCommand::DeadCode { filter } => dead_code::dead_code(
             ctx,
             &dead_code::DeadCodeArgs {
-                kinds: kinds.clone(),
-                scope: scope.clone(),
-                limit: number("--limit", limit)?,
+                kinds: filter.kinds.clone(),
+                scope: filter.scope.clone(),
+                limit: number("--limit", &filter.limit)?,
             },
         )?,
         QueryCommand::Callers { id, depth, limit } => {

@@ -3,9 +3,9 @@
 
 use std::process::ExitCode;
 
-use output_schema::{TableInfo, ViewInfo, ALL_TABLES, ALL_VIEWS, SCHEMA_VERSION};
+use output_schema::{Stage, TableInfo, ViewInfo, ALL_TABLES, ALL_VIEWS, SCHEMA_VERSION};
 use queries::envelope::render::Format;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::{emit, finish_output, Failure};
 
@@ -28,30 +28,46 @@ pub enum SchemaFormat {
     Json,
 }
 
-fn table_json(t: &TableInfo) -> serde_json::Value {
-    json!({
-        "name": t.name,
-        "doc": t.doc,
-        "file": t.file_name(),
-        "stages": t.stages.iter().map(|s| s.name()).collect::<Vec<_>>(),
-        "sortKey": t.sort_key,
-        "columns": t.columns.iter().map(|c| json!({
-            "name": c.name, "type": c.type_name.trim_end_matches('?'), "nullable": c.nullable, "doc": c.doc,
-        })).collect::<Vec<_>>(),
-    })
+/// What a table and a view both state: name, doc, file and the stages that write it; then
+/// `rest`, its own keys.
+fn described(name: &str, doc: &str, file: String, stages: &[Stage], rest: Value) -> Value {
+    let mut entry = json!({
+        "name": name,
+        "doc": doc,
+        "file": file,
+        "stages": stages.iter().map(|s| s.name()).collect::<Vec<_>>(),
+    });
+    if let (Value::Object(entry), Value::Object(rest)) = (&mut entry, rest) {
+        entry.extend(rest);
+    }
+    entry
 }
 
-fn view_json(v: &ViewInfo) -> serde_json::Value {
-    json!({
-        "name": v.name,
-        "doc": v.doc,
-        "file": v.file_name(),
-        "stages": v.stages.iter().map(|s| s.name()).collect::<Vec<_>>(),
-        "fields": (v.fields)().iter().map(|f| json!({
-            "name": f.path, "type": f.type_name.trim_end_matches('?'),
-            "nullable": f.type_name.ends_with('?'), "doc": f.doc,
-        })).collect::<Vec<_>>(),
-    })
+fn table_json(t: &TableInfo) -> Value {
+    let columns = t.columns.iter().map(|c| json!({
+        "name": c.name, "type": c.type_name.trim_end_matches('?'), "nullable": c.nullable, "doc": c.doc,
+    }));
+    let rest = json!({"sortKey": t.sort_key, "columns": columns.collect::<Vec<_>>()});
+    described(t.name, t.doc, t.file_name(), t.stages, rest)
+}
+
+fn view_json(v: &ViewInfo) -> Value {
+    let fields = (v.fields)()
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.path, "type": f.type_name.trim_end_matches('?'),
+                "nullable": f.type_name.ends_with('?'), "doc": f.doc,
+            })
+        })
+        .collect::<Vec<_>>();
+    described(
+        v.name,
+        v.doc,
+        v.file_name(),
+        v.stages,
+        json!({ "fields": fields }),
+    )
 }
 
 fn view_human(v: &ViewInfo) -> String {

@@ -1,9 +1,12 @@
 //! Shared helpers of ckb's tests (a dev-dependency only): scripted git repositories with one
 //! identity and one date, the rule for a missing external tool (and the indexer versions the
-//! tests expect), running a command that must succeed, golden files, and hand-built table rows
-//! ([`rows`]). It depends on no ckb crate but `output-schema`, so `pipeline`'s tests build without
+//! tests expect), running a command that must succeed, golden files, hand-built table rows
+//! ([`rows`]), a deterministic random stream ([`random`]) and readers of JSON answers ([`json`]).
+//! It depends on no ckb crate but `output-schema`, so `pipeline`'s tests build without
 //! DuckDB.
 
+pub mod json;
+pub mod random;
 pub mod rows;
 
 use std::path::{Path, PathBuf};
@@ -120,9 +123,44 @@ pub fn assert_success(out: &Output, what: &str) {
     );
 }
 
+/// Asserts that `text` contains every one of `parts`, showing the text when one is missing.
+#[track_caller]
+pub fn assert_mentions(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} is missing from:\n{text}");
+    }
+}
+
+/// Asserts that a command failed with exit code 1 and that its stderr mentions every one of
+/// `parts` (an error code, the flag or path at fault, …); returns the stderr.
+#[track_caller]
+pub fn assert_fails_mentioning(out: &Output, parts: &[&str]) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_mentions(&err, parts);
+    err
+}
+
 /// A command's stdout as text.
 pub fn stdout_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The first warning of a stage report with this code; panics, listing the report's warnings, if
+/// there is none.
+pub fn warning<'a>(
+    report: &'a output_schema::manifest::StageReport,
+    code: &str,
+) -> &'a output_schema::manifest::Warning {
+    let mut warnings = report.warnings.iter();
+    warnings
+        .find(|w| w.code == code)
+        .unwrap_or_else(|| panic!("no {code} warning: {:?}", report.warnings))
+}
+
+/// The codes of a stage report's warnings, in order.
+pub fn warning_codes(report: &output_schema::manifest::StageReport) -> Vec<&str> {
+    report.warnings.iter().map(|w| w.code.as_str()).collect()
 }
 
 /// Whether the tests run under CI (`CI=true`, as `.ci/run` sets it).
@@ -171,9 +209,9 @@ pub const PINNED_INDEXERS: &[(&str, &str)] = &[
     ("rust-analyzer", "1.95.0"),
 ];
 
-fn pinned(name: &str) -> &'static str {
-    PINNED_INDEXERS
-        .iter()
+/// The version `pins` (one of the `PINNED_*` lists) names for the tool `name`.
+fn pinned(pins: &[(&str, &'static str)], name: &str) -> &'static str {
+    pins.iter()
         .find(|(n, _)| *n == name)
         .map(|(_, v)| *v)
         .unwrap_or_else(|| panic!("{name} has no pinned version"))
@@ -193,7 +231,7 @@ pub fn npm_indexer(name: &str) -> Option<PathBuf> {
         .ok()
         .and_then(|text| json_string_field(&text, "version"))
         .unwrap_or_default();
-    let want = pinned(name);
+    let want = pinned(PINNED_INDEXERS, name);
     if found != want {
         wrong_version(&format!(
             "{name} {found} is installed, but the tests' counts were written against {want}; \
@@ -220,7 +258,7 @@ pub fn rust_analyzer() -> Option<PathBuf> {
         return None;
     };
     let found = stdout_of(&out);
-    let want = pinned("rust-analyzer");
+    let want = pinned(PINNED_INDEXERS, "rust-analyzer");
     if found.split_whitespace().nth(1) != Some(want) {
         eprintln!(
             "NOTICE: {} is installed; the tests' counts were written against rust-analyzer {want}",
@@ -238,12 +276,10 @@ pub fn duckdb_cli() -> Option<PathBuf> {
         Some(home().join(".cache/ckb-tools/venv/bin/duckdb")),
         Some(PathBuf::from("duckdb")),
     ];
-    let found = candidates.into_iter().flatten().find(|c| {
-        Command::new(c)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
+    let found = candidates
+        .into_iter()
+        .flatten()
+        .find(|c| runs(c, "-version"));
     if found.is_none() {
         tool_missing("the stock duckdb CLI", "bash ci/install-tools.sh");
     }
@@ -272,11 +308,7 @@ pub fn node_tool(package: &str) -> Option<PathBuf> {
         tool_missing(package, "bash ci/install-tools.sh");
         return None;
     };
-    let want = PINNED_NODE_TOOLS
-        .iter()
-        .find(|(n, _)| *n == package)
-        .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("{package} has no pinned version"));
+    let want = pinned(PINNED_NODE_TOOLS, package);
     let found = json_string_field(&text, "version").unwrap_or_default();
     if found != want {
         wrong_version(&format!(
@@ -292,11 +324,7 @@ pub fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("CKB_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    let runs = Command::new(&path)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
+    if !runs(&path, "--version") {
         tool_missing(
             "chromium",
             "bash ci/install-tools.sh (apt-get install chromium)",
@@ -306,13 +334,17 @@ pub fn chromium() -> Option<PathBuf> {
     Some(path)
 }
 
+/// Whether `program arg` starts and exits 0.
+fn runs(program: &Path, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// Graphviz's `dot` when it runs, or `None` after [`tool_missing`] (which fails under CI).
 pub fn graphviz_dot() -> Option<PathBuf> {
-    let runs = Command::new("dot")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
+    if !runs(Path::new("dot"), "-V") {
         tool_missing(
             "dot (graphviz)",
             "bash ci/install-tools.sh (apt-get install graphviz)",
@@ -335,7 +367,7 @@ pub const PINNED_MCP_CLIENTS: &[(&str, &str)] = &[
 /// [`tool_missing`] (which fails under CI).
 pub fn mcp_python() -> Option<PathBuf> {
     let python = tools_dir().join("venv/bin/python");
-    let want = pinned_mcp("mcp-python-sdk");
+    let want = pinned(PINNED_MCP_CLIENTS, "mcp-python-sdk");
     let found = Command::new(&python)
         .args([
             "-c",
@@ -366,7 +398,7 @@ pub fn mcp_inspector() -> Option<PathBuf> {
     let found = std::fs::read_to_string(package)
         .ok()
         .and_then(|text| json_string_field(&text, "version"));
-    let want = pinned_mcp("mcp-inspector");
+    let want = pinned(PINNED_MCP_CLIENTS, "mcp-inspector");
     if bin.exists() && found.as_deref() == Some(want) {
         return Some(bin);
     }
@@ -375,14 +407,6 @@ pub fn mcp_inspector() -> Option<PathBuf> {
         "bash ci/install-tools.sh",
     );
     None
-}
-
-fn pinned_mcp(name: &str) -> &'static str {
-    PINNED_MCP_CLIENTS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .unwrap_or_else(|| panic!("{name} has no pinned version"))
 }
 
 fn home() -> PathBuf {
@@ -426,59 +450,51 @@ pub fn assert_golden(path: &Path, actual: &str) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_installer_pins_the_versions_the_tests_expect() {
-        let script = std::fs::read_to_string(
+    fn installer_script(installer: &str) -> String {
+        std::fs::read_to_string(
             Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
-                .join("../ci/install-indexers.sh"),
+                .join("../ci")
+                .join(installer),
         )
-        .expect("ci/install-indexers.sh");
-        for (name, version) in PINNED_INDEXERS {
-            let var = format!(
-                "{}_VERSION={version}",
-                name.replace('-', "_").to_uppercase()
-            );
-            assert!(script.contains(&var), "install-indexers.sh lacks {var}");
-        }
+        .unwrap_or_else(|e| panic!("ci/{installer}: {e}"))
     }
 
-    #[test]
-    fn the_tool_installer_pins_the_node_tools_the_tests_expect() {
-        let script = install_tools_script();
-        for (name, version) in PINNED_NODE_TOOLS {
-            let spec = format!("{name}@${{");
-            assert!(
-                script.contains(&spec),
-                "install-tools.sh does not install {name}"
-            );
+    /// Asserts that `ci/<installer>` sets `<NAME>_VERSION=<version>` for each pin (`NAME` without
+    /// an npm scope such as `@mermaid-js/`).
+    fn assert_installer_pins(installer: &str, pins: &[(&str, &str)]) {
+        let script = installer_script(installer);
+        for (name, version) in pins {
             let var = format!(
                 "{}_VERSION={version}",
                 name.trim_start_matches("@mermaid-js/")
                     .replace('-', "_")
                     .to_uppercase()
             );
-            assert!(script.contains(&var), "install-tools.sh lacks {var}");
+            assert!(script.contains(&var), "{installer} lacks {var}");
+        }
+    }
+
+    #[test]
+    fn the_installer_pins_the_versions_the_tests_expect() {
+        assert_installer_pins("install-indexers.sh", PINNED_INDEXERS);
+    }
+
+    #[test]
+    fn the_tool_installer_pins_the_node_tools_the_tests_expect() {
+        assert_installer_pins("install-tools.sh", PINNED_NODE_TOOLS);
+        let script = installer_script("install-tools.sh");
+        for (name, _) in PINNED_NODE_TOOLS {
+            let spec = format!("{name}@${{");
+            assert!(
+                script.contains(&spec),
+                "install-tools.sh does not install {name}"
+            );
         }
     }
 
     #[test]
     fn the_tools_installer_pins_the_mcp_clients_the_tests_expect() {
-        let script = install_tools_script();
-        for (name, version) in PINNED_MCP_CLIENTS {
-            let var = format!(
-                "{}_VERSION={version}",
-                name.replace('-', "_").to_uppercase()
-            );
-            assert!(script.contains(&var), "install-tools.sh lacks {var}");
-        }
-    }
-
-    fn install_tools_script() -> String {
-        std::fs::read_to_string(
-            Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
-                .join("../ci/install-tools.sh"),
-        )
-        .expect("ci/install-tools.sh")
+        assert_installer_pins("install-tools.sh", PINNED_MCP_CLIENTS);
     }
 
     #[test]

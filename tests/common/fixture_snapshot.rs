@@ -100,26 +100,20 @@ impl SnapshotBuilder {
                 )
             })
             .collect();
+        let repo_state = RepoState {
+            is_git: true,
+            head_commit: Some(self.commit.clone()),
+            head_ref: Some("refs/heads/main".into()),
+            repo_state_id: format!("state-{}", self.commit),
+            ..RepoState::default()
+        };
         let manifest = Manifest {
             schema_version: self.schema_version,
             ckb_version: FIXTURE_CKB_VERSION.into(),
-            repo_id: self.repo_id.clone(),
-            snapshot_id: self.commit.clone(),
-            repo_state: RepoState {
-                is_git: true,
-                head_commit: Some(self.commit.clone()),
-                head_ref: Some("refs/heads/main".into()),
-                repo_state_id: format!("state-{}", self.commit),
-                ..RepoState::default()
-            },
             privacy: self.privacy.clone(),
-            settings: BTreeMap::new(),
-            previous: None,
-            backends: vec![],
             stages,
             tables,
-            views: vec![],
-            json_tables: vec![],
+            ..Manifest::new(&self.repo_id, &self.commit, repo_state)
         };
         std::fs::write(dir.join("manifest.json.zst"), manifest.encode().unwrap()).unwrap();
         dir

@@ -54,6 +54,16 @@ impl Fixture {
         &self.root
     }
 
+    /// A git repository holding `files` (path, text), committed as "one".
+    pub fn committed(files: &[(&str, &str)]) -> Fixture {
+        let f = Fixture::git();
+        for (path, text) in files {
+            f.write(path, text);
+        }
+        f.commit("one");
+        f
+    }
+
     /// Writes a file (creating folders).
     pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> &Self {
         test_support::write_file(self.path(), rel, content);
@@ -125,8 +135,9 @@ pub fn error_answer(out: &Output, code: &str) -> serde_json::Value {
     v
 }
 
-/// Snapshots `repo` into `store` and returns the snapshot folder (the last stdout line).
-pub fn snapshot(repo: &Path, store: &Path, extra: &[&str]) -> PathBuf {
+/// Runs `ckb snapshot <repo> --out <store> --progress never <extra…>` in `repo`, whatever it
+/// returns.
+pub fn run_snapshot(repo: &Path, store: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "snapshot",
         repo.to_str().unwrap(),
@@ -136,8 +147,28 @@ pub fn snapshot(repo: &Path, store: &Path, extra: &[&str]) -> PathBuf {
         "never",
     ];
     args.extend_from_slice(extra);
-    let out = ckb_ok(repo, &args);
-    PathBuf::from(out.lines().last().unwrap())
+    ckb(repo, &args)
+}
+
+/// Snapshots `repo` into `store` ([`run_snapshot`]), asserts success and returns the snapshot
+/// folder (the last stdout line).
+pub fn snapshot(repo: &Path, store: &Path, extra: &[&str]) -> PathBuf {
+    let out = run_snapshot(repo, store, extra);
+    test_support::assert_success(&out, &format!("ckb snapshot {extra:?}"));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    PathBuf::from(stdout.lines().last().unwrap())
+}
+
+/// `ckb snapshot --progress never` in `repo`, into the repository's own store; asserts success.
+pub fn snapshot_into_own_store(repo: &Path) {
+    ckb_ok(repo, &["snapshot", "--progress", "never"]);
+}
+
+/// Asserts that a JSON answer suggests `command` among its drilldowns.
+#[track_caller]
+pub fn assert_suggests(answer: &serde_json::Value, command: &str) {
+    let drilldowns = test_support::json::strs(&answer["drilldowns"], "command");
+    assert!(drilldowns.contains(&command), "{drilldowns:?}");
 }
 
 /// The check with this `id` in a `ckb query doctor --format json` answer (panics if absent).
@@ -200,19 +231,4 @@ pub fn is_root() -> bool {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
         .unwrap_or(false)
-}
-
-/// The stock DuckDB CLI: `CKB_DUCKDB`, else the one `ci/install-tools.sh` installs, else `PATH`'s.
-pub fn stock_duckdb() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("CKB_DUCKDB").map(PathBuf::from),
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/ckb-tools/venv/bin/duckdb")),
-        Some(PathBuf::from("duckdb")),
-    ];
-    candidates.into_iter().flatten().find(|c| {
-        Command::new(c)
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
 }

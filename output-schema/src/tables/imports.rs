@@ -28,3 +28,29 @@ table! {
         to_module: Option<String>,
     }
 }
+
+impl ImportRow {
+    /// An import as the syntax stage writes it: not yet classified (kind `unknown`, no target,
+    /// method, confidence or modules); the modules stage fills those in.
+    pub fn unclassified(
+        path: String,
+        line: i32,
+        raw: String,
+        names: Vec<String>,
+        language: String,
+    ) -> ImportRow {
+        ImportRow {
+            path,
+            line,
+            raw,
+            names,
+            language,
+            target: None,
+            kind: "unknown".to_string(),
+            method: None,
+            confidence: 0.0,
+            from_module: None,
+            to_module: None,
+        }
+    }
+}

@@ -46,3 +46,13 @@ table! {
         body_hash: Option<String>,
     }
 }
+
+impl SymbolRow {
+    /// `container::name`, or the name alone without a container.
+    pub fn qualified_name(&self) -> String {
+        match &self.container {
+            Some(c) => format!("{c}::{}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}

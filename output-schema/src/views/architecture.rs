@@ -1,7 +1,7 @@
 //! `architecture`: the module graph ranked by importance, what `ckb query arch` serves without
 //! recomputation. Written by the modules stage (`pipeline/src/modules/view.rs`), bounded there:
 //! `totals` counts the whole graph, `truncated` what the lists leave out.
-use super::{check_decodes, fields_of, view_struct, View, ViewInfo};
+use super::{view_struct, View, ViewInfo};
 use crate::Stage;
 
 view_struct! {
@@ -107,11 +107,9 @@ view_struct! {
 }
 
 impl View for ArchitectureView {
-    const INFO: &'static ViewInfo = &ViewInfo {
-        name: "architecture",
-        doc: "The module graph ranked by importance: modules, edges and entry points (bounded), with totals",
-        stages: &[Stage::Modules],
-        fields: fields_of::<ArchitectureView>,
-        check: check_decodes::<ArchitectureView>,
-    };
+    const INFO: &'static ViewInfo = &ViewInfo::of::<ArchitectureView>(
+        "architecture",
+        "The module graph ranked by importance: modules, edges and entry points (bounded), with totals",
+        &[Stage::Modules],
+    );
 }

@@ -51,6 +51,22 @@ pub struct ViewInfo {
 }
 
 impl ViewInfo {
+    /// The description of view `V`: its name, what it holds and the stages that write it; the
+    /// field list and the decoding check come from the struct itself.
+    pub const fn of<V: View>(
+        name: &'static str,
+        doc: &'static str,
+        stages: &'static [Stage],
+    ) -> ViewInfo {
+        ViewInfo {
+            name,
+            doc,
+            stages,
+            fields: fields_of::<V>,
+            check: check_decodes::<V>,
+        }
+    }
+
     /// File name of the view inside a snapshot folder.
     pub fn file_name(&self) -> String {
         crate::layout::view_file(self.name)

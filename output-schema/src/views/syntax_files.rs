@@ -3,7 +3,7 @@
 //! (`pipeline/src/syntax/incremental.rs`).
 use std::collections::BTreeMap;
 
-use super::{check_decodes, fields_of, view_struct, View, ViewInfo};
+use super::{view_struct, View, ViewInfo};
 use crate::Stage;
 
 view_struct! {
@@ -25,11 +25,9 @@ view_struct! {
 }
 
 impl View for SyntaxFilesView {
-    const INFO: &'static ViewInfo = &ViewInfo {
-        name: "syntax-files",
-        doc: "Files the syntax stage could not parse cleanly, with why",
-        stages: &[Stage::Syntax],
-        fields: fields_of::<SyntaxFilesView>,
-        check: check_decodes::<SyntaxFilesView>,
-    };
+    const INFO: &'static ViewInfo = &ViewInfo::of::<SyntaxFilesView>(
+        "syntax-files",
+        "Files the syntax stage could not parse cleanly, with why",
+        &[Stage::Syntax],
+    );
 }

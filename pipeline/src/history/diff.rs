@@ -39,6 +39,7 @@ use rayon::prelude::*;
 
 use super::lines::diff_lines;
 use super::rename::{self, Side};
+use crate::scan::count_lines;
 use crate::{PipelineError, Progress};
 
 /// One commit to diff.
@@ -431,20 +432,8 @@ impl Worker {
                 new: added[d].clone(),
             });
         }
-        changes.extend(
-            added
-                .into_iter()
-                .zip(renamed_dst)
-                .filter(|(_, r)| !r)
-                .map(|(s, _)| Change::Added(s)),
-        );
-        changes.extend(
-            deleted
-                .into_iter()
-                .zip(renamed_src)
-                .filter(|(_, r)| !r)
-                .map(|(s, _)| Change::Deleted(s)),
-        );
+        changes.extend(not_renamed(added, renamed_dst).map(Change::Added));
+        changes.extend(not_renamed(deleted, renamed_src).map(Change::Deleted));
         Ok(changes)
     }
 
@@ -619,14 +608,17 @@ impl Worker {
     }
 }
 
+/// The sides whose `renamed` flag is not set, in order.
+fn not_renamed(sides: Vec<Side>, renamed: Vec<bool>) -> impl Iterator<Item = Side> {
+    sides
+        .into_iter()
+        .zip(renamed)
+        .filter(|(_, r)| !r)
+        .map(|(side, _)| side)
+}
+
 /// (additions, deletions, is_binary, unavailable) of one change.
 type LineCounts = (Option<i64>, Option<i64>, bool, bool);
-
-/// Lines as git counts them: every `\n`, plus an unterminated last line.
-fn count_lines(data: &[u8]) -> i64 {
-    let newlines = data.iter().filter(|&&b| b == b'\n').count() as i64;
-    newlines + i64::from(data.last().is_some_and(|&b| b != b'\n'))
-}
 
 /// The path as a repo-relative `/` string, if it is valid UTF-8 and stays inside the repository.
 fn usable_path(path: &BStr) -> Option<&str> {
@@ -655,15 +647,6 @@ pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lines_are_counted_like_git() {
-        assert_eq!(count_lines(b""), 0);
-        assert_eq!(count_lines(b"a"), 1);
-        assert_eq!(count_lines(b"a\n"), 1);
-        assert_eq!(count_lines(b"a\nb"), 2);
-        assert_eq!(count_lines(b"\n\n"), 2);
-    }
 
     #[test]
     fn unsafe_paths_are_refused() {

@@ -193,6 +193,7 @@ fn filter_bit(line: &[u8]) -> usize {
 mod tests {
     use super::*;
     use gix::diff::blob::InternedInput;
+    use test_support::random::Rng;
 
     /// imara-diff over the whole texts: what `diff_lines` must equal.
     fn reference(algorithm: Algorithm, old: &[u8], new: &[u8]) -> (i64, i64) {
@@ -204,23 +205,9 @@ mod tests {
         )
     }
 
-    /// A small deterministic generator (xorshift), so the test needs no dependency.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
-
     /// Text from a small alphabet of lines (so lines repeat, as blank lines and braces do), with
     /// or without a final newline.
-    fn text(rng: &mut Rng, lines: usize, alphabet: u64) -> Vec<u8> {
+    fn text(rng: &mut Rng, lines: usize, alphabet: usize) -> Vec<u8> {
         let mut out = Vec::new();
         for _ in 0..lines {
             match rng.below(alphabet) {
@@ -237,10 +224,10 @@ mod tests {
     }
 
     /// `old` with a few lines replaced, inserted or deleted.
-    fn edit(rng: &mut Rng, old: &[u8], alphabet: u64) -> Vec<u8> {
+    fn edit(rng: &mut Rng, old: &[u8], alphabet: usize) -> Vec<u8> {
         let mut lines: Vec<Vec<u8>> = byte_lines(old).map(<[u8]>::to_vec).collect();
         for _ in 0..=rng.below(4) {
-            let at = rng.below(lines.len() as u64 + 1) as usize;
+            let at = rng.below(lines.len() + 1);
             let new_line = text(rng, 1, alphabet);
             match rng.below(3) {
                 0 if at < lines.len() => lines[at] = new_line,
@@ -255,7 +242,7 @@ mod tests {
 
     #[test]
     fn equals_a_diff_of_the_whole_texts() {
-        let mut rng = Rng(0x5eed_1234_abcd_0001);
+        let mut rng = Rng::new(0x5eed_1234_abcd_0001);
         let algorithms = [
             Algorithm::Myers,
             Algorithm::MyersMinimal,
@@ -264,10 +251,10 @@ mod tests {
         let mut nontrivial = 0;
         for case in 0..3000 {
             let alphabet = [3, 6, 40, 400][case % 4];
-            let len = rng.below(300) as usize;
+            let len = rng.below(300);
             let old = text(&mut rng, len, alphabet);
             let new = if case % 5 == 0 {
-                let len = rng.below(300) as usize;
+                let len = rng.below(300);
                 text(&mut rng, len, alphabet)
             } else {
                 edit(&mut rng, &old, alphabet)

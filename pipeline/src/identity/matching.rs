@@ -196,22 +196,18 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
     // Carry forward what earlier snapshots said, unless the ID is active again or was decided
     // anew just now (defensive: an ID decided now was active before, so it should have nothing).
     let decided: BTreeSet<&str> = vanished.iter().map(|v| v.stable_id.as_str()).collect();
-    for a in &previous.aliases {
-        if cur_ids.contains(a.old_id.as_str()) {
-            stats.aliases_dropped += 1;
-        } else if !decided.contains(a.old_id.as_str()) {
-            stats.aliases_carried += 1;
-            aliases.push(a.clone());
-        }
-    }
-    for t in &previous.tombstones {
-        if cur_ids.contains(t.stable_id.as_str()) {
-            stats.reactivated += 1;
-        } else if !decided.contains(t.stable_id.as_str()) {
-            stats.tombstones_carried += 1;
-            tombstones.push(t.clone());
-        }
-    }
+    let skip = (&cur_ids, &decided);
+    let (dropped, carried) = carry_forward(&previous.aliases, |a| &a.old_id, skip, &mut aliases);
+    stats.aliases_dropped += dropped;
+    stats.aliases_carried += carried;
+    let (again, carried) = carry_forward(
+        &previous.tombstones,
+        |t| &t.stable_id,
+        skip,
+        &mut tombstones,
+    );
+    stats.reactivated += again;
+    stats.tombstones_carried += carried;
     Computed {
         aliases,
         tombstones,
@@ -454,6 +450,28 @@ impl<'a> Matching<'a> {
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// Carries rows of the previous snapshot forward into `out`, in order, except those whose ID
+/// (`id_of`) is active again (the first set of `skip`) or was decided anew (the second); returns
+/// how many were active again and how many were carried.
+fn carry_forward<T: Clone>(
+    rows: &[T],
+    id_of: impl Fn(&T) -> &str,
+    (active, decided): (&BTreeSet<&str>, &BTreeSet<&str>),
+    out: &mut Vec<T>,
+) -> (usize, usize) {
+    let (mut again, mut carried) = (0, 0);
+    for row in rows {
+        let id = id_of(row);
+        if active.contains(id) {
+            again += 1;
+        } else if !decided.contains(id) {
+            carried += 1;
+            out.push(row.clone());
+        }
+    }
+    (again, carried)
 }
 
 #[cfg(test)]

@@ -593,28 +593,17 @@ fn entrypoints(
         if !index.is_file(&manifest) {
             continue;
         }
-        for b in &n.bins {
-            let path = if index.is_file(b) {
-                b.clone()
+        // A declared file that is not in the repository (built output): the manifest stands in.
+        let declared = |path: &String, kind| Entrypoint {
+            path: if index.is_file(path) {
+                path.clone()
             } else {
                 manifest.clone()
-            };
-            out.push(Entrypoint {
-                path,
-                kind: "package-bin",
-            });
-        }
-        if let Some(main) = &n.main {
-            let path = if index.is_file(main) {
-                main.clone()
-            } else {
-                manifest.clone()
-            };
-            out.push(Entrypoint {
-                path,
-                kind: "package-main",
-            });
-        }
+            },
+            kind,
+        };
+        out.extend(n.bins.iter().map(|b| declared(b, "package-bin")));
+        out.extend(n.main.iter().map(|main| declared(main, "package-main")));
     }
     for f in files.iter().filter(|f| file_name(&f.path) == "__main__.py") {
         out.push(Entrypoint {

@@ -153,6 +153,17 @@ impl<'a> RepoIndex<'a> {
             })
             .collect()
     }
+
+    /// Files ending in any of `suffixes` (each as [`RepoIndex::with_suffix`] matches it), sorted.
+    pub fn with_any_suffix(&self, suffixes: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = suffixes
+            .iter()
+            .flat_map(|s| self.with_suffix(s))
+            .map(String::from)
+            .collect();
+        out.sort();
+        out
+    }
 }
 
 #[cfg(test)]

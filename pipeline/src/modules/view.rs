@@ -152,14 +152,20 @@ pub fn architecture(
             }
         })
         .collect();
-    let by_strength = |a: &&ModuleEdgeRow, b: &&ModuleEdgeRow| {
-        b.strength
-            .total_cmp(&a.strength)
-            .then(b.import_count.cmp(&a.import_count))
+    // External edges: most imports, then most references, then by name; internal edges: the
+    // strongest first, ties in the same order.
+    let by_counts = |a: &&ModuleEdgeRow, b: &&ModuleEdgeRow| {
+        b.import_count
+            .cmp(&a.import_count)
             .then(b.reference_count.cmp(&a.reference_count))
             .then(a.from_module.cmp(&b.from_module))
             .then(a.to_module.cmp(&b.to_module))
             .then(a.kind.cmp(&b.kind))
+    };
+    let by_strength = |a: &&ModuleEdgeRow, b: &&ModuleEdgeRow| {
+        b.strength
+            .total_cmp(&a.strength)
+            .then_with(|| by_counts(a, b))
     };
     let edge_entry = |e: &&ModuleEdgeRow| ModuleEdgeEntry {
         from: e.from_module.clone(),
@@ -184,14 +190,7 @@ pub fn architecture(
         .copied()
         .filter(|e| listed_ids.contains(e.from_module.as_str()))
         .collect();
-    ext.sort_by(|a, b| {
-        b.import_count
-            .cmp(&a.import_count)
-            .then(b.reference_count.cmp(&a.reference_count))
-            .then(a.from_module.cmp(&b.from_module))
-            .then(a.to_module.cmp(&b.to_module))
-            .then(a.kind.cmp(&b.kind))
-    });
+    ext.sort_by(by_counts);
     let ext_hidden = external.len() - ext.len().min(MAX_EXTERNAL_EDGES);
     ext.truncate(MAX_EXTERNAL_EDGES);
     let mut eps: Vec<&(String, Entrypoint)> = entrypoints

@@ -294,13 +294,7 @@ pub fn normalize_signature(text: &str, rules: crate::signature::Rules) -> Option
             out.push(' ');
         }
         out.push_str(word);
-        if out.len() > MAX_SIGNATURE_BYTES {
-            let mut cut = MAX_SIGNATURE_BYTES;
-            while !out.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out.truncate(cut);
-            out.push('…');
+        if crate::signature::cap(&mut out, MAX_SIGNATURE_BYTES) {
             break;
         }
     }

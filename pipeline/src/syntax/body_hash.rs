@@ -238,13 +238,6 @@ fn finish_signature(sig: &str) -> String {
     {
         s = stripped.trim_end().to_string();
     }
-    if s.len() > MAX_SIGNATURE_BYTES {
-        let mut cut = MAX_SIGNATURE_BYTES;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push('…');
-    }
+    crate::signature::cap(&mut s, MAX_SIGNATURE_BYTES);
     s
 }

@@ -643,19 +643,13 @@ fn file_rows(
                 }
             }
         }
-        facts.imports.push(ImportRow {
-            path: file.path.to_string(),
-            line: row(imp.row),
-            raw: imp.raw,
+        facts.imports.push(ImportRow::unclassified(
+            file.path.to_string(),
+            row(imp.row),
+            imp.raw,
             names,
-            language: lang.name().to_string(),
-            target: None,
-            kind: "unknown".to_string(),
-            method: None,
-            confidence: 0.0,
-            from_module: None,
-            to_module: None,
-        });
+            lang.name().to_string(),
+        ));
     }
     facts
 }

@@ -696,19 +696,7 @@ mod tests {
     use super::merge_sorted;
 
     fn import(path: &str, line: i32) -> ImportRow {
-        ImportRow {
-            path: path.into(),
-            line,
-            raw: "m".into(),
-            names: vec![],
-            language: "rust".into(),
-            target: None,
-            kind: "unknown".into(),
-            method: None,
-            confidence: 0.0,
-            from_module: None,
-            to_module: None,
-        }
+        ImportRow::unclassified(path.into(), line, "m".into(), vec![], "rust".into())
     }
 
     #[test]

@@ -222,31 +222,27 @@ fn preceding_attribute_contains(node: Node<'_>, word: &str, src: &[u8]) -> bool 
 /// Whether a JS/TS definition sits in an `export` statement (directly, or through its
 /// declaration list for `export const x = …`).
 fn is_exported(node: Node<'_>) -> bool {
-    let mut current = node.parent();
-    for _ in 0..3 {
-        match current {
-            Some(p) if p.kind() == "export_statement" => return true,
-            Some(p)
-                if matches!(
-                    p.kind(),
-                    "lexical_declaration" | "variable_declaration" | "ambient_declaration"
-                ) =>
-            {
-                current = p.parent()
-            }
-            _ => return false,
-        }
-    }
-    false
+    near_ancestor(node, "export_statement", |k| {
+        matches!(
+            k,
+            "lexical_declaration" | "variable_declaration" | "ambient_declaration"
+        )
+    })
 }
 
 fn in_ambient(node: Node<'_>) -> bool {
+    near_ancestor(node, "ambient_declaration", |_| true)
+}
+
+/// Whether one of the node's three nearest ancestors is a `kind`, reached only through ancestors
+/// whose kinds `through` accepts.
+fn near_ancestor(node: Node<'_>, kind: &str, through: impl Fn(&str) -> bool) -> bool {
     let mut current = node.parent();
     for _ in 0..3 {
         match current {
-            Some(p) if p.kind() == "ambient_declaration" => return true,
-            Some(p) => current = p.parent(),
-            None => return false,
+            Some(p) if p.kind() == kind => return true,
+            Some(p) if through(p.kind()) => current = p.parent(),
+            _ => return false,
         }
     }
     false

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use output_schema::parquet_io::read_table;
-use output_schema::tables::{ChurnRow, CochangeRow, CommitRow, FileChangeRow, OwnershipRow};
 use output_schema::Stage;
 use pipeline::{NoProgress, PreviousChoice, SnapshotOptions};
 use test_support::Signature;
@@ -117,20 +116,14 @@ pub fn snapshot_full(opts: &SnapshotOptions) -> PathBuf {
     snapshot(&opts)
 }
 
-/// The five history tables of a snapshot.
-pub struct History {
-    pub commits: Vec<CommitRow>,
-    pub changes: Vec<FileChangeRow>,
-    pub churn: Vec<ChurnRow>,
-    pub cochange: Vec<CochangeRow>,
-    pub ownership: Vec<OwnershipRow>,
-}
+/// The five history tables of a snapshot, as the git stage returns them.
+pub use pipeline::history::HistoryTables as History;
 
 /// Reads the history tables of a snapshot.
 pub fn read_history(dir: &Path) -> History {
     History {
         commits: read_table(&dir.join("commits.parquet")).expect("commits"),
-        changes: read_table(&dir.join("file_changes.parquet")).expect("file_changes"),
+        file_changes: read_table(&dir.join("file_changes.parquet")).expect("file_changes"),
         churn: read_table(&dir.join("churn.parquet")).expect("churn"),
         cochange: read_table(&dir.join("cochange.parquet")).expect("cochange"),
         ownership: read_table(&dir.join("ownership.parquet")).expect("ownership"),
@@ -156,17 +149,6 @@ pub fn manifest(dir: &Path) -> output_schema::manifest::Manifest {
 /// The git stage report of a snapshot.
 pub fn git_report(dir: &Path) -> output_schema::manifest::StageReport {
     manifest(dir).stages["git"].clone()
-}
-
-/// The first warning of a stage report with this code (panics, listing them, if there is none).
-pub fn warning<'a>(
-    report: &'a output_schema::manifest::StageReport,
-    code: &str,
-) -> &'a output_schema::manifest::Warning {
-    let mut warnings = report.warnings.iter();
-    warnings
-        .find(|w| w.code == code)
-        .unwrap_or_else(|| panic!("no {code} warning: {:?}", report.warnings))
 }
 
 /// A count of the git stage report (0 when absent).

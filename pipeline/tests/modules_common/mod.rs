@@ -7,7 +7,9 @@ use std::path::Path;
 
 use output_schema::config::Config;
 use output_schema::manifest::RepoState;
-use output_schema::tables::{FileRow, ImportRow, ModuleEdgeRow, OccurrenceRow, SymbolRow};
+use output_schema::tables::{
+    FileRow, ImportRow, ModuleEdgeRow, ModuleRow, OccurrenceRow, SymbolRow,
+};
 use output_schema::Roles;
 use pipeline::modules::{self, ModulesOutput};
 use pipeline::write::TableSet;
@@ -90,19 +92,13 @@ pub fn imp(path: &str, line: i32, raw: &str) -> ImportRow {
 }
 
 pub fn imp_names(path: &str, line: i32, raw: &str, names: &[&str]) -> ImportRow {
-    ImportRow {
-        path: path.into(),
+    ImportRow::unclassified(
+        path.into(),
         line,
-        raw: raw.into(),
-        names: names.iter().map(|s| s.to_string()).collect(),
-        language: lang(path).into(),
-        target: None,
-        kind: "unknown".into(),
-        method: None,
-        confidence: 0.0,
-        from_module: None,
-        to_module: None,
-    }
+        raw.into(),
+        names.iter().map(|s| s.to_string()).collect(),
+        lang(path).into(),
+    )
 }
 
 pub fn symbol(id: &str, name: &str, kind: &str, path: &str, container: Option<&str>) -> SymbolRow {
@@ -157,66 +153,52 @@ pub fn assert_import(t: &TableSet, path: &str, line: i32, kind: &str, target: Op
     );
 }
 
-/// Modules as (id, name, manifest, detection).
-pub fn module_list(t: &TableSet) -> Vec<(String, String, String, String)> {
-    let mut v: Vec<_> = t
-        .modules
-        .as_ref()
-        .unwrap()
+/// Asserts each import's kind and target, given as rows of (path, line, kind, target).
+#[track_caller]
+pub fn assert_imports(t: &TableSet, want: &[(&str, i32, &str, Option<&str>)]) {
+    for &(path, line, kind, target) in want {
+        assert_import(t, path, line, kind, target);
+    }
+}
+
+/// Modules as (id, name, manifest, detection), sorted.
+pub fn module_list(t: &TableSet) -> Vec<(&str, &str, &str, &str)> {
+    sorted(t.modules.as_deref(), |m| {
+        let ModuleRow {
+            module_id,
+            name,
+            manifest,
+            detection,
+            ..
+        } = m;
+        (
+            module_id.as_str(),
+            name.as_str(),
+            manifest.as_str(),
+            detection.as_str(),
+        )
+    })
+}
+
+/// Edges as (from, to, kind, imports, references), sorted.
+pub fn edge_list(t: &TableSet) -> Vec<(&str, &str, &str, i64, i64)> {
+    sorted(t.module_edges.as_deref(), |e| {
+        let (from, to) = (e.from_module.as_str(), e.to_module.as_str());
+        (from, to, e.kind.as_str(), e.import_count, e.reference_count)
+    })
+}
+
+/// The rows of a table the stage wrote (panics if it wrote none), as sorted tuples.
+fn sorted<'t, R, K: Ord>(rows: Option<&'t [R]>, tuple: impl Fn(&'t R) -> K) -> Vec<K> {
+    let mut v: Vec<K> = rows
+        .expect("the stage wrote the table")
         .iter()
-        .map(|m| {
-            (
-                m.module_id.clone(),
-                m.name.clone(),
-                m.manifest.clone(),
-                m.detection.clone(),
-            )
-        })
+        .map(tuple)
         .collect();
     v.sort();
     v
 }
 
-/// Edges as (from, to, kind, imports, references).
-pub fn edge_list(t: &TableSet) -> Vec<(String, String, String, i64, i64)> {
-    let mut v: Vec<_> = t
-        .module_edges
-        .as_ref()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            (
-                e.from_module.clone(),
-                e.to_module.clone(),
-                e.kind.clone(),
-                e.import_count,
-                e.reference_count,
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-pub fn owned<const N: usize>(
-    rows: [(&str, &str, &str, &str); N],
-) -> Vec<(String, String, String, String)> {
-    rows.iter()
-        .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
-        .collect()
-}
-
-pub fn edges<const N: usize>(
-    rows: [(&str, &str, &str, i64, i64); N],
-) -> Vec<(String, String, String, i64, i64)> {
-    rows.iter()
-        .map(|(a, b, c, d, e)| (a.to_string(), b.to_string(), c.to_string(), *d, *e))
-        .collect()
-}
-
-/// Recounts every edge from the output tables alone and checks it matches: an edge must be backed
-/// by import rows (from_module/to_module/target) or SCIP reference occurrences (files.module_id and
-/// symbols.module_id), with exactly the counts it claims; and every cross-module import is on an edge.
 /// The modules marked as entry points, in table order.
 pub fn entrypoints(t: &TableSet) -> Vec<&str> {
     let modules = t.modules.as_ref().expect("modules table");
@@ -227,27 +209,26 @@ pub fn entrypoints(t: &TableSet) -> Vec<&str> {
         .collect()
 }
 
+/// The module a file or symbol was assigned (panics, naming `what`, where it has none).
+fn assigned<'t>(module: Option<&'t str>, what: &str) -> &'t str {
+    module.unwrap_or_else(|| panic!("every {what} has a module"))
+}
+
+/// Recounts every edge from the output tables alone and checks it matches: an edge must be backed
+/// by import rows (from_module/to_module/target) or SCIP reference occurrences (files.module_id and
+/// symbols.module_id), with exactly the counts it claims; and every cross-module import is on an edge.
 pub fn assert_traceable(t: &TableSet) {
-    let file_module: HashMap<&str, &str> = t
-        .files
-        .as_ref()
-        .unwrap()
+    let files = t.files.as_deref().expect("the scan ran");
+    let file_module: HashMap<&str, &str> = files
         .iter()
-        .map(|f| {
-            (
-                f.path.as_str(),
-                f.module_id.as_deref().expect("every file has a module"),
-            )
-        })
+        .map(|f| (f.path.as_str(), assigned(f.module_id.as_deref(), "file")))
         .collect();
-    let symbol_module: HashMap<&str, &str> = t
-        .symbols
-        .iter()
-        .flatten()
+    let symbols = t.symbols.iter().flatten();
+    let symbol_module: HashMap<&str, &str> = symbols
         .map(|s| {
             (
                 s.stable_id.as_str(),
-                s.module_id.as_deref().expect("every symbol has a module"),
+                assigned(s.module_id.as_deref(), "symbol"),
             )
         })
         .collect();

@@ -300,6 +300,30 @@ pub fn rel(
 }
 
 /// Writes an index to `path`.
+/// `src/lib.rs` of the smallest call graph: `f` calls `g`.
+pub const LIB_F_CALLS_G: &str = "pub fn f() { g() }\npub fn g() {}\n";
+
+/// rust-analyzer's document of [`LIB_F_CALLS_G`]: `f`'s definition, `calls` references to `g`
+/// inside `f`, then `g`'s definition.
+pub fn f_calls_g(calls: usize) -> Document {
+    let mut d = doc("src/lib.rs");
+    d.occurrences.push(def(
+        "rust-analyzer cargo fx 1 f().",
+        &[0, 7, 8],
+        &[0, 0, 18],
+    ));
+    for _ in 0..calls {
+        d.occurrences
+            .push(occ("rust-analyzer cargo fx 1 g().", &[0, 13, 14], 0));
+    }
+    d.occurrences.push(def(
+        "rust-analyzer cargo fx 1 g().",
+        &[1, 7, 8],
+        &[1, 0, 13],
+    ));
+    d
+}
+
 pub fn write_index(path: &Path, idx: &Index) {
     std::fs::write(path, idx.write_to_bytes().expect("encodes")).expect("write index");
 }

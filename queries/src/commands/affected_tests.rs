@@ -20,7 +20,7 @@ use crate::commands::impact::depth_of;
 use crate::commands::refs::{is_definition, occurrences_of_many};
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::Lookup;
 use crate::snapshot::read::{self, is_path_or_below, Pred};
@@ -275,10 +275,8 @@ pub fn affected_tests(
     let mut draft = Draft::new("affected-tests", inv, facts, explanation);
     draft.completeness = coverage::references(ctx.snapshot, collected.scip_backed);
     draft.depends_on_scip = collected.scip_backed;
-    draft.cut_list("testFiles", "max-items", total, shown.len(), "--limit");
-    draft.trims = vec![Trim::new("/testFiles", "testFiles")];
-    draft.items_in = total as u64;
-    draft.items_out = shown.len() as u64;
+    draft.limited_list("testFiles", total, shown.len());
+    draft.items(total, shown.len());
     if total == 0 && depth < 10 {
         draft.suggest(
             format!("ckb query affected-tests {inv_arg} --depth {}", depth + 2),

@@ -203,20 +203,20 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
     );
     let mut draft = Draft::new("arch", inv, facts, explanation);
     draft.completeness = coverage::modules(ctx.snapshot);
-    draft.cut(Cut::of(
+    draft.cut_list(
         "modules",
         "max-modules",
         eligible_total,
         shown.len(),
-        Some("--max-modules"),
-    ));
-    draft.cut(Cut::of(
+        "--max-modules",
+    );
+    draft.cut_list(
         "edges",
         "max-items",
         edges_total,
         edges.len(),
-        Some("--max-items"),
-    ));
+        "--max-items",
+    );
     draft.cut(Cut::of(
         "entrypoints",
         "max-modules",
@@ -246,8 +246,10 @@ pub fn arch(ctx: &Ctx<'_>, args: &ArchArgs) -> Result<Answer, QueryError> {
         Trim::new("/edges", "edges"),
         Trim::new("/modules", "modules"),
     ];
-    draft.items_in = (eligible_total + edges_total + eps_total + ext_total) as u64;
-    draft.items_out = (shown.len() + edges.len() + eps.len() + ext_shown) as u64;
+    draft.items(
+        eligible_total + edges_total + eps_total + ext_total,
+        shown.len() + edges.len() + eps.len() + ext_shown,
+    );
     if let Some(t) = top {
         draft.suggest(
             format!(

@@ -10,10 +10,10 @@
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::commands::search::{check_query, find, result_json};
+use crate::commands::search::{check_query, find, results_json};
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::symbol_full;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, shell_words, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::Lookup;
 use crate::QueryError;
@@ -60,20 +60,12 @@ pub fn batch_get(ctx: &Ctx<'_>, inputs: &[String]) -> Result<Answer, QueryError>
     let failed = inputs.len() - ok;
     let explanation = format!("{ok} of {} symbol(s) found; {failed} failed.", inputs.len());
     let facts = json!({"results": results, "found": ok, "failed": failed});
-    let inv = format!(
-        "ckb query batch-get {}",
-        inputs
-            .iter()
-            .map(|i| shell_quote(i))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    let inv = format!("ckb query batch-get {}", shell_words(inputs));
     let mut draft = Draft::new("batch-get", inv, facts, explanation);
     draft.completeness = coverage::symbols_of(ctx.snapshot, scip || ok == 0);
     draft.depends_on_scip = scip;
-    draft.trims = vec![Trim::new("/results", "results")];
-    draft.items_in = inputs.len() as u64;
-    draft.items_out = inputs.len() as u64;
+    draft.trims = Trim::lists(&["results"]);
+    draft.items(inputs.len(), inputs.len());
     finish(ctx, draft)
 }
 
@@ -100,12 +92,7 @@ pub fn batch_search(
             match check_query(q).and_then(|q| find(ctx, q, kinds, None).map(|r| (q, r))) {
                 Ok((q, ranked)) => {
                     total_in += ranked.len() as u64;
-                    let shown: Vec<Value> = ranked
-                        .iter()
-                        .take(per)
-                        .enumerate()
-                        .map(|(i, s)| result_json(q, i + 1, s))
-                        .collect();
+                    let shown = results_json(q, &ranked, per);
                     scip |= ranked.iter().take(per).any(|s| s.source == "scip");
                     total_out += shown.len() as u64;
                     cuts.push(Cut::of(
@@ -130,14 +117,7 @@ pub fn batch_search(
         queries.len()
     );
     let facts = json!({"searches": searches});
-    let mut inv = format!(
-        "ckb query batch-search {}",
-        queries
-            .iter()
-            .map(|i| shell_quote(i))
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    let mut inv = format!("ckb query batch-search {}", shell_words(queries));
     for k in kinds {
         inv.push_str(&format!(" --kind {}", shell_quote(k)));
     }

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
 use crate::snapshot::coverage;
 use crate::snapshot::read;
 use crate::QueryError;
@@ -290,19 +290,12 @@ pub fn dead_code(ctx: &Ctx<'_>, args: &DeadCodeArgs) -> Result<Answer, QueryErro
     let mut draft = Draft::new("dead-code", inv, facts, explanation);
     draft.completeness = coverage::references(ctx.snapshot, scip);
     draft.depends_on_scip = scip;
-    draft.cut(Cut::of(
-        "candidates",
-        "max-items",
-        total,
-        shown.len(),
-        Some("--limit"),
-    ));
-    draft.trims = vec![Trim::new("/candidates", "candidates")];
-    draft.items_in = symbols.len() as u64;
-    draft.items_out = shown.len() as u64;
+    draft.limited_list("candidates", total, shown.len());
+    draft.items(symbols.len(), shown.len());
     if let Some((_, s, _, _, _)) = candidates.first() {
-        draft.suggest(
-            format!("ckb query refs {}", s.stable_id),
+        draft.suggest_query(
+            "refs",
+            &s.stable_id,
             "confirm the best candidate has no uses",
         );
     }

@@ -415,8 +415,7 @@ pub fn doctor(ctx: &Ctx<'_>) -> Result<Answer, QueryError> {
         }
         .into(),
     };
-    draft.items_in = cs.len() as u64;
-    draft.items_out = cs.len() as u64;
+    draft.items(cs.len(), cs.len());
     if warn + fail > 0 {
         draft.suggest(
             "ckb query doctor --fix",

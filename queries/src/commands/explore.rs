@@ -317,12 +317,7 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         "recentChanges": recent_values,
         "hotspots": hot_values,
     });
-    let mut draft = Draft::new(
-        "explore",
-        format!("ckb query explore {}", shell_quote(&key)),
-        facts,
-        explanation,
-    );
+    let mut draft = Draft::about("explore", &key, facts, explanation);
     draft.completeness = completeness(ctx);
     draft.cut_list(
         "keySymbols",
@@ -359,24 +354,19 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
         hot_values.len(),
         "--max-per-module",
     );
-    draft.trims = vec![
-        Trim::new("/recentChanges", "recentChanges"),
-        Trim::new("/hotspots", "hotspots"),
-        Trim::new("/dependencies/in", "dependencies.in"),
-        Trim::new("/dependencies/out", "dependencies.out"),
-        Trim::new("/keySymbols", "keySymbols"),
-    ];
-    draft.items_in = (key_total + out_total + in_total + recent_total + hot_total) as u64;
-    draft.items_out = (key_values.len()
-        + deps_out.len()
-        + deps_in.len()
-        + recent_values.len()
-        + hot_values.len()) as u64;
+    draft.trims = Trim::lists(&[
+        "recentChanges",
+        "hotspots",
+        "dependencies.in",
+        "dependencies.out",
+        "keySymbols",
+    ]);
+    draft.items(
+        key_total + out_total + in_total + recent_total + hot_total,
+        key_values.len() + deps_out.len() + deps_in.len() + recent_values.len() + hot_values.len(),
+    );
     if let Some(id) = key_values.first().and_then(|v| v["id"].as_str()) {
-        draft.suggest(
-            format!("ckb query understand {id}"),
-            "the most important symbol here",
-        );
+        draft.suggest_query("understand", id, "the most important symbol here");
     }
     if hot_total > 0 {
         draft.suggest(
@@ -384,8 +374,9 @@ pub fn explore(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
             "every hotspot here",
         );
     }
-    draft.suggest(
-        format!("ckb query affected-tests {}", shell_quote(&key)),
+    draft.suggest_query(
+        "affected-tests",
+        &shell_quote(&key),
         "tests that depend on it",
     );
     finish(ctx, draft)

@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::FileIndex;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
 use crate::snapshot::coverage;
 use crate::snapshot::read::{self, is_path_or_below, Pred};
 use crate::QueryError;
@@ -134,14 +134,7 @@ pub fn hotspots(
     scope: Option<&str>,
     limit: Option<u64>,
 ) -> Result<Answer, QueryError> {
-    let window = window.unwrap_or("90d");
-    if !WINDOWS.contains(&window) {
-        return Err(QueryError::new(
-            ErrorCode::InvalidParameter,
-            format!("--window {window:?} is not one of 30d, 90d, 365d, all"),
-            "pass --window 30d, 90d, 365d or all",
-        ));
-    }
+    let window = QueryError::one_of("--window", window, "90d", &WINDOWS)?;
     let scope = scope.map(check_path).transpose()?;
     let limit = ctx.budget.limit(limit)?;
     let files = FileIndex::load(ctx.snapshot)?;
@@ -174,25 +167,15 @@ pub fn hotspots(
     }
     let mut draft = Draft::new("hotspots", inv, facts, explanation);
     draft.completeness = coverage::history(ctx.snapshot);
-    draft.cut(Cut::of(
-        "hotspots",
-        "max-items",
-        rows.len(),
-        shown.len(),
-        Some("--limit"),
-    ));
-    draft.trims = vec![Trim::new("/hotspots", "hotspots")];
-    draft.items_in = rows.len() as u64;
-    draft.items_out = shown.len() as u64;
+    draft.limited_list("hotspots", rows.len(), shown.len());
+    draft.items(rows.len(), shown.len());
     if let Some((_, r)) = rows.first() {
-        draft.suggest(
-            format!("ckb query coupling {}", shell_quote(&r.path)),
+        draft.suggest_query(
+            "coupling",
+            &shell_quote(&r.path),
             "what changes with the hottest file",
         );
-        draft.suggest(
-            format!("ckb query ownership {}", shell_quote(&r.path)),
-            "who changes it",
-        );
+        draft.suggest_query("ownership", &shell_quote(&r.path), "who changes it");
     }
     no_history(&mut draft, ctx, "churn");
     finish(ctx, draft)
@@ -217,14 +200,20 @@ pub fn partners(ctx: &Ctx<'_>, path: &str) -> Result<Vec<(String, CochangeRow)>,
             }
         }
     }
-    out.sort_by(|a, b| {
+    strongest_first(&mut out);
+    Ok(out)
+}
+
+/// Orders co-change partners strongest first (degree, then shared commits, then path) and keeps
+/// one row per partner, its strongest.
+pub fn strongest_first(partners: &mut Vec<(String, CochangeRow)>) {
+    partners.sort_by(|a, b| {
         b.1.degree
             .total_cmp(&a.1.degree)
             .then(b.1.shared_commits.cmp(&a.1.shared_commits))
             .then(a.0.cmp(&b.0))
     });
-    out.dedup_by(|a, b| a.0 == b.0);
-    Ok(out)
+    partners.dedup_by(|a, b| a.0 == b.0);
 }
 
 /// A co-change partner as a list item.
@@ -270,28 +259,12 @@ pub fn coupling(ctx: &Ctx<'_>, path: &str, limit: Option<u64>) -> Result<Answer,
         ),
     };
     let facts = json!({"path": path, "known": known, "total": rows.len(), "partners": shown});
-    let mut draft = Draft::new(
-        "coupling",
-        format!("ckb query coupling {}", shell_quote(&path)),
-        facts,
-        explanation,
-    );
+    let mut draft = Draft::about("coupling", &path, facts, explanation);
     draft.completeness = coverage::history(ctx.snapshot);
-    draft.cut(Cut::of(
-        "partners",
-        "max-items",
-        rows.len(),
-        shown.len(),
-        Some("--limit"),
-    ));
-    draft.trims = vec![Trim::new("/partners", "partners")];
-    draft.items_in = rows.len() as u64;
-    draft.items_out = shown.len() as u64;
+    draft.limited_list("partners", rows.len(), shown.len());
+    draft.items(rows.len(), shown.len());
     if let Some((o, _)) = rows.first() {
-        draft.suggest(
-            format!("ckb query explore {}", shell_quote(o)),
-            "the strongest partner",
-        );
+        draft.suggest_query("explore", &shell_quote(o), "the strongest partner");
     }
     no_history(&mut draft, ctx, "cochange");
     finish(ctx, draft)
@@ -361,27 +334,11 @@ pub fn ownership(ctx: &Ctx<'_>, path: &str, limit: Option<u64>) -> Result<Answer
         "total": total,
         "owners": shown,
     });
-    let mut draft = Draft::new(
-        "ownership",
-        format!("ckb query ownership {}", shell_quote(&path)),
-        facts,
-        explanation,
-    );
+    let mut draft = Draft::about("ownership", &path, facts, explanation);
     draft.completeness = coverage::history(ctx.snapshot);
-    draft.cut(Cut::of(
-        "owners",
-        "max-items",
-        total,
-        shown.len(),
-        Some("--limit"),
-    ));
-    draft.trims = vec![Trim::new("/owners", "owners")];
-    draft.items_in = total as u64;
-    draft.items_out = shown.len() as u64;
-    draft.suggest(
-        format!("ckb query coupling {}", shell_quote(&path)),
-        "what changes with it",
-    );
+    draft.limited_list("owners", total, shown.len());
+    draft.items(total, shown.len());
+    draft.suggest_query("coupling", &shell_quote(&path), "what changes with it");
     no_history(&mut draft, ctx, "ownership");
     finish(ctx, draft)
 }

@@ -480,26 +480,25 @@ pub fn impact(ctx: &Ctx<'_>, input: &str, depth: Option<u64>) -> Result<Answer, 
         &format!("ckb query impact {id}"),
         "caller(s)",
     );
-    draft.trims = vec![
-        Trim::new("/modulesAffected", "modulesAffected"),
-        Trim::new("/transitiveCallers", "transitiveCallers"),
-        Trim::new("/testDependencies", "testDependencies"),
-        Trim::new("/typeDependencies", "typeDependencies"),
-        Trim::new("/directCallers", "directCallers"),
-    ];
-    draft.items_in =
-        (a.direct.len() + a.transitive.len() + types.len() + tests.len() + modules.len()) as u64;
-    draft.items_out = (a.direct.len().min(n)
-        + a.transitive.len().min(n)
-        + types.len().min(n)
-        + tests.len().min(n)
-        + modules.len().min(ctx.budget.modules)) as u64;
-    draft.suggest(
-        format!("ckb query affected-tests {id}"),
-        "the tests to run after the change",
+    draft.trims = Trim::lists(&[
+        "modulesAffected",
+        "transitiveCallers",
+        "testDependencies",
+        "typeDependencies",
+        "directCallers",
+    ]);
+    draft.items(
+        a.direct.len() + a.transitive.len() + types.len() + tests.len() + modules.len(),
+        a.direct.len().min(n)
+            + a.transitive.len().min(n)
+            + types.len().min(n)
+            + tests.len().min(n)
+            + modules.len().min(ctx.budget.modules),
     );
-    draft.suggest(
-        format!("ckb query prepare-change {id}"),
+    draft.suggest_query("affected-tests", id, "the tests to run after the change");
+    draft.suggest_query(
+        "prepare-change",
+        id,
         "a change plan with co-change partners",
     );
     finish(ctx, draft)

@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 use crate::analysis::call_graph::CallGraph;
 use crate::analysis::risk::Risk;
 use crate::commands::affected_tests::{collect, symbols_in, tests_json};
-use crate::commands::hotspots::{partner_json, partners};
+use crate::commands::hotspots::{partner_json, partners, strongest_first};
 use crate::commands::impact::{self, depth_of, reached_json};
 use crate::commands::refs::{is_definition, occurrences_of_many};
 use crate::envelope::answer::Answer;
@@ -385,13 +385,7 @@ fn plan_path(inputs: &Inputs<'_>, p: &str, folder: bool) -> Result<Plan, QueryEr
             }
         }
     }
-    all_partners.sort_by(|a, b| {
-        b.1.degree
-            .total_cmp(&a.1.degree)
-            .then(b.1.shared_commits.cmp(&a.1.shared_commits))
-            .then(a.0.cmp(&b.0))
-    });
-    all_partners.dedup_by(|a, b| a.0 == b.0);
+    strongest_first(&mut all_partners);
     let partner_rows = all_partners;
     match change {
         "rename" => suggestions.push(format!(
@@ -441,14 +435,7 @@ pub fn prepare_change(
     change: Option<&str>,
     depth: Option<u64>,
 ) -> Result<Answer, QueryError> {
-    let change = change.unwrap_or("modify");
-    if !CHANGE_TYPES.contains(&change) {
-        return Err(QueryError::new(
-            ErrorCode::InvalidParameter,
-            format!("--change-type {change:?} is not one of modify, rename, delete, extract"),
-            "pass --change-type modify, rename, delete or extract",
-        ));
-    }
+    let change = QueryError::one_of("--change-type", change, "modify", &CHANGE_TYPES)?;
     let depth = depth_of(depth)?;
     let n = ctx.budget.items;
     let lookup = Lookup::new(ctx.snapshot);
@@ -574,18 +561,16 @@ pub fn prepare_change(
         cochange.len(),
         "--max-per-module",
     );
-    draft.trims = vec![
-        Trim::new("/cochange", "cochange"),
-        Trim::new("/transitiveImpact/callers", "transitiveImpact.callers"),
-        Trim::new("/affectedTests", "affectedTests"),
-        Trim::new("/directDependents", "directDependents"),
-    ];
-    draft.items_in = (dep_total + transitive_total + tests.0 + partner_rows.len()) as u64;
-    draft.items_out =
-        (dep_total.min(n) + transitive_total.min(n) + tests.0.min(n) + cochange.len()) as u64;
-    draft.suggest(
-        format!("ckb query affected-tests {inv_arg}"),
-        "the tests to run",
+    draft.trims = Trim::lists(&[
+        "cochange",
+        "transitiveImpact.callers",
+        "affectedTests",
+        "directDependents",
+    ]);
+    draft.items(
+        dep_total + transitive_total + tests.0 + partner_rows.len(),
+        dep_total.min(n) + transitive_total.min(n) + tests.0.min(n) + cochange.len(),
     );
+    draft.suggest_query("affected-tests", &inv_arg, "the tests to run");
     finish(ctx, draft)
 }

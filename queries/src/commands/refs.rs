@@ -349,8 +349,7 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
             "--max-per-module",
         );
     }
-    draft.items_in = total as u64;
-    draft.items_out = shown_sites.len() as u64;
+    draft.items(total, shown_sites.len());
     if args.scope.is_none() {
         if let Some((m, _, fs)) = modules.first() {
             if fs.len() > ctx.budget.per_module || modules_total > 1 {
@@ -361,10 +360,7 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
             }
         }
     }
-    draft.suggest(
-        format!("ckb query impact {id}"),
-        "callers, dependents and risk of a change",
-    );
+    draft.suggest_query("impact", &id, "callers, dependents and risk of a change");
     finish(ctx, draft)
 }
 

@@ -145,14 +145,11 @@ pub struct SearchArgs {
 
 /// Checks a query string.
 pub fn check_query(q: &str) -> Result<&str, QueryError> {
-    let q = q.trim();
-    if q.is_empty() {
-        return Err(QueryError::new(
-            ErrorCode::InvalidParameter,
-            "the search query is empty",
-            "pass part of a symbol name, e.g. `ckb query search parse`",
-        ));
-    }
+    let q = QueryError::non_empty(
+        q,
+        "the search query is empty",
+        "pass part of a symbol name, e.g. `ckb query search parse`",
+    )?;
     if q.chars().count() > MAX_QUERY_CHARS {
         return Err(QueryError::new(
             ErrorCode::InvalidParameter,
@@ -185,6 +182,16 @@ pub fn find(
     Ok(rank_matches(query, rows, &tests))
 }
 
+/// The first `n` ranked results, as JSON ranked from 1.
+pub fn results_json(query: &str, ranked: &[SymbolRow], n: usize) -> Vec<Value> {
+    ranked
+        .iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, s)| result_json(query, i + 1, s))
+        .collect()
+}
+
 /// One ranked result.
 pub fn result_json(query: &str, rank: usize, s: &SymbolRow) -> Value {
     let mut v = symbol_brief(s);
@@ -212,11 +219,7 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     let ranked = find(ctx, query, &args.kinds, args.scope.as_deref())?;
     let total = ranked.len();
     let shown: Vec<&SymbolRow> = ranked.iter().take(limit).collect();
-    let results: Vec<Value> = shown
-        .iter()
-        .enumerate()
-        .map(|(i, s)| result_json(query, i + 1, s))
-        .collect();
+    let results = results_json(query, &ranked, limit);
     let mut per_module: BTreeMap<String, usize> = BTreeMap::new();
     for s in &ranked {
         *per_module
@@ -268,13 +271,7 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
         shown.is_empty() || shown.iter().any(|s| s.source == "scip"),
     );
     draft.depends_on_scip = shown.iter().any(|s| s.source == "scip");
-    draft.cut(Cut::of(
-        "results",
-        "max-items",
-        total,
-        shown.len(),
-        Some("--limit"),
-    ));
+    draft.cut_list("results", "max-items", total, shown.len(), "--limit");
     draft.cut(Cut::of(
         "byModule",
         "max-modules",
@@ -286,17 +283,10 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
         Trim::summary("/byModule", "byModule"),
         Trim::new("/results", "results"),
     ];
-    draft.items_in = total as u64;
-    draft.items_out = shown.len() as u64;
+    draft.items(total, shown.len());
     if let Some(best) = shown.first() {
-        draft.suggest(
-            format!("ckb query symbol {}", best.stable_id),
-            "details of the best match",
-        );
-        draft.suggest(
-            format!("ckb query refs {}", best.stable_id),
-            "where the best match is used",
-        );
+        draft.suggest_query("symbol", &best.stable_id, "details of the best match");
+        draft.suggest_query("refs", &best.stable_id, "where the best match is used");
     }
     if total > shown.len() && args.scope.is_none() {
         if let Some((m, n)) = by_module.first() {

@@ -204,15 +204,9 @@ fn open_session(
         format!("SET threads = {}", limits.threads),
     ];
     let mut views = Vec::new();
-    match &allowed {
+    // The only files the session may open: the tables (and, for a store, its globs).
+    let paths: Vec<String> = match &allowed {
         Allowed::Files(files) => {
-            let paths: Vec<String> = files
-                .iter()
-                .map(|(_, p)| quote_literal(&p.to_string_lossy()))
-                .collect();
-            if !paths.is_empty() {
-                setup.push(format!("SET allowed_paths = [{}]", paths.join(", ")));
-            }
             for (name, path) in files {
                 views.push(format!(
                     "CREATE VIEW {} AS SELECT * FROM read_parquet({})",
@@ -220,16 +214,12 @@ fn open_session(
                     quote_literal(&path.to_string_lossy())
                 ));
             }
+            files
+                .iter()
+                .map(|(_, p)| quote_literal(&p.to_string_lossy()))
+                .collect()
         }
         Allowed::Store { dir, files, globs } => {
-            let paths: Vec<String> = globs
-                .iter()
-                .map(|(_, g)| quote_literal(g))
-                .chain(files.iter().map(|p| quote_literal(&p.to_string_lossy())))
-                .collect();
-            if !paths.is_empty() {
-                setup.push(format!("SET allowed_paths = [{}]", paths.join(", ")));
-            }
             for (name, glob) in globs {
                 views.push(format!(
                     "CREATE VIEW {} AS SELECT * FROM read_parquet({}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)",
@@ -243,7 +233,15 @@ fn open_session(
                 "SET VARIABLE ckb_store = {}",
                 quote_literal(dir.to_string_lossy().trim_end_matches('/'))
             ));
+            globs
+                .iter()
+                .map(|(_, g)| quote_literal(g))
+                .chain(files.iter().map(|p| quote_literal(&p.to_string_lossy())))
+                .collect()
         }
+    };
+    if !paths.is_empty() {
+        setup.push(format!("SET allowed_paths = [{}]", paths.join(", ")));
     }
     setup.push("SET enable_external_access = false".to_string());
     conn.execute_batch(&(setup.join(";\n") + ";"))

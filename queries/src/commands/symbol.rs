@@ -31,14 +31,10 @@ pub fn symbol(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     let s = &r.symbol;
     let loc_fresh = location_freshness(ctx);
     let mut explanation = format!(
-        "{} {} {}{} defined in {}:{}",
+        "{} {} {} defined in {}:{}",
         s.visibility,
         s.kind,
-        s.container
-            .as_deref()
-            .map(|c| format!("{c}::"))
-            .unwrap_or_default(),
-        s.name,
+        s.qualified_name(),
         s.path,
         s.start_line
     );
@@ -73,21 +69,14 @@ pub fn symbol(ctx: &Ctx<'_>, input: &str) -> Result<Answer, QueryError> {
     );
     draft.completeness = coverage::symbols_of(ctx.snapshot, s.source == "scip");
     draft.depends_on_scip = s.source == "scip";
-    draft.items_in = 1;
-    draft.items_out = 1;
+    draft.items(1, 1);
     if r.redirected {
         draft
             .warnings
             .push(format!("{} redirects to {}", input.trim(), s.stable_id));
     }
-    draft.suggest(
-        format!("ckb query refs {}", s.stable_id),
-        "where it is used",
-    );
-    draft.suggest(
-        format!("ckb query impact {}", s.stable_id),
-        "what a change would affect",
-    );
+    draft.suggest_query("refs", &s.stable_id, "where it is used");
+    draft.suggest_query("impact", &s.stable_id, "what a change would affect");
     draft.suggest(
         format!(
             "ckb query explore {}",

@@ -17,10 +17,10 @@ use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
 use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies, Analysis};
-use crate::commands::search::{find, rank_matches, result_json};
+use crate::commands::search::{find, rank_matches, results_json};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::symbol_full;
-use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
+use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::lookup::{split_qualified, Lookup, AMBIGUITY_MATCHES};
 use crate::QueryError;
@@ -35,12 +35,7 @@ fn ambiguity(
     let total = matches.len();
     let tests = crate::commands::search::test_paths(ctx.snapshot, &matches)?;
     let ranked = rank_matches(name, matches, &tests);
-    let top: Vec<Value> = ranked
-        .iter()
-        .take(AMBIGUITY_MATCHES)
-        .enumerate()
-        .map(|(i, s)| result_json(name, i + 1, s))
-        .collect();
+    let top = results_json(name, &ranked, AMBIGUITY_MATCHES);
     let hint = if exact {
         "several symbols have this name: pass one of the IDs, or qualify the name with its container (Type::name)"
     } else {
@@ -57,12 +52,7 @@ fn ambiguity(
     let facts = json!({
         "ambiguity": {"query": query, "total": total, "exactName": exact, "matches": top, "hint": hint},
     });
-    let mut draft = Draft::new(
-        "understand",
-        format!("ckb query understand {}", shell_quote(query)),
-        facts,
-        explanation,
-    );
+    let mut draft = Draft::about("understand", query, facts, explanation);
     draft.completeness = coverage::symbols(ctx.snapshot);
     draft.cut(Cut::of(
         "ambiguity.matches",
@@ -71,11 +61,11 @@ fn ambiguity(
         top.len(),
         None,
     ));
-    draft.items_in = total as u64;
-    draft.items_out = top.len() as u64;
+    draft.items(total, top.len());
     for s in ranked.iter().take(AMBIGUITY_MATCHES) {
-        draft.suggest(
-            format!("ckb query understand {}", s.stable_id),
+        draft.suggest_query(
+            "understand",
+            &s.stable_id,
             format!("{} {} at {}:{}", s.kind, s.name, s.path, s.start_line),
         );
     }
@@ -262,24 +252,22 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
         tests.len().min(n),
         "--max-items",
     );
-    draft.trims = vec![
-        Trim::new("/unresolvedCalls", "unresolvedCalls"),
-        Trim::new("/relatedTests", "relatedTests"),
-        Trim::new("/callees", "callees"),
-        Trim::new("/references/files", "references.files"),
-        Trim::new("/callers", "callers"),
-    ];
-    draft.items_in =
-        (ref_files_total + a.direct.len() + callees_total + unresolved.len() + tests.len()) as u64;
-    draft.items_out = (files_json.len()
-        + direct.len().min(n)
-        + callees_json.len()
-        + unresolved.len().min(n)
-        + tests.len().min(n)) as u64;
-    draft.suggest(
-        format!("ckb query impact {id}"),
-        "what a change would affect",
+    draft.trims = Trim::lists(&[
+        "unresolvedCalls",
+        "relatedTests",
+        "callees",
+        "references.files",
+        "callers",
+    ]);
+    draft.items(
+        ref_files_total + a.direct.len() + callees_total + unresolved.len() + tests.len(),
+        files_json.len()
+            + direct.len().min(n)
+            + callees_json.len()
+            + unresolved.len().min(n)
+            + tests.len().min(n),
     );
-    draft.suggest(format!("ckb query refs {id}"), "every reference site");
+    draft.suggest_query("impact", &id, "what a change would affect");
+    draft.suggest_query("refs", &id, "every reference site");
     finish(ctx, draft)
 }

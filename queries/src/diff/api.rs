@@ -100,6 +100,17 @@ pub struct ApiDiff {
     pub public_after: u64,
 }
 
+impl ApiDiff {
+    /// Records a change as breaking or as compatible.
+    fn push(&mut self, breaking: bool, change: ApiChange) {
+        if breaking {
+            self.breaking.push(change);
+        } else {
+            self.non_breaking.push(change);
+        }
+    }
+}
+
 fn is_public(v: &str) -> bool {
     v == "public"
 }
@@ -178,49 +189,32 @@ fn renames(out: &mut ApiDiff, symbols: &SymbolDiff, graph: &Graph<'_>, shims: &S
         } else {
             format!("`{}`", to.qualified())
         };
-        if shims.keep(from, &to.id) {
-            out.non_breaking.push(ApiChange {
-                replacement: Some(to.clone()),
-                before: from.signature.clone(),
-                after: to.signature.clone(),
-                ..change(
-                    if moved {
-                        ApiChangeKind::MovedWithShim
-                    } else {
-                        ApiChangeKind::RenamedWithShim
-                    },
-                    Severity::Low,
-                    from,
-                    callers,
-                    format!(
-                        "public {} `{}` was {verb} to {target}; the old name is still public",
-                        from.kind,
-                        from.qualified()
-                    ),
-                )
-            });
+        let shimmed = shims.keep(from, &to.id);
+        let (kind, severity) = match (shimmed, moved) {
+            (true, true) => (ApiChangeKind::MovedWithShim, Severity::Low),
+            (true, false) => (ApiChangeKind::RenamedWithShim, Severity::Low),
+            (false, true) => (ApiChangeKind::Moved, Severity::Medium),
+            (false, false) => (ApiChangeKind::Renamed, Severity::High),
+        };
+        let old_name = if shimmed {
+            "; the old name is still public"
         } else {
-            out.breaking.push(ApiChange {
+            " with no public symbol keeping the old name"
+        };
+        let what = format!(
+            "public {} `{}` was {verb} to {target}{old_name}",
+            from.kind,
+            from.qualified()
+        );
+        out.push(
+            !shimmed,
+            ApiChange {
                 replacement: Some(to.clone()),
                 before: from.signature.clone(),
                 after: to.signature.clone(),
-                ..change(
-                    if moved {
-                        ApiChangeKind::Moved
-                    } else {
-                        ApiChangeKind::Renamed
-                    },
-                    if moved { Severity::Medium } else { Severity::High },
-                    from,
-                    callers,
-                    format!(
-                        "public {} `{}` was {verb} to {target} with no public symbol keeping the old name",
-                        from.kind,
-                        from.qualified()
-                    ),
-                )
-            });
-        }
+                ..change(kind, severity, from, callers, what)
+            },
+        );
     }
 }
 
@@ -295,11 +289,8 @@ pub(crate) fn compare(
         ..ApiDiff::default()
     };
     let shims = Shims::new(head);
-    for r in &symbols.removed {
-        let s = &r.symbol;
-        if !is_public(&s.visibility) {
-            continue;
-        }
+    let removed = symbols.removed.iter().map(|r| &r.symbol);
+    for s in removed.filter(|s| is_public(&s.visibility)) {
         out.breaking.push(ApiChange {
             before: s.signature.clone(),
             ..change(
@@ -315,49 +306,39 @@ pub(crate) fn compare(
     signature_changes(&mut out, symbols, graph);
     for v in &symbols.visibility_changed {
         let s = &v.symbol;
-        let callers = graph.dependent_count(&s.id);
-        if is_public(&v.before) && v.direction == "narrowed" {
-            out.breaking.push(ApiChange {
-                before: Some(v.before.clone()),
-                after: Some(v.after.clone()),
-                ..change(
-                    ApiChangeKind::VisibilityNarrowed,
-                    Severity::High,
-                    s,
-                    callers,
-                    format!(
-                        "{} `{}` is no longer public ({} → {})",
-                        s.kind,
-                        s.qualified(),
-                        v.before,
-                        v.after
-                    ),
-                )
-            });
+        let (kind, severity, became) = if is_public(&v.before) && v.direction == "narrowed" {
+            (
+                ApiChangeKind::VisibilityNarrowed,
+                Severity::High,
+                "is no longer public",
+            )
         } else if is_public(&v.after) && v.direction == "widened" {
-            out.non_breaking.push(ApiChange {
+            (
+                ApiChangeKind::VisibilityWidened,
+                Severity::Info,
+                "became public",
+            )
+        } else {
+            continue;
+        };
+        let what = format!(
+            "{} `{}` {became} ({} → {})",
+            s.kind,
+            s.qualified(),
+            v.before,
+            v.after
+        );
+        let callers = graph.dependent_count(&s.id);
+        out.push(
+            kind == ApiChangeKind::VisibilityNarrowed,
+            ApiChange {
                 before: Some(v.before.clone()),
                 after: Some(v.after.clone()),
-                ..change(
-                    ApiChangeKind::VisibilityWidened,
-                    Severity::Info,
-                    s,
-                    callers,
-                    format!(
-                        "{} `{}` became public ({} → {})",
-                        s.kind,
-                        s.qualified(),
-                        v.before,
-                        v.after
-                    ),
-                )
-            });
-        }
+                ..change(kind, severity, s, callers, what)
+            },
+        );
     }
-    for s in &symbols.added {
-        if !is_public(&s.visibility) {
-            continue;
-        }
+    for s in symbols.added.iter().filter(|s| is_public(&s.visibility)) {
         out.non_breaking.push(ApiChange {
             after: s.signature.clone(),
             ..change(

@@ -700,42 +700,24 @@ pub fn calls(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use test_support::rows;
 
     fn file(path: &str, hash: &str) -> FileRow {
         FileRow {
-            path: path.into(),
-            language: Some("rust".into()),
-            size_bytes: 1,
             line_count: 3,
             content_hash: hash.into(),
-            module_id: None,
-            is_test: false,
-            is_generated: false,
+            ..rows::file(path, "rust", 1)
         }
     }
 
     fn sym(id: &str, name: &str, sig: &str, body: &str) -> SymbolRow {
         SymbolRow {
-            stable_id: id.into(),
-            name: name.into(),
-            kind: "function".into(),
-            container: None,
             signature: Some(sig.into()),
             arity: Some(1),
             definition_version_id: format!("dv-{sig}"),
-            visibility: "public".into(),
-            visibility_confidence: 1.0,
-            visibility_source: "signature".into(),
-            module_id: None,
-            language: Some("rust".into()),
-            path: "src/a.rs".into(),
-            start_line: 1,
-            start_col: 1,
             end_line: 2,
-            end_col: 2,
-            source: "tree-sitter".into(),
-            backend_id: None,
             body_hash: Some(body.into()),
+            ..rows::symbol(id, "src/a.rs", name)
         }
     }
 

@@ -39,6 +39,27 @@ struct Section {
     items: Vec<String>,
 }
 
+impl Section {
+    /// A closed section titled `<name> (<count>)` listing one bullet per element of `list`.
+    fn of<T>(name: &str, list: &[T], item: impl Fn(&T) -> String) -> Section {
+        Section::list(
+            format!("{name} ({})", list.len()),
+            list.iter().map(item).collect(),
+        )
+    }
+
+    /// A closed section listing `items` as bullets (no table header, no graph).
+    fn list(title: String, items: Vec<String>) -> Section {
+        Section {
+            title,
+            open: false,
+            graph: false,
+            table: String::new(),
+            items,
+        }
+    }
+}
+
 fn chars(s: &str) -> usize {
     s.chars().count()
 }
@@ -69,6 +90,15 @@ fn short_sig(s: &str) -> String {
 
 fn at(s: &Sym) -> String {
     code(&format!("{}:{}", s.path, s.line))
+}
+
+/// `- <symbol> at <place>: <before> → <after>`, the line of a symbol whose declaration changed.
+fn changed(s: &Sym, before: &str, after: &str) -> String {
+    format!(
+        "- {} at {}: {before} → {after}",
+        code(&s.qualified()),
+        at(s)
+    )
 }
 
 fn pct(f: f64) -> String {
@@ -321,13 +351,9 @@ fn graph_section(r: &DiffReport) -> Option<Section> {
 
 /// How the risk score was made.
 fn risk_section(r: &DiffReport, out: &mut Vec<Section>) {
-    out.push(Section {
-        graph: false,
-        title: format!("Risk factors: {} ({})", r.risk.level, points(r.risk.score)),
-        open: false,
-        table: String::new(),
-        items: r
-            .risk
+    out.push(Section::list(
+        format!("Risk factors: {} ({})", r.risk.level, points(r.risk.score)),
+        r.risk
             .factors
             .iter()
             .filter(|f| f.contribution.is_some_and(|c| c > 0.0))
@@ -336,7 +362,7 @@ fn risk_section(r: &DiffReport, out: &mut Vec<Section>) {
                 format!("- **{}** +{p}: {}\n", f.factor, f.detail)
             })
             .collect(),
-    });
+    ));
 }
 
 /// Who the change affects: each changed symbol's impact, the affected tests and modules, and the
@@ -367,81 +393,46 @@ fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .collect(),
     });
 
-    out.push(Section {
-        graph: false,
-        title: format!("Affected tests ({})", r.impact.tests.len()),
-        open: false,
-        table: String::new(),
-        items: r
-            .impact
-            .tests
-            .iter()
-            .map(|t| {
-                format!(
-                    "- {} reaches {} (depth {})\n",
-                    code(&t.path),
-                    t.symbols
-                        .iter()
-                        .map(|s| code(s))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    t.depth
-                )
-            })
-            .collect(),
-    });
+    out.push(Section::of("Affected tests", &r.impact.tests, |t| {
+        format!(
+            "- {} reaches {} (depth {})\n",
+            code(&t.path),
+            t.symbols
+                .iter()
+                .map(|s| code(s))
+                .collect::<Vec<_>>()
+                .join(", "),
+            t.depth
+        )
+    }));
 
-    out.push(Section {
-        graph: false,
-        title: format!(
-            "Usually changed together, not touched ({})",
-            r.impact.cochange.len()
-        ),
-        open: false,
-        table: String::new(),
-        items: r
-            .impact
-            .cochange
-            .iter()
-            .map(|c| {
-                format!(
-                    "- {} changed with {} in {} of their commits ({} shared)\n",
-                    code(&c.path),
-                    code(&c.changed_with),
-                    pct(c.degree),
-                    c.shared_commits
-                )
-            })
-            .collect(),
-    });
+    out.push(Section::of(
+        "Usually changed together, not touched",
+        &r.impact.cochange,
+        |c| {
+            format!(
+                "- {} changed with {} in {} of their commits ({} shared)\n",
+                code(&c.path),
+                code(&c.changed_with),
+                pct(c.degree),
+                c.shared_commits
+            )
+        },
+    ));
 
-    out.push(Section {
-        graph: false,
-        title: format!("Modules affected ({})", r.impact.modules.len()),
-        open: false,
-        table: String::new(),
-        items: r
-            .impact
-            .modules
-            .iter()
-            .map(|m| {
-                format!(
-                    "- {}: {} changed symbol(s), {} dependent(s)\n",
-                    code(&m.module_id),
-                    m.changed_symbols,
-                    m.callers
-                )
-            })
-            .collect(),
-    });
+    out.push(Section::of("Modules affected", &r.impact.modules, |m| {
+        format!(
+            "- {}: {} changed symbol(s), {} dependent(s)\n",
+            code(&m.module_id),
+            m.changed_symbols,
+            m.callers
+        )
+    }));
 
-    out.push(Section {
-        graph: false,
-        title: format!("New calls ({})", r.calls.added.len()),
-        open: false,
-        table: String::new(),
-        items: call_items(&r.calls.added),
-    });
+    out.push(Section::list(
+        format!("New calls ({})", r.calls.added.len()),
+        call_items(&r.calls.added),
+    ));
 }
 
 /// The symbol sections: renames and moves, signature, body and visibility changes, additions,
@@ -449,133 +440,66 @@ fn impact_sections(r: &DiffReport, out: &mut Vec<Section>) {
 fn symbol_sections(r: &DiffReport, out: &mut Vec<Section>) {
     let api = &r.api;
     let s = &r.symbols;
-    out.push(Section {
-        graph: false,
-        title: format!("Renamed or moved symbols ({})", s.renamed.len()),
-        open: false,
-        table: String::new(),
-        items: s
-            .renamed
-            .iter()
-            .map(|x| {
-                format!(
-                    "- {} → {}: {} ({}, confidence {}){}\n",
-                    code(&x.from.qualified()),
-                    code(&x.to.qualified()),
-                    x.change,
-                    if x.source == "aliases" {
-                        format!("alias: {}", x.reason)
-                    } else {
-                        "matched by body".to_string()
-                    },
-                    format_float(x.confidence).unwrap_or_default(),
-                    if x.from.path == x.to.path {
-                        format!(" in {}", code(&x.to.path))
-                    } else {
-                        format!(": {} → {}", code(&x.from.path), code(&x.to.path))
-                    }
-                )
-            })
-            .collect(),
-    });
-    out.push(Section {
-        graph: false,
-        title: format!("Removed symbols ({})", s.removed.len()),
-        open: false,
-        table: String::new(),
-        items: s
-            .removed
-            .iter()
-            .map(|x| {
-                format!(
-                    "- {} {} at {}\n",
-                    x.symbol.kind,
-                    code(&x.symbol.qualified()),
-                    at(&x.symbol)
-                )
-            })
-            .collect(),
-    });
-    out.push(Section {
-        graph: false,
-        title: format!("Signature changes ({})", s.signature_changed.len()),
-        open: false,
-        table: String::new(),
-        items: s
-            .signature_changed
-            .iter()
-            .map(|x| {
-                format!(
-                    "- {} at {}: {} → {}\n",
-                    code(&x.symbol.qualified()),
-                    at(&x.symbol),
-                    code(&short_sig(x.before.as_deref().unwrap_or("?"))),
-                    code(&short_sig(x.after.as_deref().unwrap_or("?")))
-                )
-            })
-            .collect(),
-    });
-    out.push(Section {
-        graph: false,
-        title: format!("Added symbols ({})", s.added.len()),
-        open: false,
-        table: String::new(),
-        items: s
-            .added
-            .iter()
-            .map(|x| {
-                format!(
-                    "- {} {} ({}) at {}\n",
-                    x.kind,
-                    code(&x.qualified()),
-                    x.visibility,
-                    at(x)
-                )
-            })
-            .collect(),
-    });
-    out.push(Section {
-        graph: false,
-        title: format!("Body changes ({})", s.body_changed.len()),
-        open: false,
-        table: String::new(),
-        items: s
-            .body_changed
-            .iter()
-            .map(|x| format!("- {} {} at {}\n", x.kind, code(&x.qualified()), at(x)))
-            .collect(),
-    });
-    out.push(Section {
-        graph: false,
-        title: format!("Visibility changes ({})", s.visibility_changed.len()),
-        open: false,
-        table: String::new(),
-        items: s
-            .visibility_changed
-            .iter()
-            .map(|x| {
-                format!(
-                    "- {} at {}: {} → {} ({})\n",
-                    code(&x.symbol.qualified()),
-                    at(&x.symbol),
-                    x.before,
-                    x.after,
-                    x.direction
-                )
-            })
-            .collect(),
-    });
-    out.push(Section {
-        graph: false,
-        title: format!("Non-breaking API changes ({})", api.non_breaking.len()),
-        open: false,
-        table: String::new(),
-        items: api
-            .non_breaking
-            .iter()
-            .map(|c| format!("- {} ({}): {}\n", c.kind, c.severity, c.detail))
-            .collect(),
-    });
+    out.push(Section::of("Renamed or moved symbols", &s.renamed, |x| {
+        format!(
+            "- {} → {}: {} ({}, confidence {}){}\n",
+            code(&x.from.qualified()),
+            code(&x.to.qualified()),
+            x.change,
+            if x.source == "aliases" {
+                format!("alias: {}", x.reason)
+            } else {
+                "matched by body".to_string()
+            },
+            format_float(x.confidence).unwrap_or_default(),
+            if x.from.path == x.to.path {
+                format!(" in {}", code(&x.to.path))
+            } else {
+                format!(": {} → {}", code(&x.from.path), code(&x.to.path))
+            }
+        )
+    }));
+    out.push(Section::of("Removed symbols", &s.removed, |x| {
+        format!(
+            "- {} {} at {}\n",
+            x.symbol.kind,
+            code(&x.symbol.qualified()),
+            at(&x.symbol)
+        )
+    }));
+    out.push(Section::of(
+        "Signature changes",
+        &s.signature_changed,
+        |x| {
+            let sig = |s: &Option<String>| code(&short_sig(s.as_deref().unwrap_or("?")));
+            format!("{}\n", changed(&x.symbol, &sig(&x.before), &sig(&x.after)))
+        },
+    ));
+    out.push(Section::of("Added symbols", &s.added, |x| {
+        format!(
+            "- {} {} ({}) at {}\n",
+            x.kind,
+            code(&x.qualified()),
+            x.visibility,
+            at(x)
+        )
+    }));
+    out.push(Section::of("Body changes", &s.body_changed, |x| {
+        format!("- {} {} at {}\n", x.kind, code(&x.qualified()), at(x))
+    }));
+    out.push(Section::of(
+        "Visibility changes",
+        &s.visibility_changed,
+        |x| {
+            let line = changed(&x.symbol, &x.before, &x.after);
+            format!("{line} ({})\n", x.direction)
+        },
+    ));
+    out.push(Section::of(
+        "Non-breaking API changes",
+        &api.non_breaking,
+        |c| format!("- {} ({}): {}\n", c.kind, c.severity, c.detail),
+    ));
 }
 
 /// The file list and the removed calls.
@@ -605,20 +529,11 @@ fn file_sections(r: &DiffReport, out: &mut Vec<Section>) {
             .iter()
             .map(|x| format!("- added {}\n", code(&x.path))),
     );
-    out.push(Section {
-        graph: false,
-        title: format!("Files ({})", files.len()),
-        open: false,
-        table: String::new(),
-        items: files,
-    });
-    out.push(Section {
-        graph: false,
-        title: format!("Removed calls ({})", r.calls.removed.len()),
-        open: false,
-        table: String::new(),
-        items: call_items(&r.calls.removed),
-    });
+    out.push(Section::list(format!("Files ({})", files.len()), files));
+    out.push(Section::list(
+        format!("Removed calls ({})", r.calls.removed.len()),
+        call_items(&r.calls.removed),
+    ));
 }
 
 /// Renders the diff as markdown of at most `options.max_chars` characters.

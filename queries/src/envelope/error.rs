@@ -46,6 +46,44 @@ impl QueryError {
         }
     }
 
+    /// The value of `flag` (`default` when not given), which must be one of `allowed`; otherwise
+    /// `INVALID_PARAMETER`, listing them.
+    pub fn one_of<'a>(
+        flag: &str,
+        given: Option<&'a str>,
+        default: &'a str,
+        allowed: &[&str],
+    ) -> Result<&'a str, QueryError> {
+        let value = given.unwrap_or(default);
+        if allowed.contains(&value) {
+            return Ok(value);
+        }
+        let (last, rest) = allowed.split_last().expect("a flag allows some values");
+        Err(QueryError::new(
+            ErrorCode::InvalidParameter,
+            format!("{flag} {value:?} is not one of {}", allowed.join(", ")),
+            format!("pass {flag} {} or {last}", rest.join(", ")),
+        ))
+    }
+
+    /// `input` without surrounding white space, or `INVALID_PARAMETER` with this message and
+    /// remediation when nothing is left.
+    pub fn non_empty<'a>(
+        input: &'a str,
+        message: &str,
+        remediation: &str,
+    ) -> Result<&'a str, QueryError> {
+        let input = input.trim();
+        if input.is_empty() {
+            return Err(QueryError::new(
+                ErrorCode::InvalidParameter,
+                message,
+                remediation,
+            ));
+        }
+        Ok(input)
+    }
+
     /// Attaches structured details.
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);

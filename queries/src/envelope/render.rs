@@ -9,6 +9,7 @@ use serde_json::Value;
 use output_schema::json::{format_float, to_string_pretty, value_to_string};
 
 use crate::commands::sql::SqlResult;
+use crate::envelope::answer::Provenance;
 use crate::{Answer, QueryError};
 
 /// Output format.
@@ -193,14 +194,7 @@ fn human_answer(a: &Answer) -> String {
     let mut out = format!("{}\n\n", a.explanation);
     tree(&mut out, &a.facts, 0);
     let p = &a.provenance;
-    out.push_str(&format!(
-        "\nsnapshot: {} ({})  completeness: {} ({})  freshness: {}\n",
-        p.snapshot_id,
-        p.repo_id,
-        format_float(p.completeness.score).unwrap_or_default(),
-        p.completeness.reason,
-        p.freshness.state
-    ));
+    out.push_str(&snapshot_line(p, Format::Human));
     for w in &p.warnings {
         out.push_str(&format!("warning: {w}\n"));
     }
@@ -219,20 +213,26 @@ fn human_answer(a: &Answer) -> String {
     out
 }
 
+/// The provenance line: which snapshot, how complete, how fresh (human text or markdown).
+fn snapshot_line(p: &Provenance, format: Format) -> String {
+    let (id, repo) = (&p.snapshot_id, &p.repo_id);
+    let score = format_float(p.completeness.score).unwrap_or_default();
+    let (reason, fresh) = (&p.completeness.reason, p.freshness.state);
+    if format == Format::Markdown {
+        format!(
+            "_Snapshot `{id}` of `{repo}` · completeness {score} ({reason}) · freshness {fresh}_\n"
+        )
+    } else {
+        format!("\nsnapshot: {id} ({repo})  completeness: {score} ({reason})  freshness: {fresh}\n")
+    }
+}
+
 fn markdown_answer(a: &Answer) -> String {
     let mut out = format!("### ckb {}\n\n{}\n\n", a.command, a.explanation);
     let mut facts = String::new();
     tree(&mut facts, &a.facts, 0);
     out.push_str(&format!("```yaml\n{facts}```\n\n"));
-    let p = &a.provenance;
-    out.push_str(&format!(
-        "_Snapshot `{}` of `{}` · completeness {} ({}) · freshness {}_\n",
-        p.snapshot_id,
-        p.repo_id,
-        format_float(p.completeness.score).unwrap_or_default(),
-        p.completeness.reason,
-        p.freshness.state
-    ));
+    out.push_str(&snapshot_line(&a.provenance, Format::Markdown));
     if !a.drilldowns.is_empty() {
         out.push_str("\n**Next**\n");
         for d in &a.drilldowns {

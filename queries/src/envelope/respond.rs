@@ -96,6 +96,15 @@ impl Trim {
         }
     }
 
+    /// Trimmable arrays of items, least important first, each named by its path in `facts`
+    /// (`dependencies.in` is the array at `/dependencies/in`).
+    pub fn lists(whats: &[&str]) -> Vec<Trim> {
+        whats
+            .iter()
+            .map(|what| Trim::new(&format!("/{}", what.replace('.', "/")), what))
+            .collect()
+    }
+
     /// A trimmable array of summaries that are not counted as items.
     pub fn summary(pointer: &str, what: &str) -> Trim {
         Trim {
@@ -165,6 +174,12 @@ impl Draft {
         }
     }
 
+    /// A draft of `ckb query <command> <arg>` (the argument quoted for a shell), with empty lists.
+    pub fn about(command: &str, arg: &str, facts: Value, explanation: String) -> Draft {
+        let invocation = format!("ckb query {command} {}", shell_quote(arg));
+        Draft::new(command, invocation, facts, explanation)
+    }
+
     /// Adds a cut when one was made.
     pub fn cut(&mut self, cut: Option<Cut>) {
         self.cuts.extend(cut);
@@ -181,6 +196,24 @@ impl Draft {
         flag: &'static str,
     ) {
         self.cut(Cut::of(what, budget, total, shown, Some(flag)));
+    }
+
+    /// The answer's one list `what` (at `/what`): cut from `total` to `shown` items by
+    /// `max-items` (`--limit` shows more), and trimmable for tokens.
+    pub fn limited_list(&mut self, what: &str, total: usize, shown: usize) {
+        self.cut_list(what, "max-items", total, shown, "--limit");
+        self.trims = Trim::lists(&[what]);
+    }
+
+    /// Records the items considered and the items returned.
+    pub fn items(&mut self, considered: usize, returned: usize) {
+        self.items_in = considered as u64;
+        self.items_out = returned as u64;
+    }
+
+    /// Suggests `ckb query <command> <arg>` (`arg` as given: quote paths with [`shell_quote`]).
+    pub fn suggest_query(&mut self, command: &str, arg: &str, reason: impl Into<String>) {
+        self.suggest(format!("ckb query {command} {arg}"), reason);
     }
 
     /// Records that `beyond` more items of the list `what` (`shown` listed) lie past the walk's
@@ -232,6 +265,12 @@ pub fn shell_quote(s: &str) -> String {
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
     }
+}
+
+/// Arguments quoted for a POSIX shell ([`shell_quote`]), separated by spaces.
+pub fn shell_words(args: &[String]) -> String {
+    let quoted: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
+    quoted.join(" ")
 }
 
 fn tokens_of(answer: &Answer) -> usize {

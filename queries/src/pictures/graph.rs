@@ -119,34 +119,38 @@ pub fn count(n: i64, one: &str, many: &str) -> String {
 /// A Mermaid label: quoted by the caller, so `"`, `|` (which ends an edge label) and what
 /// Mermaid or GitHub's HTML would read become entity codes; line breaks become spaces.
 pub fn mermaid_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("#quot;"),
-            '#' => out.push_str("#35;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '&' => out.push_str("#amp;"),
-            '|' => out.push_str("#124;"),
-            '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
+    escape_chars(s, |c| match c {
+        '"' => Some("#quot;"),
+        '#' => Some("#35;"),
+        '<' => Some("#lt;"),
+        '>' => Some("#gt;"),
+        '&' => Some("#amp;"),
+        '|' => Some("#124;"),
+        '\n' | '\r' | '\t' => Some(" "),
+        _ => None,
+    })
 }
 
 /// A DOT quoted string's content: `"` and `\` escaped (a backslash would otherwise start one of
 /// DOT's label escapes such as `\N`), line breaks become spaces.
 pub fn dot_text(s: &str) -> String {
+    escape_chars(s, |c| match c {
+        '"' => Some("\\\""),
+        '\\' => Some("\\\\"),
+        '\n' | '\r' | '\t' => Some(" "),
+        _ => None,
+    })
+}
+
+/// `s` with every character `replace` maps replaced by its text, other control characters
+/// dropped, and everything else kept: the one loop behind the Mermaid, DOT and SVG escapers.
+pub fn escape_chars(s: &str, replace: impl Fn(char) -> Option<&'static str>) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' | '\r' | '\t' => out.push(' '),
-            c if c.is_control() => {}
-            c => out.push(c),
+        match replace(c) {
+            Some(text) => out.push_str(text),
+            None if c.is_control() => {}
+            None => out.push(c),
         }
     }
     out

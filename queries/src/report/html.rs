@@ -366,14 +366,13 @@ fn architecture(f: &ReportFacts) -> String {
         view.edges.iter().map(|e| (e.from.as_str(), e.to.as_str())),
     );
     let cycle_of = crate::analysis::cycles::cycle_of(&all_cycles);
-    let rows: Vec<String> = view
-        .modules
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            format!(
-                "<tr id=\"module-{i}\" data-rows=\"modules\" data-module=\"{}\">{}{}{}{}{}{}{}{}{}{}</tr>",
-                escape(&m.id),
+    let rows = module_rows(
+        "module",
+        "modules",
+        &view.modules,
+        |m| &m.id,
+        |m| {
+            [
                 num(m.rank),
                 td(&code(&m.id)),
                 td(&escape(&m.name)),
@@ -383,10 +382,14 @@ fn architecture(f: &ReportFacts) -> String {
                 num(m.fan_in),
                 num(m.fan_out),
                 td(if m.is_entrypoint { "yes" } else { "" }),
-                td(&cycle_of.get(m.id.as_str()).map(|c| format!("<a href=\"#cycle-{c}\">cycle {}</a>", c + 1)).unwrap_or_default())
-            )
-        })
-        .collect();
+                td(&cycle_of
+                    .get(m.id.as_str())
+                    .map(|c| format!("<a href=\"#cycle-{c}\">cycle {}</a>", c + 1))
+                    .unwrap_or_default()),
+            ]
+            .concat()
+        },
+    );
     s.push_str("</section>\n<section class=\"report\" id=\"modules\"><h2>Modules</h2>");
     let hidden = view.truncated.modules.max(0);
     s.push_str(&table(
@@ -405,6 +408,38 @@ fn architecture(f: &ReportFacts) -> String {
     s
 }
 
+/// One table row per item, `<tr id="<anchor>-<i>">` (the row's anchor) around the cells `cells`
+/// writes for the `i`-th item.
+fn numbered_rows<T>(anchor: &str, items: &[T], cells: impl Fn(usize, &T) -> String) -> Vec<String> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| format!("<tr id=\"{anchor}-{i}\">{}</tr>", cells(i, x)))
+        .collect()
+}
+
+/// One table row per item of a module list, `<tr id="<anchor>-<i>" data-rows="<rows>"
+/// data-module="<module>">` (the page's script filters rows by module) around `cells`.
+fn module_rows<T>(
+    anchor: &str,
+    rows: &str,
+    items: &[T],
+    module: impl Fn(&T) -> &str,
+    cells: impl Fn(&T) -> String,
+) -> Vec<String> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            format!(
+                "<tr id=\"{anchor}-{i}\" data-rows=\"{rows}\" data-module=\"{}\">{}</tr>",
+                escape(module(x)),
+                cells(x)
+            )
+        })
+        .collect()
+}
+
 fn cycles(f: &ReportFacts) -> String {
     let mut s = String::from("<section class=\"report\" id=\"cycles\"><h2>Dependency cycles</h2>");
     let all = f.view.as_ref().map(|v| {
@@ -412,18 +447,10 @@ fn cycles(f: &ReportFacts) -> String {
     });
     match all {
         Some(all) if !all.is_empty() => {
-            let rows: Vec<String> = all
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    format!(
-                        "<tr id=\"cycle-{i}\">{}{}{}</tr>",
-                        num(i as i64 + 1),
-                        num(c.len() as i64),
-                        td(&c.iter().map(|m| code(m)).collect::<Vec<_>>().join(" "))
-                    )
-                })
-                .collect();
+            let rows: Vec<String> = numbered_rows("cycle", &all, |i, c| {
+                let members: Vec<String> = c.iter().map(|m| code(m)).collect();
+                [num(i as i64 + 1), num(c.len() as i64), td(&members.join(" "))].concat()
+            });
             s.push_str(&table(
                 "cycle-table",
                 "Modules that depend on each other in a circle (strongly connected components of the view's edges; the same as <code>cycles</code> in <code>ckb query arch</code>).",
@@ -471,24 +498,20 @@ fn hotspots(f: &ReportFacts) -> String {
         "<div class=\"figure\">{}</div>",
         charts::scatter(&points, 10)
     ));
-    let table_rows: Vec<String> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            format!(
-                "<tr id=\"hotspot-{i}\">{}{}{}{}{}{}{}{}{}</tr>",
-                num(i as i64 + 1),
-                td(&code(&h.churn.path)),
-                td(&code(&h.module)),
-                num_cell(&format_float(h.score).unwrap_or_default()),
-                num(h.churn.commits),
-                num(h.lines),
-                num(h.churn.additions),
-                num(h.churn.deletions),
-                num(h.churn.authors)
-            )
-        })
-        .collect();
+    let table_rows: Vec<String> = numbered_rows("hotspot", rows, |i, h| {
+        [
+            num(i as i64 + 1),
+            td(&code(&h.churn.path)),
+            td(&code(&h.module)),
+            num_cell(&format_float(h.score).unwrap_or_default()),
+            num(h.churn.commits),
+            num(h.lines),
+            num(h.churn.additions),
+            num(h.churn.deletions),
+            num(h.churn.authors),
+        ]
+        .concat()
+    });
     s.push_str(&table(
         "hotspot-table",
         &format!(
@@ -613,21 +636,20 @@ fn changes(f: &ReportFacts) -> String {
             ));
         }
     }
-    let module_rows: Vec<String> = r
-        .impact
-        .modules
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            format!(
-                "<tr id=\"impact-{i}\" data-rows=\"impact\" data-module=\"{}\">{}{}{}</tr>",
-                escape(&m.module_id),
+    let module_rows = module_rows(
+        "impact",
+        "impact",
+        &r.impact.modules,
+        |m| &m.module_id,
+        |m| {
+            [
                 td(&code(&m.module_id)),
                 num(m.changed_symbols as i64),
-                num(m.callers as i64)
-            )
-        })
-        .collect();
+                num(m.callers as i64),
+            ]
+            .concat()
+        },
+    );
     s.push_str(&table(
         "impact-modules",
         "Modules the change reaches, measured on the base snapshot's <code>call_edges</code> and <code>occurrences</code>.",
@@ -684,25 +706,20 @@ fn trend(f: &ReportFacts) -> String {
         ));
         s.push_str("</div>");
     }
-    let rows: Vec<String> = f
-        .trend
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            format!(
-                "<tr id=\"trend-{i}\">{}{}{}{}{}{}{}{}{}</tr>",
-                td(&code(&short(&p.snapshot_id))),
-                td(&p.time.map(utc_day).unwrap_or_else(|| "—".into())),
-                num_cell(&opt(p.files)),
-                num_cell(&opt(p.lines)),
-                num_cell(&opt(p.symbols)),
-                num_cell(&opt(p.modules)),
-                num_cell(&opt(p.churn_files)),
-                num_cell(&opt(p.churn_lines)),
-                td(&escape(p.head_commit.as_deref().unwrap_or("")))
-            )
-        })
-        .collect();
+    let rows: Vec<String> = numbered_rows("trend", &f.trend, |_, p| {
+        [
+            td(&code(&short(&p.snapshot_id))),
+            td(&p.time.map(utc_day).unwrap_or_else(|| "—".into())),
+            num_cell(&opt(p.files)),
+            num_cell(&opt(p.lines)),
+            num_cell(&opt(p.symbols)),
+            num_cell(&opt(p.modules)),
+            num_cell(&opt(p.churn_files)),
+            num_cell(&opt(p.churn_lines)),
+            td(&escape(p.head_commit.as_deref().unwrap_or(""))),
+        ]
+        .concat()
+    });
     s.push_str(&table(
         "trend-table",
         "Per snapshot: row counts of <code>files</code>, <code>symbols</code> and <code>modules</code> from each manifest, lines summed over <code>files.line_count</code>, and the 30-day window of <code>churn</code> (<code>queries/sql/churn_trend.sql</code> counts the same).",

@@ -103,14 +103,11 @@ impl<'a> Lookup<'a> {
 
     /// Resolves one input to an active symbol.
     pub fn resolve(&self, input: &str) -> Result<Resolved, QueryError> {
-        let input = input.trim();
-        if input.is_empty() {
-            return Err(QueryError::new(
-                ErrorCode::InvalidParameter,
-                "empty symbol ID or name",
-                "pass a stable ID (ckb:<repo>:sym:<hex>) or a symbol name",
-            ));
-        }
+        let input = QueryError::non_empty(
+            input,
+            "empty symbol ID or name",
+            "pass a stable ID (ckb:<repo>:sym:<hex>) or a symbol name",
+        )?;
         if input.starts_with(output_schema::ids::STABLE_ID_PREFIX) {
             self.resolve_id(input)
         } else {

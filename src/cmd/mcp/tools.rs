@@ -543,34 +543,23 @@ mod tests {
     fn calls_become_the_cli_command_line() {
         let catalog = Catalog::from_cli();
         let server = vec!["--store".to_string(), "/s".to_string()];
-        let args =
-            json!({"query": "-x", "kind": ["function", "method"], "limit": 5, "max-items": "7"});
-        let argv = catalog
-            .get("search")
-            .unwrap()
-            .argv(args.as_object().unwrap(), &server)
-            .unwrap();
-        assert_eq!(
-            argv.join(" "),
-            "ckb query --store /s --format json --max-items 7 search --kind function --kind method --limit 5 -- -x"
-        );
-        let args = json!({"fix": true});
-        let argv = catalog
-            .get("doctor")
-            .unwrap()
-            .argv(args.as_object().unwrap(), &server)
-            .unwrap();
-        assert_eq!(
-            argv.join(" "),
-            "ckb query --store /s --format json doctor --fix"
-        );
-        let args = json!({"base": "a", "head": "b"});
-        let argv = catalog
-            .get("diff")
-            .unwrap()
-            .argv(args.as_object().unwrap(), &server)
-            .unwrap();
-        assert_eq!(argv.join(" "), "ckb diff --format json -- a b");
+        let argv = |tool: &str, args: Value| {
+            catalog
+                .get(tool)
+                .unwrap()
+                .argv(args.as_object().unwrap(), &server)
+        };
+        for (tool, args, line) in [
+            (
+                "search",
+                json!({"query": "-x", "kind": ["function", "method"], "limit": 5, "max-items": "7"}),
+                "ckb query --store /s --format json --max-items 7 search --kind function --kind method --limit 5 -- -x",
+            ),
+            ("doctor", json!({"fix": true}), "ckb query --store /s --format json doctor --fix"),
+            ("diff", json!({"base": "a", "head": "b"}), "ckb diff --format json -- a b"),
+        ] {
+            assert_eq!(argv(tool, args).unwrap().join(" "), line);
+        }
         for (tool, args, says) in [
             ("symbol", json!({}), "needs the argument `id`"),
             (
@@ -585,11 +574,7 @@ mod tests {
                 "must be a whole number",
             ),
         ] {
-            let e = catalog
-                .get(tool)
-                .unwrap()
-                .argv(args.as_object().unwrap(), &server)
-                .unwrap_err();
+            let e = argv(tool, args).unwrap_err();
             assert_eq!(e.code, ErrorCode::InvalidParameter);
             assert!(e.message.contains(says), "{}", e.message);
         }

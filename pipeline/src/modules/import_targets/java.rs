@@ -85,16 +85,9 @@ pub fn resolve(r: &Resolver<'_>, path: &str, raw: &str) -> Resolution {
     } else {
         for k in (2..=segs.len()).rev() {
             let rel = segs[..k].join("/");
-            let mut cands: Vec<String> = Vec::new();
-            for ext in ["java", "kt"] {
-                cands.extend(
-                    r.index
-                        .with_suffix(&format!("{rel}.{ext}"))
-                        .into_iter()
-                        .map(String::from),
-                );
-            }
-            cands.sort();
+            let cands = r
+                .index
+                .with_any_suffix(&[format!("{rel}.java"), format!("{rel}.kt")]);
             match r.pick(&cands, path) {
                 Ok(Some(f)) => return Resolution::path(r.index, f, Method::Suffix, SUFFIX),
                 Ok(None) => continue,

@@ -315,10 +315,14 @@ mod tests {
 
     #[test]
     fn raw_is_cleaned() {
-        assert_eq!(clean_raw(" \"fmt\" "), "fmt");
-        assert_eq!(clean_raw("<stdio.h>"), "stdio.h");
-        assert_eq!(clean_raw("'./a';"), "./a");
-        assert_eq!(clean_raw("crate::a"), "crate::a");
+        for (raw, clean) in [
+            (" \"fmt\" ", "fmt"),
+            ("<stdio.h>", "stdio.h"),
+            ("'./a';", "./a"),
+            ("crate::a", "crate::a"),
+        ] {
+            assert_eq!(clean_raw(raw), clean, "{raw:?}");
+        }
     }
 
     #[test]

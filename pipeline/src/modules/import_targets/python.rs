@@ -265,19 +265,9 @@ fn suffix(r: &Resolver<'_>, importer: &str, segs: &[&str]) -> Resolution {
             continue;
         }
         let rel = segs[..take].join("/");
-        let mut cands: Vec<String> = r
+        let cands = r
             .index
-            .with_suffix(&format!("{rel}.py"))
-            .into_iter()
-            .map(String::from)
-            .collect();
-        cands.extend(
-            r.index
-                .with_suffix(&format!("{rel}/__init__.py"))
-                .into_iter()
-                .map(String::from),
-        );
-        cands.sort();
+            .with_any_suffix(&[format!("{rel}.py"), format!("{rel}/__init__.py")]);
         match r.pick(&cands, importer) {
             Ok(Some(f)) => {
                 let mut res = Resolution::path(r.index, f, Method::Suffix, SUFFIX);

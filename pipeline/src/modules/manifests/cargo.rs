@@ -68,17 +68,7 @@ pub(super) fn read_cargo(m: &mut Manifests, path: &str, dir: &str, text: &str) {
         c.deps.extend(cargo_deps(dir, t));
     }
     if let Some(ws) = table.get("workspace").and_then(|v| v.as_table()) {
-        let strings = |k: &str| -> Vec<String> {
-            ws.get(k)
-                .and_then(|v| v.as_array())
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str())
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
+        let strings = |k: &str| toml_strings(ws.get(k));
         let deps = ws
             .get("dependencies")
             .and_then(|v| v.as_table())

@@ -427,6 +427,20 @@ pub fn read_manifests(root: &Path, files: &[FileRow], index: &RepoIndex<'_>) -> 
     m
 }
 
+/// The strings of a TOML array, other items left out; empty when the value is missing or is not
+/// an array.
+fn toml_strings(value: Option<&toml::Value>) -> Vec<String> {
+    value
+        .and_then(|v| v.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Quoted string literals in a piece of Python/Groovy/Kotlin source, in order.
 fn quoted_strings(text: &str) -> Vec<&str> {
     let mut out = Vec::new();

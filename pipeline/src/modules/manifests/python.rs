@@ -84,23 +84,13 @@ pub(super) fn read_pyproject(
         }
         Some(v)
     };
-    let strs = |v: Option<&toml::Value>| -> Vec<String> {
-        v.and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|x| x.as_str())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let name = get(&["project", "name"])
         .or_else(|| get(&["tool", "poetry", "name"]))
         .and_then(|v| v.as_str())
         .map(str::to_string);
     let mut deps: Vec<String> = Vec::new();
     deps.extend(
-        strs(get(&["project", "dependencies"]))
+        toml_strings(get(&["project", "dependencies"]))
             .iter()
             .filter_map(|s| pep508_name(s)),
     );
@@ -114,11 +104,11 @@ pub(super) fn read_pyproject(
     .filter_map(|v| v.as_table())
     {
         for (_, v) in table {
-            deps.extend(strs(Some(v)).iter().filter_map(|s| pep508_name(s)));
+            deps.extend(toml_strings(Some(v)).iter().filter_map(|s| pep508_name(s)));
         }
     }
     deps.extend(
-        strs(get(&["tool", "uv", "dev-dependencies"]))
+        toml_strings(get(&["tool", "uv", "dev-dependencies"]))
             .iter()
             .filter_map(|s| pep508_name(s)),
     );
@@ -161,7 +151,7 @@ pub(super) fn read_pyproject(
             }
         }
         Some(toml::Value::Table(tb)) => {
-            let wh = strs(tb.get("find").and_then(|f| f.get("where")));
+            let wh = toml_strings(tb.get("find").and_then(|f| f.get("where")));
             roots.extend(wh.iter().filter_map(|w| join(dir, w)));
         }
         _ => {}
@@ -182,7 +172,7 @@ pub(super) fn read_pyproject(
             }
         }
     }
-    for p in strs(get(&[
+    for p in toml_strings(get(&[
         "tool", "hatch", "build", "targets", "wheel", "packages",
     ])) {
         if let Some(d) = join(dir, &p) {
@@ -209,7 +199,7 @@ pub(super) fn read_pyproject(
             }
         }
     }
-    let workspace = strs(get(&["tool", "uv", "workspace", "members"]));
+    let workspace = toml_strings(get(&["tool", "uv", "workspace", "members"]));
     let p = python_project(m, dir, path);
     if name.is_some() {
         p.name = name;
@@ -297,20 +287,37 @@ pub(super) fn read_setup_cfg(m: &mut Manifests, path: &str, dir: &str, text: &st
     };
     let scripts: Vec<String> = list(val("options.entry_points", "console_scripts"))
         .iter()
-        .filter_map(|s| {
-            s.split_once('=')
-                .map(|(_, t)| t.split(':').next().unwrap_or("").trim().to_string())
-        })
-        .filter(|s| !s.is_empty())
+        .filter_map(|s| script_module(s))
         .collect();
-    let p = python_project(m, dir, path);
-    if p.name.is_none() {
-        p.name = name;
+    python_project(m, dir, path).declare(name, deps, roots, packages, scripts);
+}
+
+/// The module of a console script entry (`name = module.path:function`), if it names one.
+fn script_module(entry: &str) -> Option<String> {
+    let (_, target) = entry.split_once('=')?;
+    let module = target.split(':').next().unwrap_or("").trim();
+    (!module.is_empty()).then(|| module.to_string())
+}
+
+impl PythonProject {
+    /// Adds what one more of the project's files declares (setup.cfg, setup.py); the first name
+    /// found stays.
+    fn declare(
+        &mut self,
+        name: Option<String>,
+        deps: Vec<String>,
+        roots: Vec<String>,
+        packages: Vec<String>,
+        scripts: Vec<String>,
+    ) {
+        if self.name.is_none() {
+            self.name = name;
+        }
+        self.deps.extend(deps);
+        self.source_roots.extend(roots);
+        self.packages.extend(packages);
+        self.scripts.extend(scripts);
     }
-    p.deps.extend(deps);
-    p.source_roots.extend(roots);
-    p.packages.extend(packages);
-    p.scripts.extend(scripts);
 }
 
 /// setup.py is code; only well-known literal arguments are read (no evaluation).
@@ -388,19 +395,9 @@ pub(super) fn read_setup_py(m: &mut Manifests, path: &str, dir: &str, text: &str
         .map(|s| {
             quoted_strings(&s)
                 .into_iter()
-                .filter_map(|e| {
-                    e.split_once('=')
-                        .map(|(_, t)| t.split(':').next().unwrap_or("").trim().to_string())
-                })
-                .filter(|s| !s.is_empty())
+                .filter_map(script_module)
                 .collect()
         })
         .unwrap_or_default();
-    let p = python_project(m, dir, path);
-    if p.name.is_none() {
-        p.name = name;
-    }
-    p.deps.extend(deps);
-    p.source_roots.extend(roots);
-    p.scripts.extend(scripts);
+    python_project(m, dir, path).declare(name, deps, roots, Vec::new(), scripts);
 }
