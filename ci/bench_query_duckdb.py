@@ -7,8 +7,11 @@ Parquet files of one snapshot, with the `duckdb` Python package, printed as JSON
     bench_query_duckdb.py SNAPSHOT refs ID [LIMIT]
     bench_query_duckdb.py SNAPSHOT pick        # prints a busy symbol ID and a query (setup, untimed)
 
-search ranks like ckb (exact > prefix > substring, visibility, scip > tree-sitter, kind weight,
-stable_id); refs returns the symbol's non-definition sites with their file's module and test
+search ranks like ckb (queries/src/analysis/ranking.rs): exact (case-sensitive) > exact ignoring
+case > prefix > substring; place (aside: test files and folders named for tests, examples, benches,
+docs, fuzzing; internal: not public); log2 of the references in the usage table; kind weight;
+container depth; scip > tree-sitter; references; stable_id (ckb's entry-point and owning-type
+signals are left out: they break ties the peer does not need to); refs returns the symbol's non-definition sites with their file's module and test
 flag, grouped by module and file like ckb (the first LIMIT sites in that order) plus the totals.
 """
 
@@ -23,15 +26,15 @@ def table(snapshot, name):
 
 
 KIND_WEIGHT = """CASE
-  WHEN kind IN ('class','struct','interface','trait','enum','type_alias','type') THEN 5
-  WHEN kind = 'function' THEN 4
-  WHEN kind IN ('method','constructor') THEN 3
-  WHEN kind IN ('constant','module','macro','namespace','package') THEN 2
+  WHEN kind IN ('class','struct','interface','trait','enum','type_alias','type','union','function',
+                'method','constructor','macro','delegate','object') THEN 3
+  WHEN kind IN ('constant','module','namespace','package','enum_member','event') THEN 2
   WHEN kind IN ('variable','field','property') THEN 1
   ELSE 0 END"""
 
-VIS_WEIGHT = """CASE visibility WHEN 'public' THEN 3 WHEN 'protected' THEN 2
-  WHEN 'internal' THEN 1 ELSE 0 END"""
+# A folder named for tests, examples, benches, docs or fuzzing (words split at - _ .).
+ASIDE_FOLDER = (r"(?i)(^|/)([^/]*[-_.])?(tests?|testing|testutils?|testdata|testsuite|specs?|mocks?"
+                r"|fixtures?|e2e|bench(es|marks?)?|examples?|demos?|samples?|docs?|fuzz)([-_.][^/]*)?/")
 
 
 def rows(con, sql, params):
@@ -50,14 +53,26 @@ def main():
         limit = int(sys.argv[4]) if len(sys.argv) > 4 else 20
         out = rows(
             con,
-            f"""SELECT stable_id, name, kind, container, visibility, module_id, path, start_line, source,
-                  CASE WHEN lower(name) = lower($q) THEN 3
-                       WHEN starts_with(lower(name), lower($q)) THEN 2 ELSE 1 END AS match
-                FROM {table(snapshot, 'symbols')}
-                WHERE name ILIKE '%' || $q || '%'
-                ORDER BY match DESC, {VIS_WEIGHT} DESC, (source = 'scip') DESC, {KIND_WEIGHT} DESC, stable_id
+            f"""WITH matched AS (
+                  SELECT stable_id, name, kind, container, visibility, module_id, path, start_line, source,
+                    CASE WHEN name = $q THEN 4 WHEN lower(name) = lower($q) THEN 3
+                         WHEN starts_with(lower(name), lower($q)) THEN 2 ELSE 1 END AS match
+                  FROM {table(snapshot, 'symbols')}
+                  WHERE name ILIKE '%' || $q || '%'
+                    AND kind NOT IN ('parameter', 'type_parameter', 'local', 'meta'))
+                SELECT m.*, coalesce(u."references", 0) AS refs,
+                  CASE WHEN coalesce(f.is_test, false) OR regexp_matches(m.path, $aside) THEN 2
+                       WHEN m.visibility IN ('public', 'protected')
+                         OR (m.visibility = 'unknown' AND NOT starts_with(m.name, '_')) THEN 0
+                       ELSE 1 END AS place
+                FROM matched m
+                LEFT JOIN {table(snapshot, 'files')} f USING (path)
+                LEFT JOIN {table(snapshot, 'usage')} u USING (stable_id)
+                ORDER BY match DESC, place, floor(log2(1 + refs)) DESC, {KIND_WEIGHT} DESC,
+                  coalesce(len(string_split(container, '::')), 0), (source = 'scip') DESC, refs DESC,
+                  stable_id
                 LIMIT $limit""",
-            {"q": q, "limit": limit},
+            {"q": q, "limit": limit, "aside": ASIDE_FOLDER},
         )
     elif command == "refs":
         limit = int(sys.argv[4]) if len(sys.argv) > 4 else 20

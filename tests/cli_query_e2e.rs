@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn repo() -> Fixture {
     Fixture::committed(&[
@@ -114,4 +114,79 @@ fn a_saved_id_follows_a_rename_to_the_next_snapshot() {
     assert_eq!(v["facts"]["resolution"]["redirected"], true);
     assert_eq!(v["facts"]["resolution"]["redirectedFrom"], old.as_str());
     assert_eq!(v["facts"]["resolution"]["reason"], "renamed");
+}
+
+/// Members rank by the type they belong to, on a snapshot the pipeline made (its `usage` table
+/// and the owning types read back by `search`): three `send` methods, unused themselves, tied on
+/// match, usage, kind and depth; `Session` is used four times, `Adapter` once, `_Adapter` is
+/// private by name (its members are internal).
+#[test]
+fn search_ranks_members_by_the_type_they_belong_to() {
+    let f = Fixture::git();
+    f.write(".gitignore", ".ckb/\n").write(
+        "pkg/sessions.py",
+        "class _Adapter:\n    def send(self, r):\n        return r\n\n\n\
+         class Adapter:\n    def send(self, r):\n        return r\n\n\n\
+         class Session:\n    def send(self, r):\n        return r\n\n\n\
+         def make():\n    a = Session()\n    b = Session()\n    c = Session()\n    d = Session()\n    \
+         return [a, b, c, d, Adapter()]\n",
+    );
+    f.commit("one");
+    ckb_ok(f.path(), &["snapshot", "--progress", "never"]);
+    let s = q(&f, &["search", "send"]);
+    let ranked: Vec<(&str, &str)> = s["facts"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["container"].as_str().unwrap(),
+                r["place"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranked,
+        [
+            ("Session", "api"),
+            ("Adapter", "api"),
+            ("_Adapter", "internal")
+        ],
+        "{s}"
+    );
+    // `ckb mcp` ranks from the index its table cache keeps, not from reads: the same answer, on
+    // the call that builds the index and on the next.
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "send"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "send"}}}),
+    ];
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ckb"))
+        .args(["mcp", "--repo", "."])
+        .current_dir(f.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes()).unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let replies: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for id in [1, 2] {
+        let reply = replies.iter().find(|r| r["id"] == id).expect("a reply");
+        assert_eq!(
+            reply["result"]["structuredContent"]["facts"], s["facts"],
+            "{reply}"
+        );
+    }
 }

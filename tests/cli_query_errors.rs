@@ -88,8 +88,12 @@ fn every_query_error_code_is_reachable_with_a_remediation() {
     // Details that make errors actionable.
     let e = error_of(r, &["symbol", &sid(122)]);
     assert_eq!(e["details"]["deletedInCommit"], fixture::HEAD);
+    // Three definitions named `parse` (the parameter of that name does not count), ranked as
+    // search ranks them: the public method first, the test helper last.
     let e = error_of(r, &["refs", "parse"]);
-    assert_eq!(e["details"]["matches"].as_array().unwrap().len(), 2);
+    let matches = e["details"]["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 3);
+    assert_eq!(matches[2]["path"], "crates/core/tests/parser_test.rs");
     assert_eq!(
         e["drilldowns"][0]["command"],
         format!("ckb query symbol {p}")
@@ -187,7 +191,7 @@ fn usage_errors_exit_2_and_human_errors_go_to_stderr() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with("error[AMBIGUOUS_QUERY]: 2 symbols are named \"parse\""),
+        err.starts_with("error[AMBIGUOUS_QUERY]: 3 symbols are named \"parse\""),
         "{err}"
     );
     test_support::assert_mentions(&err, &["  details:\n", "try: ckb query symbol"]);

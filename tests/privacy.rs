@@ -323,6 +323,17 @@ fn anonymized_snapshot_holds_no_canary() {
     assert!(understand.contains(&symbol), "{understand}");
     let refs = query_json_ok(f.path(), head_dir, &["refs", &symbol]);
     assert!(!refs.to_lowercase().contains("zqx"), "{refs}");
+    // The usage table is keyed like the symbols it counts: search finds the hashed name with its
+    // references (main calls it).
+    let hashed = anonymizer().name("zqxfunction");
+    let search = query_json_ok(f.path(), head_dir, &["search", &hashed]);
+    let search: serde_json::Value = serde_json::from_str(&search).unwrap();
+    let best = &search["facts"]["results"][0];
+    assert_eq!(best["id"], symbol.as_str(), "{search}");
+    assert!(
+        best["references"].as_i64().is_some_and(|n| n >= 1),
+        "{search}"
+    );
     let diff = ckb_ok(
         f.path(),
         &["diff", base.to_str().unwrap(), head_dir, "--format", "json"],

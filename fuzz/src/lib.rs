@@ -226,7 +226,8 @@ pub fn table_parquet(data: &[u8]) {
         11 => decode::<FileChangeRow>(&path),
         12 => decode::<ChurnRow>(&path),
         13 => decode::<CochangeRow>(&path),
-        _ => decode::<OwnershipRow>(&path),
+        14 => decode::<OwnershipRow>(&path),
+        _ => decode::<UsageRow>(&path),
     }
 }
 

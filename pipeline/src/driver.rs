@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use output_schema::manifest::{RepoState, StageReport, Warning};
-use output_schema::tables::{AliasRow, FileRow, TombstoneRow};
+use output_schema::tables::{AliasRow, FileRow, TombstoneRow, UsageRow};
 use output_schema::Stage;
 
 use crate::cache_pack::{self, CachePack, CacheProblem, PackUpdate};
@@ -29,8 +29,8 @@ use crate::store::{self, StoredSnapshot};
 use crate::warning_paths::relative_paths;
 use crate::write::TableSet;
 use crate::{
-    history, identity, modules, privacy, repo_state, scan, scip, syntax, PipelineError, Progress,
-    SnapshotOptions, SnapshotOutcome,
+    history, identity, modules, privacy, repo_state, scan, scip, syntax, usage, PipelineError,
+    Progress, SnapshotOptions, SnapshotOutcome,
 };
 
 /// Builds and publishes one snapshot (inside the run's thread pool).
@@ -335,6 +335,7 @@ fn run_stages(
     let identity = identity_stage(plan, ctx, &code, agreement, previous_warnings, draft);
 
     let (aliases, tombstones) = identity.unzip();
+    let usage = usage_step(&code, draft);
     let mut tables = TableSet {
         files,
         symbols: code.symbols,
@@ -344,6 +345,7 @@ fn run_stages(
         imports: code.imports,
         aliases,
         tombstones,
+        usage,
         ..TableSet::default()
     };
     if let Some(h) = history {
@@ -366,6 +368,17 @@ fn run_stages(
         draft.time("modules", clock);
     }
     Ok(tables)
+}
+
+/// The usage step: how much each symbol is used, from the final occurrences and call edges
+/// (absent when no stage wrote symbols and occurrences).
+fn usage_step(code: &CodeTables, draft: &mut ManifestDraft) -> Option<Vec<UsageRow>> {
+    let clock = Instant::now();
+    let (symbols, occurrences) = (code.symbols.as_ref()?, code.occurrences.as_ref()?);
+    let call_edges = code.call_edges.as_deref().unwrap_or_default();
+    let rows = usage::count(symbols, occurrences, call_edges);
+    draft.time("usage", clock);
+    Some(rows)
 }
 
 /// The syntax stage, over the scanned files.

@@ -33,6 +33,7 @@ pub mod signature;
 pub mod stage;
 pub mod store;
 pub mod syntax;
+pub mod usage;
 mod warning_paths;
 pub mod write;
 

@@ -13,13 +13,20 @@
 //! `tree-sitter`); their references to tree-sitter definitions that SCIP replaced are rewritten to
 //! the SCIP stable IDs. Imports are never touched.
 //!
+//! One indexer quirk is mended here, where both backends meet: scip-python reads a class that
+//! shadows a builtin (`class ConnectionError(RequestException)` in requests) as a reference to
+//! the builtin, so the index has no definition for it. Where a tree-sitter type or callable
+//! definition that SCIP did not match names the very position of a SCIP reference to an external
+//! symbol of the same name, the tree-sitter definition is kept and that occurrence becomes its
+//! definition (`quirk.definitions-read-as-external`).
+//!
 //! The merge is a plain function over row vectors so it does not depend on how the stages are
 //! wired; [`merge_step`] is the driver's step from the two stages' rows to the written tables.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
-use output_schema::SharedStr;
+use output_schema::{Roles, SharedStr};
 
 use crate::fingerprint;
 use crate::scip::ScipTables;
@@ -87,6 +94,9 @@ pub struct MergeStats {
     pub unresolved_references: i64,
     /// Tree-sitter definitions kept outside SCIP-covered files.
     pub kept_tree_sitter_symbols: i64,
+    /// Tree-sitter definitions kept in SCIP-covered files because the index read them as
+    /// references to an external symbol of the same name (see the module doc).
+    pub definitions_read_as_external: i64,
 }
 
 impl MergeStats {
@@ -127,6 +137,10 @@ impl MergeStats {
             (
                 "merge.kept.tree-sitter-symbols",
                 self.kept_tree_sitter_symbols,
+            ),
+            (
+                "quirk.definitions-read-as-external",
+                self.definitions_read_as_external,
             ),
         ]
         .into_iter()
@@ -172,9 +186,30 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         relationships: ts_relationships,
         imports,
     } = syntax;
-    let (symbols, rewrites) = merge_symbols(ts_symbols, scip.symbols, covered, &mut stats);
+    let mut scip_occurrences = scip.occurrences.into_rows();
+    let read_as_external = definitions_read_as_external(
+        &ts_symbols,
+        &ts_occurrences,
+        &scip.symbols,
+        &scip_occurrences,
+        covered,
+    );
+    let (symbols, rewrites, kept) = merge_symbols(
+        ts_symbols,
+        scip.symbols,
+        covered,
+        &read_as_external,
+        &mut stats,
+    );
+    for o in scip_occurrences.iter_mut().filter(|_| !kept.is_empty()) {
+        let at = (o.path.clone(), o.line, o.col);
+        if let Some(id) = read_as_external.get(&at).filter(|id| kept.contains(*id)) {
+            o.symbol_id = Some(id.clone());
+            o.roles = Roles::DEFINITION;
+        }
+    }
 
-    let occurrences = scip_then_kept(scip.occurrences.into_rows(), ts_occurrences, |o| {
+    let occurrences = scip_then_kept(scip_occurrences, ts_occurrences, |o| {
         if covered.contains(o.path.as_str()) {
             stats.dropped_tree_sitter_occurrences += 1;
             return false;
@@ -238,15 +273,59 @@ fn scip_then_kept<T>(
     scip
 }
 
+/// Where a covered file's tree-sitter type or callable definition sits at the position of a
+/// SCIP reference to an external symbol of the same name (the index has no definition of its
+/// own there): (path, line, col) → the tree-sitter stable ID. Candidates only: the merge keeps
+/// those SCIP did not match.
+fn definitions_read_as_external(
+    ts_symbols: &[SymbolRow],
+    ts_occurrences: &[OccurrenceRow],
+    scip_symbols: &[SymbolRow],
+    scip_occurrences: &[OccurrenceRow],
+    covered: &BTreeSet<String>,
+) -> BTreeMap<(SharedStr, i32, i32), SharedStr> {
+    let candidates: HashSet<&str> = ts_symbols
+        .iter()
+        .filter(|s| covered.contains(s.path.as_str()))
+        .filter(|s| matches!(family(&s.kind), "type" | "callable"))
+        .map(|s| s.stable_id.as_str())
+        .collect();
+    let mut definitions: HashMap<(&str, i32, i32), (&str, &SharedStr)> = HashMap::new();
+    for o in ts_occurrences {
+        let Some(id) = o.symbol_id.as_ref() else {
+            continue;
+        };
+        if o.roles.contains(Roles::DEFINITION) && candidates.contains(id.as_str()) {
+            definitions.insert((o.path.as_str(), o.line, o.col), (o.name.as_str(), id));
+        }
+    }
+    if definitions.is_empty() {
+        return BTreeMap::new();
+    }
+    let defined: HashSet<&str> = scip_symbols.iter().map(|s| s.stable_id.as_str()).collect();
+    scip_occurrences
+        .iter()
+        .filter(|o| !o.roles.contains(Roles::DEFINITION))
+        .filter(|o| o.symbol_id.as_deref().is_some_and(|t| !defined.contains(t)))
+        .filter_map(|o| {
+            let &(name, id) = definitions.get(&(o.path.as_str(), o.line, o.col))?;
+            (name == o.name.as_str()).then(|| ((o.path.clone(), o.line, o.col), id.clone()))
+        })
+        .collect()
+}
+
 /// The merged definitions: every SCIP definition (gaps filled from its tree-sitter match), and
-/// the tree-sitter definitions of files SCIP does not cover; plus how the references of kept
-/// tree-sitter rows are to be rewritten.
+/// the tree-sitter definitions of files SCIP does not cover or that the index read as external
+/// references (`read_as_external`); plus how the references of kept tree-sitter rows are to be
+/// rewritten, and the stable IDs of the tree-sitter definitions kept in covered files.
 fn merge_symbols<'c>(
     ts_symbols: Vec<SymbolRow>,
     scip_symbols: Vec<SymbolRow>,
     covered: &'c BTreeSet<String>,
+    read_as_external: &BTreeMap<(SharedStr, i32, i32), SharedStr>,
     stats: &mut MergeStats,
-) -> (Vec<SymbolRow>, Rewrites<'c>) {
+) -> (Vec<SymbolRow>, Rewrites<'c>, HashSet<SharedStr>) {
+    let shadowing: HashSet<&SharedStr> = read_as_external.values().collect();
     // Tree-sitter definitions of covered files, by (path, name).
     let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, s) in ts_symbols.iter().enumerate() {
@@ -290,13 +369,20 @@ fn merge_symbols<'c>(
     }
     let scip_ids: HashSet<SharedStr> = symbols.iter().map(|s| s.stable_id.clone()).collect();
 
-    // Tree-sitter definitions: kept outside covered files, dropped inside.
+    // Tree-sitter definitions: kept outside covered files, dropped inside (unless the index read
+    // them as external references).
     let mut dropped_ids: HashSet<SharedStr> = HashSet::new();
     let mut ts_path: HashMap<SharedStr, SharedStr> = HashMap::new();
+    let mut kept: HashSet<SharedStr> = HashSet::new();
     for (i, s) in ts_symbols.into_iter().enumerate() {
         ts_path.insert(s.stable_id.clone(), s.path.clone());
         if covered.contains(s.path.as_str()) {
-            if !taken.contains(&i) {
+            let unmatched = !taken.contains(&i);
+            if unmatched && shadowing.contains(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
+                stats.definitions_read_as_external += 1;
+                kept.insert(s.stable_id.clone());
+                symbols.push(s);
+            } else if unmatched {
                 stats.dropped_tree_sitter_symbols += 1;
                 if !remap.contains_key(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
                     dropped_ids.insert(s.stable_id);
@@ -316,7 +402,7 @@ fn merge_symbols<'c>(
         ts_path,
         covered,
     };
-    (symbols, rewrites)
+    (symbols, rewrites, kept)
 }
 
 /// A reference held by a kept tree-sitter row: rewritten, kept, or unresolved.

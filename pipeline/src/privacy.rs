@@ -252,6 +252,9 @@ pub fn anonymize(mut tables: TableSet, a: &Anonymizer) -> TableSet {
     for r in t.ownership.iter_mut().flatten() {
         r.path = a.path(&r.path);
     }
+    for r in t.usage.iter_mut().flatten() {
+        r.stable_id = a.symbol_ref(&r.stable_id).into();
+    }
     tables
 }
 

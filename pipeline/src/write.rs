@@ -46,6 +46,8 @@ pub struct TableSet {
     pub cochange: Option<Vec<CochangeRow>>,
     /// `ownership`
     pub ownership: Option<Vec<OwnershipRow>>,
+    /// `usage`
+    pub usage: Option<Vec<UsageRow>>,
 }
 
 /// Manifest entries of one written table: its Parquet file and, when asked, its JSON Lines export.
@@ -101,6 +103,7 @@ pub fn write_tables(
         job(syncs, dir, &mut tables.churn, j),
         job(syncs, dir, &mut tables.cochange, j),
         job(syncs, dir, &mut tables.ownership, j),
+        job(syncs, dir, &mut tables.usage, j),
     ]
     .into_iter()
     .flatten()

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
+use output_schema::Roles;
 use pipeline::merge::{merge, merge_step, MergeStats, SyntaxTables};
 use pipeline::scip::ScipTables;
 
@@ -314,6 +315,7 @@ fn scip_stands_and_tree_sitter_fills_only_the_gaps() {
             remapped_references: 3,
             unresolved_references: 2,
             kept_tree_sitter_symbols: 1,
+            definitions_read_as_external: 0,
         }
     );
     assert_eq!(stats.counts()["merge.disagree.signature"], 1);
@@ -427,4 +429,80 @@ fn tree_sitter_relationships_stand_where_the_index_states_none() {
     let (dropped, stats) = merge(syntax, scip(false));
     assert!(dropped.relationships.is_empty());
     assert_eq!(stats.dropped_tree_sitter_relationships, 2);
+}
+
+/// scip-python reads a class that shadows a builtin (`class ConnectionError(RequestException)`
+/// in requests) as a reference to `builtins/ConnectionError#` and defines nothing there: the
+/// tree-sitter definition at that very position is kept, the occurrence becomes its definition,
+/// and the quirk is counted. A reference to an external symbol of another name at a definition's
+/// position, or a definition SCIP matched, changes nothing.
+#[test]
+fn a_definition_the_index_read_as_an_external_reference_is_kept() {
+    const BUILTIN: &str = "scip-python python python-stdlib 3.11 builtins/ConnectionError#";
+    let (mut syntax, mut scip) = inputs();
+    let shadowing = ts_sym("T7", "ConnectionError", "class", "src/a.ts", (70, 72), "b7");
+    let other = ts_sym("T8", "Unrelated", "class", "src/a.ts", (80, 82), "b8");
+    let definition = |id: &str, name: &str, line: i32| OccurrenceRow {
+        roles: Roles::DEFINITION,
+        ..test_support::rows::reference(Some(id), name, "src/a.ts", line, "tree-sitter")
+    };
+    syntax.symbols.extend([shadowing, other]);
+    syntax.occurrences.extend([
+        definition("T7", "ConnectionError", 70),
+        definition("T8", "Unrelated", 80),
+        // Circle's definition, which SCIP matches (S1): never kept twice.
+        definition("T1", "Circle", 7),
+    ]);
+    let mut scip_occurrences = scip.occurrences.into_rows();
+    let external = |target: &str, name: &str, line: i32| OccurrenceRow {
+        roles: Roles::REFERENCE | Roles::READ,
+        ..test_support::rows::reference(Some(target), name, "src/a.ts", line, "scip")
+    };
+    scip_occurrences.extend([
+        external(BUILTIN, "ConnectionError", 70),
+        external(
+            "scip-python python python-stdlib 3.11 builtins/Exception#",
+            "Exception",
+            80,
+        ),
+        external("scip-typescript npm fx 1 Circle#", "Circle", 7),
+    ]);
+    scip.occurrences = scip_occurrences.into();
+
+    let (merged, stats) = merge(syntax, scip);
+    assert_eq!(stats.definitions_read_as_external, 1);
+    assert_eq!(stats.counts()["quirk.definitions-read-as-external"], 1);
+    assert_eq!(stats.dropped_tree_sitter_symbols, 3, "{stats:?}");
+    let kept: Vec<&SymbolRow> = merged
+        .symbols
+        .iter()
+        .filter(|s| s.path.as_str() == "src/a.ts" && s.source.as_str() == "tree-sitter")
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0].stable_id.as_str(), "T7");
+    assert_eq!(kept[0].body_hash.as_deref(), Some("b7"));
+    let at = |line: i32| -> Vec<(Option<String>, Roles)> {
+        merged
+            .occurrences
+            .iter()
+            .filter(|o| o.path.as_str() == "src/a.ts" && o.line == line)
+            .map(|o| (o.symbol_id.as_deref().map(String::from), o.roles))
+            .collect()
+    };
+    assert_eq!(at(70), [(Some("T7".to_string()), Roles::DEFINITION)]);
+    assert_eq!(
+        at(80),
+        [(
+            Some("scip-python python python-stdlib 3.11 builtins/Exception#".to_string()),
+            Roles::REFERENCE | Roles::READ
+        )]
+    );
+    assert_eq!(
+        at(7),
+        [(
+            Some("scip-typescript npm fx 1 Circle#".to_string()),
+            Roles::REFERENCE | Roles::READ
+        )]
+    );
+    assert!(!merged.symbols.iter().any(|s| s.stable_id.as_str() == "T1"));
 }

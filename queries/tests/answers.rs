@@ -219,10 +219,11 @@ fn every_resolution_error_has_its_code() {
         .iter()
         .any(|d| d.command == "ckb query search legacy_parse"));
 
+    // Three definitions (the parameter named `parse` is left out), ranked as search ranks them.
     let amb = sym("parse").unwrap_err();
     let m = amb.details.unwrap();
-    assert_eq!(m["total"], 2);
-    assert_eq!(ids(&m["matches"]), vec![sid(2), sid(20)]);
+    assert_eq!(m["total"], 3);
+    assert_eq!(ids(&m["matches"]), vec![sid(2), sid(20), sid(21)]);
     assert_eq!(
         amb.drilldowns[0].command,
         format!("ckb query symbol {}", sid(2))
@@ -245,19 +246,23 @@ fn search_ranks_by_the_documented_order() {
         )
     };
     let a = v(&s("PARSE", &[], None, None).unwrap());
-    // exact (Parse trait > parse method by kind; the private tree-sitter parse last), prefix
-    // (Parser, ParseError tie on kind → stable_id; then parse_config), substring.
+    // No name is PARSE: every `parse` matches ignoring case. The public method (4 references)
+    // before the public trait (1); the private tree-sitter parse (internal), then the test
+    // helper (aside). Prefixes: Parser (3 references), then parse_config and ParseError (unused,
+    // both weigh as types and callables: stable_id). Substrings: JsonParser, then the test.
+    // The parameter `parse` is left out.
     assert_eq!(
         ids(&a["facts"]["results"]),
-        [7, 2, 20, 1, 19, 18, 8, 11].map(sid).to_vec()
+        [2, 7, 20, 21, 1, 18, 19, 8, 11].map(sid).to_vec()
     );
-    let matches = test_support::json::strs(&a["facts"]["results"], "match");
+    let field = |name: &str| test_support::json::strs(&a["facts"]["results"], name);
     assert_eq!(
-        matches,
+        field("match"),
         [
-            "exact",
-            "exact",
-            "exact",
+            "exact-ignoring-case",
+            "exact-ignoring-case",
+            "exact-ignoring-case",
+            "exact-ignoring-case",
             "prefix",
             "prefix",
             "prefix",
@@ -265,7 +270,12 @@ fn search_ranks_by_the_documented_order() {
             "substring"
         ]
     );
-    assert_eq!(a["facts"]["total"], 8);
+    assert_eq!(a["facts"]["total"], 9);
+    assert_eq!(field("place")[..4], ["api", "api", "internal", "aside"]);
+    assert_eq!(a["facts"]["results"][0]["references"], 4);
+    // Parameters are searched when asked for.
+    let params = v(&s("parse", &["parameter"], None, None).unwrap());
+    assert_eq!(ids(&params["facts"]["results"]), vec![sid(22)]);
     assert_eq!(a["facts"]["byModule"][0]["module"], "crates/core");
 
     let k = v(&s("parse", &["method"], None, None).unwrap());
@@ -275,7 +285,7 @@ fn search_ranks_by_the_documented_order() {
     let p = v(&s("parse", &[], Some("crates/core/src/lib.rs"), None).unwrap());
     assert_eq!(
         ids(&p["facts"]["results"]),
-        [7, 19, 18, 8].map(sid).to_vec()
+        [7, 18, 19, 8].map(sid).to_vec()
     );
 
     // Budget: limit cuts, says so, and offers the next step.
@@ -289,11 +299,11 @@ fn search_ranks_by_the_documented_order() {
             t["total"].as_u64(),
             t["shown"].as_u64()
         ),
-        (Some("results"), Some("max-items"), Some(8), Some(2))
+        (Some("results"), Some("max-items"), Some(9), Some(2))
     );
     assert_eq!(drill(&l)[0], "ckb query search parse --limit 4");
     assert!(drill(&l).contains(&"ckb query search parse --scope crates/core".to_string()));
-    assert_eq!(l["compression"]["itemsIn"], 8);
+    assert_eq!(l["compression"]["itemsIn"], 9);
     assert_eq!(l["compression"]["itemsOut"], 2);
 
     assert_eq!(code(s("  ", &[], None, None)), ErrorCode::InvalidParameter);
@@ -575,7 +585,8 @@ fn dead_code_candidates_with_confidence() {
     );
     assert_eq!(a["facts"]["counts"]["selfOnly"], 1);
     assert_eq!(a["facts"]["excluded"]["implements-interface"], 2);
-    assert_eq!(a["facts"]["excluded"]["in-test-file"], 3);
+    assert_eq!(a["facts"]["excluded"]["in-test-file"], 4);
+    assert_eq!(a["facts"]["excluded"]["kind-not-tracked"], 1);
     let walk = &a["facts"]["candidates"][6];
     assert!(walk["reasons"]
         .to_string()
@@ -706,11 +717,11 @@ fn explore_understand_prepare_and_tests() {
     );
 
     let amb = v(&queries::commands::understand::understand(&c, "parse").unwrap());
-    assert_eq!(amb["facts"]["ambiguity"]["total"], 2);
+    assert_eq!(amb["facts"]["ambiguity"]["total"], 3);
     assert_eq!(amb["facts"]["ambiguity"]["exactName"], true);
     assert_eq!(
         ids(&amb["facts"]["ambiguity"]["matches"]),
-        vec![sid(2), sid(20)]
+        vec![sid(2), sid(20), sid(21)]
     );
     let similar = v(&queries::commands::understand::understand(&c, "pars").unwrap());
     assert_eq!(similar["facts"]["ambiguity"]["exactName"], false);
@@ -847,10 +858,11 @@ fn batches_report_per_item_errors() {
             .len(),
         5
     );
-    assert_eq!(s["facts"]["searches"][0]["total"], 8);
+    assert_eq!(s["facts"]["searches"][0]["total"], 9);
+    // `render` the function (exact) before `Render` the class (exact ignoring case).
     assert_eq!(
         ids(&s["facts"]["searches"][1]["results"]),
-        [14, 13, 15, 16].map(sid).to_vec()
+        [13, 14, 15, 16].map(sid).to_vec()
     );
     assert_eq!(
         s["facts"]["searches"][2]["error"]["code"],

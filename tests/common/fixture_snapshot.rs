@@ -41,6 +41,7 @@ pub struct SnapshotBuilder {
     pub churn: Vec<ChurnRow>,
     pub cochange: Vec<CochangeRow>,
     pub ownership: Vec<OwnershipRow>,
+    pub usage: Vec<UsageRow>,
 }
 
 impl SnapshotBuilder {
@@ -91,6 +92,7 @@ impl SnapshotBuilder {
         self.put(&dir, &self.churn, &mut tables);
         self.put(&dir, &self.cochange, &mut tables);
         self.put(&dir, &self.ownership, &mut tables);
+        self.put(&dir, &self.usage, &mut tables);
         let stages: BTreeMap<String, StageReport> = output_schema::Stage::ALL
             .iter()
             .map(|s| {

@@ -20,6 +20,7 @@ mod ownership;
 mod relationships;
 mod symbols;
 mod tombstones;
+mod usage;
 
 pub use aliases::AliasRow;
 pub use call_edges::CallEdgeRow;
@@ -36,6 +37,7 @@ pub use ownership::OwnershipRow;
 pub use relationships::RelationshipRow;
 pub use symbols::SymbolRow;
 pub use tombstones::TombstoneRow;
+pub use usage::UsageRow;
 
 use crate::TableInfo;
 
@@ -56,6 +58,7 @@ pub static ALL_TABLES: &[&TableInfo] = &[
     &ChurnRow::INFO,
     &CochangeRow::INFO,
     &OwnershipRow::INFO,
+    &UsageRow::INFO,
 ];
 
 #[cfg(test)]

@@ -24,6 +24,9 @@
 //! they get no `symbols` row and their occurrences are left out (counted). They are recognised with
 //! the SCIP crate's local-symbol parser and never reach the full symbol parser. They still cannot
 //! hide a global definition's enclosure, because enclosure is computed over global definitions only.
+//! scip-typescript's numbered `Meta` pseudo-symbols (`src/`a.ts`/state8:`, object-literal
+//! properties named with a per-document counter; [`symbols::is_numbered_meta`]) are global in form
+//! only: they are taken as locals the same way, and counted apart.
 
 use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
@@ -231,6 +234,8 @@ pub fn roles(bits: i32) -> Roles {
 enum Class {
     Global(u32),
     Local,
+    /// A numbered `Meta` pseudo-symbol: a local in all but form.
+    NumberedMeta,
     Invalid,
 }
 
@@ -243,12 +248,14 @@ struct SymTable {
     classes: FastMap<String, Class>,
     symbols: Vec<DocSymbol>,
     locals: usize,
+    numbered_meta: usize,
 }
 
 impl SymTable {
     /// Classifies a symbol string the first time the document names it. `local N` symbols are
     /// recognised (and validated) by the SCIP crate's local-symbol parser and never reach the full
-    /// symbol parser; global ones are kept as strings for the stage to parse once per index.
+    /// symbol parser; numbered `Meta` pseudo-symbols are told apart by their last descriptor;
+    /// global ones are kept as strings for the stage to parse once per index.
     fn classify(
         &mut self,
         symbol: &str,
@@ -263,6 +270,10 @@ impl SymTable {
             Ok(Some(_)) => {
                 self.locals += 1;
                 Class::Local
+            }
+            Ok(None) if symbols::is_numbered_meta(symbol) => {
+                self.numbered_meta += 1;
+                Class::NumberedMeta
             }
             Ok(None) => {
                 self.symbols.push(DocSymbol {
@@ -388,6 +399,7 @@ fn convert_decoded(
         classes: FastMap::with_capacity_and_hasher(named, Default::default()),
         symbols: Vec::with_capacity(named),
         locals: 0,
+        numbered_meta: 0,
     };
     let mut doc = DocState {
         table: &mut table,
@@ -550,6 +562,7 @@ fn read_occurrences(
     // Per-occurrence counters, added to the tally once per document.
     let (mut no_symbol, mut local_occs, mut invalid_occs, mut bad_ranges, mut typed_ranges) =
         (0i64, 0i64, 0i64, 0i64, 0i64);
+    let mut numbered_meta_occs = 0i64;
     let mut enclosing_elsewhere = 0i64;
     let mut message = Occurrence::new();
     for_each_message(occurrence_bytes, TAG_OCCURRENCE, &mut message, |o| {
@@ -564,6 +577,10 @@ fn read_occurrences(
             Class::Global(i) => i,
             Class::Local => {
                 local_occs += 1;
+                return;
+            }
+            Class::NumberedMeta => {
+                numbered_meta_occs += 1;
                 return;
             }
             Class::Invalid => {
@@ -610,6 +627,8 @@ fn read_occurrences(
     doc.tally.add(quirks::SKIP_NO_SYMBOL, no_symbol);
     doc.tally.add(quirks::SKIP_LOCAL_OCCURRENCES, local_occs);
     doc.tally
+        .add(quirks::SKIP_NUMBERED_META_OCCURRENCES, numbered_meta_occs);
+    doc.tally
         .add(quirks::SKIP_UNPARSABLE_OCCURRENCES, invalid_occs);
     doc.tally.add(quirks::SKIP_BAD_RANGE, bad_ranges);
     doc.tally.add(quirks::TYPED_RANGES, typed_ranges);
@@ -635,7 +654,7 @@ fn read_symbol_information(symbol_bytes: &[u8], doc: &mut DocState<'_>) -> proto
             .classify(&info.symbol, doc.tally, doc.warnings, doc.path)
         {
             Class::Global(i) => i,
-            Class::Local | Class::Invalid => return,
+            Class::Local | Class::NumberedMeta | Class::Invalid => return,
         };
         let kind = symbols::kind_name(info.kind);
         kind_unset += i64::from(info.kind.value() == 0);
@@ -683,6 +702,10 @@ fn read_symbol_information(symbol_bytes: &[u8], doc: &mut DocState<'_>) -> proto
     doc.tally.add(quirks::KIND_UNSET, kind_unset);
     doc.tally
         .add(quirks::LOCAL_SYMBOLS, doc.table.locals as i64);
+    doc.tally.add(
+        quirks::NUMBERED_META_SYMBOLS,
+        doc.table.numbered_meta as i64,
+    );
     Ok(())
 }
 

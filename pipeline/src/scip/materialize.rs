@@ -31,6 +31,8 @@ struct Resolved {
     invalid: Option<Box<str>>,
     /// The version quirk of the symbol's package, when it has one.
     package_quirk: Option<Arc<PackageQuirk>>,
+    /// scip-python's repeated term (`codes.codes.`; [`ParsedSymbol::doubled_term`]).
+    doubled_term: bool,
 }
 
 /// A package version quirk, with the package's key (manager, name, version) so that each package
@@ -94,6 +96,7 @@ fn resolve(
             kind: "unknown",
             invalid: Some(why.into_boxed_str()),
             package_quirk: None,
+            doubled_term: false,
         };
         (resolved, None)
     };
@@ -147,6 +150,7 @@ fn resolve(
         kind,
         invalid: None,
         package_quirk,
+        doubled_term: parsed.doubled_term(),
     };
     (resolved, row)
 }
@@ -347,8 +351,8 @@ fn drop_invalid_symbols(
     }
 }
 
-/// Index-wide quirks of the resolved symbols: defined in several documents, package quirks, no
-/// relationships at all.
+/// Index-wide quirks of the resolved symbols: defined in several documents, package quirks,
+/// repeated terms, no relationships at all.
 fn count_symbol_quirks(acc: &mut Accum, resolved: &[Resolved], ok: &[bool]) {
     let valid = |g: usize| ok[g];
     acc.tally.add(
@@ -365,6 +369,10 @@ fn count_symbol_quirks(acc: &mut Accum, resolved: &[Resolved], ok: &[bool]) {
             acc.tally.bump(package.quirk);
         }
     }
+    acc.tally.add(
+        quirks::DOUBLED_TERM_SYMBOLS,
+        resolved.iter().filter(|r| r.doubled_term).count() as i64,
+    );
     if acc.relationship_entries == 0 && !acc.docs.is_empty() {
         acc.tally.bump(quirks::NO_RELATIONSHIPS);
     }

@@ -356,7 +356,7 @@ struct GlobalSym {
     symbol: SharedStr,
     info_kind: Option<&'static str>,
     signature: Option<String>,
-    /// The first definition in (path, line, col) order: (document, whole-definition span).
+    /// The first definition in [`definition_order`]: (document, whole-definition span).
     best_def: Option<(u32, Span)>,
     def_docs: u32,
     last_def_doc: u32,
@@ -507,7 +507,7 @@ impl Accum {
                             .docs
                             .get(d as usize)
                             .map_or(facts.path.as_str(), |x| x.path.as_str());
-                        (best_path, span.line, span.col) > (facts.path.as_str(), def.line, def.col)
+                        definition_order(best_path, span) > definition_order(&facts.path, def)
                     }
                 };
                 if better {
@@ -527,6 +527,15 @@ impl Accum {
             language: facts.language.into(),
         });
     }
+}
+
+/// The order in which a global symbol's definitions compete to stand for it: by path and
+/// position, except that a Cargo build script comes last. rust-analyzer names a build script's
+/// items after its package, so `build.rs`'s `main` and the binary's `main` are one symbol; the
+/// package's own definition is the one meant.
+fn definition_order(path: &str, span: Span) -> (bool, &str, i32, i32) {
+    let build_script = path == "build.rs" || path.ends_with("/build.rs");
+    (build_script, path, span.line, span.col)
 }
 
 impl StageOutput for ScipOutput {

@@ -25,6 +25,14 @@ pub const DEFINED_TWICE_IN_DOCUMENT: &str = "quirk.symbol-defined-twice-in-docum
 pub const LISTED_TWICE_IN_DOCUMENT: &str = "quirk.symbol-listed-twice-in-document";
 /// Distinct `local N` symbols (per document); they get no stable ID and no rows.
 pub const LOCAL_SYMBOLS: &str = "quirk.local-symbols";
+/// Distinct numbered `Meta` pseudo-symbols (per document): scip-typescript names object-literal
+/// properties and type literals with a per-document counter (`state8:`, `typeLiteral13:`); unique
+/// only within their document, they are taken as locals (no stable ID, no rows).
+pub const NUMBERED_META_SYMBOLS: &str = "quirk.numbered-meta-symbols";
+/// Distinct symbols whose own term is repeated as their container: scip-python names an annotated
+/// module-level assignment (`codes: T = …`) `codes.codes.`; the repetition is left out of the
+/// container (and so of the stable ID).
+pub const DOUBLED_TERM_SYMBOLS: &str = "quirk.doubled-term-symbols";
 /// Packages whose version is a URL (rust-analyzer's standard library).
 pub const PACKAGE_VERSION_URL: &str = "quirk.package-version-url";
 /// Packages whose version is a commit hash.
@@ -67,6 +75,8 @@ pub const SKIP_UNPARSABLE_SYMBOL: &str = "skipped.unparsable-symbols";
 pub const SKIP_UNPARSABLE_OCCURRENCES: &str = "skipped.unparsable-symbol-occurrences";
 /// Occurrences of `local N` symbols (kept out of the tables).
 pub const SKIP_LOCAL_OCCURRENCES: &str = "skipped.local-occurrences";
+/// Occurrences of numbered `Meta` pseudo-symbols (kept out of the tables, as locals' are).
+pub const SKIP_NUMBERED_META_OCCURRENCES: &str = "skipped.numbered-meta-occurrences";
 /// Occurrences without a symbol (syntax highlighting only).
 pub const SKIP_NO_SYMBOL: &str = "skipped.occurrences-without-symbol";
 /// External symbol entries that could not be decoded.
@@ -97,6 +107,8 @@ pub const ALL: &[&str] = &[
     DEFINED_TWICE_IN_DOCUMENT,
     LISTED_TWICE_IN_DOCUMENT,
     LOCAL_SYMBOLS,
+    NUMBERED_META_SYMBOLS,
+    DOUBLED_TERM_SYMBOLS,
     PACKAGE_VERSION_URL,
     PACKAGE_VERSION_HASH,
     PROJECT_ROOT_ABSOLUTE,
@@ -117,6 +129,7 @@ pub const ALL: &[&str] = &[
     SKIP_UNPARSABLE_SYMBOL,
     SKIP_UNPARSABLE_OCCURRENCES,
     SKIP_LOCAL_OCCURRENCES,
+    SKIP_NUMBERED_META_OCCURRENCES,
     SKIP_NO_SYMBOL,
     SKIP_EXTERNAL_UNDECODABLE,
     SKIP_DUPLICATE_SYMBOL_ROW,

@@ -74,9 +74,24 @@ impl<'a> ParsedSymbol<'a> {
         &self.descriptors[self.descriptors.len() - 1]
     }
 
-    /// The descriptors of the enclosing scopes (all but the last).
+    /// The descriptors of the enclosing scopes (all but the last, and but a repeated term:
+    /// [`ParsedSymbol::doubled_term`]).
     pub fn container_descriptors(&self) -> &[DescriptorRef<'a>] {
-        &self.descriptors[..self.descriptors.len() - 1]
+        let own = self.descriptors.len() - 1;
+        &self.descriptors[..own - usize::from(self.doubled_term())]
+    }
+
+    /// Whether the symbol is scip-python's name for an annotated module-level assignment
+    /// (`codes: LookupDict = …` is `…/codes.codes.`): its own term repeated as its container.
+    /// The repetition is no scope, so the container leaves it out.
+    pub fn doubled_term(&self) -> bool {
+        let [.., parent, own] = self.descriptors.as_slice() else {
+            return false;
+        };
+        self.manager == "python"
+            && own.suffix == Suffix::Term
+            && parent.suffix == Suffix::Term
+            && own.name == parent.name
     }
 
     /// The name stored in `symbols.name` / `occurrences.name`. scip-python names a module
@@ -366,6 +381,28 @@ pub fn visibility(
     None
 }
 
+/// Whether `symbol` is one of scip-typescript's numbered `Meta` pseudo-symbols: its last
+/// descriptor is a `Meta` one whose name ends in a per-document counter (`src/`a.ts`/state8:`,
+/// `Message#typeLiteral13:`). scip-typescript names object-literal properties and type literals
+/// this way; the counter makes them unique only within their document (the next edit renumbers
+/// them), so they are locals in all but form. Only strings that end that way are parsed.
+pub fn is_numbered_meta(symbol: &str) -> bool {
+    let Some(body) = symbol.strip_suffix(':') else {
+        return false;
+    };
+    if !symbol.starts_with("scip-typescript ")
+        || !body.ends_with(|c: char| c.is_ascii_digit() || c == '`')
+    {
+        return false;
+    }
+    scip::symbol::parse_symbol_ref(symbol).is_ok_and(|parsed| {
+        parsed.descriptors.last().is_some_and(|own| {
+            let stem = own.name.trim_end_matches(|c: char| c.is_ascii_digit());
+            own.suffix == Suffix::Meta && !stem.is_empty() && stem.len() < own.name.len()
+        })
+    })
+}
+
 /// How a package version looks: a URL or a commit hash are quirks worth counting.
 pub fn version_quirk(version: &str) -> Option<&'static str> {
     if version.contains("://") || version.starts_with("git+") || version.starts_with("github.com/")
@@ -414,6 +451,16 @@ mod tests {
         let i = global("rust-analyzer cargo fx 0.1.0 shapes/impl#[Circle]new().");
         assert_eq!(i.container().as_deref(), Some("impl Circle"));
         assert!(!i.in_trait_impl());
+        let doubled = global("scip-python python fx 0.1 `fx.status`/codes.codes.");
+        assert!(doubled.doubled_term());
+        assert_eq!((doubled.name(), doubled.container()), ("codes", None));
+        assert_eq!(doubled.container_descriptors().len(), 1);
+        let member = global("scip-python python fx 0.1 `fx.status`/Codes#codes.");
+        assert!(!member.doubled_term());
+        assert_eq!(member.container().as_deref(), Some("Codes"));
+        // Only scip-python repeats a term so; elsewhere `x.x.` is a term inside a term.
+        let scala = global("semanticdb maven g 1 a/x.x.");
+        assert!(!scala.doubled_term());
         let py = global("scip-python python fx 0.1 `shapes.geometry`/__init__:");
         assert_eq!((py.name(), py.suffix_kind()), ("shapes.geometry", "module"));
         assert_eq!(global("a b c d m!").suffix_kind(), "macro");
@@ -479,6 +526,33 @@ mod tests {
         );
         assert_eq!(visibility("void m()", "java", &j, "method"), None);
         assert_eq!(visibility("", "java", &j, "method"), None);
+    }
+
+    #[test]
+    fn numbered_meta_symbols_are_told_apart() {
+        for numbered in [
+            "scip-typescript npm zustand 5.0.15 src/`vanilla.ts`/getState0:",
+            "scip-typescript npm zustand 5.0.15 tests/`basic.test.tsx`/count79:",
+            "scip-typescript npm zustand 5.0.15 src/middleware/`devtools.ts`/Message#typeLiteral13:",
+            "scip-typescript npm fx 1.0.0 src/`a.ts`/`Content-Type12`:",
+        ] {
+            assert!(is_numbered_meta(numbered), "{numbered}");
+        }
+        for kept in [
+            // A property of a type literal: a member, not the literal.
+            "scip-typescript npm zustand 5.0.15 src/middleware/`devtools.ts`/Message#typeLiteral13:state.",
+            "scip-typescript npm fx 1.0.0 src/`a.ts`/state.",
+            "scip-typescript npm fx 1.0.0 src/`a.ts`/base64:x.",
+            "scip-typescript npm fx 1.0.0 src/`a.ts`/8:",
+            // scip-python's modules are `Meta` descriptors without a counter.
+            "scip-python python fx 0.1 `shapes.geometry`/__init__:",
+            // Other indexers' `Meta` descriptors are not this quirk.
+            "rust-analyzer cargo fx 0.1.0 a/meta1:",
+            "local 7",
+            "scip-typescript npm fx 1.0.0 src/`a.ts`/broken`1:",
+        ] {
+            assert!(!is_numbered_meta(kept), "{kept}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! `error` {code, message, remediation, details} instead of a result; the answer itself succeeds
 //! unless the list is empty or too long (`INVALID_PARAMETER`). Items are symbols in brief
 //! (batch-get: with `resolution` and `locationFreshness`); each search keeps its top
-//! `symbolsPerModule` results (or `--limit`).
+//! `symbolsPerModule` results (or `--limit`), found and ranked exactly as `search` ranks them.
 
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
@@ -92,8 +92,8 @@ pub fn batch_search(
             match check_query(q).and_then(|q| find(ctx, q, kinds, None).map(|r| (q, r))) {
                 Ok((q, ranked)) => {
                     total_in += ranked.len() as u64;
-                    let shown = results_json(q, &ranked, per);
-                    scip |= ranked.iter().take(per).any(|s| s.source == "scip");
+                    let shown = results_json(&ranked, per);
+                    scip |= ranked.iter().take(per).any(|r| r.symbol.source == "scip");
                     total_out += shown.len() as u64;
                     cuts.push(Cut::of(
                         &format!("searches[{q}].results"),

@@ -4,9 +4,10 @@
 //!
 //! Facts: `target` (kind and ID/path), `overview` (files, lines, tests, symbols, languages),
 //! `keySymbols` (exported first, then most referenced, then kind weight, then ID; at most the
-//! items budget), `dependencies.out` / `dependencies.in` (for a module: module edges by
-//! strength; for a path: imports leaving / entering it grouped by target / source module, most
-//! imports first; at most `--max-modules` each), `recentChanges` (the latest file changes inside
+//! items budget; parameters and the like left out, as search leaves them), `dependencies.out` /
+//! `dependencies.in` (for a module: module edges by strength; for a path: imports leaving /
+//! entering it grouped by target / source module, most imports first; at most `--max-modules`
+//! each), `recentChanges` (the latest file changes inside
 //! it, newest first, at most `symbolsPerModule` × 2; a merge's rows are left out when the merged
 //! commits are in the history, as they repeat those commits' changes) and `hotspots` (90-day hotspots inside it, at
 //! most `symbolsPerModule`).
@@ -17,8 +18,8 @@ use output_schema::tables::{CommitRow, FileChangeRow, ImportRow, ModuleEdgeRow, 
 use output_schema::Roles;
 use serde_json::{json, Value};
 
+use crate::analysis::ranking::{is_hidden_kind, kind_weight, visibility_weight};
 use crate::commands::hotspots::{hotspot_json, hotspot_rows};
-use crate::commands::search::{kind_weight, visibility_weight};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::FileIndex;
 use crate::envelope::respond::{finish, shell_quote, Ctx, Draft, Trim};
@@ -157,8 +158,10 @@ fn key_symbols(
             }
         }
     }
-    let mut key_symbols: Vec<&SymbolRow> =
-        symbols.iter().filter(|s| !files.is_test(&s.path)).collect();
+    let mut key_symbols: Vec<&SymbolRow> = symbols
+        .iter()
+        .filter(|s| !files.is_test(&s.path) && !is_hidden_kind(&s.kind))
+        .collect();
     key_symbols.sort_by(|a, b| {
         visibility_weight(&b.visibility)
             .cmp(&visibility_weight(&a.visibility))

@@ -1,31 +1,28 @@
 //! `ckb query search <QUERY> [--kind K]… [--scope MODULE] [--limit N]`: symbols whose name
-//! contains the query, ignoring case, best first.
+//! contains the query, ignoring case, the definition a user most likely means first.
 //!
-//! Ranking (a strict lexicographic order, documented here and in `facts.ranking`):
-//! 1. match: exact name (ignoring case) > prefix > substring;
-//! 2. code before tests: definitions in files the scan marked as tests come after the others
-//!    (a test helper rarely is what someone searching a name is after);
-//! 3. visibility: public > protected > internal > private / unknown;
-//! 4. backend confidence: scip > tree-sitter;
-//! 5. kind weight: type-like (class, struct, interface, trait, enum, type_alias, type) 5,
-//!    function 4, method / constructor 3, constant / module / macro / namespace / package 2,
-//!    variable / field / property 1, anything else 0;
-//! 6. ties: stable_id ascending.
+//! The ranking is [`crate::analysis::ranking`]'s (`facts.ranking` states it): exact name
+//! (case-sensitive) > exact ignoring case > prefix > substring; then place (api > internal >
+//! aside: tests, examples, benches, docs, test-support), usage (log2 of reference sites), kind,
+//! container depth, backend, references, stable_id. Parameters, type parameters, locals and
+//! `meta` pseudo-symbols are searched only when `--kind` names them.
 //!
 //! `--scope` keeps symbols of that module (the modules stage's module ID) or under that path.
-//! Facts: `results` (ranked, at most `--limit`, default the items budget) and `byModule` (match
-//! counts per module, most first, at most `--max-modules`). Only the `name` column is scanned;
-//! other columns are decoded for matching rows only; `files` is read for the matching paths.
+//! Facts: `results` (ranked, at most `--limit`, default the items budget; each with its `rank`,
+//! `match`, `place` and, when the snapshot has a `usage` table, `references`) and `byModule`
+//! (match counts per module, most first, at most `--max-modules`). Only the `name` column is
+//! scanned; other columns are decoded for matching rows only; `files` and `usage` are read for
+//! the matches only.
 
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::tables::SymbolRow;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
+use crate::analysis::ranking::{self, is_hidden_kind, MatchKind, Ranked};
 use crate::envelope::answer::Answer;
-use crate::envelope::facts::{symbol_brief, FileIndex};
+use crate::envelope::facts::symbol_brief;
 use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
 use crate::snapshot::read::{self, is_path_or_below, Pred};
@@ -33,102 +30,6 @@ use crate::QueryError;
 
 /// Longest accepted query.
 pub const MAX_QUERY_CHARS: usize = 200;
-
-/// How a name matches the query.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum MatchKind {
-    /// Contains it.
-    Substring = 1,
-    /// Starts with it.
-    Prefix = 2,
-    /// Equals it (ignoring case).
-    Exact = 3,
-}
-
-impl MatchKind {
-    /// Name in facts.
-    pub fn name(self) -> &'static str {
-        match self {
-            MatchKind::Exact => "exact",
-            MatchKind::Prefix => "prefix",
-            MatchKind::Substring => "substring",
-        }
-    }
-}
-
-/// How `name` matches `query` (both compared lowercased).
-pub fn match_kind(name: &str, query: &str) -> MatchKind {
-    let n = name.to_lowercase();
-    let q = query.to_lowercase();
-    if n == q {
-        MatchKind::Exact
-    } else if n.starts_with(&q) {
-        MatchKind::Prefix
-    } else {
-        MatchKind::Substring
-    }
-}
-
-/// Weight of a visibility in the ranking.
-pub fn visibility_weight(v: &str) -> u8 {
-    match v {
-        "public" => 3,
-        "protected" => 2,
-        "internal" => 1,
-        _ => 0,
-    }
-}
-
-/// Weight of a backend in the ranking.
-pub fn backend_weight(source: &str) -> u8 {
-    u8::from(source == "scip")
-}
-
-/// Weight of a kind in the ranking.
-pub fn kind_weight(kind: &str) -> u8 {
-    match kind {
-        "class" | "struct" | "interface" | "trait" | "enum" | "type_alias" | "type" => 5,
-        "function" => 4,
-        "method" | "constructor" => 3,
-        "constant" | "module" | "macro" | "namespace" | "package" => 2,
-        "variable" | "field" | "property" => 1,
-        _ => 0,
-    }
-}
-
-fn compare(query: &str, tests: &BTreeSet<String>, a: &SymbolRow, b: &SymbolRow) -> Ordering {
-    match_kind(&b.name, query)
-        .cmp(&match_kind(&a.name, query))
-        .then(
-            tests
-                .contains(a.path.as_str())
-                .cmp(&tests.contains(b.path.as_str())),
-        )
-        .then(visibility_weight(&b.visibility).cmp(&visibility_weight(&a.visibility)))
-        .then(backend_weight(&b.source).cmp(&backend_weight(&a.source)))
-        .then(kind_weight(&b.kind).cmp(&kind_weight(&a.kind)))
-        .then(a.stable_id.cmp(&b.stable_id))
-}
-
-/// Sorts symbols by the search ranking for `query`; `tests` are the test files among their paths.
-pub fn rank_matches(
-    query: &str,
-    mut rows: Vec<SymbolRow>,
-    tests: &BTreeSet<String>,
-) -> Vec<SymbolRow> {
-    rows.sort_by(|a, b| compare(query, tests, a, b));
-    rows
-}
-
-/// The paths among `rows` that the scan marked as tests (from `files`).
-pub fn test_paths(
-    snapshot: &crate::Snapshot,
-    rows: &[SymbolRow],
-) -> Result<BTreeSet<String>, QueryError> {
-    let paths: BTreeSet<String> = rows.iter().map(|s| s.path.to_string()).collect();
-    let files = FileIndex::load_paths(snapshot, &paths)?;
-    Ok(paths.into_iter().filter(|p| files.is_test(p)).collect())
-}
 
 /// What `search` was asked.
 #[derive(Clone, Debug, Default)]
@@ -160,43 +61,51 @@ pub fn check_query(q: &str) -> Result<&str, QueryError> {
     Ok(q)
 }
 
-/// Matching symbols, filtered by kind and scope, ranked.
+/// Matching symbols, filtered by kind (without `--kind`, kinds a search hides are left out:
+/// [`is_hidden_kind`]) and scope, ranked.
 pub fn find(
     ctx: &Ctx<'_>,
     query: &str,
     kinds: &[String],
     scope: Option<&str>,
-) -> Result<Vec<SymbolRow>, QueryError> {
+) -> Result<Vec<Ranked>, QueryError> {
     let rows: Vec<SymbolRow> =
         read::rows_where(ctx.snapshot, "name", &Pred::contains_ci(query))?.unwrap_or_default();
     let kinds: BTreeSet<String> = kinds.iter().map(|k| k.to_lowercase()).collect();
     let rows = rows
         .into_iter()
-        .filter(|s| kinds.is_empty() || kinds.contains(&s.kind.to_lowercase()))
+        .filter(|s| match kinds.is_empty() {
+            true => !is_hidden_kind(&s.kind),
+            false => kinds.contains(&s.kind.to_lowercase()),
+        })
         .filter(|s| match scope {
             None => true,
             Some(sc) => s.module_id.as_deref() == Some(sc) || is_path_or_below(&s.path, sc),
         })
         .collect::<Vec<_>>();
-    let tests = test_paths(ctx.snapshot, &rows)?;
-    Ok(rank_matches(query, rows, &tests))
+    ranking::load_and_rank(ctx.snapshot, query, rows)
 }
 
 /// The first `n` ranked results, as JSON ranked from 1.
-pub fn results_json(query: &str, ranked: &[SymbolRow], n: usize) -> Vec<Value> {
+pub fn results_json(ranked: &[Ranked], n: usize) -> Vec<Value> {
     ranked
         .iter()
         .take(n)
         .enumerate()
-        .map(|(i, s)| result_json(query, i + 1, s))
+        .map(|(i, r)| result_json(i + 1, r))
         .collect()
 }
 
-/// One ranked result.
-pub fn result_json(query: &str, rank: usize, s: &SymbolRow) -> Value {
-    let mut v = symbol_brief(s);
+/// One ranked result: the symbol in brief with its `rank`, `match`, `place` and (when the
+/// snapshot counts usage) `references`.
+pub fn result_json(rank: usize, r: &Ranked) -> Value {
+    let mut v = symbol_brief(&r.symbol);
     v["rank"] = json!(rank);
-    v["match"] = json!(match_kind(&s.name, query).name());
+    v["match"] = json!(r.matched.name());
+    v["place"] = json!(r.place.name());
+    if let Some(n) = r.references {
+        v["references"] = json!(n);
+    }
     v
 }
 
@@ -218,10 +127,11 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     let limit = ctx.budget.limit(args.limit)?;
     let ranked = find(ctx, query, &args.kinds, args.scope.as_deref())?;
     let total = ranked.len();
-    let shown: Vec<&SymbolRow> = ranked.iter().take(limit).collect();
-    let results = results_json(query, &ranked, limit);
+    let shown: Vec<&Ranked> = ranked.iter().take(limit).collect();
+    let results = results_json(&ranked, limit);
     let mut per_module: BTreeMap<String, usize> = BTreeMap::new();
-    for s in &ranked {
+    for r in &ranked {
+        let s = &r.symbol;
         *per_module
             .entry(
                 s.module_id
@@ -236,24 +146,20 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     let modules_total = by_module.len();
     by_module.truncate(ctx.budget.modules);
 
-    let counts = |k: MatchKind| {
-        ranked
-            .iter()
-            .filter(|s| match_kind(&s.name, query) == k)
-            .count()
-    };
+    let counts = |k: MatchKind| ranked.iter().filter(|r| r.matched == k).count();
     let explanation = match shown.first() {
         None => format!("No symbol name contains {query:?}."),
         Some(best) => format!(
-            "{total} symbol(s) match {query:?} ({} exact, {} prefix, {} substring); showing {}. Best: {} {} in {}:{}.",
+            "{total} symbol(s) match {query:?} ({} exact, {} exact ignoring case, {} prefix, {} substring); showing {}. Best: {} {} in {}:{}.",
             counts(MatchKind::Exact),
+            counts(MatchKind::ExactIgnoringCase),
             counts(MatchKind::Prefix),
             counts(MatchKind::Substring),
             shown.len(),
-            best.kind,
-            best.name,
-            best.path,
-            best.start_line
+            best.symbol.kind,
+            best.symbol.name,
+            best.symbol.path,
+            best.symbol.start_line
         ),
     };
     let facts = json!({
@@ -262,15 +168,13 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
         "total": total,
         "results": results,
         "byModule": by_module.iter().map(|(m, n)| json!({"module": m, "matches": n})).collect::<Vec<_>>(),
-        "ranking": "exact > prefix > substring; visibility; scip > tree-sitter; kind weight; stable_id",
+        "ranking": ranking::RANKING,
     });
     let inv = invocation(query, &args.kinds, args.scope.as_deref());
     let mut draft = Draft::new("search", inv.clone(), facts, explanation);
-    draft.completeness = coverage::symbols_of(
-        ctx.snapshot,
-        shown.is_empty() || shown.iter().any(|s| s.source == "scip"),
-    );
-    draft.depends_on_scip = shown.iter().any(|s| s.source == "scip");
+    let scip_shown = shown.iter().any(|r| r.symbol.source == "scip");
+    draft.completeness = coverage::symbols_of(ctx.snapshot, shown.is_empty() || scip_shown);
+    draft.depends_on_scip = scip_shown;
     draft.cut_list("results", "max-items", total, shown.len(), "--limit");
     draft.cut(Cut::of(
         "byModule",
@@ -285,8 +189,16 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     ];
     draft.items(total, shown.len());
     if let Some(best) = shown.first() {
-        draft.suggest_query("symbol", &best.stable_id, "details of the best match");
-        draft.suggest_query("refs", &best.stable_id, "where the best match is used");
+        draft.suggest_query(
+            "symbol",
+            &best.symbol.stable_id,
+            "details of the best match",
+        );
+        draft.suggest_query(
+            "refs",
+            &best.symbol.stable_id,
+            "where the best match is used",
+        );
     }
     if total > shown.len() && args.scope.is_none() {
         if let Some((m, n)) = by_module.first() {
@@ -298,67 +210,11 @@ pub fn search(ctx: &Ctx<'_>, args: &SearchArgs) -> Result<Answer, QueryError> {
     }
     if !ctx.snapshot.has_table("symbols") {
         draft.suggest("ckb snapshot --force", "this snapshot has no symbols table");
+    } else if !ranked.is_empty() && !ctx.snapshot.has_table("usage") {
+        draft.suggest(
+            "ckb snapshot --force",
+            "this snapshot predates the usage table: results are ranked without usage",
+        );
     }
     finish(ctx, draft)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sym(id: &str, name: &str, kind: &str, vis: &str, source: &str) -> SymbolRow {
-        SymbolRow {
-            stable_id: id.into(),
-            name: name.into(),
-            kind: kind.into(),
-            container: None,
-            signature: None,
-            arity: None,
-            definition_version_id: "d".into(),
-            visibility: vis.into(),
-            visibility_confidence: 1.0,
-            visibility_source: "modifier".into(),
-            module_id: None,
-            language: None,
-            path: "a.rs".into(),
-            start_line: 1,
-            start_col: 1,
-            end_line: 1,
-            end_col: 1,
-            source: source.into(),
-            backend_id: None,
-            body_hash: None,
-        }
-    }
-
-    #[test]
-    fn ranking_follows_the_documented_order() {
-        let rows = vec![
-            sym("9", "parseAll", "function", "public", "scip"),
-            sym("8", "reparse", "function", "public", "scip"),
-            sym("7", "Parse", "function", "private", "tree-sitter"),
-            sym("6", "parse", "function", "public", "tree-sitter"),
-            sym("5", "parse", "method", "public", "scip"),
-            sym("4", "parse", "function", "public", "scip"),
-            sym("3", "parse", "function", "public", "scip"),
-        ];
-        let none = BTreeSet::new();
-        let ids: Vec<String> = rank_matches("PARSE", rows.clone(), &none)
-            .into_iter()
-            .map(|s| s.stable_id.to_string())
-            .collect();
-        assert_eq!(ids, ["3", "4", "5", "6", "7", "9", "8"]);
-
-        // A definition in a test file comes after every other match of the same kind of match,
-        // whatever its visibility, backend or kind.
-        let mut rows = rows;
-        rows[0].path = "tests/a.rs".into(); // parseAll (prefix)
-        rows[6].path = "tests/a.rs".into(); // "3" (exact)
-        let tests = BTreeSet::from(["tests/a.rs".to_string()]);
-        let ids: Vec<String> = rank_matches("PARSE", rows, &tests)
-            .into_iter()
-            .map(|s| s.stable_id.to_string())
-            .collect();
-        assert_eq!(ids, ["4", "5", "6", "7", "3", "9", "8"]);
-    }
 }

@@ -2,8 +2,9 @@
 //! query names several — an `ambiguity` block instead of a guess.
 //!
 //! The query is a stable ID (resolved like `symbol`; its errors are errors) or a name: one
-//! exact match (ignoring case only when no case-sensitive match exists) is understood; several
-//! give `ambiguity` {query, total, matches (top 5 by the search ranking), hint} with exit 0; none
+//! exact match (ignoring case only when no case-sensitive match exists; parameters and the like
+//! only when nothing else has the name) is understood; several give `ambiguity` {query, total,
+//! matches (top 5 by the search ranking, [`crate::analysis::ranking`]), hint} with exit 0; none
 //! falls back to substring search, whose best matches are offered the same way.
 //!
 //! Facts for one symbol: `symbol` (full), `resolution`, `references` {total, files: path,
@@ -16,8 +17,9 @@ use std::collections::BTreeMap;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
+use crate::analysis::ranking::{self, Ranked};
 use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies, Analysis};
-use crate::commands::search::{find, rank_matches, results_json};
+use crate::commands::search::{find, results_json};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::symbol_full;
 use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
@@ -28,14 +30,11 @@ use crate::QueryError;
 fn ambiguity(
     ctx: &Ctx<'_>,
     query: &str,
-    matches: Vec<output_schema::tables::SymbolRow>,
+    ranked: Vec<Ranked>,
     exact: bool,
 ) -> Result<Answer, QueryError> {
-    let (_, name) = split_qualified(query);
-    let total = matches.len();
-    let tests = crate::commands::search::test_paths(ctx.snapshot, &matches)?;
-    let ranked = rank_matches(name, matches, &tests);
-    let top = results_json(name, &ranked, AMBIGUITY_MATCHES);
+    let total = ranked.len();
+    let top = results_json(&ranked, AMBIGUITY_MATCHES);
     let hint = if exact {
         "several symbols have this name: pass one of the IDs, or qualify the name with its container (Type::name)"
     } else {
@@ -62,7 +61,7 @@ fn ambiguity(
         None,
     ));
     draft.items(total, top.len());
-    for s in ranked.iter().take(AMBIGUITY_MATCHES) {
+    for s in ranked.iter().take(AMBIGUITY_MATCHES).map(|r| &r.symbol) {
         draft.suggest_query(
             "understand",
             &s.stable_id,
@@ -160,7 +159,11 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
                     redirected: false,
                 }
             }
-            _ => return ambiguity(ctx, query, matches, true),
+            _ => {
+                let (_, name) = split_qualified(query);
+                let ranked = ranking::load_and_rank(ctx.snapshot, name, matches)?;
+                return ambiguity(ctx, query, ranked, true);
+            }
         }
     };
     let a = analyse_resolved(ctx, &lookup, resolved.symbol, resolved.resolution, 2)?;

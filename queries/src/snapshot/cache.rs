@@ -10,7 +10,14 @@
 //! Bounded: a table whose decoded size would take the cache over its limit is not kept (reads of
 //! it go to the file as without a cache). A snapshot is immutable once published, so entries
 //! never go stale; a newer snapshot comes with a new cache.
+//!
+//! Besides tables, the cache keeps **derived** values a command builds once from cached tables
+//! and looks things up in on every later call ([`TableCache::derived`]): search's ranking index
+//! (usage by stable ID, types by name) instead of a scan of `usage` and `symbols` per search.
+//! They are built from tables the cache holds, so they are no larger than those; they are not
+//! counted against the limit.
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
@@ -26,6 +33,7 @@ pub struct TableCache {
 struct State {
     tables: BTreeMap<String, Arc<Vec<RecordBatch>>>,
     bytes: usize,
+    derived: BTreeMap<&'static str, Arc<dyn Any + Send + Sync>>,
 }
 
 impl std::fmt::Debug for TableCache {
@@ -71,6 +79,30 @@ impl TableCache {
             }
         }
         batches
+    }
+
+    /// The value derived under `key`, built by `build` on first use and kept. A failed build
+    /// keeps nothing (the next call tries again).
+    pub fn derived<T: Any + Send + Sync, E>(
+        &self,
+        key: &'static str,
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E> {
+        let found = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|s| s.derived.get(key).cloned())
+            .and_then(|v| v.downcast::<T>().ok());
+        if let Some(value) = found {
+            return Ok(value);
+        }
+        // Built outside the lock: building reads tables through this cache.
+        let value = Arc::new(build()?);
+        if let Ok(mut state) = self.state.lock() {
+            state.derived.insert(key, value.clone());
+        }
+        Ok(value)
     }
 
     /// Bytes of decoded tables held.

@@ -8,9 +8,10 @@
 //! - Anything else starting with `ckb:` is a malformed ID (`INVALID_PARAMETER`); a well-formed ID
 //!   of another repository is `SYMBOL_NOT_FOUND` with a hint to query that repository.
 //! - Other input is a name, optionally qualified by its container (`Parser::parse`, `Parser.parse`):
-//!   exact (case-sensitive) matches first, else case-insensitive ones; one match resolves, none is
-//!   `SYMBOL_NOT_FOUND`, several are `AMBIGUOUS_QUERY` carrying the top matches (ranked like
-//!   `search`) in `details.matches` and as drilldowns.
+//!   parameters, type parameters, locals and `meta` pseudo-symbols only when nothing else has the
+//!   name; then exact (case-sensitive) matches first, else case-insensitive ones; one match
+//!   resolves, none is `SYMBOL_NOT_FOUND`, several are `AMBIGUOUS_QUERY` carrying the top matches
+//!   (ranked like `search`: [`crate::analysis::ranking`]) in `details.matches` and as drilldowns.
 
 use std::cell::OnceCell;
 use std::collections::BTreeSet;
@@ -21,7 +22,7 @@ use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::commands::search::rank_matches;
+use crate::analysis::ranking::{self, is_hidden_kind, Ranked};
 use crate::envelope::facts::symbol_brief;
 use crate::envelope::respond::shell_quote;
 use crate::snapshot::read::{self, Pred};
@@ -292,11 +293,10 @@ impl<'a> Lookup<'a> {
     }
 
     /// Symbols whose name matches `name` (and whose container ends with `container`, when
-    /// given): exact matches, else case-insensitive ones.
+    /// given): exact matches, else case-insensitive ones; of kinds a search hides (parameters,
+    /// type parameters, …) only when no other symbol matches.
     pub fn by_name(&self, input: &str) -> Result<Vec<SymbolRow>, QueryError> {
         let (container, name) = split_qualified(input);
-        let rows: Vec<SymbolRow> =
-            read::rows_where(self.snapshot, "name", &Pred::contains_ci(name))?.unwrap_or_default();
         let container_ok = |s: &SymbolRow, ci: bool| match container {
             None => true,
             Some(c) => s.container.as_deref().is_some_and(|sc| {
@@ -307,19 +307,23 @@ impl<'a> Lookup<'a> {
                 }
             }),
         };
-        let exact: Vec<SymbolRow> = rows
-            .iter()
-            .filter(|s| s.name == name && container_ok(s, false))
-            .cloned()
-            .collect();
-        if !exact.is_empty() {
-            return Ok(exact);
-        }
         let lower = name.to_lowercase();
-        Ok(rows
+        let found: Vec<SymbolRow> =
+            read::rows_where(self.snapshot, "name", &Pred::contains_ci(name))?.unwrap_or_default();
+        let mut rows: Vec<SymbolRow> = found
             .into_iter()
             .filter(|s| s.name.to_lowercase() == lower && container_ok(s, true))
-            .collect())
+            .collect();
+        if rows.iter().any(|s| !is_hidden_kind(&s.kind)) {
+            rows.retain(|s| !is_hidden_kind(&s.kind));
+        }
+        if rows
+            .iter()
+            .any(|s| s.name == name && container_ok(s, false))
+        {
+            rows.retain(|s| s.name == name && container_ok(s, false));
+        }
+        Ok(rows)
     }
 
     fn resolve_name(&self, input: &str) -> Result<Resolved, QueryError> {
@@ -343,23 +347,21 @@ impl<'a> Lookup<'a> {
                 })
             }
             n => {
-                let tests = crate::commands::search::test_paths(self.snapshot, &matches)?;
-                Err(ambiguous(input, matches, n, &tests))
+                let (_, name) = split_qualified(input);
+                let ranked = ranking::load_and_rank(self.snapshot, name, matches)?;
+                Err(ambiguous(input, &ranked, n))
             }
         }
     }
 }
 
-/// The `AMBIGUOUS_QUERY` error for several matches of a name.
-pub fn ambiguous(
-    input: &str,
-    matches: Vec<SymbolRow>,
-    total: usize,
-    tests: &BTreeSet<String>,
-) -> QueryError {
-    let (_, name) = split_qualified(input);
-    let ranked = rank_matches(name, matches, tests);
-    let top: Vec<&SymbolRow> = ranked.iter().take(AMBIGUITY_MATCHES).collect();
+/// The `AMBIGUOUS_QUERY` error for several matches of a name, `ranked` best first.
+pub fn ambiguous(input: &str, ranked: &[Ranked], total: usize) -> QueryError {
+    let top: Vec<&SymbolRow> = ranked
+        .iter()
+        .take(AMBIGUITY_MATCHES)
+        .map(|r| &r.symbol)
+        .collect();
     let mut e = QueryError::new(
         ErrorCode::AmbiguousQuery,
         format!("{total} symbols are named {input:?}"),
