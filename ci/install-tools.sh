@@ -8,7 +8,9 @@
 #   - the MCP clients `ckb mcp` is tested with (tests/cli_mcp.rs): the official Python SDK (PyPI
 #     `mcp`, in the same venv) and the MCP Inspector (npm `@modelcontextprotocol/inspector`, for
 #     its `--cli` mode; it declares node >= 22 but its CLI runs on the node 20 CI has);
-#   - SCIP indexers (ci/install-indexers.sh, when present), used by the SCIP end-to-end tests.
+#   - SCIP indexers (ci/install-indexers.sh, when present), used by the SCIP end-to-end tests;
+#   - the sources of three small real packages (ci/fetch-example-repos.sh), which the example
+#     workflow test indexes and snapshots.
 # The versions are pinned (test-support's PINNED_MCP_CLIENTS lists the same; a test checks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,3 +73,5 @@ echo "MCP Inspector: $MCP_INSPECTOR_VERSION"
 if [ -f ci/install-indexers.sh ]; then
   bash ci/install-indexers.sh
 fi
+
+bash ci/fetch-example-repos.sh

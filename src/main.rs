@@ -27,6 +27,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the installed SCIP indexers (rust-analyzer, scip-typescript, scip-python, …) into .ckb/.
+    Index(cmd::index::Args),
     /// Snapshot a repository into the store (Parquet tables + compressed JSON).
     Snapshot(cmd::snapshot::Args),
     /// Ask a snapshot: symbol, search, refs, arch, impact, explore, understand, sql, …
@@ -129,6 +131,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Index(args) => cmd::index::run(args),
         Command::Snapshot(args) => {
             pipeline::allocator::keep_freed_memory();
             cmd::snapshot::run(args)

@@ -212,7 +212,7 @@ fn doctor_fix_prints_a_script_and_runs_nothing() {
     let script = String::from_utf8(out.stdout).unwrap();
     assert!(script.starts_with("#!/bin/sh\n"), "{script}");
     assert!(
-        script.contains("\nrust-analyzer scip . --output index.scip\nckb snapshot --force\n"),
+        script.contains("\nckb index --languages rust,typescript\nckb snapshot --force\n"),
         "{script}"
     );
     // It is a valid shell script …

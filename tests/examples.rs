@@ -8,6 +8,10 @@
 //! artifact becomes what the next run's `gh run download` returns), through a fake `gh`
 //! (`tests/support/fake_gh.py`) that records every call. The SQL walkthrough runs over a fixture
 //! store, both as its script and command by command from its markdown.
+//!
+//! Size: one simulated runner (workflow parser, `${{ }}` expansion, fake `gh`, artifacts) serves
+//! every workflow test here, the real-package `ckb index` test included; split, each part would
+//! need the whole runner.
 
 mod common;
 
@@ -120,6 +124,9 @@ struct Runner {
     temp: tempfile::TempDir,
     bin: tempfile::TempDir,
     gh_state: PathBuf,
+    /// Variables of the job's environment on top of the runner's (what a workflow's `env:` or a
+    /// repository variable would set).
+    job_env: Vec<(&'static str, &'static str)>,
 }
 
 impl Runner {
@@ -141,7 +148,21 @@ impl Runner {
             temp: tempfile::tempdir().unwrap(),
             bin,
             gh_state: gh_state.to_path_buf(),
+            job_env: Vec::new(),
         }
+    }
+
+    /// The same runner with `name=value` in the job's environment.
+    fn with_env(mut self, name: &'static str, value: &'static str) -> Runner {
+        self.job_env.push((name, value));
+        self
+    }
+
+    /// The same runner with `CKB_INDEX=off`: snapshots with tree-sitter only. The tests about the
+    /// store and the diff use it to stay fast; indexing has its own test over real packages
+    /// (`fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot`).
+    fn without_indexing(self) -> Runner {
+        self.with_env("CKB_INDEX", "off")
     }
 
     /// A fresh runner (empty RUNNER_TEMP) on the same repository.
@@ -212,15 +233,26 @@ impl Runner {
         env: &BTreeMap<String, String>,
         ctx: &BTreeMap<&str, String>,
     ) -> Output {
-        let path = format!(
-            "{}:{}",
-            self.bin.path().display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
+        // What earlier steps added to $GITHUB_PATH comes first, the newest first, as on GitHub.
+        let github_path = self.temp.path().join("github-path");
+        let added: Vec<String> = std::fs::read_to_string(&github_path)
+            .unwrap_or_default()
+            .lines()
+            .rev()
+            .map(String::from)
+            .collect();
+        let mut path = added;
+        path.push(self.bin.path().display().to_string());
+        path.push(std::env::var("PATH").unwrap_or_default());
         let mut cmd = Command::new("bash");
         cmd.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", run])
             .current_dir(self.repo.path())
-            .env("PATH", path)
+            .env("PATH", path.join(":"))
+            .env("GITHUB_PATH", &github_path)
+            // The indexers CI installed (the install step finds them at their pinned versions and
+            // downloads nothing); ckb's cache (the cargo target folder of rust-analyzer) per runner.
+            .env("CKB_INDEXERS_DIR", test_support::indexers_dir())
+            .env("XDG_CACHE_HOME", self.temp.path().join("cache"))
             .env("RUNNER_TEMP", self.temp.path())
             .env("GITHUB_REPOSITORY", "acme/widget")
             .env("FAKE_GH_STATE", &self.gh_state)
@@ -228,6 +260,9 @@ impl Runner {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env_remove("CKB")
             .env_remove("CKB_STORE");
+        for (k, v) in &self.job_env {
+            cmd.env(k, v);
+        }
         for (k, v) in env {
             cmd.env(k, expand(v, ctx));
         }
@@ -387,6 +422,47 @@ fn workflows_are_valid_and_their_run_steps_are_the_example_scripts() {
             }
         }
     }
+    // Both workflows install the indexers, cached under the versions the install script pins.
+    for name in ["ckb-snapshots.yml", "ckb-pr-diff.yml"] {
+        let wf = workflow(name);
+        let cache = wf
+            .steps
+            .iter()
+            .find_map(|s| match s {
+                Step::Uses { action, with }
+                    if action == "actions/cache@v4"
+                        && with.get("path").map(String::as_str)
+                            == Some("~/.cache/ckb-indexers") =>
+                {
+                    Some(with["key"].clone())
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("{name}: no cache of ~/.cache/ckb-indexers"));
+        for tool in ["scip-typescript", "scip-python"] {
+            let pinned = format!("{tool}-{}", test_support::pinned(tool));
+            assert!(
+                cache.contains(&pinned),
+                "{name}: cache key {cache} lacks {pinned}"
+            );
+        }
+        let steps: Vec<&str> = wf
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Run { run, .. } => Some(run.as_str()),
+                _ => None,
+            })
+            .collect();
+        let install = steps
+            .iter()
+            .position(|r| r.ends_with("install-indexers.sh"));
+        let last = steps.len() - 1;
+        assert!(
+            install.is_some_and(|i| i < last),
+            "{name}: the indexers are installed before the snapshots: {steps:?}"
+        );
+    }
     // Every script is used by a workflow and parses; common.sh is sourced by the others.
     for (rel, _) in files_of(&scripts_dir) {
         test_support::run_ok(Command::new("bash").arg("-n").arg(scripts_dir.join(&rel)));
@@ -407,7 +483,7 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
         .map(String::from)
         .collect();
     let wf = workflow("ckb-snapshots.yml");
-    let runner = Runner::new(repo, &state);
+    let runner = Runner::new(repo, &state).without_indexing();
     let log = runner.run(&wf, None);
     let text: String = log.iter().map(|(_, t)| t.as_str()).collect();
     assert!(text.contains("using "), "{text}");
@@ -495,10 +571,12 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
         ],
     );
     let after: BTreeMap<String, Vec<u8>> = files_of(&runner.store()).into_iter().collect();
+    // No snapshot was rebuilt. (The scan cache beside them is no snapshot: a later scan adds the
+    // files that have settled since.)
     for (p, bytes) in &before {
         // The syntax and SCIP document caches are rewritten by every run (they keep what it used).
         let cache = p.contains("/syntax-cache/") || p.contains("/scip-cache/");
-        if !p.ends_with("run.json") && !cache {
+        if !p.ends_with("run.json") && !p.ends_with(pipeline::scan_cache::CACHE_FILE) && !cache {
             assert_eq!(after.get(p), Some(bytes), "{p} was rebuilt");
         }
     }
@@ -520,7 +598,7 @@ fn pr_workflow_posts_one_comment_and_updates_it_on_the_next_push() {
         serde_json::json!({"runs": [], "comments": [{"id": 1, "issue": 7, "body": "LGTM"}, {"id": 2, "issue": 8, "body": "<!-- ckb:diff -->\nanother PR"}]}),
     );
     // main's store, from the snapshot workflow.
-    let main = Runner::new(fixture_repo(), &state);
+    let main = Runner::new(fixture_repo(), &state).without_indexing();
     main.run(&workflow("ckb-snapshots.yml"), None);
     keep_artifact(
         &state,
@@ -604,6 +682,132 @@ fn pr_workflow_posts_one_comment_and_updates_it_on_the_next_push() {
     )
     .unwrap();
     assert_eq!(facts["facts"]["base"]["headCommit"], fork_point.as_str());
+}
+
+/// A fresh clone (as `actions/checkout` makes it) of a repository holding the sources of the real
+/// package `name` (from `ci/fetch-example-repos.sh`) and the examples as `.github/`, committed
+/// once; `None` when the sources are missing (which fails the test under CI).
+fn clone_of_real_package(name: &str) -> Option<Fixture> {
+    let src = test_support::example_repo(name)?;
+    let origin = Fixture::git();
+    for (rel, bytes) in files_of(&src) {
+        origin.write(&rel, bytes);
+    }
+    install_examples(&origin);
+    origin.commit(&format!("import {name}"));
+    let clone = Fixture::plain();
+    let origin_path = origin.path().to_str().unwrap().to_string();
+    test_support::git(clone.path(), &["clone", "-q", &origin_path, "."]);
+    Some(clone)
+}
+
+/// The done-when of the CI path: a fresh clone of a real TypeScript, Python and Rust package each
+/// goes through the snapshot workflow — the indexers installed (found at their pinned versions,
+/// so nothing is downloaded), `ckb index`, then `ckb snapshot` — and each snapshot reads a SCIP
+/// index of its commit that covers every document, from a clean worktree. The Rust one also goes
+/// through the pull-request workflow.
+#[test]
+fn fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot() {
+    let packages = [
+        ("immer-10.1.1", "scip-typescript", "typescript"),
+        ("tomli-2.0.1", "scip-python", "python"),
+        ("heck-0.5.0", "rust-analyzer", "rust"),
+    ];
+    for (name, tool, language) in packages {
+        let (Some(repo), Some(_)) = (
+            clone_of_real_package(name),
+            test_support::rust_analyzer()
+                .and(test_support::npm_indexer("scip-typescript"))
+                .and(test_support::npm_indexer("scip-python")),
+        ) else {
+            return;
+        };
+        let keep = tempfile::tempdir().unwrap();
+        let state = gh_state(keep.path(), serde_json::json!({"runs": [], "comments": []}));
+        let sha = repo.run_git(&["rev-parse", "HEAD"]);
+        // CKB_PREPARE runs in each commit's checkout before indexing (here: it only says where).
+        let runner = Runner::new(repo, &state).with_env(
+            "CKB_PREPARE",
+            "echo \"prepared $(git rev-parse HEAD) in $PWD\" >> \"$RUNNER_TEMP/prepare.log\"",
+        );
+        let log = runner.run(&workflow("ckb-snapshots.yml"), None);
+        let text: String = log.iter().map(|(_, t)| t.as_str()).collect();
+        let prepared = std::fs::read_to_string(runner.temp.path().join("prepare.log")).unwrap();
+        assert!(
+            prepared.starts_with(&format!("prepared {sha} in "))
+                && prepared.trim_end().ends_with("/tree"),
+            "{prepared}"
+        );
+        assert!(
+            text.contains(&format!("install-indexers: {tool}")),
+            "{name}: {text}"
+        );
+        assert!(text.contains("1 new snapshot(s)"), "{name}: {text}");
+        let id = runner
+            .repo
+            .path()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let m = manifest(&runner.store().join(format!("repo={id}/commit={sha}")));
+        assert!(
+            !m.repo_state.dirty,
+            "{name}: indexing left the worktree clean"
+        );
+        let scip: Vec<_> = m.backends.iter().filter(|b| b.kind == "scip").collect();
+        assert_eq!(scip.len(), 1, "{name}: {scip:?}\n{text}");
+        let b = scip[0];
+        assert_eq!(b.tool, tool, "{name}");
+        assert_eq!(b.facts["freshness"], "current", "{name}: {b:?}");
+        assert!(b.counts["documents"] > 0, "{name}: {b:?}");
+        assert_eq!(
+            b.counts["documentsUsed"], b.counts["documents"],
+            "{name}: every document is a file of the clone"
+        );
+        let files = m.stages["scan"].breakdown[language]["files"];
+        assert_eq!(
+            b.counts["documentsUsed"], files,
+            "{name}: every {language} file is indexed"
+        );
+
+        if tool == "rust-analyzer" {
+            // A pull request against it: the head is indexed too, and the diff is posted.
+            keep_artifact(
+                &state,
+                1,
+                "ckb-snapshots.yml",
+                "main",
+                "ckb-store",
+                &runner.store(),
+                keep.path(),
+            );
+            let runner = runner.fresh();
+            let repo = &runner.repo;
+            repo.run_git(&["checkout", "-q", "-b", "feature"]);
+            repo.write(
+                "src/lib.rs",
+                format!(
+                    "{}\npub fn shout(s: &str) -> String {{\n    s.to_uppercase()\n}}\n",
+                    std::fs::read_to_string(repo.path().join("src/lib.rs")).unwrap()
+                ),
+            );
+            let head = repo.commit("add shout");
+            let log = runner.run(&workflow("ckb-pr-diff.yml"), Some((&sha, &head, 3)));
+            let text: String = log.iter().map(|(_, t)| t.as_str()).collect();
+            assert!(text.contains("created the comment"), "{text}");
+            let m = manifest(&runner.store().join(format!("repo={id}/commit={head}")));
+            let b = m
+                .backends
+                .iter()
+                .find(|b| b.kind == "scip")
+                .expect("the head is indexed");
+            assert_eq!(b.facts["freshness"], "current");
+            let body = read_state(&state)["comments"].to_string();
+            assert!(body.contains("shout"), "{body}");
+        }
+    }
 }
 
 /// The folder of the stock DuckDB CLI (empty when it is `PATH`'s); `None` when it is missing (which

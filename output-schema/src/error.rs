@@ -50,13 +50,17 @@ pub enum ErrorCode {
     SqlLimitExceeded,
     /// Two snapshots that cannot be compared.
     SnapshotMismatch,
+    /// A SCIP indexer crashed, timed out or wrote no usable index (`ckb index --strict`).
+    IndexerFailed,
+    /// A SCIP indexer asked for with `--languages` is not installed (`ckb index --strict`).
+    IndexerMissing,
     /// A bug in ckb.
     InternalError,
 }
 
 impl ErrorCode {
     /// Every code, for documentation and tests.
-    pub const ALL: [ErrorCode; 23] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::SnapshotNotFound,
         ErrorCode::SnapshotCorrupt,
         ErrorCode::SchemaUnsupported,
@@ -79,6 +83,8 @@ impl ErrorCode {
         ErrorCode::SqlError,
         ErrorCode::SqlLimitExceeded,
         ErrorCode::SnapshotMismatch,
+        ErrorCode::IndexerFailed,
+        ErrorCode::IndexerMissing,
         ErrorCode::InternalError,
     ];
 
@@ -107,6 +113,8 @@ impl ErrorCode {
             ErrorCode::SqlError => "SQL_ERROR",
             ErrorCode::SqlLimitExceeded => "SQL_LIMIT_EXCEEDED",
             ErrorCode::SnapshotMismatch => "SNAPSHOT_MISMATCH",
+            ErrorCode::IndexerFailed => "INDEXER_FAILED",
+            ErrorCode::IndexerMissing => "INDEXER_MISSING",
             ErrorCode::InternalError => "INTERNAL_ERROR",
         }
     }

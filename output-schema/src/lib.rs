@@ -17,6 +17,7 @@ pub mod config;
 pub mod contain;
 pub mod error;
 pub mod ids;
+pub mod indexers;
 pub mod json;
 pub mod layout;
 pub mod manifest;

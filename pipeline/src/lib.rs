@@ -18,6 +18,7 @@ pub mod fingerprint;
 pub mod hashing;
 pub mod history;
 pub mod identity;
+pub mod indexers;
 pub mod merge;
 pub mod modules;
 pub mod plan;

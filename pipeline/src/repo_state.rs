@@ -55,10 +55,12 @@ impl StateExclusions {
     }
 }
 
-/// Whether a repo-relative path is where SCIP indexes are auto-discovered.
+/// Whether a repo-relative path is a SCIP index where they are auto-discovered, or the
+/// `<index>.commit` sidecar of one.
 pub fn is_scip_index_path(path: &str) -> bool {
-    path == "index.scip"
-        || ((path.starts_with(".scip/") || path.starts_with(".ckb/")) && path.ends_with(".scip"))
+    let index = path.strip_suffix(".commit").unwrap_or(path);
+    index == "index.scip"
+        || ((index.starts_with(".scip/") || index.starts_with(".ckb/")) && index.ends_with(".scip"))
 }
 
 /// Opens the git repository whose work tree is exactly `root`, if any.
@@ -109,6 +111,45 @@ pub fn read_state_of(
     root: &Path,
     exclusions: &StateExclusions,
 ) -> Result<RepoState, PipelineError> {
+    status_of(repo, root, exclusions).map(|s| s.state)
+}
+
+/// The state of a repository and what makes it dirty, path by path.
+#[derive(Clone, Debug)]
+pub struct RepoStatus {
+    /// The state.
+    pub state: RepoState,
+    /// Each staged, changed or untracked path (ckb's own inputs and outputs excluded) with what
+    /// changed: the staged change, or a fingerprint of the working-tree content.
+    pub entries: std::collections::BTreeMap<String, String>,
+}
+
+impl RepoStatus {
+    /// The paths whose status differs in `later`: dirty in one and not the other, or with other
+    /// content. Sorted.
+    pub fn changed_since(&self, later: &RepoStatus) -> Vec<String> {
+        let mut paths: std::collections::BTreeSet<&String> = std::collections::BTreeSet::new();
+        for (path, what) in &later.entries {
+            if self.entries.get(path) != Some(what) {
+                paths.insert(path);
+            }
+        }
+        for path in self.entries.keys() {
+            if !later.entries.contains_key(path) {
+                paths.insert(path);
+            }
+        }
+        paths.into_iter().cloned().collect()
+    }
+}
+
+/// Reads the state of the repository [`open_repository`] opened at `root`, with the paths that
+/// make it dirty.
+pub fn status_of(
+    repo: &gix::Repository,
+    root: &Path,
+    exclusions: &StateExclusions,
+) -> Result<RepoStatus, PipelineError> {
     let git_err = |what: &str, e: &dyn std::fmt::Display| PipelineError::Git {
         message: format!("{what}: {e}"),
     };
@@ -221,6 +262,7 @@ pub fn read_state_of(
             }
         }
     }
+    let entries = status_entries(&staged, &worktree, &untracked);
     let staged_hash = list_hash("staged", &mut staged);
     let worktree_hash = list_hash("worktree", &mut worktree);
     let untracked_hash = list_hash("untracked", &mut untracked);
@@ -230,7 +272,7 @@ pub fn read_state_of(
         .field(staged_hash.as_bytes())
         .field(worktree_hash.as_bytes())
         .field(untracked_hash.as_bytes());
-    Ok(RepoState {
+    let state = RepoState {
         is_git: true,
         head_commit,
         head_ref: if detached { None } else { head_ref },
@@ -243,7 +285,27 @@ pub fn read_state_of(
         untracked_hash: Some(untracked_hash),
         dirty,
         repo_state_id: id.hex(32),
-    })
+    };
+    Ok(RepoStatus { state, entries })
+}
+
+/// Every dirty path with its kind (`staged`, `worktree`, `untracked`) and what changed.
+fn status_entries(
+    staged: &[(String, String)],
+    worktree: &[(String, String)],
+    untracked: &[(String, String)],
+) -> std::collections::BTreeMap<String, String> {
+    let mut entries = std::collections::BTreeMap::new();
+    for (kind, list) in [
+        ("staged", staged),
+        ("worktree", worktree),
+        ("untracked", untracked),
+    ] {
+        for (path, what) in list {
+            entries.insert(path.clone(), format!("{kind} {what}"));
+        }
+    }
+    entries
 }
 
 /// The promisor remote of a partial clone: where git fetches the objects the clone left out.

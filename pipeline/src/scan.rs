@@ -3,7 +3,8 @@
 //! The walk honours .gitignore (including .git/info/exclude, but never the user's global ignore
 //! file, which would make output depend on the machine), .ignore, `.ckbignore` and the config's
 //! ignore globs, and always leaves out well-known dependency and build folders, the snapshot store,
-//! and nested repositories or worktrees (a folder holding a `.git` entry). Symlinks are never
+//! SCIP indexes where `ckb snapshot` discovers them (with their `.commit` sidecars), and nested
+//! repositories or worktrees (a folder holding a `.git` entry). Symlinks are never
 //! followed, so nothing outside the repository is read and link loops cannot trap the walk.
 //! A file that cannot be used (binary, too large, unreadable, vanished, non-UTF-8 name) is a
 //! counted skip with a warning, never an error.
@@ -188,6 +189,12 @@ fn collect_candidates(walker: WalkBuilder, root: &Path) -> Candidates {
             continue;
         };
         let rel_str = rel_str.replace('\\', "/");
+        // ckb's own inputs (SCIP indexes where they are discovered, their commit sidecars) are
+        // not files of the repository, as the store is not: an index next to the code must not
+        // change the `files` table.
+        if crate::repo_state::is_scip_index_path(&rel_str) {
+            continue;
+        }
         if ft.is_symlink() {
             skipped.push(("symlink", rel_str, "symbolic links are not followed".into()));
             continue;

@@ -432,7 +432,7 @@ fn a_stale_index_warns_and_offers_to_regenerate_it() {
         "{w:?}"
     );
     assert!(drill(&a)
-        .contains(&"rust-analyzer scip . --output index.scip && ckb snapshot --force".to_string()));
+        .contains(&"ckb index --languages rust,typescript && ckb snapshot --force".to_string()));
     assert_eq!(a["provenance"]["completeness"]["score"], 0.75);
     // A tree-sitter answer does not depend on the index.
     let t = refs_of(&c, &sid(13));
@@ -907,7 +907,7 @@ fn doctor_checks_and_fix_script() {
     assert!(script.starts_with("#!/bin/sh\n"));
     assert!(script.contains("# [warn] scip: INDEX_STALE"), "{script}");
     assert!(
-        script.contains("\nrust-analyzer scip . --output index.scip\nckb snapshot --force\n"),
+        script.contains("\nckb index --languages rust,typescript\nckb snapshot --force\n"),
         "{script}"
     );
     assert!(script.contains("--stages scan,syntax,scip,git,identity,modules"));
@@ -1057,16 +1057,17 @@ fn answers_are_byte_identical_across_runs_and_copies() {
 #[test]
 fn scip_fix_commands_follow_the_recorded_tool_else_the_main_languages() {
     let f = fx();
-    // With a SCIP backend recorded, its tool is rerun into index.scip.
+    // With a SCIP backend recorded, its indexer is rerun through `ckb index`, with the main
+    // languages no index covers (TypeScript: 2 files next to Rust's 5).
     assert_eq!(
         queries::snapshot::coverage::scip_index_commands(&f.snap),
         [
-            "rust-analyzer scip . --output index.scip",
+            "ckb index --languages rust,typescript",
             "ckb snapshot --force"
         ]
     );
-    // Without one: an indexer per main language (a tenth of the largest one's files or more),
-    // each into .ckb/<language>.scip, where `ckb snapshot` finds them.
+    // Without one: the indexers of the main languages (a tenth of the largest one's files or
+    // more), in the catalog's order.
     let mut snap = f.snap.clone();
     snap.manifest.backends.retain(|b| b.kind != "scip");
     let scan = snap.manifest.stages.get_mut("scan").unwrap();
@@ -1079,13 +1080,13 @@ fn scip_fix_commands_follow_the_recorded_tool_else_the_main_languages() {
     }
     assert_eq!(
         queries::snapshot::coverage::scip_index_commands(&snap),
-        [
-            "mkdir -p .ckb",
-            "rust-analyzer scip . --output .ckb/rust.scip",
-            "npx @sourcegraph/scip-python index . --output .ckb/python.scip",
-            "ckb snapshot --force"
-        ]
+        ["ckb index --languages rust,python", "ckb snapshot --force"]
     );
+    let without: Vec<String> = queries::snapshot::coverage::languages_without_index(&snap)
+        .into_iter()
+        .map(|l| format!("{} {} {}", l.language, l.files, l.indexer.tool))
+        .collect();
+    assert_eq!(without, ["rust 100 rust-analyzer", "python 20 scip-python"]);
     // No language with a known indexer: only the re-snapshot is left.
     let scan = snap.manifest.stages.get_mut("scan").unwrap();
     scan.breakdown.retain(|l, _| l == "markdown");

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod diff;
+pub mod index;
 pub mod init;
 pub mod mcp;
 pub mod query;

@@ -1,5 +1,6 @@
 //! `ckb snapshot`: build a snapshot of a repository and publish it in the store.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -57,6 +58,10 @@ pub struct Args {
     /// Read no SCIP index, not even discovered ones.
     #[arg(long, conflicts_with = "scip")]
     no_scip: bool,
+    /// Run `ckb index` first (every installed indexer, with its defaults; the report goes to
+    /// stderr), then snapshot with the indexes it wrote.
+    #[arg(long, conflicts_with_all = ["scip", "no_scip"])]
+    index: bool,
     /// The commit the SCIP indexes describe [default: a `<index>.commit` sidecar file, if any].
     #[arg(long, value_name = "SHA")]
     scip_commit: Option<String>,
@@ -105,10 +110,26 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
                 .collect::<Result<Vec<_>, _>>()?,
         ),
     };
+    // The caller's choice, taken as given (the config's `store` is checked by the pipeline).
+    let out = args.out.clone().or_else(crate::locate::store_from_env);
+    let index_report = if args.index {
+        let settings =
+            super::index::Settings::defaults(args.path.clone(), out.clone(), args.progress);
+        let report = super::index::index(&settings, format)?;
+        if report.cancelled {
+            let _ = std::io::stderr().write_all(super::index::render(&report).as_bytes());
+            return Ok(ExitCode::from(130));
+        }
+        if !args.json {
+            let _ = std::io::stderr().write_all(super::index::render(&report).as_bytes());
+        }
+        Some(report)
+    } else {
+        None
+    };
     let opts = SnapshotOptions {
         root: args.path.clone(),
-        // The caller's choice, taken as given (the config's `store` is checked by the pipeline).
-        out: args.out.clone().or_else(crate::locate::store_from_env),
+        out,
         repo_id: args.repo_id.clone(),
         stages,
         force: args.force,
@@ -151,6 +172,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
             .map(|t| json!({"name": t.name, "rows": t.rows, "bytes": t.bytes}))
             .collect();
         output_schema::json::to_string_pretty(&json!({
+            "index": index_report,
             "status": status,
             "snapshot": path,
             "repoId": m.repo_id,

@@ -194,23 +194,57 @@ fn wrong_version(message: &str) {
     eprintln!("NOTICE: {message}");
 }
 
-/// Where `ci/install-indexers.sh` installs the npm indexers (`$CKB_INDEXERS_DIR`, or
+/// Where `ci/install-indexers.sh` (through `examples/github/ckb/install-indexers.sh`) installs
+/// the npm indexers (`$CKB_INDEXERS_DIR`, or
 /// `~/.cache/ckb-indexers`).
 pub fn indexers_dir() -> PathBuf {
     install_dir("CKB_INDEXERS_DIR", ".cache/ckb-indexers")
 }
 
-/// The indexer versions the tests' exact counts were written against; `ci/install-indexers.sh`
-/// installs exactly these (a test in this crate checks the two agree).
-pub const PINNED_INDEXERS: &[(&str, &str)] = &[
-    ("scip-typescript", "0.4.0"),
-    ("scip-python", "0.6.6"),
-    // From rustup's toolchain, so the installer cannot pin it: a different one is named loudly.
-    ("rust-analyzer", "1.95.0"),
-];
+/// The indexers whose real output the tests check; their versions are the catalog's
+/// (`output_schema::indexers`), which the install script pins too (a test checks they agree).
+pub const TESTED_INDEXERS: &[&str] = &["rust-analyzer", "scip-typescript", "scip-python"];
+
+/// `PATH` with the folder of the npm indexers first: where `ckb index` finds every indexer the
+/// install script installed (rust-analyzer comes with rustup, already on `PATH`).
+pub fn path_with_indexers() -> std::ffi::OsString {
+    let mut dirs = vec![indexers_dir().join("node_modules/.bin")];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    std::env::join_paths(dirs).expect("PATH entries without separators")
+}
+
+/// Where `ci/fetch-example-repos.sh` unpacks the pinned real packages
+/// (`$CKB_EXAMPLE_REPOS_DIR`, or `~/.cache/ckb-example-repos`).
+pub fn example_repos_dir() -> PathBuf {
+    install_dir("CKB_EXAMPLE_REPOS_DIR", ".cache/ckb-example-repos")
+}
+
+/// The unpacked sources of a package `ci/fetch-example-repos.sh` fetches (`immer-10.1.1`,
+/// `tomli-2.0.1`, `heck-0.5.0`), or `None` after [`tool_missing`] (which fails under CI).
+pub fn example_repo(name: &str) -> Option<PathBuf> {
+    let dir = example_repos_dir().join(name);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        tool_missing(
+            &format!("the sources of {name}"),
+            "bash ci/fetch-example-repos.sh",
+        );
+        None
+    }
+}
+
+/// The version of `name` the tests' exact counts were written against.
+pub fn pinned(name: &str) -> &'static str {
+    output_schema::indexers::by_tool(name)
+        .map(|i| i.version)
+        .unwrap_or_else(|| panic!("{name} is not in the indexer catalog"))
+}
 
 /// The version `pins` (one of the `PINNED_*` lists) names for the tool `name`.
-fn pinned(pins: &[(&str, &'static str)], name: &str) -> &'static str {
+fn pinned_in(pins: &[(&str, &'static str)], name: &str) -> &'static str {
     pins.iter()
         .find(|(n, _)| *n == name)
         .map(|(_, v)| *v)
@@ -231,7 +265,7 @@ pub fn npm_indexer(name: &str) -> Option<PathBuf> {
         .ok()
         .and_then(|text| json_string_field(&text, "version"))
         .unwrap_or_default();
-    let want = pinned(PINNED_INDEXERS, name);
+    let want = pinned(name);
     if found != want {
         wrong_version(&format!(
             "{name} {found} is installed, but the tests' counts were written against {want}; \
@@ -258,7 +292,7 @@ pub fn rust_analyzer() -> Option<PathBuf> {
         return None;
     };
     let found = stdout_of(&out);
-    let want = pinned(PINNED_INDEXERS, "rust-analyzer");
+    let want = pinned("rust-analyzer");
     if found.split_whitespace().nth(1) != Some(want) {
         eprintln!(
             "NOTICE: {} is installed; the tests' counts were written against rust-analyzer {want}",
@@ -308,7 +342,7 @@ pub fn node_tool(package: &str) -> Option<PathBuf> {
         tool_missing(package, "bash ci/install-tools.sh");
         return None;
     };
-    let want = pinned(PINNED_NODE_TOOLS, package);
+    let want = pinned_in(PINNED_NODE_TOOLS, package);
     let found = json_string_field(&text, "version").unwrap_or_default();
     if found != want {
         wrong_version(&format!(
@@ -367,7 +401,7 @@ pub const PINNED_MCP_CLIENTS: &[(&str, &str)] = &[
 /// [`tool_missing`] (which fails under CI).
 pub fn mcp_python() -> Option<PathBuf> {
     let python = tools_dir().join("venv/bin/python");
-    let want = pinned(PINNED_MCP_CLIENTS, "mcp-python-sdk");
+    let want = pinned_in(PINNED_MCP_CLIENTS, "mcp-python-sdk");
     let found = Command::new(&python)
         .args([
             "-c",
@@ -398,7 +432,7 @@ pub fn mcp_inspector() -> Option<PathBuf> {
     let found = std::fs::read_to_string(package)
         .ok()
         .and_then(|text| json_string_field(&text, "version"));
-    let want = pinned(PINNED_MCP_CLIENTS, "mcp-inspector");
+    let want = pinned_in(PINNED_MCP_CLIENTS, "mcp-inspector");
     if bin.exists() && found.as_deref() == Some(want) {
         return Some(bin);
     }
@@ -453,13 +487,13 @@ mod tests {
     fn installer_script(installer: &str) -> String {
         std::fs::read_to_string(
             Path::new(&std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
-                .join("../ci")
+                .join("..")
                 .join(installer),
         )
-        .unwrap_or_else(|e| panic!("ci/{installer}: {e}"))
+        .unwrap_or_else(|e| panic!("{installer}: {e}"))
     }
 
-    /// Asserts that `ci/<installer>` sets `<NAME>_VERSION=<version>` for each pin (`NAME` without
+    /// Asserts that `<installer>` (a path in the repository) sets `<NAME>_VERSION=<version>` for each pin (`NAME` without
     /// an npm scope such as `@mermaid-js/`).
     fn assert_installer_pins(installer: &str, pins: &[(&str, &str)]) {
         let script = installer_script(installer);
@@ -476,13 +510,14 @@ mod tests {
 
     #[test]
     fn the_installer_pins_the_versions_the_tests_expect() {
-        assert_installer_pins("install-indexers.sh", PINNED_INDEXERS);
+        let pins: Vec<(&str, &str)> = TESTED_INDEXERS.iter().map(|n| (*n, pinned(n))).collect();
+        assert_installer_pins("examples/github/ckb/install-indexers.sh", &pins);
     }
 
     #[test]
     fn the_tool_installer_pins_the_node_tools_the_tests_expect() {
-        assert_installer_pins("install-tools.sh", PINNED_NODE_TOOLS);
-        let script = installer_script("install-tools.sh");
+        assert_installer_pins("ci/install-tools.sh", PINNED_NODE_TOOLS);
+        let script = installer_script("ci/install-tools.sh");
         for (name, _) in PINNED_NODE_TOOLS {
             let spec = format!("{name}@${{");
             assert!(
@@ -494,7 +529,7 @@ mod tests {
 
     #[test]
     fn the_tools_installer_pins_the_mcp_clients_the_tests_expect() {
-        assert_installer_pins("install-tools.sh", PINNED_MCP_CLIENTS);
+        assert_installer_pins("ci/install-tools.sh", PINNED_MCP_CLIENTS);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Checks, in this order, each `pass`, `warn` or `fail` with a message and, unless it passes, a
 //! fix: `snapshot` (every file matches the manifest: `ckb verify`), `freshness` (against the
-//! working tree), `syntax` (tree-sitter coverage), `scip` (an index present and fresh),
+//! working tree), `syntax` (tree-sitter coverage), `scip` (an index present and fresh for every
+//! main language with an indexer; the fix is `ckb index`),
 //! `history` (git depth: full, shallow, capped; partial or damaged clones), `identity` (aliases
 //! and tombstones), `modules` (module graph and architecture view), `languages` (languages of
 //! the scan without any symbol coverage). `--fix` turns the fixes of failing and warning checks
@@ -166,10 +167,35 @@ fn backend_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
     let refresh = coverage::scip_index_commands(snap);
     // Only `ckb snapshot --force` left: no indexer is known for these languages.
     let indexable = refresh.len() > 1;
+    let without = coverage::languages_without_index(snap);
+    let scip_ran = matches!(
+        stage(snap, "scip").map(|r| r.status),
+        Some(StageStatus::Ok | StageStatus::Partial)
+    );
     out.push(if let Some(why) = coverage::scip_stale(snap) {
         with_fix(
             check("scip", "warn", format!("INDEX_STALE: {why}")),
-            "regenerate the SCIP index, then re-snapshot",
+            "regenerate the SCIP indexes with `ckb index`, then re-snapshot",
+            &refresh,
+        )
+    } else if scip_ran && !without.is_empty() {
+        with_fix(
+            check(
+                "scip",
+                "warn",
+                format!(
+                    "no SCIP index for {}: references there are by name, with lower confidence",
+                    without
+                        .iter()
+                        .map(|l| {
+                            let files = if l.files == 1 { "file" } else { "files" };
+                            format!("{} ({} {files}, {})", l.language, l.files, l.indexer.tool)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            "run the missing indexers with `ckb index`, then re-snapshot",
             &refresh,
         )
     } else {
@@ -186,7 +212,7 @@ fn backend_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
                         reason(ctx, "scip")
                     ),
                 ),
-                "index the uncovered languages, then re-snapshot",
+                "index the uncovered languages with `ckb index`, then re-snapshot",
                 &refresh,
             ),
             _ if indexable => with_fix(
@@ -198,7 +224,7 @@ fn backend_checks(ctx: &Ctx<'_>, out: &mut Vec<Check>) {
                         reason(ctx, "scip")
                     ),
                 ),
-                "generate SCIP indexes for the repository's languages (ckb snapshot finds index.scip and .ckb/*.scip), then re-snapshot",
+                "run the installed SCIP indexers with `ckb index` (it writes .ckb/<indexer>.scip, where ckb snapshot finds them), then re-snapshot",
                 &refresh,
             ),
             _ => check(

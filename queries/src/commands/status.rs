@@ -75,7 +75,7 @@ fn health(snapshot: &Snapshot) -> Vec<Health> {
             tier: tier(scip, &["index-stale", "partial-backend"]),
             reason: reason_of(scip),
             remediation: Some(
-                "generate an index (rust-analyzer scip . | scip-typescript index | scip-python index) at index.scip, then `ckb snapshot --force`",
+                "run `ckb index` (the installed SCIP indexers, into .ckb/), then `ckb snapshot --force`; or both at once: `ckb snapshot --force --index`",
             ),
         },
         Health {

@@ -15,6 +15,7 @@
 //!   offers the command that regenerates the index (see `respond`). INDEX_STALE is a warning, not
 //!   an error: stale facts are still the best the snapshot has.
 
+use output_schema::indexers::{self, IndexerInfo};
 use output_schema::manifest::{StageReport, StageStatus};
 
 use crate::envelope::answer::CompletenessInfo;
@@ -161,106 +162,94 @@ pub fn scip_stale(snapshot: &Snapshot) -> Option<String> {
     (c.reason == "index-stale").then(|| "the scip stage reports index-stale".to_string())
 }
 
-/// A SCIP indexer ckb can name in a fix.
-struct Indexer {
-    /// Name of its index under `.ckb/` when there are several.
-    name: &'static str,
-    /// The tool as the manifest's SCIP backend records it.
-    tool: &'static str,
-    /// Scan languages it indexes.
-    languages: &'static [&'static str],
-    /// The command, before `--output PATH`.
-    command: &'static str,
+/// A language of the scan that a SCIP indexer covers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexableLanguage {
+    /// The scan's language name.
+    pub language: String,
+    /// Its files.
+    pub files: i64,
+    /// Its indexer.
+    pub indexer: &'static IndexerInfo,
 }
 
-const INDEXERS: &[Indexer] = &[
-    Indexer {
-        name: "rust",
-        tool: "rust-analyzer",
-        languages: &["rust"],
-        command: "rust-analyzer scip .",
-    },
-    Indexer {
-        name: "typescript",
-        tool: "scip-typescript",
-        languages: &["typescript", "tsx", "javascript"],
-        command: "npx @sourcegraph/scip-typescript index",
-    },
-    Indexer {
-        name: "python",
-        tool: "scip-python",
-        languages: &["python"],
-        command: "npx @sourcegraph/scip-python index .",
-    },
-    Indexer {
-        name: "java",
-        tool: "scip-java",
-        languages: &["java"],
-        command: "scip-java index",
-    },
-    Indexer {
-        name: "go",
-        tool: "scip-go",
-        languages: &["go"],
-        command: "scip-go",
-    },
-];
-
-/// The shell commands that (re)generate SCIP indexes for this snapshot, then re-snapshot.
-///
-/// With a SCIP backend recorded, its tool is rerun; otherwise one indexer per indexable language
-/// of the scan with at least a tenth of the main language's files (most files first): a single
-/// index goes to `index.scip`, several to `.ckb/<language>.scip` — both places `ckb snapshot`
-/// discovers on its own. Languages without a known indexer get none (their facts stay
-/// tree-sitter's).
-pub fn scip_index_commands(snapshot: &Snapshot) -> Vec<String> {
-    let mut chosen: Vec<&Indexer> = INDEXERS
-        .iter()
-        .filter(|i| {
-            snapshot
-                .manifest
-                .backends
+/// The scan's languages that have a SCIP indexer, most files first (then by name), leaving out a
+/// language with a handful of files next to a main one (fixtures, scripts): those with fewer than
+/// a tenth of the main language's files are not worth an indexer run.
+pub fn indexable_languages(snapshot: &Snapshot) -> Vec<IndexableLanguage> {
+    let mut langs: Vec<IndexableLanguage> = stage(snapshot, "scan")
+        .map(|r| {
+            r.breakdown
                 .iter()
-                .any(|b| b.kind == "scip" && b.tool == i.tool)
-        })
-        .collect();
-    chosen.sort_by_key(|i| i.tool);
-    if chosen.is_empty() {
-        // Indexable languages by files (most first, then name).
-        let mut langs: Vec<(&Indexer, &String, i64)> = stage(snapshot, "scan")
-            .map(|r| {
-                r.breakdown
-                    .iter()
-                    .filter_map(|(l, c)| {
-                        let indexer = INDEXERS
-                            .iter()
-                            .find(|i| i.languages.contains(&l.as_str()))?;
-                        Some((indexer, l, c.get("files").copied().unwrap_or(0)))
+                .filter_map(|(l, c)| {
+                    Some(IndexableLanguage {
+                        indexer: indexers::for_language(l)?,
+                        language: l.clone(),
+                        files: c.get("files").copied().unwrap_or(0),
                     })
-                    .collect()
-            })
-            .unwrap_or_default();
-        langs.sort_by(|a, b| b.2.cmp(&a.2).then(a.1.cmp(b.1)));
-        // A language with a handful of files next to a main one (fixtures, scripts) is not
-        // worth an indexer run: keep those with at least a tenth of the main language's files.
-        let floor = langs.first().map_or(0, |l| (l.2 + 9) / 10);
-        for (indexer, _, files) in langs {
-            if files >= floor && !chosen.iter().any(|c| c.name == indexer.name) {
-                chosen.push(indexer);
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    langs.sort_by(|a, b| b.files.cmp(&a.files).then(a.language.cmp(&b.language)));
+    let floor = langs.first().map_or(0, |l| (l.files + 9) / 10);
+    langs.retain(|l| l.files >= floor && l.files > 0);
+    langs
+}
+
+/// The indexable languages ([`indexable_languages`]) whose indexer wrote no index this snapshot
+/// read.
+pub fn languages_without_index(snapshot: &Snapshot) -> Vec<IndexableLanguage> {
+    let mut out = indexable_languages(snapshot);
+    out.retain(|l| {
+        !snapshot
+            .manifest
+            .backends
+            .iter()
+            .any(|b| b.kind == "scip" && b.tool == l.indexer.tool)
+    });
+    out
+}
+
+/// The shell commands that (re)generate SCIP indexes for this snapshot, then re-snapshot:
+/// `ckb index --languages …` over the languages of the indexers the snapshot read (to refresh
+/// them) and of the indexable languages it has no index for ([`languages_without_index`]), in
+/// catalog order; only `ckb snapshot --force` when no language of the scan has an indexer.
+pub fn scip_index_commands(snapshot: &Snapshot) -> Vec<String> {
+    let recorded: Vec<&str> = snapshot
+        .manifest
+        .backends
+        .iter()
+        .filter(|b| b.kind == "scip")
+        .map(|b| b.tool.as_str())
+        .collect();
+    let scanned: Vec<&String> = stage(snapshot, "scan")
+        .map(|r| r.breakdown.keys().collect())
+        .unwrap_or_default();
+    let mut languages: Vec<&str> = Vec::new();
+    for indexer in indexers::INDEXERS {
+        let wanted = recorded.contains(&indexer.tool)
+            || languages_without_index(snapshot)
+                .iter()
+                .any(|l| l.indexer.tool == indexer.tool);
+        if wanted {
+            let present: Vec<&str> = indexer
+                .languages
+                .iter()
+                .copied()
+                .filter(|l| scanned.iter().any(|s| s.as_str() == *l))
+                .collect();
+            // A recorded index whose languages the scan did not break down: its main language.
+            match present.as_slice() {
+                [] => languages.extend(indexer.languages.first()),
+                _ => languages.extend(present),
             }
         }
     }
-    let mut commands: Vec<String> = match chosen.as_slice() {
-        [] => Vec::new(),
-        [one] => vec![format!("{} --output index.scip", one.command)],
-        several => std::iter::once("mkdir -p .ckb".to_string())
-            .chain(
-                several
-                    .iter()
-                    .map(|i| format!("{} --output .ckb/{}.scip", i.command, i.name)),
-            )
-            .collect(),
-    };
+    let mut commands = Vec::new();
+    if !languages.is_empty() {
+        commands.push(format!("ckb index --languages {}", languages.join(",")));
+    }
     commands.push("ckb snapshot --force".into());
     commands
 }
