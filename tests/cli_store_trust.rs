@@ -350,6 +350,33 @@ fn a_committed_snapshot_is_not_reused_even_when_it_matches_its_manifest() {
     assert_same_as_cold(&repo, &second, "same bytes as a cold run");
 }
 
+/// The syntax cache beside the snapshots may be forged like a snapshot: committed to the
+/// repository (the snapshots themselves not), it is not used, and the run says so.
+#[test]
+fn a_committed_syntax_cache_is_not_used() {
+    let (repo, _) = two_files(false);
+    snapshot_in_repo(&repo, &[]);
+    let cache = format!(".ckb/snapshots/repo={REPO_ID}/syntax-cache");
+    assert!(repo.path().join(&cache).join("index.bin").is_file());
+    repo.write("c.py", "def c():\n    return b()\n");
+    repo.run_git(&["add", "-f", &cache]);
+    repo.commit("c, and the syntax cache");
+    let second = snapshot_in_repo(&repo, &[]);
+    let m = manifest(&second);
+    assert!(m.previous.is_some(), "the snapshot itself is not committed");
+    let syntax = &m.stages["syntax"];
+    assert!(
+        syntax.warnings.iter().any(|w| w.code == "cache-committed"),
+        "{syntax:?}"
+    );
+    assert_eq!(syntax.counts.get("files.from-cache"), None, "{syntax:?}");
+    assert!(
+        syntax.counts["files.reused"] > 0,
+        "the previous snapshot still is"
+    );
+    assert_same_as_cold(&repo, &second, "same bytes as a cold run");
+}
+
 /// A manifest that decompresses far past any real one (a zstd bomb from an artifact store) is
 /// refused by every reader having produced at most the limit, with the variable that raises it.
 #[test]

@@ -285,6 +285,13 @@ fn anonymized_snapshot_holds_no_canary() {
         "{status}"
     );
 
+    // No cache of real names beside anonymized snapshots (scan, syntax or SCIP document cache).
+    let caches: Vec<String> = files_of(store.path())
+        .into_iter()
+        .map(|(rel, _)| rel)
+        .filter(|rel| rel.contains("cache"))
+        .collect();
+    assert!(caches.is_empty(), "{caches:?}");
     let texts = artifact_texts(store.path());
     assert_absent(&texts, &["zqx"]);
 

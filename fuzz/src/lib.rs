@@ -149,6 +149,7 @@ pub fn scip_symbols_mapped(data: &[u8]) -> Option<usize> {
         repo_state: state,
         indexed_commit: None,
         config: pipeline::scip::ScipConfig::default(),
+        cache: None,
     };
     match pipeline::scip::run(&input, &[index], &pipeline::NoProgress) {
         Ok(out) => {

@@ -15,6 +15,7 @@ use arrow::array::{
 };
 use arrow::datatypes::{DataType, Field, Int32Type};
 
+use crate::row_codec::{RowReader, RowWriter};
 use crate::{FormatError, SharedStr};
 
 /// A Rust type that can be stored as one Arrow/Parquet column.
@@ -44,6 +45,10 @@ pub trait Column: Sized + Clone + PartialEq + std::fmt::Debug + Send + Sync {
     fn compare(a: &Self, b: &Self) -> Ordering;
     /// The value as JSON (JSON Lines export); nulls are `Value::Null`.
     fn to_json(&self) -> serde_json::Value;
+    /// Writes the value in the binary row form ([`crate::row_codec`]).
+    fn put(&self, out: &mut RowWriter);
+    /// Reads a value [`Column::put`] wrote.
+    fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError>;
 }
 
 fn downcast<'a, A: 'static>(array: &'a dyn Array, column: &str) -> Result<&'a A, FormatError> {
@@ -63,7 +68,7 @@ fn null_error(column: &str) -> FormatError {
 }
 
 macro_rules! primitive_column {
-    ($t:ty, $name:literal, $opt_name:literal, $dt:expr, $arr:ty, $cmp:expr) => {
+    ($t:ty, $name:literal, $opt_name:literal, $dt:expr, $arr:ty, $cmp:expr, $put:expr, $take:expr) => {
         impl Column for $t {
             const TYPE_NAME: &'static str = $name;
             const NULLABLE: bool = false;
@@ -85,6 +90,12 @@ macro_rules! primitive_column {
             }
             fn to_json(&self) -> serde_json::Value {
                 serde_json::json!(*self)
+            }
+            fn put(&self, out: &mut RowWriter) {
+                $put(out, *self)
+            }
+            fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError> {
+                $take(input)
             }
         }
 
@@ -112,6 +123,19 @@ macro_rules! primitive_column {
             fn to_json(&self) -> serde_json::Value {
                 serde_json::json!(*self)
             }
+            fn put(&self, out: &mut RowWriter) {
+                out.put_bool(self.is_some());
+                if let Some(v) = self {
+                    $put(out, *v)
+                }
+            }
+            fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError> {
+                Ok(if input.take_bool()? {
+                    Some($take(input)?)
+                } else {
+                    None
+                })
+            }
         }
     };
 }
@@ -122,7 +146,9 @@ primitive_column!(
     "int32?",
     DataType::Int32,
     Int32Array,
-    Ord::cmp
+    Ord::cmp,
+    |out: &mut RowWriter, v: i32| out.put_i64(i64::from(v)),
+    RowReader::take_i32
 );
 primitive_column!(
     i64,
@@ -130,7 +156,9 @@ primitive_column!(
     "int64?",
     DataType::Int64,
     Int64Array,
-    Ord::cmp
+    Ord::cmp,
+    RowWriter::put_i64,
+    RowReader::take_i64
 );
 primitive_column!(
     f64,
@@ -138,7 +166,9 @@ primitive_column!(
     "float64?",
     DataType::Float64,
     Float64Array,
-    f64::total_cmp
+    f64::total_cmp,
+    RowWriter::put_f64,
+    RowReader::take_f64
 );
 
 impl Column for bool {
@@ -161,6 +191,12 @@ impl Column for bool {
     }
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)
+    }
+    fn put(&self, out: &mut RowWriter) {
+        out.put_bool(*self);
+    }
+    fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError> {
+        input.take_bool()
     }
 }
 
@@ -219,10 +255,17 @@ fn read_strings<T>(
 /// per-column state for a decoded array, `$decode` turns one value (its dictionary index and text)
 /// into the type with it.
 macro_rules! string_column {
-    ($t:ty, $reader:expr, $decode:expr) => {
-        string_column!($t, $reader, $decode, Self::to_array, Self::to_array);
+    ($t:ty, $reader:expr, $decode:expr, $from_shared:expr) => {
+        string_column!(
+            $t,
+            $reader,
+            $decode,
+            Self::to_array,
+            Self::to_array,
+            $from_shared
+        );
     };
-    ($t:ty, $reader:expr, $decode:expr, $write:path, $write_opt:path) => {
+    ($t:ty, $reader:expr, $decode:expr, $write:path, $write_opt:path, $from_shared:expr) => {
         impl Column for $t {
             const TYPE_NAME: &'static str = "string";
             const NULLABLE: bool = false;
@@ -244,6 +287,12 @@ macro_rules! string_column {
             }
             fn compare(a: &Self, b: &Self) -> Ordering {
                 a.cmp(b)
+            }
+            fn put(&self, out: &mut RowWriter) {
+                out.put_str(self);
+            }
+            fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError> {
+                input.take_str().map($from_shared)
             }
         }
 
@@ -269,6 +318,12 @@ macro_rules! string_column {
             fn compare(a: &Self, b: &Self) -> Ordering {
                 a.cmp(b)
             }
+            fn put(&self, out: &mut RowWriter) {
+                out.put_opt_str(self.as_deref());
+            }
+            fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError> {
+                Ok(input.take_opt_str()?.map($from_shared))
+            }
         }
     };
 }
@@ -276,7 +331,8 @@ macro_rules! string_column {
 string_column!(
     String,
     |_: &dyn Array| (),
-    |_: &mut (), (_, s): (usize, &str)| s.to_owned()
+    |_: &mut (), (_, s): (usize, &str)| s.to_owned(),
+    |s: SharedStr| s.as_str().to_owned()
 );
 
 /// Builds [`SharedStr`]s for one column: once per dictionary entry, or once per run of equal
@@ -319,7 +375,8 @@ string_column!(
     SharedStrs::for_array,
     |shared: &mut SharedStrs, (k, s): (usize, &str)| shared.get(k, s),
     shared_dictionary,
-    optional_shared_dictionary
+    optional_shared_dictionary,
+    std::convert::identity
 );
 
 fn optional_shared_dictionary<'a>(
@@ -443,6 +500,18 @@ impl Column for Vec<String> {
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)
     }
+    fn put(&self, out: &mut RowWriter) {
+        out.put_u64(self.len() as u64);
+        for s in self {
+            out.put_str(s);
+        }
+    }
+    fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError> {
+        let n = input.take_count(1)?;
+        (0..n)
+            .map(|_| input.take_str().map(|s| s.as_str().to_owned()))
+            .collect()
+    }
 }
 
 /// The roles of an occurrence, stored as a sorted `list<string>` of role names so SQL users can
@@ -558,6 +627,20 @@ impl Column for Roles {
     }
     fn compare(a: &Self, b: &Self) -> Ordering {
         a.cmp(b)
+    }
+    fn put(&self, out: &mut RowWriter) {
+        out.put_u64(u64::from(self.0));
+    }
+    fn take(input: &mut RowReader<'_>) -> Result<Self, FormatError> {
+        let bits = input.take_u64()?;
+        u16::try_from(bits)
+            .ok()
+            .filter(|b| Roles(*b).names().count() == b.count_ones() as usize)
+            .map(Roles)
+            .ok_or_else(|| FormatError::Damaged {
+                what: "cached rows".into(),
+                why: format!("{bits} is no set of roles"),
+            })
     }
 }
 

@@ -25,6 +25,7 @@ pub mod layout;
 pub mod manifest;
 pub mod parquet_io;
 pub mod redirect;
+pub mod row_codec;
 pub mod shared_str;
 pub mod small_file;
 pub mod table;

@@ -117,6 +117,10 @@ pub trait Table: Sized + Clone + Send + Sync + 'static {
     fn from_batch(batch: &RecordBatch) -> Result<Vec<Self>, FormatError>;
     /// The row as a JSON object keyed by column name.
     fn to_json(&self) -> serde_json::Value;
+    /// Writes the row in the binary row form ([`crate::row_codec`]), column by column.
+    fn put_row(&self, out: &mut crate::row_codec::RowWriter);
+    /// Reads a row [`Table::put_row`] wrote.
+    fn take_row(input: &mut crate::row_codec::RowReader<'_>) -> Result<Self, FormatError>;
 }
 
 /// Sorts rows into the table's canonical order, in parallel.
@@ -224,6 +228,18 @@ macro_rules! table {
                 let mut map = ::serde_json::Map::new();
                 $( map.insert(stringify!($col).to_string(), <$ty as $crate::Column>::to_json(&self.$col)); )+
                 ::serde_json::Value::Object(map)
+            }
+
+            fn put_row(&self, out: &mut $crate::row_codec::RowWriter) {
+                $( <$ty as $crate::Column>::put(&self.$col, out); )+
+            }
+
+            fn take_row(
+                input: &mut $crate::row_codec::RowReader<'_>,
+            ) -> Result<Self, $crate::FormatError> {
+                Ok($row {
+                    $( $col: <$ty as $crate::Column>::take(input)?, )+
+                })
             }
 
             fn to_arrays(rows: &[Self]) -> Vec<::arrow::array::ArrayRef> {

@@ -239,6 +239,7 @@ fn main() {
                     repo_state: &state,
                     indexed_commit: None,
                     config: pipeline::scip::ScipConfig::default(),
+                    cache: None,
                 };
                 let (t, cpu, faults) = (Instant::now(), cpu_millis(), minor_faults());
                 let out = pipeline::scip::run(&input, &[index], &pipeline::NoProgress)

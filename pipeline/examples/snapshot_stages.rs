@@ -2,7 +2,8 @@
 //! binary (which links DuckDB). Prints the snapshot folder and the per-stage timings on stderr.
 //!
 //! Usage: `snapshot_stages <repo> --out <store> [--stages scan,syntax] [--no-previous |
-//! --previous <snapshot dir>] [--repo-id ID] [--threads N] [--force]`
+//! --previous <snapshot dir>] [--repo-id ID] [--threads N] [--force] [--scip FILE]...
+//! [--scip-commit SHA] [--no-scip]`
 
 use std::path::PathBuf;
 
@@ -38,6 +39,9 @@ fn main() {
             "--repo-id" => opts.repo_id = Some(value()),
             "--threads" => opts.threads = value().parse().ok(),
             "--force" => opts.force = true,
+            "--scip" => opts.scip.push(PathBuf::from(value())),
+            "--scip-commit" => opts.scip_commit = Some(value()),
+            "--no-scip" => opts.no_scip = true,
             _ if root.is_none() && !a.starts_with("--") => root = Some(PathBuf::from(&a)),
             _ => usage(&format!("unexpected argument {a}")),
         }
@@ -60,6 +64,6 @@ fn main() {
 }
 
 fn usage(message: &str) -> ! {
-    eprintln!("{message}\nusage: snapshot_stages <repo> --out <store> [--stages scan,syntax] [--no-previous | --previous DIR] [--repo-id ID] [--threads N] [--force]");
+    eprintln!("{message}\nusage: snapshot_stages <repo> --out <store> [--stages scan,syntax] [--no-previous | --previous DIR] [--repo-id ID] [--threads N] [--force] [--scip FILE]... [--scip-commit SHA] [--no-scip]");
     std::process::exit(2);
 }

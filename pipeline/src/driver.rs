@@ -16,6 +16,7 @@ use output_schema::manifest::{RepoState, StageReport, Warning};
 use output_schema::tables::{AliasRow, FileRow, TombstoneRow, UsageRow};
 use output_schema::Stage;
 
+use crate::cache_pack::{self, CachePack, CacheProblem, PackUpdate};
 use crate::history::HistoryTables;
 use crate::identity::Agreement;
 use crate::merge::{self, CodeTables, SyntaxTables};
@@ -103,7 +104,17 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
         previous: previous.as_ref().map(|(s, _)| s),
         progress,
     };
-    let tables = run_stages(plan, &ctx, scanned, &previous_warnings, &mut draft)?;
+    let caches = Caches::open(plan, ctx.previous.is_some());
+    let mut updates = CacheUpdates::default();
+    let tables = run_stages(
+        plan,
+        &ctx,
+        scanned,
+        &previous_warnings,
+        &caches,
+        &mut updates,
+        &mut draft,
+    )?;
     for warning in previous_rejected.into_iter().chain(state_warnings) {
         draft.add_run_warning(plan, warning);
     }
@@ -146,7 +157,84 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
         previous: &previous,
         scan_cache,
     };
-    publish::publish(plan, tables, draft, publication)
+    let outcome = publish::publish(plan, tables, draft, publication)?;
+    // Only once the snapshot is published: a failed run leaves the caches as they were.
+    updates.save(&caches);
+    Ok(outcome)
+}
+
+/// The content-addressed caches beside the snapshots that this run reads
+/// ([`crate::cache_pack`]): none for an anonymized run (its rows are hashed, and a cache of real
+/// names beside its snapshots would defeat it) or when the running program cannot be identified.
+struct Caches {
+    syntax: Option<CachePack>,
+    scip: Option<CachePack>,
+}
+
+impl Caches {
+    /// The caches, read only when the run builds on a previous snapshot (`builds_on_previous`);
+    /// otherwise (`--no-previous`, a first snapshot, a previous snapshot passed over) they are
+    /// only written, for the next run. So a run whose manifest records no previous snapshot
+    /// computes everything and its manifest (stage counts included) is a cold run's.
+    fn open(plan: &Plan, builds_on_previous: bool) -> Caches {
+        let program = crate::scan_cache::program().filter(|_| plan.anonymizer.is_none());
+        let Some(program) = program else {
+            return Caches {
+                syntax: None,
+                scip: None,
+            };
+        };
+        let repo_dir = plan.store.repo_dir(&plan.repo_id);
+        let read = builds_on_previous;
+        let open = |dir: &str, identity: String| {
+            let dir = repo_dir.join(dir);
+            if !read {
+                return CachePack::empty(&dir, &identity);
+            }
+            let mut pack = CachePack::open(&dir, &identity);
+            // A cache committed to the repository came with its content: its blobs may be
+            // forged, whatever their checksums say.
+            let committed = !pack.is_empty()
+                && plan.repo.as_ref().is_some_and(|repo| {
+                    store::is_tracked(repo, &plan.root, &dir.join(cache_pack::INDEX_FILE))
+                });
+            if committed {
+                pack.discard(CacheProblem {
+                    code: "cache-committed",
+                    message: "it is committed to the repository, so its entries may be forged; \
+                              not reused (keep the store out of git)"
+                        .into(),
+                });
+            }
+            pack
+        };
+        let syntax_identity = syntax::cache::identity(&syntax::SyntaxConfig::default(), &program);
+        let scip_identity = scip::doc_cache::identity(&program);
+        Caches {
+            syntax: plan
+                .selected(Stage::Syntax)
+                .then(|| open(syntax::cache::CACHE_DIR, syntax_identity)),
+            scip: (plan.selected(Stage::Scip) && !plan.no_scip && !plan.scip_indexes.is_empty())
+                .then(|| open(scip::doc_cache::CACHE_DIR, scip_identity)),
+        }
+    }
+}
+
+/// What the stages leave in the caches, saved once the snapshot is published.
+#[derive(Default)]
+struct CacheUpdates {
+    syntax: Option<PackUpdate>,
+    scip: Option<PackUpdate>,
+}
+
+impl CacheUpdates {
+    fn save(self, caches: &Caches) {
+        for (update, pack) in [(self.syntax, &caches.syntax), (self.scip, &caches.scip)] {
+            if let (Some(update), Some(pack)) = (update, pack) {
+                update.save(pack);
+            }
+        }
+    }
 }
 
 /// Commits on HEAD's first-parent chain ([`repo_state::first_parent_depth`]), counted from the
@@ -296,14 +384,17 @@ fn run_stages(
     ctx: &StageContext<'_>,
     scanned: Option<ScanOutput>,
     previous_warnings: &[String],
+    caches: &Caches,
+    updates: &mut CacheUpdates,
     draft: &mut ManifestDraft,
 ) -> Result<TableSet, PipelineError> {
     let files = match scanned {
         Some(scan) if plan.selected(Stage::Scan) => Some(draft.add(Stage::Scan, scan)),
         _ => None,
     };
-    let syntax = syntax_stage(plan, ctx, files.as_deref(), draft)?;
-    let (code, agreement) = scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, draft)?;
+    let syntax = syntax_stage(plan, ctx, files.as_deref(), caches, updates, draft)?;
+    let (code, agreement) =
+        scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, caches, updates, draft)?;
     let history = git_stage(plan, ctx, draft)?;
     let identity = identity_stage(plan, ctx, &code, agreement, previous_warnings, draft);
 
@@ -359,6 +450,8 @@ fn syntax_stage(
     plan: &Plan,
     ctx: &StageContext<'_>,
     files: Option<&[FileRow]>,
+    caches: &Caches,
+    updates: &mut CacheUpdates,
     draft: &mut ManifestDraft,
 ) -> Result<Option<SyntaxTables>, PipelineError> {
     if !plan.selected(Stage::Syntax) {
@@ -369,7 +462,8 @@ fn syntax_stage(
         return Ok(None);
     };
     let clock = Instant::now();
-    let out = syntax::run(ctx, files, ctx.previous)?;
+    let mut out = syntax::run(ctx, files, ctx.previous, caches.syntax.as_ref())?;
+    updates.syntax = out.cache_update.take();
     draft.time("syntax", clock);
     Ok(Some(draft.add(Stage::Syntax, out)))
 }
@@ -381,13 +475,15 @@ fn scip_stage_and_merge(
     ctx: &StageContext<'_>,
     files: Option<&[FileRow]>,
     syntax: Option<SyntaxTables>,
+    caches: &Caches,
+    updates: &mut CacheUpdates,
     draft: &mut ManifestDraft,
 ) -> Result<(CodeTables, Option<Agreement>), PipelineError> {
     if !plan.selected(Stage::Scip) {
         return Ok((merge::merge_step(syntax, None).0, None));
     }
     let clock = Instant::now();
-    let (scip, mut parts) = scip_stage(plan, ctx, files)?;
+    let (scip, mut parts) = scip_stage(plan, ctx, files, caches.scip.as_ref(), updates)?;
     // Where both backends saw a definition, do they name it the same? Measured before the
     // merge, which keeps only one of the two.
     let agreement = match (&syntax, &scip) {
@@ -476,6 +572,8 @@ fn scip_stage(
     plan: &Plan,
     ctx: &StageContext<'_>,
     files: Option<&[FileRow]>,
+    cache: Option<&CachePack>,
+    updates: &mut CacheUpdates,
 ) -> Result<(Option<ScipTables>, ManifestParts), PipelineError> {
     let not_run = |report| Ok((None, ManifestParts::report(report)));
     if plan.no_scip {
@@ -497,7 +595,10 @@ fn scip_stage(
         repo_state: ctx.repo_state,
         indexed_commit: plan.scip_commit.as_deref(),
         config: scip::ScipConfig::default(),
+        cache,
     };
-    let (rows, parts) = scip::run(&input, &plan.scip_indexes, ctx.progress)?.split();
+    let mut out = scip::run(&input, &plan.scip_indexes, ctx.progress)?;
+    updates.scip = out.cache_update.take();
+    let (rows, parts) = out.split();
     Ok((Some(rows), parts))
 }

@@ -10,6 +10,7 @@
 //! prints (progress goes through [`Progress`]), and knows nothing about queries or the CLI.
 
 pub mod allocator;
+pub mod cache_pack;
 mod driver;
 pub mod error;
 pub mod fast_map;

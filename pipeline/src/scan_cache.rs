@@ -293,7 +293,7 @@ impl EncodedCache {
 
 /// The running program: ckb's version and its executable's size and modification time, so that
 /// a rebuilt binary (whose language or generated-file rules may differ) starts afresh.
-fn program() -> Option<String> {
+pub(crate) fn program() -> Option<String> {
     let exe = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
     let stat = Stat::of(&exe)?;
     Some(format!(

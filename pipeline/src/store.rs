@@ -438,8 +438,16 @@ pub fn verify(snapshot: &StoredSnapshot) -> Result<(), String> {
 /// and a pull request can commit a folder whose manifest matches forged files, which no hash check
 /// can tell. One tree lookup per folder on the way (a few object reads).
 pub fn is_committed(repo: &gix::Repository, root: &Path, snapshot: &Path) -> bool {
-    let manifest = snapshot.join(output_schema::layout::MANIFEST_FILE);
-    let Ok(relative) = manifest.strip_prefix(root) else {
+    is_tracked(
+        repo,
+        root,
+        &snapshot.join(output_schema::layout::MANIFEST_FILE),
+    )
+}
+
+/// Whether `file` (a path under `root`, the work tree of `repo`) is in HEAD's tree.
+pub fn is_tracked(repo: &gix::Repository, root: &Path, file: &Path) -> bool {
+    let Ok(relative) = file.strip_prefix(root) else {
         return false;
     };
     repo.head_tree()

@@ -32,7 +32,7 @@ fn run(root: &Path, files: &[FileRow], config: &SyntaxConfig) -> SyntaxOutput {
         previous: None,
         progress: &NoProgress,
     };
-    run_with(&ctx, files, None, config).unwrap()
+    run_with(&ctx, files, None, None, config).unwrap()
 }
 
 #[test]

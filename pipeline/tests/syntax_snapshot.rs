@@ -256,11 +256,48 @@ fn file_merged_with_another_backend_is_parsed_again() {
         }
         assert!(marked > 0);
         output_schema::parquet_io::write_table(dir, &mut symbols).unwrap();
+        // Without the syntax cache (which would supply the merged file: `snapshot_reuse.rs`),
+        // only the previous snapshot can.
+        std::fs::remove_dir_all(dir.parent().unwrap().join("syntax-cache")).unwrap();
     });
     let counts = &warm.snapshot().manifest.stages["syntax"].counts;
     let total = counts["files.total"];
     // Every file but the new one and the merged one came from the previous snapshot.
     assert_eq!(counts["files.reused"], total - 2, "{counts:?}");
+    assert_eq!(counts.get("files.from-cache"), None, "{counts:?}");
+    assert_same_syntax_tables(&warm, &cold, "differs");
+}
+
+#[test]
+fn a_previous_snapshot_of_another_extractor_is_a_coded_warning_and_a_full_parse() {
+    let (warm, cold, _dirs) = reuse_after_editing_the_first(2, |dir, _| {
+        // As another ckb version (or other settings) would have written it, cache included.
+        let mut manifest = output_schema::verify::read_manifest(dir).unwrap();
+        for backend in manifest
+            .backends
+            .iter_mut()
+            .filter(|b| b.kind == "tree-sitter")
+        {
+            backend
+                .facts
+                .insert("extractor".into(), "an older extractor".into());
+        }
+        std::fs::write(
+            dir.join(output_schema::layout::MANIFEST_FILE),
+            manifest.encode().unwrap(),
+        )
+        .unwrap();
+        std::fs::remove_dir_all(dir.parent().unwrap().join("syntax-cache")).unwrap();
+    });
+    let syntax = &warm.snapshot().manifest.stages["syntax"];
+    assert!(
+        syntax
+            .warnings
+            .iter()
+            .any(|w| w.code == "previous-other-extractor"),
+        "{syntax:?}"
+    );
+    assert_eq!(syntax.counts.get("files.reused"), None, "{syntax:?}");
     assert_same_syntax_tables(&warm, &cold, "differs");
 }
 

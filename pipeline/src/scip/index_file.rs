@@ -4,6 +4,7 @@
 
 use super::materialize::materialize;
 use super::*;
+use crate::scip::doc_cache;
 
 /// The longest `project_root` used: a path longer than the system's `PATH_MAX` names no folder.
 pub const MAX_PROJECT_ROOT_BYTES: usize = 4096;
@@ -115,23 +116,94 @@ fn scip_error(path: &Path, root: &Path, message: impl Into<String>) -> PipelineE
 }
 
 /// Decodes and converts one batch of encoded documents in parallel, keeping input order. Each
-/// outcome comes with the document's occurrence count (0 when undecodable). `headers`, when given,
-/// are the documents' headers, already read.
+/// outcome comes with the document's occurrence count (0 when undecodable) and, when a document
+/// cache is in use, the document's key with the blob to add to it (none when the outcome came
+/// from it). `headers`, when given, are the documents' headers, already read.
 fn convert_batch(
     batch: Vec<Vec<u8>>,
     headers: Option<Vec<protobuf::Result<mapping::DocHeader>>>,
     env: &DocEnv<'_>,
-) -> Vec<(i64, DocOutcome)> {
+    cached: Option<&CachedDocs<'_>>,
+) -> Vec<(i64, DocOutcome, Option<DocEntry>)> {
+    let one = |bytes: Vec<u8>, header: Option<protobuf::Result<mapping::DocHeader>>| {
+        let header = header.unwrap_or_else(|| mapping::read_header(&bytes));
+        let (Some(cached), Ok(h)) = (cached, &header) else {
+            let (n, outcome) = mapping::convert_with_header(&bytes, header, env);
+            return (n, outcome, None);
+        };
+        let key = doc_cache::key(&bytes, h, env, &cached.file_facts(env, h));
+        if let Some(blob) = cached.pack.get(&key) {
+            match doc_cache::decode(blob) {
+                Ok((n, outcome)) => return (n, outcome, Some((key, None))),
+                Err(e) => cached.pack.problem(crate::cache_pack::CacheProblem {
+                    code: "cache-unreadable",
+                    message: format!("an entry of {}: {e}", doc_cache::CACHE_DIR),
+                }),
+            }
+        }
+        let (n, outcome) = mapping::convert_with_header(&bytes, header, env);
+        let blob = doc_cache::encode(n, &outcome);
+        (n, outcome, blob.map(|b| (key, Some(b))))
+    };
     match headers {
         Some(headers) => batch
             .into_par_iter()
             .zip(headers)
-            .map(|(bytes, header)| mapping::convert_with_header(&bytes, header, env))
+            .map(|(bytes, header)| one(bytes, Some(header)))
             .collect(),
         None => batch
             .into_par_iter()
-            .map(|bytes| mapping::convert(&bytes, env))
+            .map(|bytes| one(bytes, None))
             .collect(),
+    }
+}
+
+/// A document's key in the document cache, and the blob to add (`None`: found there).
+pub(super) type DocEntry = (crate::cache_pack::Key, Option<Vec<u8>>);
+
+/// The document cache and what its keys need to know of the scanned files.
+pub(super) struct CachedDocs<'a> {
+    pub(super) pack: &'a crate::cache_pack::CachePack,
+    /// Content hash of every scanned file, by path.
+    pub(super) content_hashes: HashMap<&'a str, &'a str>,
+}
+
+impl<'a> CachedDocs<'a> {
+    /// The cache, with the content hash of every scanned file.
+    pub(super) fn new(pack: &'a crate::cache_pack::CachePack, files: &'a [FileRow]) -> Self {
+        CachedDocs {
+            pack,
+            content_hashes: files
+                .iter()
+                .map(|f| (f.path.as_str(), f.content_hash.as_str()))
+                .collect(),
+        }
+    }
+
+    /// What a document's conversion reads of the scanned file it names: its language and content
+    /// (positions may be converted with its lines), or, for a path the scan did not keep, whether
+    /// the file exists.
+    fn file_facts(&self, env: &DocEnv<'_>, header: &mapping::DocHeader) -> Vec<u8> {
+        let Some(path) = mapping::repo_path(env.prefix, &header.relative_path) else {
+            return vec![2];
+        };
+        match (env.files.get(&path), self.content_hashes.get(path.as_str())) {
+            (Some(language), Some(hash)) => {
+                let mut facts = vec![1];
+                for field in [language.as_bytes(), hash.as_bytes()] {
+                    facts.extend_from_slice(&(field.len() as u64).to_le_bytes());
+                    facts.extend_from_slice(field);
+                }
+                facts
+            }
+            _ => {
+                let missing = matches!(
+                    std::fs::symlink_metadata(env.root.join(&path)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound
+                );
+                vec![0, u8::from(missing)]
+            }
+        }
     }
 }
 
@@ -172,6 +244,7 @@ struct BatchContext<'a> {
     covered_before: &'a HashSet<String>,
     max_occurrences: usize,
     progress: &'a dyn Progress,
+    cached: Option<&'a CachedDocs<'a>>,
 }
 
 fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchContext<'_>) {
@@ -212,9 +285,15 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         default_encoding: setup.encoding,
         max_occurrences: ctx.max_occurrences,
     };
-    for (occurrences, outcome) in convert_batch(batch, headers, &env) {
+    for (occurrences, outcome, entry) in convert_batch(batch, headers, &env, ctx.cached) {
         acc.occurrences_total += occurrences;
+        // Counted among the documents used (`documents`), as skipped ones are not.
+        let used = matches!(outcome, DocOutcome::Facts(_));
         acc.absorb(outcome);
+        if let Some((key, blob)) = entry {
+            acc.documents_cached += i64::from(used && blob.is_none());
+            acc.cache_entries.push((key, blob));
+        }
     }
     ctx.progress.advance(n);
 }
@@ -224,6 +303,7 @@ pub(super) fn read_one(
     index: &Path,
     files: &HashMap<String, String>,
     covered_before: &HashSet<String>,
+    cached: Option<&CachedDocs<'_>>,
     progress: &dyn Progress,
 ) -> Result<OneIndex, PipelineError> {
     let root = input.root;
@@ -238,8 +318,15 @@ pub(super) fn read_one(
         acc.records
             .reserve((meta.len() / 128).min(1 << 26) as usize);
     }
-    let (setup, metadata) =
-        stream_documents(input, index, files, covered_before, progress, &mut acc)?;
+    let (setup, metadata) = stream_documents(
+        input,
+        index,
+        files,
+        covered_before,
+        cached,
+        progress,
+        &mut acc,
+    )?;
     let used = acc.docs.len() as i64;
     let covered_elsewhere = acc.tally.get(quirks::SKIP_ALREADY_COVERED);
     if acc.documents_total > 0 && used == 0 && covered_elsewhere < acc.documents_total {
@@ -303,6 +390,8 @@ pub(super) fn read_one(
         tally: std::mem::take(&mut acc.tally),
         warnings: std::mem::take(&mut acc.warnings),
         documents_used: used,
+        documents_cached: acc.documents_cached,
+        cache_entries: std::mem::take(&mut acc.cache_entries),
         freshness: fresh,
     })
 }
@@ -315,6 +404,7 @@ fn stream_documents(
     index: &Path,
     files: &HashMap<String, String>,
     covered_before: &HashSet<String>,
+    cached: Option<&CachedDocs<'_>>,
     progress: &dyn Progress,
     acc: &mut Accum,
 ) -> Result<(Setup, Option<Metadata>), PipelineError> {
@@ -368,6 +458,7 @@ fn stream_documents(
         covered_before,
         max_occurrences: input.config.max_occurrences_per_document,
         progress,
+        cached,
     };
     let mut batch: Vec<Vec<u8>> = Vec::new();
     let mut batch_bytes = 0usize;

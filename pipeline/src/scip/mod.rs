@@ -25,6 +25,7 @@
 //! nothing is written rather than a silently partial snapshot. Everything smaller — a bad
 //! document, path or symbol — is a counted skip with a warning ([`quirks`]).
 
+pub mod doc_cache;
 mod document_wire;
 pub mod freshness;
 mod index_file;
@@ -48,6 +49,7 @@ use protobuf::Message;
 use rayon::prelude::*;
 use scip::types::{Metadata, SymbolInformation};
 
+use crate::cache_pack::{CachePack, PackUpdate};
 use crate::fast_map::FastMap;
 use crate::stage::{ManifestParts, StageOutput};
 use crate::{fingerprint, PipelineError, Progress};
@@ -96,6 +98,8 @@ pub struct ScipInput<'a> {
     pub indexed_commit: Option<&'a str>,
     /// Limits.
     pub config: ScipConfig,
+    /// The document cache ([`doc_cache`]), when one is kept.
+    pub cache: Option<&'a CachePack>,
 }
 
 /// The rows SCIP contributes, before the merge with tree-sitter.
@@ -125,6 +129,9 @@ pub struct ScipOutput {
     pub backends: Vec<Backend>,
     /// The stage report.
     pub report: StageReport,
+    /// What this run leaves in the document cache (when one was given), to be saved once the
+    /// snapshot is published.
+    pub cache_update: Option<PackUpdate>,
 }
 
 /// The SCIP indexes under `root` that are used when none is given: `index.scip`, then
@@ -176,6 +183,11 @@ pub fn run(
         .iter()
         .map(|f| (f.path.clone(), f.language.clone().unwrap_or_default()))
         .collect();
+    let cached = input
+        .cache
+        .map(|pack| index_file::CachedDocs::new(pack, input.files));
+    let mut cache_update = input.cache.map(CachePack::update);
+    let mut documents_cached = 0i64;
     let mut covered: HashSet<String> = HashSet::new();
     let mut tables = ScipTables::default();
     let mut backends = Vec::new();
@@ -186,8 +198,10 @@ pub fn run(
     // Stable IDs that already have a row: a later index may define a symbol an earlier one did.
     let mut seen_ids: FastMap<SharedStr, ()> = FastMap::default();
     for index in indexes {
-        let one = index_file::read_one(input, index, &files, &covered, progress)?;
+        let one = index_file::read_one(input, index, &files, &covered, cached.as_ref(), progress)?;
         documents += one.documents_used;
+        documents_cached += one.documents_cached;
+        record_cache_entries(cache_update.as_mut(), one.cache_entries);
         stale |= one.freshness.is_stale();
         tally.absorb(&one.tally);
         warnings.extend(one.warnings);
@@ -248,6 +262,11 @@ pub fn run(
     report.counts = tally.to_counts();
     report.counts.insert("indexes".into(), indexes.len() as i64);
     report.counts.insert("documents".into(), documents);
+    if input.cache.is_some() {
+        report
+            .counts
+            .insert("documents.reused".into(), documents_cached);
+    }
     report
         .counts
         .insert("files.candidates".into(), candidates as i64);
@@ -267,6 +286,7 @@ pub fn run(
         score: (score * 1_000_000.0).round() / 1_000_000.0,
         reason: reason.into(),
     });
+    warnings.extend(cache_warnings(input.cache));
     report.set_warnings(warnings);
     progress.stage_finished(
         "scip",
@@ -282,7 +302,39 @@ pub fn run(
         tables,
         backends,
         report,
+        cache_update,
     })
+}
+
+/// Records one index's document cache entries in the update: a blob found stays, a converted one
+/// is added.
+fn record_cache_entries(update: Option<&mut PackUpdate>, entries: Vec<index_file::DocEntry>) {
+    let Some(update) = update else {
+        return;
+    };
+    for (key, blob) in entries {
+        match blob {
+            None => update.keep(key),
+            Some(blob) => update.add(key, blob),
+        }
+    }
+}
+
+/// The document cache's problems as the stage's warnings.
+fn cache_warnings(cache: Option<&CachePack>) -> Vec<Warning> {
+    cache
+        .into_iter()
+        .flat_map(|c| c.problems())
+        .map(|p| Warning {
+            code: p.code.into(),
+            path: None,
+            message: format!(
+                "{}: {}; its documents were converted",
+                doc_cache::CACHE_DIR,
+                p.message
+            ),
+        })
+        .collect()
 }
 
 /// The outcome of one index.
@@ -292,6 +344,10 @@ struct OneIndex {
     tally: Tally,
     warnings: Vec<Warning>,
     documents_used: i64,
+    /// Documents used whose facts came from the document cache.
+    documents_cached: i64,
+    /// Every document's cache key, with the blob to add for those converted.
+    cache_entries: Vec<index_file::DocEntry>,
     freshness: freshness::Freshness,
 }
 
@@ -371,6 +427,8 @@ struct Accum {
     occurrences_total: i64,
     tally: Tally,
     warnings: Vec<Warning>,
+    documents_cached: i64,
+    cache_entries: Vec<index_file::DocEntry>,
 }
 
 impl Accum {

@@ -162,6 +162,11 @@ impl Tally {
         self.0.get(key).copied().unwrap_or(0)
     }
 
+    /// Every counter met, by name.
+    pub fn entries(&self) -> impl Iterator<Item = (&'static str, i64)> + '_ {
+        self.0.iter().map(|(k, v)| (*k, *v))
+    }
+
     /// Adds every counter of `other`.
     pub fn absorb(&mut self, other: &Tally) {
         for (k, v) in &other.0 {

@@ -1,4 +1,5 @@
-//! Reusing a previous snapshot's rows for files that did not change.
+//! Reusing a previous snapshot's rows for files that did not change, and [`gather`]: where each
+//! file's rows come from (the syntax cache, this previous snapshot, or a parse).
 //!
 //! A previous snapshot qualifies when it is of the same repository, its syntax stage ran, and its
 //! tree-sitter backend records the same extractor fingerprint (queries, extractor revision,
@@ -27,7 +28,12 @@ use output_schema::{Roles, View};
 use rayon::prelude::*;
 
 use super::extract::SOURCE;
-use super::{FileStatus, FILES_VIEW};
+use super::lang::Lang;
+use super::{
+    parse_one, parse_where, with_worker, FileResult, FileStatus, Origin, SyntaxConfig, FILES_VIEW,
+};
+use crate::cache_pack::CachePack;
+use crate::stage::StageContext;
 use crate::store::StoredSnapshot;
 
 /// What can be reused from a previous snapshot.
@@ -55,8 +61,8 @@ pub(crate) struct Plan<'p> {
 }
 
 /// Decides which of `files` `prev` may supply. `Ok(None)` when it does not qualify (another
-/// repository, another extractor, no syntax stage) or supplies nothing; `Err` with a warning when
-/// it qualifies but cannot be read.
+/// repository, no syntax stage) or supplies nothing; `Err` with a warning when its rows come from
+/// another extractor or it cannot be read.
 pub(crate) fn plan<'p>(
     prev: &'p StoredSnapshot,
     repo_id: &str,
@@ -74,8 +80,18 @@ pub(crate) fn plan<'p>(
     let has_tables = ["files", "symbols", "occurrences", "imports"]
         .iter()
         .all(|t| m.table(t).is_some());
-    if m.repo_id != repo_id || !stage_ran || !same_extractor || !has_tables {
+    if m.repo_id != repo_id || !stage_ran || !has_tables {
         return Ok(None);
+    }
+    if !same_extractor {
+        return Err(Warning {
+            code: "previous-other-extractor".into(),
+            path: None,
+            message: "previous snapshot's rows come from another tree-sitter extractor (another \
+                      ckb version or other settings): not reused; every file not in the syntax \
+                      cache was parsed"
+                .into(),
+        });
     }
     candidates(prev, files)
         .map(|candidates| (!candidates.is_empty()).then_some(Plan { prev, candidates }))
@@ -271,4 +287,105 @@ fn read_view(prev: &StoredSnapshot) -> Result<BTreeMap<String, SyntaxFileEntry>,
     let text = decompress(&bytes).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
     let view = SyntaxFilesView::decode(&text).map_err(|e| format!("{FILES_VIEW}: {e}"))?;
     Ok(view.files)
+}
+
+/// Every supported file's result, in file order, with the previous snapshot's rows (in table
+/// order) for the files it supplied.
+pub(super) struct Gathered {
+    pub(super) results: Vec<FileResult>,
+    pub(super) reused_symbols: Vec<SymbolRow>,
+    pub(super) reused_occurrences: Vec<OccurrenceRow>,
+    pub(super) reused_imports: Vec<ImportRow>,
+    pub(super) reuse_warning: Option<Warning>,
+}
+
+/// Where each file's rows come from: the syntax cache when it has them, else the previous
+/// snapshot when it can supply them, else a parse (run while the previous rows are read).
+pub(super) fn gather(
+    ctx: &StageContext<'_>,
+    supported: &[(&FileRow, Lang)],
+    previous: Option<&StoredSnapshot>,
+    cache: Option<&CachePack>,
+    config: &SyntaxConfig,
+    fingerprint: &str,
+) -> Gathered {
+    let mut cached = match cache {
+        Some(cache) => super::cache::lookup(cache, ctx.repo_id, supported),
+        None => (0..supported.len()).map(|_| None).collect(),
+    };
+    // The previous snapshot is asked only for the files the cache does not have.
+    let uncached: Vec<FileRow> = supported
+        .iter()
+        .zip(&cached)
+        .filter(|(_, c)| c.is_none())
+        .map(|((f, _), _)| (*f).clone())
+        .collect();
+    let (plan, plan_warning) = match previous
+        .filter(|_| !uncached.is_empty())
+        .map(|p| plan(p, ctx.repo_id, fingerprint, &uncached))
+    {
+        None | Some(Ok(None)) => (None, None),
+        Some(Ok(Some(plan))) => (Some(plan), None),
+        Some(Err(warning)) => (None, Some(warning)),
+    };
+    drop(uncached);
+    let candidate: Vec<bool> = supported
+        .iter()
+        .zip(&cached)
+        .map(|((f, _), c)| {
+            c.is_none()
+                && plan
+                    .as_ref()
+                    .is_some_and(|p| p.candidates.contains_key(&f.path))
+        })
+        .collect();
+    // The files neither can supply are parsed while the previous snapshot's rows are read.
+    let (reuse, mut parsed) = rayon::join(
+        || plan.map(Plan::load).unwrap_or_default(),
+        || {
+            parse_where(ctx, supported, config, |i| {
+                cached[i].is_none() && !candidate[i]
+            })
+        },
+    );
+    let Reuse {
+        files: mut reused,
+        symbols: reused_symbols,
+        occurrences: reused_occurrences,
+        imports: reused_imports,
+        warning: load_warning,
+    } = reuse;
+    let reuse_warning = plan_warning.or(load_warning);
+    // Candidates it could not supply after all (unreadable, or merged with another backend).
+    let mut late = parse_where(ctx, supported, config, |i| {
+        candidate[i] && !reused.contains_key(&supported[i].0.path)
+    });
+    let mut results: Vec<FileResult> = Vec::with_capacity(supported.len());
+    for (i, (file, lang)) in supported.iter().enumerate() {
+        let r = match (cached[i].take(), parsed[i].take(), late[i].take()) {
+            (Some(r), _, _) | (None, Some(r), _) | (None, None, Some(r)) => {
+                if r.origin == Origin::Cache {
+                    ctx.progress.advance(1);
+                }
+                r
+            }
+            (None, None, None) => match reused.remove(&file.path) {
+                Some(status) => {
+                    ctx.progress.advance(1);
+                    FileResult::reused(status)
+                }
+                // Not reachable (a candidate is either reused or parsed late); parse it rather
+                // than lose it.
+                None => with_worker(|worker| parse_one(worker, ctx, file, *lang, config)),
+            },
+        };
+        results.push(r);
+    }
+    Gathered {
+        results,
+        reused_symbols,
+        reused_occurrences,
+        reused_imports,
+        reuse_warning,
+    }
 }

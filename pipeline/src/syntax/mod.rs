@@ -28,6 +28,7 @@
 //! binary search) rather than a sort.
 
 pub mod body_hash;
+pub mod cache;
 pub mod captures;
 pub mod definitions;
 pub mod extract;
@@ -49,6 +50,7 @@ use output_schema::views::{SyntaxFileEntry, SyntaxFilesView};
 use output_schema::View;
 use rayon::prelude::*;
 
+use crate::cache_pack::{CachePack, PackUpdate};
 use crate::merge::SyntaxTables;
 use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
@@ -96,6 +98,9 @@ pub struct SyntaxOutput {
     pub backend: Backend,
     /// The `syntax-files` view: files that did not parse cleanly, with why.
     pub view: SyntaxFilesView,
+    /// What this run leaves in the syntax cache (when one was given), to be saved once the
+    /// snapshot is published.
+    pub cache_update: Option<PackUpdate>,
 }
 
 /// How one file fared; the per-file status is what the `syntax-files` view records.
@@ -162,11 +167,22 @@ impl FileStatus {
     }
 }
 
+/// Where a file's rows came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Parsed in this run.
+    Parsed,
+    /// The previous snapshot's rows (`incremental.rs`).
+    Previous,
+    /// The syntax cache (`cache.rs`).
+    Cache,
+}
+
 /// One file's result: its rows and status.
 pub(crate) struct FileResult {
     pub(crate) facts: FileFacts,
     pub(crate) status: FileStatus,
-    pub(crate) reused: bool,
+    pub(crate) origin: Origin,
 }
 
 impl FileResult {
@@ -183,7 +199,7 @@ impl FileResult {
                 ..FileFacts::default()
             },
             status,
-            reused: true,
+            origin: Origin::Previous,
         }
     }
 }
@@ -298,15 +314,18 @@ pub fn run(
     ctx: &StageContext<'_>,
     files: &[FileRow],
     previous: Option<&StoredSnapshot>,
+    cache: Option<&CachePack>,
 ) -> Result<SyntaxOutput, PipelineError> {
-    run_with(ctx, files, previous, &SyntaxConfig::default())
+    run_with(ctx, files, previous, cache, &SyntaxConfig::default())
 }
 
-/// Runs the stage with explicit settings.
+/// Runs the stage with explicit settings. Each file's rows come from the syntax cache when it
+/// has them, else from the previous snapshot when it can supply them, else from a parse.
 pub fn run_with(
     ctx: &StageContext<'_>,
     files: &[FileRow],
     previous: Option<&StoredSnapshot>,
+    cache: Option<&CachePack>,
     config: &SyntaxConfig,
 ) -> Result<SyntaxOutput, PipelineError> {
     let fingerprint = fingerprint(config);
@@ -322,52 +341,21 @@ pub fn run_with(
     ctx.progress
         .stage_started("syntax", Some(supported.len() as u64));
 
-    let (plan, plan_warning) =
-        match previous.map(|p| incremental::plan(p, ctx.repo_id, &fingerprint, files)) {
-            None | Some(Ok(None)) => (None, None),
-            Some(Ok(Some(plan))) => (Some(plan), None),
-            Some(Err(warning)) => (None, Some(warning)),
+    let incremental::Gathered {
+        mut results,
+        reused_symbols,
+        reused_occurrences,
+        reused_imports,
+        reuse_warning,
+    } = incremental::gather(ctx, &supported, previous, cache, config, &fingerprint);
+    let cache_update = cache.map(|cache| {
+        let previous_rows = cache::PreviousRows {
+            symbols: &reused_symbols,
+            occurrences: &reused_occurrences,
+            imports: &reused_imports,
         };
-    let candidate: Vec<bool> = supported
-        .iter()
-        .map(|(f, _)| {
-            plan.as_ref()
-                .is_some_and(|p| p.candidates.contains_key(&f.path))
-        })
-        .collect();
-    // The files the previous snapshot cannot supply are parsed while its rows are read.
-    let (reuse, mut parsed) = rayon::join(
-        || plan.map(incremental::Plan::load).unwrap_or_default(),
-        || parse_where(ctx, &supported, config, |i| !candidate[i]),
-    );
-    let incremental::Reuse {
-        files: mut reused,
-        symbols: reused_symbols,
-        occurrences: reused_occurrences,
-        imports: reused_imports,
-        warning: load_warning,
-    } = reuse;
-    let reuse_warning = plan_warning.or(load_warning);
-    // Candidates it could not supply after all (unreadable, or merged with another backend).
-    let mut late = parse_where(ctx, &supported, config, |i| {
-        candidate[i] && !reused.contains_key(&supported[i].0.path)
+        cache::update(cache, ctx.repo_id, &supported, &results, previous_rows)
     });
-    let mut results: Vec<FileResult> = Vec::with_capacity(supported.len());
-    for (i, (file, lang)) in supported.iter().enumerate() {
-        let r = match (parsed[i].take(), late[i].take()) {
-            (Some(r), _) | (None, Some(r)) => r,
-            (None, None) => match reused.remove(&file.path) {
-                Some(status) => {
-                    ctx.progress.advance(1);
-                    FileResult::reused(status)
-                }
-                // Not reachable (a candidate is either reused or parsed late); parse it rather
-                // than lose it.
-                None => with_worker(|worker| parse_one(worker, ctx, file, *lang, config)),
-            },
-        };
-        results.push(r);
-    }
 
     // Assemble in file order (deterministic), merge with the reused rows (both in table order),
     // then resolve over everything.
@@ -399,6 +387,17 @@ pub fn run_with(
     } = name_binding::resolve_all(&index, &mut occurrences, &languages);
     drop(index);
 
+    let mut warnings: Vec<Warning> = reuse_warning.into_iter().collect();
+    warnings.extend(
+        cache
+            .into_iter()
+            .flat_map(|c| c.problems())
+            .map(|p| Warning {
+                code: p.code.into(),
+                path: None,
+                message: format!("{}: {}; its files were parsed", cache::CACHE_DIR, p.message),
+            }),
+    );
     let (report, view) = report(
         files,
         &supported,
@@ -408,7 +407,7 @@ pub fn run_with(
         &call_edges,
         &relationships,
         &imports,
-        reuse_warning,
+        warnings,
     );
     let backend = backend(&fingerprint, &report);
     ctx.progress.stage_finished(
@@ -429,6 +428,7 @@ pub fn run_with(
         report,
         backend,
         view,
+        cache_update,
     })
 }
 
@@ -458,7 +458,7 @@ fn process(
     let done = |status: FileStatus| FileResult {
         facts: FileFacts::default(),
         status,
-        reused: false,
+        origin: Origin::Parsed,
     };
     if file.size_bytes as u64 > config.max_file_bytes {
         return done(FileStatus::TooLarge);
@@ -494,7 +494,7 @@ fn process(
                 errors: facts.errors,
             },
             facts,
-            reused: false,
+            origin: Origin::Parsed,
         },
         Err(extract::Failure::TimedOut(_)) => done(FileStatus::TimedOut),
         Err(extract::Failure::BrokenQuery(m)) => done(FileStatus::Broken {
@@ -514,7 +514,7 @@ fn report(
     call_edges: &[CallEdgeRow],
     relationships: &[RelationshipRow],
     imports: &[ImportRow],
-    reuse_warning: Option<Warning>,
+    reuse_warnings: Vec<Warning>,
 ) -> (StageReport, SyntaxFilesView) {
     let mut counts: BTreeMap<String, i64> = BTreeMap::new();
     let mut breakdown: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
@@ -546,8 +546,11 @@ fn report(
     for ((file, lang), r) in supported.iter().zip(results) {
         let l = lang.name();
         bump(&mut counts, l, "total", 1);
-        if r.reused {
+        if r.origin != Origin::Parsed {
             bump(&mut counts, l, "reused", 1);
+        }
+        if r.origin == Origin::Cache {
+            bump(&mut counts, l, "from-cache", 1);
         }
         if let Some(entry) = r.status.view_entry() {
             view_files.insert(file.path.clone(), entry);
@@ -589,9 +592,7 @@ fn report(
             .or_default()
             .insert("symbols".into(), n);
     }
-    if let Some(w) = reuse_warning {
-        warnings.push(w);
-    }
+    warnings.extend(reuse_warnings);
     counts.insert("symbols".into(), symbols.len() as i64);
     counts.insert("occurrences".into(), occurrences.len() as i64);
     counts.insert(

@@ -97,6 +97,7 @@ pub fn stage_input<'a>(
         repo_state: state,
         indexed_commit: None,
         config,
+        cache: None,
     }
 }
 
