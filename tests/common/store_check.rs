@@ -38,14 +38,26 @@ pub fn visible_snapshots(store: &Path) -> Vec<PathBuf> {
     found
 }
 
-/// Names in the repositories' folders that are neither a snapshot nor the scan cache: what
-/// writers leave behind while at work, or when they die.
+/// Names in the repositories' folders that are neither a snapshot, the scan cache nor a file of
+/// the syntax and SCIP document caches: what writers leave behind while at work, or when they die
+/// (a cache's half-written `.tmp` files included).
 pub fn leftovers(store: &Path) -> Vec<String> {
+    let caches = [
+        pipeline::syntax::cache::CACHE_DIR,
+        pipeline::scip::doc_cache::CACHE_DIR,
+    ];
     let mut found = Vec::new();
     for repo in children(store) {
         for entry in children(&repo) {
             let name = name_of(&entry);
-            if !name.starts_with("commit=") && name != "scan-cache.json.zst" {
+            if caches.contains(&name.as_str()) && entry.is_dir() {
+                for file in children(&entry) {
+                    let file_name = name_of(&file);
+                    if file_name.contains(".tmp") {
+                        found.push(format!("{}/{name}/{file_name}", name_of(&repo)));
+                    }
+                }
+            } else if !name.starts_with("commit=") && name != "scan-cache.json.zst" {
                 found.push(format!("{}/{name}", name_of(&repo)));
             }
         }
