@@ -27,6 +27,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use output_schema::manifest::Warning;
+
 /// A blob's key: the first 16 bytes of a BLAKE3 hash of everything its derivation read.
 pub type Key = [u8; 16];
 
@@ -137,6 +139,19 @@ impl CachePack {
     /// The problems met, in the order they were met (each once).
     pub fn problems(&self) -> Vec<CacheProblem> {
         self.problems.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+
+    /// The problems met as a stage's warnings: `<name>: <problem>; <instead>`, where `name` is the
+    /// cache's folder and `instead` says what the stage did in its place.
+    pub fn warnings(pack: Option<&CachePack>, name: &str, instead: &str) -> Vec<Warning> {
+        pack.into_iter()
+            .flat_map(|c| c.problems())
+            .map(|p| Warning {
+                code: p.code.into(),
+                path: None,
+                message: format!("{name}: {}; {instead}", p.message),
+            })
+            .collect()
     }
 
     /// How many blobs the cache holds.

@@ -286,7 +286,11 @@ pub fn run(
         score: (score * 1_000_000.0).round() / 1_000_000.0,
         reason: reason.into(),
     });
-    warnings.extend(cache_warnings(input.cache));
+    warnings.extend(CachePack::warnings(
+        input.cache,
+        doc_cache::CACHE_DIR,
+        "its documents were converted",
+    ));
     report.set_warnings(warnings);
     progress.stage_finished(
         "scip",
@@ -318,23 +322,6 @@ fn record_cache_entries(update: Option<&mut PackUpdate>, entries: Vec<index_file
             Some(blob) => update.add(key, blob),
         }
     }
-}
-
-/// The document cache's problems as the stage's warnings.
-fn cache_warnings(cache: Option<&CachePack>) -> Vec<Warning> {
-    cache
-        .into_iter()
-        .flat_map(|c| c.problems())
-        .map(|p| Warning {
-            code: p.code.into(),
-            path: None,
-            message: format!(
-                "{}: {}; its documents were converted",
-                doc_cache::CACHE_DIR,
-                p.message
-            ),
-        })
-        .collect()
 }
 
 /// The outcome of one index.

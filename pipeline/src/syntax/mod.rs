@@ -388,16 +388,11 @@ pub fn run_with(
     drop(index);
 
     let mut warnings: Vec<Warning> = reuse_warning.into_iter().collect();
-    warnings.extend(
-        cache
-            .into_iter()
-            .flat_map(|c| c.problems())
-            .map(|p| Warning {
-                code: p.code.into(),
-                path: None,
-                message: format!("{}: {}; its files were parsed", cache::CACHE_DIR, p.message),
-            }),
-    );
+    warnings.extend(CachePack::warnings(
+        cache,
+        cache::CACHE_DIR,
+        "its files were parsed",
+    ));
     let (report, view) = report(
         files,
         &supported,
