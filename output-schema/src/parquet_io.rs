@@ -327,7 +327,7 @@ pub fn write_jsonl_to<T: Table>(
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     crate::contain::decoding(&path.display().to_string(), || {
-        let (file, metadata) = open_guarded(path, true)?;
+        let (file, metadata) = open_guarded(path, DictionaryColumns::All)?;
         let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
             .with_batch_size(65_536)
             .build()?;
@@ -339,50 +339,85 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     })
 }
 
-/// Opens a table file that ckb did not just write for decoding, reading its Arrow schema as the
-/// file declares it: the footer loaded and range-checked, every read confined to a column chunk
-/// whose pages were checked first ([`TableFile`]). The reader of `ckb query`'s lookups.
-pub fn open_table(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<TableFile>, FormatError> {
-    let (file, metadata) = open_guarded(path, false)?;
-    Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
-        file, metadata,
-    ))
+/// Opens a table file that ckb did not just write for `ckb query`'s lookups: the footer loaded
+/// and range-checked, every read confined to a column chunk whose pages were checked first
+/// ([`TableFile`]). Returns the file and its reader metadata, from which a reader builds one
+/// `ParquetRecordBatchReaderBuilder` per pass over the file (they share the file handle, the
+/// footer and the pages already checked).
+///
+/// A string column that the file stores with a dictionary in every row group is read in
+/// dictionary form ([`DictionaryColumns::Stored`]): a lookup tests each distinct value once, and
+/// rows it drops never have their string copied out of the dictionary. A column stored plain (the
+/// unique IDs) stays a plain string column: read as a dictionary, each value would be hashed to
+/// build one.
+pub fn open_table(path: &Path) -> Result<(TableFile, ArrowReaderMetadata), FormatError> {
+    open_guarded(path, DictionaryColumns::Stored)
 }
 
-/// A table file and its reader metadata (string columns in dictionary form when `dictionaries`).
+/// Which string columns a reader asks Parquet for in dictionary form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DictionaryColumns {
+    /// Every top-level string column.
+    All,
+    /// The top-level string columns that have a dictionary page in every row group.
+    Stored,
+}
+
+/// A table file and its reader metadata (string columns in dictionary form as `dictionaries`
+/// says).
 fn open_guarded(
     path: &Path,
-    dictionaries: bool,
+    dictionaries: DictionaryColumns,
 ) -> Result<(TableFile, ArrowReaderMetadata), FormatError> {
     let file = open_table_file(path)?;
-    let metadata = if dictionaries {
-        reader_metadata(&file)?
-    } else {
-        load_metadata(&file)?
-    };
+    let metadata = reader_metadata(&file, dictionaries)?;
     let guarded = TableFile::new(file, metadata.metadata())?;
     Ok((guarded, metadata))
 }
 
-/// A file's reader metadata, asking for every top-level string column in dictionary form.
+/// Whether every row group of a file stores the top-level column `name` with a dictionary page.
+fn stored_with_dictionary(metadata: &parquet::file::metadata::ParquetMetaData, name: &str) -> bool {
+    let leaves = metadata.file_metadata().schema_descr().columns();
+    let Some(leaf) = leaves
+        .iter()
+        .position(|c| c.path().parts() == [name.to_string()])
+    else {
+        return false;
+    };
+    metadata
+        .row_groups()
+        .iter()
+        .all(|g| g.column(leaf).dictionary_page_offset().is_some())
+}
+
+/// A file's reader metadata, asking for top-level string columns in dictionary form
+/// (`dictionaries`: all of them, or those stored with a dictionary).
 ///
 /// ckb writes string columns dictionary-encoded, and most of their values repeat (paths, kinds,
 /// the IDs many rows point at): read as dictionaries, each distinct value is decoded once and rows
 /// refer to it, instead of Parquet first copying every row's bytes into one value buffer. The
 /// column decoders accept both forms, so a file whose chunks are not dictionary-encoded reads the
 /// same.
-fn reader_metadata(file: &File) -> Result<ArrowReaderMetadata, FormatError> {
+fn reader_metadata(
+    file: &File,
+    dictionaries: DictionaryColumns,
+) -> Result<ArrowReaderMetadata, FormatError> {
     let plain = load_metadata(file)?;
     let fields: Vec<_> = plain
         .schema()
         .fields()
         .iter()
-        .map(|f| match f.data_type() {
-            DataType::Utf8 => Arc::new(f.as_ref().clone().with_data_type(DataType::Dictionary(
-                Box::new(DataType::Int32),
-                Box::new(DataType::Utf8),
-            ))),
-            _ => f.clone(),
+        .map(|f| {
+            let wanted = match dictionaries {
+                DictionaryColumns::All => true,
+                DictionaryColumns::Stored => stored_with_dictionary(plain.metadata(), f.name()),
+            };
+            match f.data_type() {
+                DataType::Utf8 if wanted => Arc::new(f.as_ref().clone().with_data_type(
+                    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+                )),
+                _ => f.clone(),
+            }
         })
         .collect();
     let schema = Arc::new(Schema::new_with_metadata(
@@ -498,7 +533,7 @@ fn read_table_parallel_contained<T: Table>(
     what: &str,
     room: usize,
 ) -> Result<Vec<T>, FormatError> {
-    let (file, metadata) = open_guarded(path, true)?;
+    let (file, metadata) = open_guarded(path, DictionaryColumns::All)?;
     let schema = metadata.schema().clone();
     // One reader per top-level column, all reading the one file by offset; each worker contains
     // its own decoder's panic (a panic hook runs on the thread that panicked).

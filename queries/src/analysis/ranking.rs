@@ -33,6 +33,7 @@ use output_schema::tables::{SymbolRow, UsageRow};
 use output_schema::SharedStr;
 
 use crate::envelope::facts::FileIndex;
+use crate::snapshot::lookup::symbols_where;
 use crate::snapshot::read::{self, Pred};
 use crate::{QueryError, Snapshot};
 
@@ -534,47 +535,8 @@ fn owner_types(snapshot: &Snapshot, filter: (&str, &Pred)) -> Result<Vec<SymbolR
         "path",
         "module_id",
     ];
-    let Some(found) = read::read_columns(snapshot, SymbolRow::INFO.name, &COLUMNS, Some(filter))?
-    else {
-        return Ok(Vec::new());
-    };
-    let ids: Vec<SharedStr> = found.get("stable_id")?;
-    let names: Vec<String> = found.get("name")?;
-    let kinds: Vec<SharedStr> = found.get("kind")?;
-    let visibilities: Vec<SharedStr> = found.get("visibility")?;
-    let paths: Vec<SharedStr> = found.get("path")?;
-    let modules: Vec<Option<SharedStr>> = found.get("module_id")?;
-    let mut types = Vec::new();
-    let columns = ids.into_iter().zip(names).zip(kinds).zip(visibilities);
-    for ((((stable_id, name), kind), visibility), (path, module_id)) in
-        columns.zip(paths.into_iter().zip(modules))
-    {
-        if !is_type_kind(&kind) {
-            continue;
-        }
-        types.push(SymbolRow {
-            stable_id,
-            name,
-            kind,
-            container: None,
-            signature: None,
-            arity: None,
-            definition_version_id: String::new(),
-            visibility,
-            visibility_confidence: 0.0,
-            visibility_source: SharedStr::from(""),
-            module_id,
-            language: None,
-            path,
-            start_line: 0,
-            start_col: 0,
-            end_line: 0,
-            end_col: 0,
-            source: SharedStr::from(""),
-            backend_id: None,
-            body_hash: None,
-        });
-    }
+    let mut types = symbols_where(snapshot, filter, &COLUMNS)?;
+    types.retain(|t| is_type_kind(&t.kind));
     Ok(types)
 }
 

@@ -168,11 +168,7 @@ fn modules_json(
         .iter()
         .filter_map(|o| o.enclosing_symbol_id.as_deref().map(String::from))
         .collect();
-    let names: BTreeMap<String, String> = lookup
-        .symbols_by_id(&enclosing)?
-        .into_iter()
-        .map(|s| (s.stable_id.to_string(), s.name))
-        .collect();
+    let names = lookup.names_by_id(&enclosing)?;
     let module_values: Vec<Value> = plan
         .iter()
         .map(|(m, n, fs)| {
@@ -194,7 +190,8 @@ fn modules_json(
 /// Runs `refs`.
 pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
     let limit = ctx.budget.limit(args.limit)?;
-    let lookup = Lookup::new(ctx.snapshot);
+    // The symbol is shown in brief, its name and kind in the explanation.
+    let lookup = Lookup::brief(ctx.snapshot);
     let Resolved {
         symbol, resolution, ..
     } = lookup.resolve(&args.input)?;

@@ -11,12 +11,12 @@
 //! Facts: `results` (ranked, at most `--limit`, default the items budget; each with its `rank`,
 //! `match`, `place` and, when the snapshot has a `usage` table, `references`) and `byModule`
 //! (match counts per module, most first, at most `--max-modules`). Only the `name` column is
-//! scanned; other columns are decoded for matching rows only; `files` and `usage` are read for
-//! the matches only.
+//! scanned; the columns a result shows and the ranking reads (`lookup::BRIEF_COLUMNS`) are
+//! decoded for matching rows only, the others never; `files` and `usage` are read for the
+//! matches only.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use output_schema::tables::SymbolRow;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
@@ -25,7 +25,8 @@ use crate::envelope::answer::Answer;
 use crate::envelope::facts::symbol_brief;
 use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
-use crate::snapshot::read::{self, is_path_or_below, Pred};
+use crate::snapshot::lookup::{symbols_where, BRIEF_COLUMNS};
+use crate::snapshot::read::{is_path_or_below, Pred};
 use crate::QueryError;
 
 /// Longest accepted query.
@@ -69,8 +70,7 @@ pub fn find(
     kinds: &[String],
     scope: Option<&str>,
 ) -> Result<Vec<Ranked>, QueryError> {
-    let rows: Vec<SymbolRow> =
-        read::rows_where(ctx.snapshot, "name", &Pred::contains_ci(query))?.unwrap_or_default();
+    let rows = symbols_where(ctx.snapshot, ("name", &Pred::contains_ci(query)), &BRIEF_COLUMNS)?;
     let kinds: BTreeSet<String> = kinds.iter().map(|k| k.to_lowercase()).collect();
     let rows = rows
         .into_iter()

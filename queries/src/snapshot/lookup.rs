@@ -42,10 +42,86 @@ pub struct Resolved {
     pub redirected: bool,
 }
 
+/// The columns of `symbols` that a symbol in brief ([`symbol_brief`]), the ranking and by-name
+/// resolution read. A read of only these leaves the signatures, hashes and backend IDs (most of
+/// the table's bytes) compressed.
+pub const BRIEF_COLUMNS: [&str; 10] = [
+    "stable_id",
+    "name",
+    "kind",
+    "container",
+    "visibility",
+    "module_id",
+    "language",
+    "path",
+    "start_line",
+    "source",
+];
+
+/// The symbols whose string `column` matches `pred`, in stored order, with only `columns` read:
+/// the other fields are empty ("", 0, none) and are never shown.
+pub fn symbols_where(
+    snapshot: &Snapshot,
+    (column, pred): (&str, &Pred),
+    columns: &[&str],
+) -> Result<Vec<SymbolRow>, QueryError> {
+    let table = SymbolRow::INFO.name;
+    let Some(found) = read::read_columns(snapshot, table, columns, Some((column, pred)))? else {
+        return Ok(Vec::new());
+    };
+    let mut stable_id = found.get_or_default("stable_id")?.into_iter();
+    let mut name = found.get_or_default("name")?.into_iter();
+    let mut kind = found.get_or_default("kind")?.into_iter();
+    let mut container = found.get_or_default("container")?.into_iter();
+    let mut signature = found.get_or_default("signature")?.into_iter();
+    let mut arity = found.get_or_default("arity")?.into_iter();
+    let mut definition_version_id = found.get_or_default("definition_version_id")?.into_iter();
+    let mut visibility = found.get_or_default("visibility")?.into_iter();
+    let mut visibility_confidence = found.get_or_default("visibility_confidence")?.into_iter();
+    let mut visibility_source = found.get_or_default("visibility_source")?.into_iter();
+    let mut module_id = found.get_or_default("module_id")?.into_iter();
+    let mut language = found.get_or_default("language")?.into_iter();
+    let mut path = found.get_or_default("path")?.into_iter();
+    let mut start_line = found.get_or_default("start_line")?.into_iter();
+    let mut start_col = found.get_or_default("start_col")?.into_iter();
+    let mut end_line = found.get_or_default("end_line")?.into_iter();
+    let mut end_col = found.get_or_default("end_col")?.into_iter();
+    let mut source = found.get_or_default("source")?.into_iter();
+    let mut backend_id = found.get_or_default("backend_id")?.into_iter();
+    let mut body_hash = found.get_or_default("body_hash")?.into_iter();
+    // Every column holds `found.len()` values.
+    Ok((0..found.len())
+        .map(|_| SymbolRow {
+            stable_id: stable_id.next().unwrap_or_default(),
+            name: name.next().unwrap_or_default(),
+            kind: kind.next().unwrap_or_default(),
+            container: container.next().unwrap_or_default(),
+            signature: signature.next().unwrap_or_default(),
+            arity: arity.next().unwrap_or_default(),
+            definition_version_id: definition_version_id.next().unwrap_or_default(),
+            visibility: visibility.next().unwrap_or_default(),
+            visibility_confidence: visibility_confidence.next().unwrap_or_default(),
+            visibility_source: visibility_source.next().unwrap_or_default(),
+            module_id: module_id.next().unwrap_or_default(),
+            language: language.next().unwrap_or_default(),
+            path: path.next().unwrap_or_default(),
+            start_line: start_line.next().unwrap_or_default(),
+            start_col: start_col.next().unwrap_or_default(),
+            end_line: end_line.next().unwrap_or_default(),
+            end_col: end_col.next().unwrap_or_default(),
+            source: source.next().unwrap_or_default(),
+            backend_id: backend_id.next().unwrap_or_default(),
+            body_hash: body_hash.next().unwrap_or_default(),
+        })
+        .collect())
+}
+
 /// Resolves inputs against one snapshot, reading alias and tombstone tables at most once.
 pub struct Lookup<'a> {
     snapshot: &'a Snapshot,
     history: OnceCell<(Vec<AliasRow>, Vec<TombstoneRow>)>,
+    /// Read only [`BRIEF_COLUMNS`] of the symbols found.
+    brief: bool,
 }
 
 fn invalid_id(input: &str) -> QueryError {
@@ -77,7 +153,44 @@ impl<'a> Lookup<'a> {
         Lookup {
             snapshot,
             history: OnceCell::new(),
+            brief: false,
         }
+    }
+
+    /// A lookup whose symbols hold only [`BRIEF_COLUMNS`] (the other fields empty): for a
+    /// command that shows the symbol in brief and reads no other field of it.
+    pub fn brief(snapshot: &'a Snapshot) -> Lookup<'a> {
+        Lookup {
+            brief: true,
+            ..Lookup::new(snapshot)
+        }
+    }
+
+    /// The symbols whose `column` matches `pred`, whole or in brief.
+    fn symbols(&self, column: &str, pred: &Pred) -> Result<Vec<SymbolRow>, QueryError> {
+        if self.brief {
+            return symbols_where(self.snapshot, (column, pred), &BRIEF_COLUMNS);
+        }
+        Ok(read::rows_where::<SymbolRow>(self.snapshot, column, pred)?.unwrap_or_default())
+    }
+
+    /// The names of the active symbols with these IDs, by ID (only those two columns are read).
+    pub fn names_by_id(
+        &self,
+        ids: &BTreeSet<String>,
+    ) -> Result<std::collections::BTreeMap<String, String>, QueryError> {
+        if ids.is_empty() {
+            return Ok(Default::default());
+        }
+        let found = symbols_where(
+            self.snapshot,
+            ("stable_id", &Pred::In(ids.clone())),
+            &["stable_id", "name"],
+        )?;
+        Ok(found
+            .into_iter()
+            .map(|s| (s.stable_id.to_string(), s.name))
+            .collect())
     }
 
     fn history(&self) -> Result<&(Vec<AliasRow>, Vec<TombstoneRow>), QueryError> {
@@ -99,7 +212,7 @@ impl<'a> Lookup<'a> {
         } else {
             Pred::In(ids.clone())
         };
-        Ok(read::rows_where::<SymbolRow>(self.snapshot, "stable_id", &pred)?.unwrap_or_default())
+        self.symbols("stable_id", &pred)
     }
 
     /// Resolves one input to an active symbol.
@@ -308,8 +421,7 @@ impl<'a> Lookup<'a> {
             }),
         };
         let lower = name.to_lowercase();
-        let found: Vec<SymbolRow> =
-            read::rows_where(self.snapshot, "name", &Pred::contains_ci(name))?.unwrap_or_default();
+        let found = self.symbols("name", &Pred::contains_ci(name))?;
         let mut rows: Vec<SymbolRow> = found
             .into_iter()
             .filter(|s| s.name.to_lowercase() == lower && container_ok(s, true))

@@ -4,9 +4,12 @@
 //! with hundreds of thousands of rows, so they never decode a whole table: a [`Pred`] on one
 //! string column is checked first against each row group's min/max statistics (tables are sorted
 //! — `symbols` by `stable_id`, `occurrences` by `path` — so a lookup by key touches one row
-//! group), then evaluated as a Parquet row filter that decodes only that column, and the other
-//! columns are decoded only for the rows that match. [`read_columns`] reads a projection of
-//! whole columns for the aggregate commands (reference counts, call graph).
+//! group), then evaluated on that column alone, and the other columns are decoded only for the
+//! rows that match (see `read_selected`), each column once. String columns the file stores with
+//! a dictionary are read in dictionary form, so a predicate tests each distinct value once and
+//! a dropped row's string is never copied. [`read_columns`] reads a projection — of whole
+//! columns for the aggregate commands (reference counts, call graph), or of the rows a predicate
+//! keeps — so a command leaves the columns it does not show compressed.
 //!
 //! Every failure to read a table the manifest lists is `SNAPSHOT_CORRUPT` naming the table.
 //!
@@ -17,12 +20,17 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use arrow::array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
-use arrow::compute::filter_record_batch;
+use arrow::array::{
+    Array, ArrayRef, BooleanArray, DictionaryArray, Int32Array, RecordBatch, StringArray,
+};
+use arrow::compute::{concat, filter_record_batch};
+use arrow::datatypes::{Int32Type, Schema};
 use arrow::error::ArrowError;
 use output_schema::table_file::TableFile;
 use output_schema::{Column, ErrorCode, Table};
-use parquet::arrow::arrow_reader::{ArrowPredicateFn, ParquetRecordBatchReaderBuilder, RowFilter};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ParquetRecordBatchReaderBuilder, RowSelection,
+};
 use parquet::arrow::ProjectionMask;
 use parquet::file::metadata::ParquetMetaData;
 
@@ -112,18 +120,6 @@ fn corrupt(table: &str, e: impl std::fmt::Display) -> QueryError {
     )
 }
 
-fn open(
-    snapshot: &Snapshot,
-    table: &str,
-) -> Result<Option<ParquetRecordBatchReaderBuilder<TableFile>>, QueryError> {
-    let Some(path) = snapshot.table_path(table) else {
-        return Ok(None);
-    };
-    output_schema::parquet_io::open_table(&path)
-        .map(Some)
-        .map_err(|e| corrupt(table, e))
-}
-
 /// Runs a decode of `table` so that a panic of the Parquet decoder on a damaged file is the
 /// table's `SNAPSHOT_CORRUPT` error (see `output_schema::contain`), not a crash.
 fn contained<R>(
@@ -139,15 +135,89 @@ fn contained<R>(
     answer.unwrap_or_else(|| Err(corrupt(table, "the decoder stopped")))
 }
 
-fn leaf_index(metadata: &ParquetMetaData, column: &str) -> Option<usize> {
-    metadata
-        .file_metadata()
-        .schema_descr()
-        .columns()
-        .iter()
-        .position(|c| c.path().parts().first().map(String::as_str) == Some(column))
+/// A table file opened for reading: the file and its reader metadata, from which each pass over
+/// the file builds its own reader.
+struct Opened {
+    table: String,
+    file: TableFile,
+    metadata: ArrowReaderMetadata,
 }
 
+fn open(snapshot: &Snapshot, table: &str) -> Result<Option<Opened>, QueryError> {
+    let Some(path) = snapshot.table_path(table) else {
+        return Ok(None);
+    };
+    let (file, metadata) =
+        output_schema::parquet_io::open_table(&path).map_err(|e| corrupt(table, e))?;
+    Ok(Some(Opened {
+        table: table.to_string(),
+        file,
+        metadata,
+    }))
+}
+
+impl Opened {
+    fn builder(&self) -> ParquetRecordBatchReaderBuilder<TableFile> {
+        ParquetRecordBatchReaderBuilder::new_with_metadata(self.file.clone(), self.metadata.clone())
+    }
+
+    fn parquet(&self) -> &ParquetMetaData {
+        self.metadata.metadata()
+    }
+
+    /// The index of a top-level column (its Arrow field and Parquet root).
+    fn root(&self, column: &str) -> Result<usize, QueryError> {
+        self.metadata
+            .schema()
+            .index_of(column)
+            .map_err(|_| self.corrupt(format!("column {column} is missing")))
+    }
+
+    fn all_roots(&self) -> Vec<usize> {
+        (0..self.metadata.schema().fields().len()).collect()
+    }
+
+    /// Whether a top-level column repeats (a list): any leaf below it has a repetition level.
+    fn repeats(&self, root: usize) -> bool {
+        let schema = self.parquet().file_metadata().schema_descr();
+        (0..schema.num_columns()).any(|leaf| {
+            schema.get_column_root_idx(leaf) == root && schema.column(leaf).max_rep_level() > 0
+        })
+    }
+
+    fn corrupt(&self, e: impl std::fmt::Display) -> QueryError {
+        corrupt(&self.table, e)
+    }
+
+    /// Every batch of `builder`'s reader, in stored order.
+    fn batches(
+        &self,
+        builder: ParquetRecordBatchReaderBuilder<TableFile>,
+    ) -> Result<Vec<RecordBatch>, QueryError> {
+        let reader = builder.build().map_err(|e| self.corrupt(e))?;
+        reader
+            .map(|b| b.map_err(|e| self.corrupt(e)))
+            .collect::<Result<Vec<_>, _>>()
+    }
+
+    /// One column of `batches` (each holding it under `name`) as one array.
+    fn column(&self, batches: &[RecordBatch], name: &str) -> Result<ArrayRef, QueryError> {
+        let arrays = batches
+            .iter()
+            .map(|b| {
+                b.column_by_name(name)
+                    .map(|a| a.as_ref())
+                    .ok_or_else(|| self.corrupt(format!("column {name} is missing")))
+            })
+            .collect::<Result<Vec<&dyn Array>, QueryError>>()?;
+        match arrays.as_slice() {
+            [one] => Ok(Arc::new(one.slice(0, one.len()))),
+            _ => concat(&arrays).map_err(|e| self.corrupt(e)),
+        }
+    }
+}
+
+/// The row groups whose statistics let `column` (leaf `leaf`) match `pred`.
 fn row_groups(metadata: &ParquetMetaData, leaf: usize, pred: &Pred) -> Vec<usize> {
     (0..metadata.num_row_groups())
         .filter(|&i| {
@@ -161,116 +231,225 @@ fn row_groups(metadata: &ParquetMetaData, leaf: usize, pred: &Pred) -> Vec<usize
         .collect()
 }
 
-fn string_mask(array: &ArrayRef, pred: &Pred) -> Result<BooleanArray, ArrowError> {
-    let strings = array
-        .as_any()
-        .downcast_ref::<StringArray>()
-        .ok_or_else(|| ArrowError::SchemaError("filter column is not a string column".into()))?;
-    Ok(strings
-        .iter()
-        .map(|v| Some(v.is_some_and(|v| pred.matches(v))))
+/// A string column of a batch, plain or in dictionary form.
+enum Strings<'a> {
+    Plain(&'a StringArray),
+    Dictionary {
+        keys: &'a Int32Array,
+        values: &'a StringArray,
+    },
+}
+
+impl<'a> Strings<'a> {
+    fn of(batch: &'a RecordBatch, name: &str) -> Result<Strings<'a>, ArrowError> {
+        let array = batch
+            .column_by_name(name)
+            .ok_or_else(|| ArrowError::SchemaError(format!("column {name} is missing")))?;
+        let not_strings = || ArrowError::SchemaError(format!("{name} is not a string column"));
+        if let Some(dict) = array.as_any().downcast_ref::<DictionaryArray<Int32Type>>() {
+            let values = dict
+                .values()
+                .as_any()
+                .downcast_ref::<StringArray>()
+                .ok_or_else(not_strings)?;
+            return Ok(Strings::Dictionary {
+                keys: dict.keys(),
+                values,
+            });
+        }
+        array
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .map(Strings::Plain)
+            .ok_or_else(not_strings)
+    }
+
+    /// Per row: `Some(matches)` for a value, `None` for a null. A dictionary's values are each
+    /// tested once.
+    fn test(&self, pred: &Pred) -> Vec<Option<bool>> {
+        match self {
+            Strings::Plain(a) => a.iter().map(|v| v.map(|v| pred.matches(v))).collect(),
+            Strings::Dictionary { keys, values } => {
+                let hits: Vec<bool> = values
+                    .iter()
+                    .map(|v| v.is_some_and(|v| pred.matches(v)))
+                    .collect();
+                keys.iter()
+                    .map(|k| {
+                        let k = k?;
+                        // A key past the dictionary fails the decoders later; here it matches
+                        // nothing.
+                        Some(usize::try_from(k).ok().and_then(|k| hits.get(k).copied())?)
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// The rows of a batch whose string `column` matches `pred`.
+fn column_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<BooleanArray, ArrowError> {
+    Ok(Strings::of(batch, column)?
+        .test(pred)
+        .into_iter()
+        .map(|m| Some(m == Some(true)))
         .collect())
 }
 
 /// A mask of the rows to keep, computed on a batch.
-type RowMask = dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError> + Send + Sync;
+type RowMask<'a> = dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError> + 'a;
 
-/// Which rows to keep, decided on a batch that holds (at least) the columns of `leaves`.
-struct RowCondition {
-    leaves: Vec<usize>,
-    keep: Arc<RowMask>,
+/// Which rows to keep, decided on a batch that holds (at least) the columns `roots`.
+struct RowCondition<'a> {
+    roots: Vec<usize>,
+    keep: &'a RowMask<'a>,
 }
 
-/// A reader set up to keep the rows of a [`RowCondition`]: by a Parquet row filter, which decodes
-/// the other columns only for the rows kept, or — in a file where a column to decode repeats —
-/// by decoding every row of the chosen row groups and filtering in memory.
+/// The rows of the row groups `groups` that `condition` keeps, with the top-level columns
+/// `columns` (in file order; one batch per row group that has such rows).
 ///
-/// Why the second way: `parquet` 60 skips the rows a filter drops with `skip_records`, which
-/// loops for ever on a repeated (list) column whose level data ends before its page says it
-/// does (its reading path refuses such a page, its skipping path does not; found by fuzzing,
-/// `fuzz/regressions/table_parquet/rle-rows-beyond-the-file`). A file's schema is the file's
-/// say, so the check is on the file, not on the table ckb declares.
-struct Selecting {
-    builder: ParquetRecordBatchReaderBuilder<TableFile>,
-    in_memory: Option<RowCondition>,
-}
-
-fn repeats(metadata: &ParquetMetaData, leaves: &[usize]) -> bool {
-    let columns = metadata.file_metadata().schema_descr().columns();
-    leaves
-        .iter()
-        .any(|&i| columns.get(i).is_some_and(|c| c.max_rep_level() > 0))
-}
-
-/// Sets `builder` (reading the leaves `decoded`) up to keep the rows `condition` keeps.
-fn select(
-    builder: ParquetRecordBatchReaderBuilder<TableFile>,
-    decoded: &[usize],
-    condition: RowCondition,
-) -> Selecting {
-    let all: Vec<usize> = decoded.iter().chain(&condition.leaves).copied().collect();
-    if repeats(builder.metadata(), &all) {
-        return Selecting {
-            builder,
-            in_memory: Some(condition),
-        };
-    }
-    let mask = ProjectionMask::leaves(builder.parquet_schema(), condition.leaves.iter().copied());
-    let keep = condition.keep;
-    let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| keep(&batch));
-    Selecting {
-        builder: builder.with_row_filter(RowFilter::new(vec![Box::new(predicate)])),
-        in_memory: None,
-    }
-}
-
-impl Selecting {
-    /// Every kept row's batch, in stored order.
-    fn batches(self, table: &str, batch_size: usize) -> Result<Vec<RecordBatch>, QueryError> {
-        let reader = self
-            .builder
-            .with_batch_size(batch_size)
-            .build()
-            .map_err(|e| corrupt(table, e))?;
-        let mut out = Vec::new();
-        for batch in reader {
-            let batch = batch.map_err(|e| corrupt(table, e))?;
-            out.push(match &self.in_memory {
-                None => batch,
-                Some(condition) => {
-                    let mask = (condition.keep)(&batch).map_err(|e| corrupt(table, e))?;
-                    arrow::compute::filter_record_batch(&batch, &mask)
-                        .map_err(|e| corrupt(table, e))?
-                }
-            });
+/// Each row group is read in up to three passes, each decompressing only its own columns:
+/// 1. the condition's columns, every row (a string column in dictionary form tests each distinct
+///    value once); a row group where nothing matches is done;
+/// 2. the other plain columns, only the rows kept: Parquet skips the others, whole pages at a time
+///    where it can, and never turns a dropped row into a value;
+/// 3. the other repeated (list) columns, every row, filtered in memory. `parquet` 60 skips rows
+///    with `skip_records`, which loops for ever on a repeated column whose level data ends before
+///    its page says it does (its reading path refuses such a page, its skipping path does not;
+///    found by fuzzing, `fuzz/regressions/table_parquet/rle-rows-beyond-the-file`), so rows of
+///    a repeated column are never skipped. A file's schema is the file's say, so the check is on
+///    the file, not on the table ckb declares.
+///
+/// The condition's columns are decoded once: the kept rows of pass 1 are the answer's values.
+fn read_selected(
+    opened: &Opened,
+    groups: &[usize],
+    condition: &RowCondition<'_>,
+    columns: &[usize],
+) -> Result<Vec<RecordBatch>, QueryError> {
+    let schema_descr = opened.parquet().file_metadata().schema_descr_ptr();
+    let roots = |roots: &[usize]| ProjectionMask::roots(&schema_descr, roots.iter().copied());
+    let (mut plain, mut repeated) = (Vec::new(), Vec::new());
+    for &c in columns.iter().filter(|c| !condition.roots.contains(c)) {
+        match opened.repeats(c) {
+            true => repeated.push(c),
+            false => plain.push(c),
         }
-        Ok(out)
     }
+    let fields = opened.metadata.schema().fields().clone();
+    let mut out = Vec::new();
+    for &g in groups {
+        let rows = usize::try_from(opened.parquet().row_group(g).num_rows()).unwrap_or(0);
+        if rows == 0 {
+            continue;
+        }
+        let read = |projection: &[usize]| {
+            opened.batches(
+                opened
+                    .builder()
+                    .with_row_groups(vec![g])
+                    .with_projection(roots(projection))
+                    .with_batch_size(rows),
+            )
+        };
+        let tested = read(&condition.roots)?;
+        let mut masks = Vec::with_capacity(tested.len());
+        for batch in &tested {
+            masks.push((condition.keep)(batch).map_err(|e| opened.corrupt(e))?);
+        }
+        let mask_refs: Vec<&dyn Array> = masks.iter().map(|m| m as &dyn Array).collect();
+        let mask = match mask_refs.as_slice() {
+            [one] => one.as_any().downcast_ref::<BooleanArray>().cloned(),
+            _ => concat(&mask_refs)
+                .ok()
+                .and_then(|a| a.as_any().downcast_ref::<BooleanArray>().cloned()),
+        }
+        .ok_or_else(|| opened.corrupt("the rows of a row group cannot be selected"))?;
+        if mask.len() != rows {
+            return Err(opened.corrupt(format!(
+                "row group {g} holds {} rows of {rows}",
+                mask.len()
+            )));
+        }
+        let kept = mask.true_count();
+        if kept == 0 {
+            continue;
+        }
+        let mut arrays: Vec<(usize, ArrayRef)> = Vec::with_capacity(columns.len());
+        let kept_rows = |batches: &[RecordBatch], roots: &[usize]| {
+            let filtered = batches
+                .iter()
+                .zip(&masks)
+                .map(|(b, m)| filter_record_batch(b, m).map_err(|e| opened.corrupt(e)))
+                .collect::<Result<Vec<_>, _>>()?;
+            roots
+                .iter()
+                .map(|&r| Ok((r, opened.column(&filtered, fields[r].name())?)))
+                .collect::<Result<Vec<_>, QueryError>>()
+        };
+        let wanted: Vec<usize> = condition
+            .roots
+            .iter()
+            .copied()
+            .filter(|c| columns.contains(c))
+            .collect();
+        arrays.extend(kept_rows(&tested, &wanted)?);
+        if !plain.is_empty() {
+            let selection = RowSelection::from_filters(std::slice::from_ref(&mask));
+            let batches = opened.batches(
+                opened
+                    .builder()
+                    .with_row_groups(vec![g])
+                    .with_projection(roots(&plain))
+                    .with_row_selection(selection)
+                    .with_batch_size(kept),
+            )?;
+            for &r in &plain {
+                arrays.push((r, opened.column(&batches, fields[r].name())?));
+            }
+        }
+        if !repeated.is_empty() {
+            let batches = read(&repeated)?;
+            if batches.len() != tested.len()
+                || batches.iter().zip(&tested).any(|(a, b)| a.num_rows() != b.num_rows())
+            {
+                return Err(opened.corrupt(format!(
+                    "the columns of row group {g} disagree on its rows"
+                )));
+            }
+            arrays.extend(kept_rows(&batches, &repeated)?);
+        }
+        if arrays.iter().any(|(_, a)| a.len() != kept) {
+            return Err(opened.corrupt(format!(
+                "the columns of row group {g} disagree on its rows"
+            )));
+        }
+        arrays.sort_by_key(|(r, _)| *r);
+        let schema = Arc::new(Schema::new(
+            arrays
+                .iter()
+                .map(|(r, _)| fields[*r].clone())
+                .collect::<Vec<_>>(),
+        ));
+        let batch = RecordBatch::try_new(schema, arrays.into_iter().map(|(_, a)| a).collect())
+            .map_err(|e| opened.corrupt(e))?;
+        out.push(batch);
+    }
+    Ok(out)
 }
 
-/// Every leaf of a file.
-fn all_leaves(metadata: &ParquetMetaData) -> Vec<usize> {
-    (0..metadata.file_metadata().schema_descr().num_columns()).collect()
-}
-
-/// `builder` on the row groups whose statistics let `column` match `pred`, with the condition
-/// that it does.
+/// The row groups of `opened` whose statistics let `column` match `pred`, and the column's root.
 fn matching(
-    builder: ParquetRecordBatchReaderBuilder<TableFile>,
-    table: &str,
+    opened: &Opened,
     column: &str,
     pred: &Pred,
-) -> Result<(ParquetRecordBatchReaderBuilder<TableFile>, RowCondition), QueryError> {
-    let metadata = builder.metadata().clone();
-    let leaf = leaf_index(&metadata, column)
-        .ok_or_else(|| corrupt(table, format!("column {column} is missing")))?;
-    let groups = row_groups(&metadata, leaf, pred);
-    let (column, pred) = (column.to_string(), pred.clone());
-    let condition = RowCondition {
-        leaves: vec![leaf],
-        keep: Arc::new(move |batch: &RecordBatch| column_mask(batch, &column, &pred)),
-    };
-    Ok((builder.with_row_groups(groups), condition))
+) -> Result<(Vec<usize>, usize), QueryError> {
+    let root = opened.root(column)?;
+    let schema = opened.parquet().file_metadata().schema_descr();
+    let leaf = (0..schema.num_columns())
+        .find(|&l| schema.get_column_root_idx(l) == root)
+        .ok_or_else(|| opened.corrupt(format!("column {column} is missing")))?;
+    Ok((row_groups(opened.parquet(), leaf, pred), root))
 }
 
 /// The whole decoded table from the snapshot's cache, decoded and kept first when it is not
@@ -284,26 +463,35 @@ fn from_cache(snapshot: &Snapshot, table: &str) -> Result<Cached, QueryError> {
     if let Some(batches) = cache.get(table) {
         return Ok(Some(Some(batches)));
     }
-    let Some(builder) = open(snapshot, table)? else {
+    let Some(opened) = open(snapshot, table)? else {
         return Ok(Some(None));
     };
-    Ok(Some(Some(cache.put(table, batches_of(builder, table)?))))
+    let all = opened.all_roots();
+    Ok(Some(Some(cache.put(table, whole_columns(&opened, &all)?))))
 }
 
-/// Every batch a reader yields, in stored order.
-fn batches_of(
-    builder: ParquetRecordBatchReaderBuilder<TableFile>,
-    table: &str,
-) -> Result<Vec<RecordBatch>, QueryError> {
-    let reader = builder
-        .with_batch_size(65_536)
-        .build()
-        .map_err(|e| corrupt(table, e))?;
-    let mut batches = Vec::new();
-    for batch in reader {
-        batches.push(batch.map_err(|e| corrupt(table, e))?);
+/// The top-level columns `roots` of every row, one batch per row group: a batch never spans two
+/// row groups, whose dictionaries differ (Parquet would turn a string column in dictionary form
+/// that changes dictionary mid-batch back into strings and hash them into a new dictionary).
+fn whole_columns(opened: &Opened, roots: &[usize]) -> Result<Vec<RecordBatch>, QueryError> {
+    let schema_descr = opened.parquet().file_metadata().schema_descr_ptr();
+    let mut out = Vec::new();
+    for (g, group) in opened.parquet().row_groups().iter().enumerate() {
+        let rows = usize::try_from(group.num_rows()).unwrap_or(0);
+        if rows == 0 {
+            continue;
+        }
+        out.extend(
+            opened.batches(
+                opened
+                    .builder()
+                    .with_row_groups(vec![g])
+                    .with_projection(ProjectionMask::roots(&schema_descr, roots.iter().copied()))
+                    .with_batch_size(rows),
+            )?,
+        );
     }
-    Ok(batches)
+    Ok(out)
 }
 
 /// The rows of cached batches a mask keeps (computed on the whole batch), with only `columns`
@@ -362,31 +550,18 @@ pub fn rows_where<T: Table>(
             let mask = |b: &RecordBatch| column_mask(b, column, pred);
             return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
         }
-        let Some(builder) = open(snapshot, table)? else {
+        let Some(opened) = open(snapshot, table)? else {
             return Ok(None);
         };
-        let (builder, condition) = matching(builder, table, column, pred)?;
-        let leaves = all_leaves(builder.metadata());
-        collect_rows::<T>(select(builder, &leaves, condition)).map(Some)
+        let (groups, root) = matching(&opened, column, pred)?;
+        let keep = |b: &RecordBatch| column_mask(b, column, pred);
+        let condition = RowCondition {
+            roots: vec![root],
+            keep: &keep,
+        };
+        let batches = read_selected(&opened, &groups, &condition, &opened.all_roots())?;
+        rows_of(&batches).map(Some)
     })
-}
-
-/// The rows of a batch whose string `column` matches `pred`.
-fn column_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<BooleanArray, ArrowError> {
-    let array = batch
-        .column_by_name(column)
-        .ok_or_else(|| ArrowError::SchemaError(format!("column {column} is missing")))?;
-    string_mask(array, pred)
-}
-
-/// Decodes every row a selecting reader keeps, in stored order.
-fn collect_rows<T: Table>(selecting: Selecting) -> Result<Vec<T>, QueryError> {
-    let table = T::INFO.name;
-    let mut rows = Vec::new();
-    for batch in selecting.batches(table, 8192)? {
-        rows.extend(T::from_batch(&batch).map_err(|e| corrupt(table, e))?);
-    }
-    Ok(rows)
 }
 
 /// Rows whose `key` column matches `pred`, together with the rows whose `key` is null and whose
@@ -416,23 +591,17 @@ fn rows_where_or_unset_contained<T: Table>(
         let mask = |b: &RecordBatch| or_unset_mask(b, (key, pred), (fallback, fallback_pred));
         return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
     }
-    let Some(builder) = open(snapshot, table)? else {
+    let Some(opened) = open(snapshot, table)? else {
         return Ok(None);
     };
-    let metadata = builder.metadata().clone();
-    let leaf = |c: &str| {
-        leaf_index(&metadata, c).ok_or_else(|| corrupt(table, format!("column {c} is missing")))
-    };
-    let (key_leaf, fallback_leaf) = (leaf(key)?, leaf(fallback)?);
-    let (key, fallback) = (key.to_string(), fallback.to_string());
-    let (pred, fallback_pred) = (pred.clone(), fallback_pred.clone());
+    let keep = |b: &RecordBatch| or_unset_mask(b, (key, pred), (fallback, fallback_pred));
     let condition = RowCondition {
-        leaves: vec![key_leaf, fallback_leaf],
-        keep: Arc::new(move |batch: &RecordBatch| {
-            or_unset_mask(batch, (&key, &pred), (&fallback, &fallback_pred))
-        }),
+        roots: vec![opened.root(key)?, opened.root(fallback)?],
+        keep: &keep,
     };
-    collect_rows::<T>(select(builder, &all_leaves(&metadata), condition)).map(Some)
+    let groups: Vec<usize> = (0..opened.parquet().num_row_groups()).collect();
+    let batches = read_selected(&opened, &groups, &condition, &opened.all_roots())?;
+    rows_of(&batches).map(Some)
 }
 
 /// The rows whose `key` matches, or whose `key` is null and whose `fallback` matches.
@@ -441,22 +610,12 @@ fn or_unset_mask(
     (key, pred): (&str, &Pred),
     (fallback, fallback_pred): (&str, &Pred),
 ) -> Result<BooleanArray, ArrowError> {
-    let strings = |name: &str| {
-        batch
-            .column_by_name(name)
-            .and_then(|a| a.as_any().downcast_ref::<StringArray>())
-            .ok_or_else(|| ArrowError::SchemaError(format!("{name} is not a string column")))
-    };
-    let (keys, fallbacks) = (strings(key)?, strings(fallback)?);
+    let keys = Strings::of(batch, key)?.test(pred);
+    let fallbacks = Strings::of(batch, fallback)?.test(fallback_pred);
     Ok(keys
-        .iter()
-        .zip(fallbacks.iter())
-        .map(|(k, f)| {
-            Some(match k {
-                Some(k) => pred.matches(k),
-                None => f.is_some_and(|f| fallback_pred.matches(f)),
-            })
-        })
+        .into_iter()
+        .zip(fallbacks)
+        .map(|(k, f)| Some(k.unwrap_or(f == Some(true))))
         .collect())
 }
 
@@ -493,30 +652,25 @@ fn read_columns_contained(
             batches: filter_cached(table, &batches, &mask, Some(columns))?,
         }));
     }
-    let Some(builder) = open(snapshot, table)? else {
+    let Some(opened) = open(snapshot, table)? else {
         return Ok(None);
     };
-    let schema = builder.parquet_schema();
-    let leaves: Vec<usize> = (0..schema.num_columns())
-        .filter(|&i| {
-            let top = schema.column(i).path().parts().first().cloned();
-            top.is_some_and(|t| columns.contains(&t.as_str()))
-        })
-        .collect();
+    let roots = columns
+        .iter()
+        .map(|c| opened.root(c))
+        .collect::<Result<BTreeSet<usize>, QueryError>>()?
+        .into_iter()
+        .collect::<Vec<usize>>();
     let batches = match filter {
-        None => {
-            let mask = ProjectionMask::leaves(schema, leaves.iter().copied());
-            Selecting {
-                builder: builder.with_projection(mask),
-                in_memory: None,
-            }
-            .batches(table, 65_536)?
-        }
+        None => whole_columns(&opened, &roots)?,
         Some((column, pred)) => {
-            let (builder, condition) = matching(builder, table, column, pred)?;
-            let decoded: Vec<usize> = leaves.iter().chain(&condition.leaves).copied().collect();
-            let mask = ProjectionMask::leaves(builder.parquet_schema(), decoded.iter().copied());
-            select(builder.with_projection(mask), &leaves, condition).batches(table, 65_536)?
+            let (groups, root) = matching(&opened, column, pred)?;
+            let keep = |b: &RecordBatch| column_mask(b, column, pred);
+            let condition = RowCondition {
+                roots: vec![root],
+                keep: &keep,
+            };
+            read_selected(&opened, &groups, &condition, &roots)?
         }
     };
     Ok(Some(Columns {
@@ -540,6 +694,24 @@ impl Columns {
     /// Whether there are no rows.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Whether the read holds a column (a read without rows holds none).
+    pub fn has(&self, name: &str) -> bool {
+        self.batches
+            .first()
+            .is_some_and(|b| b.column_by_name(name).is_some())
+    }
+
+    /// [`Columns::get`] when the read holds the column, else the type's default for every row.
+    pub fn get_or_default<C: Column + Default + Clone>(
+        &self,
+        name: &str,
+    ) -> Result<Vec<C>, QueryError> {
+        match self.has(name) {
+            true => self.get(name),
+            false => Ok(vec![C::default(); self.len()]),
+        }
     }
 
     /// Decodes one column over all batches as the Rust type the table declares for it.
