@@ -18,8 +18,9 @@
 //! sharing the name so a reader can judge them. Files most sites first (then path), at most the
 //! per-module budget of files and of lines per file.
 //!
-//! Data access: `occurrences` filtered on `symbol_id` (only that column is scanned), then the
-//! `files` rows of the paths found and the `symbols` rows of the enclosing definitions shown;
+//! Data access: `occurrences` filtered on `symbol_id` (only that column is scanned; of the other
+//! columns, those a site shows), then the `files` rows of the paths found and the names of the
+//! enclosing definitions shown; the symbol itself is read in brief (`Lookup::brief`);
 //! for by-name symbols the same pass over `occurrences` also keeps the unresolved rows with the
 //! symbol's name (`read::rows_where_or_unset`), and `symbols` is read by `name`.
 
@@ -54,6 +55,18 @@ pub struct RefsArgs {
     /// Sites to return.
     pub limit: Option<u64>,
 }
+
+/// The columns of `occurrences` that `refs` reads for a symbol SCIP resolved: a site's place,
+/// roles, enclosing definition and source (not its name, which is the symbol's, nor its end).
+const SITE_COLUMNS: [&str; 7] = [
+    "symbol_id",
+    "path",
+    "line",
+    "col",
+    "roles",
+    "enclosing_symbol_id",
+    "source",
+];
 
 /// Whether an occurrence defines its symbol (rather than using it).
 pub fn is_definition(o: &OccurrenceRow) -> bool {
@@ -209,7 +222,9 @@ pub fn refs(ctx: &Ctx<'_>, args: &RefsArgs) -> Result<Answer, QueryError> {
         .into_iter()
         .partition(|o| o.symbol_id.is_some())
     } else {
-        (occurrences_of(ctx, &id)?, Vec::new())
+        let pred = Pred::Eq(id.to_string());
+        let sites = read::partial_rows_where(ctx.snapshot, ("symbol_id", &pred), &SITE_COLUMNS)?;
+        (sites.unwrap_or_default(), Vec::new())
     };
     let definitions = all.iter().filter(|o| is_definition(o)).count();
     let paths: BTreeSet<String> = all.iter().map(|o| o.path.to_string()).collect();

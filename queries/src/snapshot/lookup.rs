@@ -62,58 +62,10 @@ pub const BRIEF_COLUMNS: [&str; 10] = [
 /// the other fields are empty ("", 0, none) and are never shown.
 pub fn symbols_where(
     snapshot: &Snapshot,
-    (column, pred): (&str, &Pred),
+    filter: (&str, &Pred),
     columns: &[&str],
 ) -> Result<Vec<SymbolRow>, QueryError> {
-    let table = SymbolRow::INFO.name;
-    let Some(found) = read::read_columns(snapshot, table, columns, Some((column, pred)))? else {
-        return Ok(Vec::new());
-    };
-    let mut stable_id = found.get_or_default("stable_id")?.into_iter();
-    let mut name = found.get_or_default("name")?.into_iter();
-    let mut kind = found.get_or_default("kind")?.into_iter();
-    let mut container = found.get_or_default("container")?.into_iter();
-    let mut signature = found.get_or_default("signature")?.into_iter();
-    let mut arity = found.get_or_default("arity")?.into_iter();
-    let mut definition_version_id = found.get_or_default("definition_version_id")?.into_iter();
-    let mut visibility = found.get_or_default("visibility")?.into_iter();
-    let mut visibility_confidence = found.get_or_default("visibility_confidence")?.into_iter();
-    let mut visibility_source = found.get_or_default("visibility_source")?.into_iter();
-    let mut module_id = found.get_or_default("module_id")?.into_iter();
-    let mut language = found.get_or_default("language")?.into_iter();
-    let mut path = found.get_or_default("path")?.into_iter();
-    let mut start_line = found.get_or_default("start_line")?.into_iter();
-    let mut start_col = found.get_or_default("start_col")?.into_iter();
-    let mut end_line = found.get_or_default("end_line")?.into_iter();
-    let mut end_col = found.get_or_default("end_col")?.into_iter();
-    let mut source = found.get_or_default("source")?.into_iter();
-    let mut backend_id = found.get_or_default("backend_id")?.into_iter();
-    let mut body_hash = found.get_or_default("body_hash")?.into_iter();
-    // Every column holds `found.len()` values.
-    Ok((0..found.len())
-        .map(|_| SymbolRow {
-            stable_id: stable_id.next().unwrap_or_default(),
-            name: name.next().unwrap_or_default(),
-            kind: kind.next().unwrap_or_default(),
-            container: container.next().unwrap_or_default(),
-            signature: signature.next().unwrap_or_default(),
-            arity: arity.next().unwrap_or_default(),
-            definition_version_id: definition_version_id.next().unwrap_or_default(),
-            visibility: visibility.next().unwrap_or_default(),
-            visibility_confidence: visibility_confidence.next().unwrap_or_default(),
-            visibility_source: visibility_source.next().unwrap_or_default(),
-            module_id: module_id.next().unwrap_or_default(),
-            language: language.next().unwrap_or_default(),
-            path: path.next().unwrap_or_default(),
-            start_line: start_line.next().unwrap_or_default(),
-            start_col: start_col.next().unwrap_or_default(),
-            end_line: end_line.next().unwrap_or_default(),
-            end_col: end_col.next().unwrap_or_default(),
-            source: source.next().unwrap_or_default(),
-            backend_id: backend_id.next().unwrap_or_default(),
-            body_hash: body_hash.next().unwrap_or_default(),
-        })
-        .collect())
+    Ok(read::partial_rows_where(snapshot, filter, columns)?.unwrap_or_default())
 }
 
 /// Resolves inputs against one snapshot, reading alias and tombstone tables at most once.

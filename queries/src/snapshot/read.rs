@@ -21,10 +21,12 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use arrow::array::{
-    Array, ArrayRef, BooleanArray, DictionaryArray, Int32Array, RecordBatch, StringArray,
+    new_empty_array, new_null_array, Array, ArrayRef, BooleanArray, DictionaryArray,
+    Float64Array, Int32Array, Int64Array, ListArray, RecordBatch, StringArray,
 };
+use arrow::buffer::OffsetBuffer;
 use arrow::compute::{concat, filter_record_batch};
-use arrow::datatypes::{Int32Type, Schema};
+use arrow::datatypes::{DataType, Field, Int32Type, Schema};
 use arrow::error::ArrowError;
 use output_schema::table_file::TableFile;
 use output_schema::{Column, ErrorCode, Table};
@@ -561,6 +563,64 @@ pub fn rows_where<T: Table>(
         };
         let batches = read_selected(&opened, &groups, &condition, &opened.all_roots())?;
         rows_of(&batches).map(Some)
+    })
+}
+
+/// Rows of a table whose string `column` matches `pred`, in stored order, with only `columns`
+/// decoded: every other field holds its type's empty value ("", 0, false, no items, none) and is
+/// never to be shown. For a command that shows a few fields of its rows: the columns it leaves
+/// out stay compressed. `Ok(None)` when the table was not written.
+pub fn partial_rows_where<T: Table>(
+    snapshot: &Snapshot,
+    (column, pred): (&str, &Pred),
+    columns: &[&str],
+) -> Result<Option<Vec<T>>, QueryError> {
+    let table = T::INFO.name;
+    let Some(found) = read_columns(snapshot, table, columns, Some((column, pred)))? else {
+        return Ok(None);
+    };
+    let declared = (T::INFO.schema)();
+    let mut rows = Vec::with_capacity(found.len());
+    for batch in &found.batches {
+        let n = batch.num_rows();
+        let (mut fields, mut arrays) = (Vec::new(), Vec::new());
+        for f in declared.fields() {
+            let array = match batch.column_by_name(f.name()) {
+                Some(a) => a.clone(),
+                None => empty_values(f, n).ok_or_else(|| {
+                    corrupt(table, format!("column {} cannot be left out", f.name()))
+                })?,
+            };
+            // Nullable here: the row decoder checks the nulls each field may hold.
+            fields.push(Field::new(f.name(), array.data_type().clone(), true));
+            arrays.push(array);
+        }
+        let whole = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)
+            .map_err(|e| corrupt(table, e))?;
+        rows.extend(T::from_batch(&whole).map_err(|e| corrupt(table, e))?);
+    }
+    Ok(Some(rows))
+}
+
+/// `n` empty values of a column left out of a read: nulls where the column may hold them, else
+/// "", 0, false or an empty list. `None` for a type no table has.
+fn empty_values(field: &Field, n: usize) -> Option<ArrayRef> {
+    if field.is_nullable() {
+        return Some(new_null_array(field.data_type(), n));
+    }
+    Some(match field.data_type() {
+        DataType::Utf8 => Arc::new(StringArray::from_iter_values(std::iter::repeat_n("", n))),
+        DataType::Int32 => Arc::new(Int32Array::from(vec![0; n])),
+        DataType::Int64 => Arc::new(Int64Array::from(vec![0; n])),
+        DataType::Float64 => Arc::new(Float64Array::from(vec![0.0; n])),
+        DataType::Boolean => Arc::new(BooleanArray::from(vec![false; n])),
+        DataType::List(item) => Arc::new(ListArray::new(
+            item.clone(),
+            OffsetBuffer::new_zeroed(n),
+            new_empty_array(item.data_type()),
+            None,
+        )),
+        _ => return None,
     })
 }
 
