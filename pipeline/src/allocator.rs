@@ -1,4 +1,4 @@
-//! Allocator settings for a process that builds one snapshot and exits.
+//! Allocator settings for a process that builds one snapshot (or answers one query) and exits.
 //!
 //! glibc gives freed memory back to the kernel eagerly: an allocation above 128 KiB (the first
 //! threshold) is its own `mmap`, unmapped when freed, and the free top of a heap is trimmed past
@@ -11,8 +11,8 @@
 //! [`keep_freed_memory`] makes glibc keep freed memory for reuse instead: blocks up to 32 MiB come
 //! from the heaps, heaps are trimmed only past 256 MiB of free space, and a heap grows 16 MiB at a
 //! time. The peak does not grow (memory is reused, not added); it is only handed back at exit.
-//! Only binaries call it (`ckb snapshot`, the benchmark drivers that stand in for it): a library
-//! must not change its host's allocator.
+//! Only binaries call it (`ckb snapshot`, `ckb query`, the benchmark drivers that stand in for
+//! them): a library must not change its host's allocator.
 
 /// Keeps freed memory in the process for reuse (see the module doc). A no-op where the allocator
 /// is not glibc's.

@@ -29,6 +29,9 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 
+use arrow::array::{BooleanArray, RecordBatch};
+use arrow::compute::kernels::boolean::{and, or};
+use arrow::error::ArrowError;
 use output_schema::tables::{SymbolRow, UsageRow};
 use output_schema::SharedStr;
 
@@ -267,6 +270,10 @@ fn is_type_kind(kind: &str) -> bool {
     TYPE_KINDS.contains(&kind)
 }
 
+fn type_kinds() -> BTreeSet<String> {
+    TYPE_KINDS.iter().map(|k| k.to_string()).collect()
+}
+
 /// The type a member belongs to, as its container names it: the last scope, or a Rust `impl`
 /// block's implementing type (`impl From<io::Error> for Entry<T>` → `Entry`), without generic
 /// arguments or a path. `None` when nothing like a name is left.
@@ -400,6 +407,16 @@ impl Signals {
     /// Reads the signals of `rows`: their files' rows, the types their containers name, and the
     /// `usage` rows of both (only those).
     pub fn load(snapshot: &Snapshot, rows: &[SymbolRow]) -> Result<Signals, QueryError> {
+        Signals::load_with(snapshot, rows, None)
+    }
+
+    /// [`Signals::load`] with the types already read that `rows`' containers may name (a
+    /// superset: those they do not name are left out), as [`find_by_name`] reads them.
+    fn load_with(
+        snapshot: &Snapshot,
+        rows: &[SymbolRow],
+        known_types: Option<Vec<SymbolRow>>,
+    ) -> Result<Signals, QueryError> {
         if rows.is_empty() {
             return Ok(Signals::default());
         }
@@ -417,9 +434,13 @@ impl Signals {
                 index.lookup(rows, &owner_names)
             }
             None => {
-                let types = match owner_names.is_empty() {
-                    true => Vec::new(),
-                    false => owner_types(snapshot, ("name", &Pred::In(owner_names)))?,
+                let types = match (owner_names.is_empty(), known_types) {
+                    (true, _) => Vec::new(),
+                    (false, Some(mut known)) => {
+                        known.retain(|t| owner_names.contains(&t.name));
+                        known
+                    }
+                    (false, None) => owner_types(snapshot, ("name", &Pred::In(owner_names)))?,
                 };
                 let ids: BTreeSet<String> = rows
                     .iter()
@@ -464,7 +485,7 @@ struct RankingIndex {
 
 impl RankingIndex {
     fn build(snapshot: &Snapshot) -> Result<RankingIndex, QueryError> {
-        let kinds = TYPE_KINDS.iter().map(|k| k.to_string()).collect();
+        let kinds = type_kinds();
         let mut types: BTreeMap<String, Vec<SymbolRow>> = BTreeMap::new();
         for t in owner_types(snapshot, ("kind", &Pred::In(kinds)))? {
             types.entry(t.name.clone()).or_default().push(t);
@@ -581,6 +602,85 @@ pub fn rank(query: &str, rows: Vec<SymbolRow>, signals: &Signals) -> Vec<Ranked>
         .collect();
     ranked.sort_by(Ranked::compare);
     ranked
+}
+
+/// Symbols found by name, with the types their containers may name.
+#[derive(Clone, Debug, Default)]
+pub struct Found {
+    /// The symbols whose name contains the query ignoring case, in stored order.
+    pub matches: Vec<SymbolRow>,
+    /// The types named like the owner of a match, in stored order.
+    owner_types: Vec<SymbolRow>,
+}
+
+/// The symbols whose name contains `query` ignoring case (with `columns`) and the types their
+/// containers may name (the owners [`Signals`] looks up), from one read of `symbols`: the name,
+/// container and kind columns of every row decide, and the other columns are decoded for the
+/// rows kept only. Reading the owners apart would decode the name column and the owners' columns
+/// a second time; the rows are the same, in the same order.
+pub fn find_by_name(
+    snapshot: &Snapshot,
+    query: &str,
+    columns: &[&str],
+) -> Result<Found, QueryError> {
+    let pred = Pred::contains_ci(query);
+    let choose = |batches: &[RecordBatch]| -> Result<Vec<BooleanArray>, ArrowError> {
+        let matched = batches
+            .iter()
+            .map(|b| read::column_mask(b, "name", &pred))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut owners = BTreeSet::new();
+        for (batch, m) in batches.iter().zip(&matched) {
+            let containers = read::string_values(batch, "container")?;
+            for (c, hit) in containers.into_iter().zip(m.iter()) {
+                if hit == Some(true) {
+                    owners.extend(c.and_then(owner_name));
+                }
+            }
+        }
+        let (owners, types) = (Pred::In(owners), Pred::In(type_kinds()));
+        batches
+            .iter()
+            .zip(&matched)
+            .map(|(batch, m)| {
+                let owner = and(
+                    &read::column_mask(batch, "name", &owners)?,
+                    &read::column_mask(batch, "kind", &types)?,
+                )?;
+                or(m, &owner)
+            })
+            .collect()
+    };
+    let condition: [&str; 3] = ["name", "container", "kind"];
+    let rows: Vec<SymbolRow> =
+        read::partial_rows_chosen(snapshot, (&condition, &choose), columns)?.unwrap_or_default();
+    let owners: BTreeSet<String> = rows
+        .iter()
+        .filter(|s| pred.matches(&s.name))
+        .filter_map(|s| s.container.as_deref().and_then(owner_name))
+        .collect();
+    // A match can be an owner too (`search Runtime`: the struct and `Runtime::block_on`).
+    let owner_types = rows
+        .iter()
+        .filter(|t| is_type_kind(&t.kind) && owners.contains(&t.name))
+        .cloned()
+        .collect();
+    let matches = rows.into_iter().filter(|s| pred.matches(&s.name)).collect();
+    Ok(Found {
+        matches,
+        owner_types,
+    })
+}
+
+/// Reads the signals of `rows` (some of `found.matches`) and ranks them for `query`.
+pub fn load_and_rank_found(
+    snapshot: &Snapshot,
+    query: &str,
+    rows: Vec<SymbolRow>,
+    found: Found,
+) -> Result<Vec<Ranked>, QueryError> {
+    let signals = Signals::load_with(snapshot, &rows, Some(found.owner_types))?;
+    Ok(rank(query, rows, &signals))
 }
 
 /// Reads the signals of `rows` and ranks them for `query`.

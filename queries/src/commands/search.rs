@@ -11,9 +11,10 @@
 //! Facts: `results` (ranked, at most `--limit`, default the items budget; each with its `rank`,
 //! `match`, `place` and, when the snapshot has a `usage` table, `references`) and `byModule`
 //! (match counts per module, most first, at most `--max-modules`). Only the `name` column is
-//! scanned; the columns a result shows and the ranking reads (`lookup::BRIEF_COLUMNS`) are
-//! decoded for matching rows only, the others never; `files` and `usage` are read for the
-//! matches only.
+//! scanned (with `container` and `kind`, which find the types the matches are members of, in
+//! the same pass: `ranking::find_by_name`); the columns a result shows and the ranking reads
+//! (`lookup::BRIEF_COLUMNS`) are decoded for those rows only, the others never; `files` and
+//! `usage` are read for the matches only.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,8 +26,8 @@ use crate::envelope::answer::Answer;
 use crate::envelope::facts::symbol_brief;
 use crate::envelope::respond::{finish, shell_quote, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
-use crate::snapshot::lookup::{symbols_where, BRIEF_COLUMNS};
-use crate::snapshot::read::{is_path_or_below, Pred};
+use crate::snapshot::lookup::BRIEF_COLUMNS;
+use crate::snapshot::read::is_path_or_below;
 use crate::QueryError;
 
 /// Longest accepted query.
@@ -70,9 +71,9 @@ pub fn find(
     kinds: &[String],
     scope: Option<&str>,
 ) -> Result<Vec<Ranked>, QueryError> {
-    let rows = symbols_where(ctx.snapshot, ("name", &Pred::contains_ci(query)), &BRIEF_COLUMNS)?;
+    let mut found = ranking::find_by_name(ctx.snapshot, query, &BRIEF_COLUMNS)?;
     let kinds: BTreeSet<String> = kinds.iter().map(|k| k.to_lowercase()).collect();
-    let rows = rows
+    let rows = std::mem::take(&mut found.matches)
         .into_iter()
         .filter(|s| match kinds.is_empty() {
             true => !is_hidden_kind(&s.kind),
@@ -83,7 +84,7 @@ pub fn find(
             Some(sc) => s.module_id.as_deref() == Some(sc) || is_path_or_below(&s.path, sc),
         })
         .collect::<Vec<_>>();
-    ranking::load_and_rank(ctx.snapshot, query, rows)
+    ranking::load_and_rank_found(ctx.snapshot, query, rows, found)
 }
 
 /// The first `n` ranked results, as JSON ranked from 1.

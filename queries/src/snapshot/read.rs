@@ -21,11 +21,11 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use arrow::array::{
-    new_empty_array, new_null_array, Array, ArrayRef, BooleanArray, DictionaryArray,
-    Float64Array, Int32Array, Int64Array, ListArray, RecordBatch, StringArray,
+    new_empty_array, new_null_array, Array, ArrayRef, BooleanArray, DictionaryArray, Float64Array,
+    Int32Array, Int64Array, ListArray, RecordBatch, StringArray,
 };
 use arrow::buffer::OffsetBuffer;
-use arrow::compute::{concat, filter_record_batch};
+use arrow::compute::{concat, concat_batches, filter_record_batch};
 use arrow::datatypes::{DataType, Field, Int32Type, Schema};
 use arrow::error::ArrowError;
 use output_schema::table_file::TableFile;
@@ -233,6 +233,23 @@ fn row_groups(metadata: &ParquetMetaData, leaf: usize, pred: &Pred) -> Vec<usize
         .collect()
 }
 
+/// The values of a batch's string column (plain or in dictionary form), row by row.
+pub fn string_values<'a>(
+    batch: &'a RecordBatch,
+    column: &str,
+) -> Result<Vec<Option<&'a str>>, ArrowError> {
+    Ok(match Strings::of(batch, column)? {
+        Strings::Plain(a) => a.iter().collect(),
+        Strings::Dictionary { keys, values } => keys
+            .iter()
+            .map(|k| {
+                let k = usize::try_from(k?).ok()?;
+                (k < values.len() && values.is_valid(k)).then(|| values.value(k))
+            })
+            .collect(),
+    })
+}
+
 /// A string column of a batch, plain or in dictionary form.
 enum Strings<'a> {
     Plain(&'a StringArray),
@@ -290,7 +307,11 @@ impl<'a> Strings<'a> {
 }
 
 /// The rows of a batch whose string `column` matches `pred`.
-fn column_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<BooleanArray, ArrowError> {
+pub fn column_mask(
+    batch: &RecordBatch,
+    column: &str,
+    pred: &Pred,
+) -> Result<BooleanArray, ArrowError> {
     Ok(Strings::of(batch, column)?
         .test(pred)
         .into_iter()
@@ -298,13 +319,28 @@ fn column_mask(batch: &RecordBatch, column: &str, pred: &Pred) -> Result<Boolean
         .collect())
 }
 
-/// A mask of the rows to keep, computed on a batch.
-type RowMask<'a> = dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError> + 'a;
+/// Chooses the rows to keep: given the condition's columns of every row group read (a batch per
+/// row group, in file order), a mask per batch. A condition may depend on rows of other row
+/// groups (the types the matches of a search name).
+pub type Choose<'a> = dyn Fn(&[RecordBatch]) -> Result<Vec<BooleanArray>, ArrowError> + 'a;
 
-/// Which rows to keep, decided on a batch that holds (at least) the columns `roots`.
+/// Which rows to keep, decided on batches that hold (at least) the columns `roots`.
 struct RowCondition<'a> {
     roots: Vec<usize>,
-    keep: &'a RowMask<'a>,
+    choose: &'a Choose<'a>,
+}
+
+/// The rows whose string `column` matches `pred`, batch by batch.
+fn matches_of<'a>(
+    column: &'a str,
+    pred: &'a Pred,
+) -> impl Fn(&[RecordBatch]) -> Result<Vec<BooleanArray>, ArrowError> + 'a {
+    move |batches: &[RecordBatch]| {
+        batches
+            .iter()
+            .map(|b| column_mask(b, column, pred))
+            .collect()
+    }
 }
 
 /// The rows of the row groups `groups` that `condition` keeps, with the top-level columns
@@ -312,7 +348,8 @@ struct RowCondition<'a> {
 ///
 /// Each row group is read in up to three passes, each decompressing only its own columns:
 /// 1. the condition's columns, every row (a string column in dictionary form tests each distinct
-///    value once); a row group where nothing matches is done;
+///    value once), for every row group before the condition decides; a row group where nothing
+///    is kept is done;
 /// 2. the other plain columns, only the rows kept: Parquet skips the others, whole pages at a time
 ///    where it can, and never turns a dropped row into a value;
 /// 3. the other repeated (list) columns, every row, filtered in memory. `parquet` 60 skips rows
@@ -330,7 +367,6 @@ fn read_selected(
     columns: &[usize],
 ) -> Result<Vec<RecordBatch>, QueryError> {
     let schema_descr = opened.parquet().file_metadata().schema_descr_ptr();
-    let roots = |roots: &[usize]| ProjectionMask::roots(&schema_descr, roots.iter().copied());
     let (mut plain, mut repeated) = (Vec::new(), Vec::new());
     for &c in columns.iter().filter(|c| !condition.roots.contains(c)) {
         match opened.repeats(c) {
@@ -338,93 +374,89 @@ fn read_selected(
             false => plain.push(c),
         }
     }
-    let fields = opened.metadata.schema().fields().clone();
-    let mut out = Vec::new();
+    let disagree =
+        |g: usize| opened.corrupt(format!("the columns of row group {g} disagree on its rows"));
+    // One batch of the columns `projection` of row group `g`, the rows `selection` keeps (all
+    // without one): `rows` of them.
+    let read = |g: usize, projection: &[usize], selection: Option<&BooleanArray>, rows: usize| {
+        let mut builder = opened
+            .builder()
+            .with_row_groups(vec![g])
+            .with_projection(ProjectionMask::roots(
+                &schema_descr,
+                projection.iter().copied(),
+            ))
+            .with_batch_size(rows.max(1));
+        if let Some(mask) = selection {
+            builder =
+                builder.with_row_selection(RowSelection::from_filters(std::slice::from_ref(mask)));
+        }
+        let batches = opened.batches(builder)?;
+        let batch = match batches.as_slice() {
+            [one] => one.clone(),
+            [first, ..] => {
+                concat_batches(&first.schema(), &batches).map_err(|e| opened.corrupt(e))?
+            }
+            [] => return Err(disagree(g)),
+        };
+        match batch.num_rows() == rows {
+            true => Ok(batch),
+            false => Err(disagree(g)),
+        }
+    };
+    let mut tested = Vec::with_capacity(groups.len());
     for &g in groups {
         let rows = usize::try_from(opened.parquet().row_group(g).num_rows()).unwrap_or(0);
-        if rows == 0 {
-            continue;
+        if rows > 0 {
+            tested.push((g, read(g, &condition.roots, None, rows)?));
         }
-        let read = |projection: &[usize]| {
-            opened.batches(
-                opened
-                    .builder()
-                    .with_row_groups(vec![g])
-                    .with_projection(roots(projection))
-                    .with_batch_size(rows),
-            )
-        };
-        let tested = read(&condition.roots)?;
-        let mut masks = Vec::with_capacity(tested.len());
-        for batch in &tested {
-            masks.push((condition.keep)(batch).map_err(|e| opened.corrupt(e))?);
-        }
-        let mask_refs: Vec<&dyn Array> = masks.iter().map(|m| m as &dyn Array).collect();
-        let mask = match mask_refs.as_slice() {
-            [one] => one.as_any().downcast_ref::<BooleanArray>().cloned(),
-            _ => concat(&mask_refs)
-                .ok()
-                .and_then(|a| a.as_any().downcast_ref::<BooleanArray>().cloned()),
-        }
-        .ok_or_else(|| opened.corrupt("the rows of a row group cannot be selected"))?;
+    }
+    let batches: Vec<RecordBatch> = tested.iter().map(|(_, b)| b.clone()).collect();
+    let masks = (condition.choose)(&batches).map_err(|e| opened.corrupt(e))?;
+    if masks.len() != tested.len() {
+        return Err(opened.corrupt("the rows of a row group cannot be selected"));
+    }
+    let fields = opened.metadata.schema().fields().clone();
+    let wanted: Vec<usize> = condition
+        .roots
+        .iter()
+        .copied()
+        .filter(|c| columns.contains(c))
+        .collect();
+    let mut out = Vec::new();
+    for ((g, tested), mask) in tested.iter().zip(&masks) {
+        let (g, rows) = (*g, tested.num_rows());
         if mask.len() != rows {
-            return Err(opened.corrupt(format!(
-                "row group {g} holds {} rows of {rows}",
-                mask.len()
-            )));
+            return Err(disagree(g));
         }
         let kept = mask.true_count();
         if kept == 0 {
             continue;
         }
-        let mut arrays: Vec<(usize, ArrayRef)> = Vec::with_capacity(columns.len());
-        let kept_rows = |batches: &[RecordBatch], roots: &[usize]| {
-            let filtered = batches
-                .iter()
-                .zip(&masks)
-                .map(|(b, m)| filter_record_batch(b, m).map_err(|e| opened.corrupt(e)))
-                .collect::<Result<Vec<_>, _>>()?;
+        let kept_rows = |batch: &RecordBatch, roots: &[usize]| {
+            let filtered = filter_record_batch(batch, mask).map_err(|e| opened.corrupt(e))?;
             roots
                 .iter()
-                .map(|&r| Ok((r, opened.column(&filtered, fields[r].name())?)))
+                .map(|&r| {
+                    Ok((
+                        r,
+                        opened.column(std::slice::from_ref(&filtered), fields[r].name())?,
+                    ))
+                })
                 .collect::<Result<Vec<_>, QueryError>>()
         };
-        let wanted: Vec<usize> = condition
-            .roots
-            .iter()
-            .copied()
-            .filter(|c| columns.contains(c))
-            .collect();
-        arrays.extend(kept_rows(&tested, &wanted)?);
+        let mut arrays: Vec<(usize, ArrayRef)> = kept_rows(tested, &wanted)?;
         if !plain.is_empty() {
-            let selection = RowSelection::from_filters(std::slice::from_ref(&mask));
-            let batches = opened.batches(
-                opened
-                    .builder()
-                    .with_row_groups(vec![g])
-                    .with_projection(roots(&plain))
-                    .with_row_selection(selection)
-                    .with_batch_size(kept),
-            )?;
+            let batch = read(g, &plain, Some(mask), kept)?;
             for &r in &plain {
-                arrays.push((r, opened.column(&batches, fields[r].name())?));
+                arrays.push((
+                    r,
+                    opened.column(std::slice::from_ref(&batch), fields[r].name())?,
+                ));
             }
         }
         if !repeated.is_empty() {
-            let batches = read(&repeated)?;
-            if batches.len() != tested.len()
-                || batches.iter().zip(&tested).any(|(a, b)| a.num_rows() != b.num_rows())
-            {
-                return Err(opened.corrupt(format!(
-                    "the columns of row group {g} disagree on its rows"
-                )));
-            }
-            arrays.extend(kept_rows(&batches, &repeated)?);
-        }
-        if arrays.iter().any(|(_, a)| a.len() != kept) {
-            return Err(opened.corrupt(format!(
-                "the columns of row group {g} disagree on its rows"
-            )));
+            arrays.extend(kept_rows(&read(g, &repeated, None, rows)?, &repeated)?);
         }
         arrays.sort_by_key(|(r, _)| *r);
         let schema = Arc::new(Schema::new(
@@ -441,11 +473,7 @@ fn read_selected(
 }
 
 /// The row groups of `opened` whose statistics let `column` match `pred`, and the column's root.
-fn matching(
-    opened: &Opened,
-    column: &str,
-    pred: &Pred,
-) -> Result<(Vec<usize>, usize), QueryError> {
+fn matching(opened: &Opened, column: &str, pred: &Pred) -> Result<(Vec<usize>, usize), QueryError> {
     let root = opened.root(column)?;
     let schema = opened.parquet().file_metadata().schema_descr();
     let leaf = (0..schema.num_columns())
@@ -501,12 +529,15 @@ fn whole_columns(opened: &Opened, roots: &[usize]) -> Result<Vec<RecordBatch>, Q
 fn filter_cached(
     table: &str,
     batches: &[RecordBatch],
-    mask: &dyn Fn(&RecordBatch) -> Result<BooleanArray, ArrowError>,
+    choose: &Choose<'_>,
     columns: Option<&[&str]>,
 ) -> Result<Vec<RecordBatch>, QueryError> {
+    let masks = choose(batches).map_err(|e| corrupt(table, e))?;
+    if masks.len() != batches.len() {
+        return Err(corrupt(table, "the rows of a row group cannot be selected"));
+    }
     let mut out = Vec::with_capacity(batches.len());
-    for batch in batches {
-        let keep = mask(batch).map_err(|e| corrupt(table, e))?;
+    for (batch, keep) in batches.iter().zip(&masks) {
         let batch = match columns {
             None => batch.clone(),
             Some(names) => {
@@ -522,7 +553,7 @@ fn filter_cached(
                 batch.project(&indexes).map_err(|e| corrupt(table, e))?
             }
         };
-        out.push(filter_record_batch(&batch, &keep).map_err(|e| corrupt(table, e))?);
+        out.push(filter_record_batch(&batch, keep).map_err(|e| corrupt(table, e))?);
     }
     Ok(out)
 }
@@ -549,17 +580,17 @@ pub fn rows_where<T: Table>(
             let Some(batches) = cached else {
                 return Ok(None);
             };
-            let mask = |b: &RecordBatch| column_mask(b, column, pred);
-            return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
+            let choose = matches_of(column, pred);
+            return rows_of(&filter_cached(table, &batches, &choose, None)?).map(Some);
         }
         let Some(opened) = open(snapshot, table)? else {
             return Ok(None);
         };
         let (groups, root) = matching(&opened, column, pred)?;
-        let keep = |b: &RecordBatch| column_mask(b, column, pred);
+        let choose = matches_of(column, pred);
         let condition = RowCondition {
             roots: vec![root],
-            keep: &keep,
+            choose: &choose,
         };
         let batches = read_selected(&opened, &groups, &condition, &opened.all_roots())?;
         rows_of(&batches).map(Some)
@@ -575,10 +606,24 @@ pub fn partial_rows_where<T: Table>(
     (column, pred): (&str, &Pred),
     columns: &[&str],
 ) -> Result<Option<Vec<T>>, QueryError> {
+    let found = read_columns(snapshot, T::INFO.name, columns, Some((column, pred)))?;
+    found.map(|f| partial_rows(&f)).transpose()
+}
+
+/// [`partial_rows_where`] for the rows `choose` keeps, deciding on the `condition` columns of
+/// every row ([`read_columns_chosen`]).
+pub fn partial_rows_chosen<T: Table>(
+    snapshot: &Snapshot,
+    condition: (&[&str], &Choose<'_>),
+    columns: &[&str],
+) -> Result<Option<Vec<T>>, QueryError> {
+    let found = read_columns_chosen(snapshot, T::INFO.name, columns, condition)?;
+    found.map(|f| partial_rows(&f)).transpose()
+}
+
+/// Rows of a read of some columns, each other field empty.
+fn partial_rows<T: Table>(found: &Columns) -> Result<Vec<T>, QueryError> {
     let table = T::INFO.name;
-    let Some(found) = read_columns(snapshot, table, columns, Some((column, pred)))? else {
-        return Ok(None);
-    };
     let declared = (T::INFO.schema)();
     let mut rows = Vec::with_capacity(found.len());
     for batch in &found.batches {
@@ -599,7 +644,7 @@ pub fn partial_rows_where<T: Table>(
             .map_err(|e| corrupt(table, e))?;
         rows.extend(T::from_batch(&whole).map_err(|e| corrupt(table, e))?);
     }
-    Ok(Some(rows))
+    Ok(rows)
 }
 
 /// `n` empty values of a column left out of a read: nulls where the column may hold them, else
@@ -644,20 +689,24 @@ fn rows_where_or_unset_contained<T: Table>(
     (fallback, fallback_pred): (&str, &Pred),
 ) -> Result<Option<Vec<T>>, QueryError> {
     let table = T::INFO.name;
+    let choose = |batches: &[RecordBatch]| {
+        batches
+            .iter()
+            .map(|b| or_unset_mask(b, (key, pred), (fallback, fallback_pred)))
+            .collect()
+    };
     if let Some(cached) = from_cache(snapshot, table)? {
         let Some(batches) = cached else {
             return Ok(None);
         };
-        let mask = |b: &RecordBatch| or_unset_mask(b, (key, pred), (fallback, fallback_pred));
-        return rows_of(&filter_cached(table, &batches, &mask, None)?).map(Some);
+        return rows_of(&filter_cached(table, &batches, &choose, None)?).map(Some);
     }
     let Some(opened) = open(snapshot, table)? else {
         return Ok(None);
     };
-    let keep = |b: &RecordBatch| or_unset_mask(b, (key, pred), (fallback, fallback_pred));
     let condition = RowCondition {
         roots: vec![opened.root(key)?, opened.root(fallback)?],
-        keep: &keep,
+        choose: &choose,
     };
     let groups: Vec<usize> = (0..opened.parquet().num_row_groups()).collect();
     let batches = read_selected(&opened, &groups, &condition, &opened.all_roots())?;
@@ -680,55 +729,97 @@ fn or_unset_mask(
 }
 
 /// Whole columns of a table (optionally only rows whose `filter` column matches), as batches
-/// holding the named columns (and, read from the file, the filter column); `Ok(None)` when the
-/// table was not written.
+/// holding the named columns; `Ok(None)` when the table was not written.
 pub fn read_columns(
     snapshot: &Snapshot,
     table: &str,
     columns: &[&str],
     filter: Option<(&str, &Pred)>,
 ) -> Result<Option<Columns>, QueryError> {
-    contained(table, || {
-        read_columns_contained(snapshot, table, columns, filter)
-    })
+    let filter = filter.map(|(column, pred)| Filter::Matches(column, pred));
+    contained(table, || read_filtered(snapshot, table, columns, filter))
 }
 
-fn read_columns_contained(
+/// The named columns of the rows `choose` keeps, deciding on the `condition` columns of every
+/// row (see [`Choose`]); `Ok(None)` when the table was not written. For a condition on several
+/// columns, or one that depends on other rows.
+pub fn read_columns_chosen(
     snapshot: &Snapshot,
     table: &str,
     columns: &[&str],
-    filter: Option<(&str, &Pred)>,
+    (condition, choose): (&[&str], &Choose<'_>),
+) -> Result<Option<Columns>, QueryError> {
+    let filter = Some(Filter::Chosen(condition, choose));
+    contained(table, || read_filtered(snapshot, table, columns, filter))
+}
+
+/// The rows a read keeps.
+#[derive(Clone, Copy)]
+enum Filter<'a> {
+    /// Those whose string column matches (row groups pruned by the column's statistics).
+    Matches(&'a str, &'a Pred),
+    /// Those a [`Choose`] keeps, deciding on the named columns.
+    Chosen(&'a [&'a str], &'a Choose<'a>),
+}
+
+fn read_filtered(
+    snapshot: &Snapshot,
+    table: &str,
+    columns: &[&str],
+    filter: Option<Filter<'_>>,
 ) -> Result<Option<Columns>, QueryError> {
     if let Some(cached) = from_cache(snapshot, table)? {
         let Some(batches) = cached else {
             return Ok(None);
         };
-        let mask = |b: &RecordBatch| match filter {
-            Some((column, pred)) => column_mask(b, column, pred),
-            None => Ok(BooleanArray::from(vec![true; b.num_rows()])),
+        let all = |batches: &[RecordBatch]| -> Result<Vec<BooleanArray>, ArrowError> {
+            Ok(batches
+                .iter()
+                .map(|b| BooleanArray::from(vec![true; b.num_rows()]))
+                .collect())
+        };
+        let batches = match filter {
+            None => filter_cached(table, &batches, &all, Some(columns))?,
+            Some(Filter::Matches(column, pred)) => {
+                filter_cached(table, &batches, &matches_of(column, pred), Some(columns))?
+            }
+            Some(Filter::Chosen(_, choose)) => {
+                filter_cached(table, &batches, choose, Some(columns))?
+            }
         };
         return Ok(Some(Columns {
             table: table.to_string(),
-            batches: filter_cached(table, &batches, &mask, Some(columns))?,
+            batches,
         }));
     }
     let Some(opened) = open(snapshot, table)? else {
         return Ok(None);
     };
-    let roots = columns
-        .iter()
-        .map(|c| opened.root(c))
-        .collect::<Result<BTreeSet<usize>, QueryError>>()?
-        .into_iter()
-        .collect::<Vec<usize>>();
+    let roots_of = |names: &[&str]| {
+        Ok(names
+            .iter()
+            .map(|c| opened.root(c))
+            .collect::<Result<BTreeSet<usize>, QueryError>>()?
+            .into_iter()
+            .collect::<Vec<usize>>())
+    };
+    let roots = roots_of(columns)?;
     let batches = match filter {
         None => whole_columns(&opened, &roots)?,
-        Some((column, pred)) => {
+        Some(Filter::Matches(column, pred)) => {
             let (groups, root) = matching(&opened, column, pred)?;
-            let keep = |b: &RecordBatch| column_mask(b, column, pred);
+            let choose = matches_of(column, pred);
             let condition = RowCondition {
                 roots: vec![root],
-                keep: &keep,
+                choose: &choose,
+            };
+            read_selected(&opened, &groups, &condition, &roots)?
+        }
+        Some(Filter::Chosen(condition, choose)) => {
+            let groups: Vec<usize> = (0..opened.parquet().num_row_groups()).collect();
+            let condition = RowCondition {
+                roots: roots_of(condition)?,
+                choose,
             };
             read_selected(&opened, &groups, &condition, &roots)?
         }
