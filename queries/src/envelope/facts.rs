@@ -81,7 +81,8 @@ impl FileIndex {
         Ok(FileIndex::from_rows(rows))
     }
 
-    /// Reads only the given paths' rows (row groups pruned by path statistics).
+    /// Reads only the given paths' rows (row groups pruned by path statistics), and of them only
+    /// the columns the index keeps (not the sizes and content hashes).
     pub fn load_paths(
         snapshot: &Snapshot,
         paths: &std::collections::BTreeSet<String>,
@@ -90,7 +91,16 @@ impl FileIndex {
             return Ok(FileIndex::default());
         }
         let pred = read::Pred::In(paths.clone());
-        let rows: Vec<FileRow> = read::rows_where(snapshot, "path", &pred)?.unwrap_or_default();
+        const COLUMNS: [&str; 6] = [
+            "path",
+            "module_id",
+            "is_test",
+            "is_generated",
+            "language",
+            "line_count",
+        ];
+        let rows: Vec<FileRow> =
+            read::partial_rows_where(snapshot, ("path", &pred), &COLUMNS)?.unwrap_or_default();
         Ok(FileIndex::from_rows(rows))
     }
 

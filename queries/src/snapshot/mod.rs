@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod coverage;
 pub mod lookup;
+mod passes;
 pub mod read;
 pub mod target;
 
