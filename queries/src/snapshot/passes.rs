@@ -173,7 +173,12 @@ impl<'a> Strings<'a> {
                         let k = k?;
                         // A key past the dictionary fails the decoders later; here it matches
                         // nothing.
-                        Some(usize::try_from(k).ok().and_then(|k| hits.get(k).copied())?)
+                        Some(
+                            usize::try_from(k)
+                                .ok()
+                                .and_then(|k| hits.get(k).copied())
+                                .unwrap_or(false),
+                        )
                     })
                     .collect()
             }
