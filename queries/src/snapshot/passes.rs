@@ -384,3 +384,64 @@ pub(crate) fn whole_columns(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(array: ArrayRef) -> RecordBatch {
+        let field = arrow::datatypes::Field::new("name", array.data_type().clone(), true);
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![array]).unwrap()
+    }
+
+    /// A predicate gives the same rows on a plain string column and on the same values in
+    /// dictionary form (each distinct value tested once); a null matches nothing, and so does a
+    /// key past the dictionary.
+    #[test]
+    fn plain_and_dictionary_columns_match_the_same_rows() {
+        let values = [
+            Some("ParseConfig"),
+            None,
+            Some("run"),
+            Some("parse"),
+            Some("run"),
+        ];
+        let plain = batch(Arc::new(StringArray::from(values.to_vec())));
+        let keys = Int32Array::from(vec![Some(0), None, Some(1), Some(2), Some(1)]);
+        let dictionary = StringArray::from(vec!["ParseConfig", "run", "parse"]);
+        let dict = DictionaryArray::<Int32Type>::try_new(keys, Arc::new(dictionary)).unwrap();
+        let dict = batch(Arc::new(dict));
+        for pred in [
+            Pred::contains_ci("parse"),
+            Pred::Eq("run".into()),
+            Pred::In(["parse".to_string(), "x".to_string()].into()),
+        ] {
+            assert_eq!(
+                column_mask(&plain, "name", &pred).unwrap(),
+                column_mask(&dict, "name", &pred).unwrap(),
+                "{pred:?}"
+            );
+        }
+        let hits = column_mask(&dict, "name", &Pred::contains_ci("parse")).unwrap();
+        assert_eq!(
+            hits.iter().collect::<Vec<_>>(),
+            [
+                Some(true),
+                Some(false),
+                Some(false),
+                Some(true),
+                Some(false)
+            ]
+        );
+        assert_eq!(
+            string_values(&dict, "name").unwrap(),
+            string_values(&plain, "name").unwrap()
+        );
+
+        let past = Strings::Dictionary {
+            keys: &Int32Array::from(vec![Some(7), None]),
+            values: &StringArray::from(vec!["run"]),
+        };
+        assert_eq!(past.test(&Pred::contains_ci("")), [Some(false), None]);
+    }
+}

@@ -528,6 +528,33 @@ pub fn all_rows<T: Table>(snapshot: &Snapshot) -> Result<Option<Vec<T>>, QueryEr
 mod tests {
     use super::*;
 
+    /// Three rows of `T` with every column left out of the read.
+    fn all_left_out<T: Table>() -> Vec<T> {
+        let declared = (T::INFO.schema)();
+        let (mut fields, mut arrays) = (Vec::new(), Vec::new());
+        for f in declared.fields() {
+            let array = empty_values(f, 3).unwrap_or_else(|| panic!("{} {}", T::INFO.name, f));
+            fields.push(Field::new(f.name(), array.data_type().clone(), true));
+            arrays.push(array);
+        }
+        let batch = RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays).unwrap();
+        T::from_batch(&batch).unwrap()
+    }
+
+    /// Any column of the tables read in part can be left out: its empty values decode.
+    #[test]
+    fn columns_left_out_of_a_read_decode_as_empty_values() {
+        use output_schema::tables::{FileRow, OccurrenceRow, SymbolRow};
+        let symbols = all_left_out::<SymbolRow>();
+        assert_eq!(symbols.len(), 3);
+        assert_eq!((symbols[0].name.as_str(), symbols[0].start_line), ("", 0));
+        assert_eq!(symbols[0].container, None);
+        let sites = all_left_out::<OccurrenceRow>();
+        assert_eq!((sites[2].line, sites[2].roles), (0, Default::default()));
+        let files = all_left_out::<FileRow>();
+        assert_eq!((files[1].is_test, files[1].line_count), (false, 0));
+    }
+
     #[test]
     fn case_insensitive_contains() {
         assert!(contains_ci("ParseConfig", "config"));
