@@ -151,17 +151,7 @@ fn missing_and_newer_snapshots_are_coded_errors() {
     let v = error_answer(&out, "SNAPSHOT_NOT_FOUND");
     assert_error_says(&v, "remediation", "ckb snapshot");
 
-    let out = ckb(
-        r.path(),
-        &[
-            "query",
-            "--snapshot",
-            "/nonexistent",
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    let out = query_json(r.path(), "/nonexistent", &["status"]);
     assert_eq!(
         json(&String::from_utf8_lossy(&out.stdout))["error"]["code"],
         "SNAPSHOT_NOT_FOUND"
@@ -175,17 +165,7 @@ fn missing_and_newer_snapshots_are_coded_errors() {
         output_schema::manifest::compress_json(&output_schema::json::to_string(&m).unwrap())
             .unwrap();
     std::fs::write(s.join("manifest.json.zst"), bytes).unwrap();
-    let out = ckb(
-        r.path(),
-        &[
-            "query",
-            "--snapshot",
-            s.to_str().unwrap(),
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    let out = query_json(r.path(), s.to_str().unwrap(), &["status"]);
     error_answer(&out, "SCHEMA_UNSUPPORTED");
 }
 

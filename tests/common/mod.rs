@@ -125,12 +125,20 @@ pub fn ckb_ok(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// `ckb query --snapshot <snapshot> --format json <args…>` in `dir`; asserts success and returns
-/// stdout.
+/// `ckb query --snapshot <snapshot> --format json <args…>` in `dir`, whatever it returns.
+pub fn query_json(dir: &Path, snapshot: &str, args: &[&str]) -> Output {
+    ckb(dir, &query_json_args(snapshot, args))
+}
+
+/// [`query_json`], asserting success; returns stdout.
 pub fn query_json_ok(dir: &Path, snapshot: &str, args: &[&str]) -> String {
+    ckb_ok(dir, &query_json_args(snapshot, args))
+}
+
+fn query_json_args<'a>(snapshot: &'a str, args: &[&'a str]) -> Vec<&'a str> {
     let mut all = vec!["query", "--snapshot", snapshot, "--format", "json"];
     all.extend_from_slice(args);
-    ckb_ok(dir, &all)
+    all
 }
 
 /// `ckb query --store <store> --format json status` in `dir` (whose working tree the answer's
