@@ -34,18 +34,11 @@
 # Needs git, rust-analyzer, ctags, python3, zstd and GNU time (/usr/bin/time).
 set -euo pipefail
 
-usage() { echo "usage: $0 REPO [--work DIR] [--runs N]" >&2; exit 2; }
-[[ $# -ge 1 ]] || usage
-REPO=$(cd "$1" && pwd); shift
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=5
 WORK=""
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --work) WORK=$2; shift 2 ;;
-    --runs) RUNS=$2; shift 2 ;;
-    *) usage ;;
-  esac
-done
+parse_repo_args "$0 REPO [--work DIR] [--runs N]" "--work WORK" "--runs RUNS" -- "$@"
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$HERE/target}
 if [[ -n "${STAGES:-}" ]]; then

@@ -19,16 +19,13 @@
 #   SCIP   a SCIP index to snapshot with (e.g. rust-analyzer's index.scip) [default: the
 #          repository's own index.scip when present]
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/.." && pwd)"
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 calls="${CALLS:-300}"
 runs="${RUNS:-21}"
 repo="$(cd "${1:?usage: ci/bench-mcp.sh <repository>}" && pwd)"
 
-if [ -z "${CKB:-}" ]; then
-  (cd "$root" && cargo build --quiet --release -p ckb)
-  CKB="${CARGO_TARGET_DIR:-$root/target}/release/ckb"
-fi
+ckb_binary release
 
 scip=()
 if [ -n "${SCIP:-}" ]; then

@@ -23,17 +23,14 @@
 # alternate between the tools so that machine noise hits both alike; one untimed warm-up run each
 # fills the page cache. Exit status 1 when a ratio misses the bar.
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/.." && pwd)"
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 runs="${RUNS:-21}"
 venv="${VENV:-$HOME/.cache/ckb-bench-venv}"
 search="${SEARCH:-parse}"
 arg="${1:?usage: ci/bench-query.sh <snapshot-dir | repository>}"
 
-if [ -z "${CKB:-}" ]; then
-  (cd "$root" && cargo build --quiet --release -p ckb)
-  CKB="${CARGO_TARGET_DIR:-$root/target}/release/ckb"
-fi
+ckb_binary release
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet duckdb

@@ -17,16 +17,14 @@
 #   store, kept between runs so the store is built once; default: a temp folder, removed unless
 #   KEEP=1). Needs git, python3 and GNU time (/usr/bin/time).
 set -euo pipefail
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 repo=${1:?usage: ci/bench-report.sh REPO [COMMITS] [RUNS]}
 commits=${2:-100}
 runs=${3:-5}
-root=$(cd "$(dirname "$0")/.." && pwd)
 
-if [ -z "${CKB:-}" ]; then
-  cargo build --quiet --release --manifest-path "$root/Cargo.toml"
-  CKB="${CARGO_TARGET_DIR:-$root/target}/release/ckb"
-fi
+ckb_binary release
 if [ -n "${WORK:-}" ]; then
   work=$WORK
   mkdir -p "$work"

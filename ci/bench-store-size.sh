@@ -16,18 +16,11 @@
 # (with its first arguments, e.g. "target/release/ckb snapshot").
 set -euo pipefail
 
-usage() { echo "usage: $0 REPO [--snapshots N] [--runs R]" >&2; exit 2; }
-[[ $# -ge 1 ]] || usage
-REPO=$(cd "$1" && pwd); shift
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 EXTRA=1000
 RUNS=11
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --snapshots) EXTRA=$2; shift 2 ;;
-    --runs) RUNS=$2; shift 2 ;;
-    *) usage ;;
-  esac
-done
+parse_repo_args "$0 REPO [--snapshots N] [--runs R]" "--snapshots EXTRA" "--runs RUNS" -- "$@"
 
 # bench_setup, commit_one_file_change and the benchmark's git identity.
 # shellcheck source=ci/syntax-bench-lib.sh

@@ -3,8 +3,8 @@
 # anonymized one, a one-file commit that builds on the previous snapshot, the JSON answers of
 # every `ckb query` command and the results of every canned `.sql` file, each made by BEFORE and
 # by AFTER into stores of their own; every table, view and manifest must be byte-identical
-# (run.json holds timings and the scan cache the build's identity: both are outside the
-# determinism contract and left out).
+# (run.json holds timings, and the scan cache and the syntax and SCIP caches' index.bin the build's
+# identity: they are outside the determinism contract and left out).
 #
 #   ci/compare-snapshots.sh BEFORE_CKB AFTER_CKB REPO...
 #
@@ -24,12 +24,12 @@ differences=0
 same() {
   local a=$1 b=$2 what=$3 n=0 bad=0
   while IFS= read -r f; do
-    case "$f" in */run.json | */scan-cache.json.zst | */.lock-*) continue ;; esac
+    case "$f" in */run.json | */scan-cache.json.zst | */*-cache/index.bin | */.lock-*) continue ;; esac
     n=$((n + 1))
     cmp -s "$a/$f" "$b/$f" || { echo "DIFFERENT ($what): $f"; bad=$((bad + 1)); }
   done < <(cd "$a" && find . -type f | sort)
-  [ "$(cd "$a" && find . -type f | grep -cv -e run.json -e scan-cache -e '\.lock-')" = \
-    "$(cd "$b" && find . -type f | grep -cv -e run.json -e scan-cache -e '\.lock-')" ] ||
+  [ "$(cd "$a" && find . -type f | grep -cv -e run.json -e scan-cache -e '-cache/index.bin' -e '\.lock-')" = \
+    "$(cd "$b" && find . -type f | grep -cv -e run.json -e scan-cache -e '-cache/index.bin' -e '\.lock-')" ] ||
     { echo "DIFFERENT ($what): the stores hold different files"; bad=$((bad + 1)); }
   [ "$bad" = 0 ] && echo "same ($what): $n files"
   differences=$((differences + bad))

@@ -21,19 +21,15 @@
 #                 from instead of GitHub; they must contain the pinned commits
 #   CKB_INDEXERS_DIR  where ci/install-indexers.sh put the npm indexers [$HOME/.cache/ckb-indexers]
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/.." && pwd)"
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 repos_file="$here/eval-search/repos.tsv"
 queries_file="$here/eval-search/queries.tsv"
 work="${EVAL_DIR:-$HOME/.cache/ckb-eval-search}"
 indexers="${CKB_INDEXERS_DIR:-$HOME/.cache/ckb-indexers}/node_modules/.bin"
 mkdir -p "$work/clones" "$work/indexes"
 
-if [ -z "${CKB:-}" ]; then
-  (cd "$root" && cargo build --quiet -p ckb)
-  CKB="${CARGO_TARGET_DIR:-$root/target}/debug/ckb"
-fi
-CKB="$(cd "$(dirname "$CKB")" && pwd)/$(basename "$CKB")"
+ckb_binary debug
 if [ -n "${CKB_BASELINE:-}" ]; then
   CKB_BASELINE="$(cd "$(dirname "$CKB_BASELINE")" && pwd)/$(basename "$CKB_BASELINE")"
 fi

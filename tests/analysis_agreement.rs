@@ -212,17 +212,10 @@ impl Store {
 
     /// `ckb query <args> --format json` over the snapshot, with room for every row.
     fn query(&self, args: &[&str]) -> Value {
-        let mut all = vec![
-            "query",
-            "--snapshot",
-            self.snapshot.to_str().unwrap(),
-            "--format",
-            "json",
-            "--max-tokens",
-            "100000",
-        ];
+        let mut all = vec!["--max-tokens", "100000"];
         all.extend_from_slice(args);
-        json(&ckb_ok(self.repo.path(), &all))
+        let snapshot = self.snapshot.to_str().unwrap();
+        json(&query_json_ok(self.repo.path(), snapshot, &all))
     }
 
     /// The canned file's rows: through `ckb query canned`, and the same rows through the stock

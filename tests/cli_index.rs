@@ -280,13 +280,7 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
         &["index", "--json", "--strict", "--timeout", "2"],
     );
     let err = error_answer(&out, "INDEXER_FAILED");
-    assert!(
-        err["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("scip-python (.: failed)"),
-        "{err}"
-    );
+    assert_error_says(&err, "message", "scip-python (.: failed)");
     assert_eq!(
         run_of(&err["error"]["details"], "rust-analyzer")["status"],
         "up-to-date",
@@ -439,10 +433,7 @@ fn a_missing_indexer_is_a_notice_with_its_install_command() {
         &["index", "--strict", "--json", "--languages", "rust"],
     );
     let err = error_answer(&out, "INDEXER_MISSING");
-    assert!(err["error"]["remediation"]
-        .as_str()
-        .unwrap()
-        .contains("rustup component add rust-analyzer"));
+    assert_error_says(&err, "remediation", "rustup component add rust-analyzer");
 
     // Bad values are refused before anything runs.
     let out = ckb_with(
@@ -451,7 +442,7 @@ fn a_missing_indexer_is_a_notice_with_its_install_command() {
         &["index", "--json", "--languages", "cobol"],
     );
     let err = error_answer(&out, "INVALID_PARAMETER");
-    assert!(err["error"]["message"].as_str().unwrap().contains("cobol"));
+    assert_error_says(&err, "message", "cobol");
     for bad in [["--jobs", "0"], ["--timeout", "0"]] {
         let mut args = vec!["index", "--json"];
         args.extend(bad);
@@ -480,12 +471,7 @@ fn jobs_runs_indexers_at_once_and_one_job_runs_them_in_catalog_order() {
         assert_eq!(run_of(&report, tool)["status"], "indexed", "{report}");
     }
     // The report keeps catalog order whichever finished first.
-    let tools: Vec<&str> = report["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["tool"].as_str().unwrap())
-        .collect();
+    let tools = test_support::json::strs(&report["runs"], "tool");
     assert_eq!(tools, ["rust-analyzer", "scip-python"]);
 
     // One at a time (the default): rust-analyzer (first in the catalog) waits for scip-python
@@ -527,13 +513,7 @@ fn an_index_of_another_commit_is_stale_until_ckb_index_runs_again() {
         "{:?}",
         m.stages["scip"].warnings
     );
-    let doctor: Value = serde_json::from_str(&query_json_ok(
-        repo.path(),
-        snap.to_str().unwrap(),
-        &["doctor"],
-    ))
-    .unwrap();
-    let scip = doctor_check(&doctor, "scip");
+    let scip = snapshot_doctor_check(repo.path(), &snap, "scip");
     assert_eq!(scip["status"], "warn");
     assert!(
         scip["message"].as_str().unwrap().starts_with("INDEX_STALE"),
@@ -614,13 +594,7 @@ fn snapshot_with_index_runs_the_indexers_first_and_doctor_names_a_missing_index(
     assert_eq!(backend.counts["documentsUsed"], 2);
     assert_eq!(backend.facts["freshness"], "current");
 
-    let doctor: Value = serde_json::from_str(&query_json_ok(
-        repo.path(),
-        snap.to_str().unwrap(),
-        &["doctor"],
-    ))
-    .unwrap();
-    let scip = doctor_check(&doctor, "scip");
+    let scip = snapshot_doctor_check(repo.path(), &snap, "scip");
     assert_eq!(scip["status"], "warn", "{scip}");
     assert!(
         scip["message"].as_str().unwrap().contains(

@@ -347,12 +347,7 @@ fn the_inspector_cli_lists_the_tools_and_calls_one() {
         serde_json::from_str::<Value>(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
     };
     let listed = run(&["--method", "tools/list"]);
-    let names: Vec<&str> = listed["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let names = test_support::json::strs(&listed["tools"], "name");
     assert_eq!(names, tool_names());
     let called = run(&[
         "--method",

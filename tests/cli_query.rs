@@ -107,10 +107,7 @@ fn sql_cannot_write_or_read_outside_the_snapshot() {
     let v = json(&String::from_utf8_lossy(&out.stdout));
     if out.status.code() == Some(1) {
         assert_eq!(v["error"]["code"], "SQL_ERROR");
-        assert!(v["error"]["remediation"]
-            .as_str()
-            .unwrap()
-            .contains("not written"));
+        assert_error_says(&v, "remediation", "not written");
     }
 }
 
@@ -152,22 +149,9 @@ fn missing_and_newer_snapshots_are_coded_errors() {
     let r = repo();
     let out = ckb(r.path(), &["query", "--format", "json", "status"]);
     let v = error_answer(&out, "SNAPSHOT_NOT_FOUND");
-    assert!(v["error"]["remediation"]
-        .as_str()
-        .unwrap()
-        .contains("ckb snapshot"));
+    assert_error_says(&v, "remediation", "ckb snapshot");
 
-    let out = ckb(
-        r.path(),
-        &[
-            "query",
-            "--snapshot",
-            "/nonexistent",
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    let out = query_json(r.path(), "/nonexistent", &["status"]);
     assert_eq!(
         json(&String::from_utf8_lossy(&out.stdout))["error"]["code"],
         "SNAPSHOT_NOT_FOUND"
@@ -181,17 +165,7 @@ fn missing_and_newer_snapshots_are_coded_errors() {
         output_schema::manifest::compress_json(&output_schema::json::to_string(&m).unwrap())
             .unwrap();
     std::fs::write(s.join("manifest.json.zst"), bytes).unwrap();
-    let out = ckb(
-        r.path(),
-        &[
-            "query",
-            "--snapshot",
-            s.to_str().unwrap(),
-            "--format",
-            "json",
-            "status",
-        ],
-    );
+    let out = query_json(r.path(), s.to_str().unwrap(), &["status"]);
     error_answer(&out, "SCHEMA_UNSUPPORTED");
 }
 

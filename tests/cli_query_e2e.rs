@@ -134,17 +134,7 @@ fn search_ranks_members_by_the_type_they_belong_to() {
     f.commit("one");
     ckb_ok(f.path(), &["snapshot", "--progress", "never"]);
     let s = q(&f, &["search", "send"]);
-    let ranked: Vec<(&str, &str)> = s["facts"]["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["container"].as_str().unwrap(),
-                r["place"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let ranked = test_support::json::str_pairs(&s["facts"]["results"], "container", "place");
     assert_eq!(
         ranked,
         [

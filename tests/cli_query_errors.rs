@@ -291,10 +291,7 @@ fn a_panic_is_an_internal_error_in_the_envelope_with_exit_1() {
         assert_eq!(v["error"]["code"], "INTERNAL_ERROR", "{args:?}: {v}");
         let message = v["error"]["message"].as_str().unwrap();
         test_support::assert_mentions(message, &[env!("CARGO_PKG_VERSION"), "failpoint"]);
-        assert!(v["error"]["remediation"]
-            .as_str()
-            .unwrap()
-            .contains("report"));
+        assert_error_says(&v, "remediation", "report");
         assert!(
             !String::from_utf8_lossy(&out.stderr).contains("panicked at"),
             "Rust's own panic message leaked: {}",

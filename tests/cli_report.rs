@@ -198,20 +198,10 @@ fn the_report_of_a_store_opens_in_chromium_with_every_section_and_no_error() {
     assert_eq!(text, std::fs::read_to_string(&again).unwrap());
 
     // The modules the arch answer shows (the report's graph budget) are the graph's nodes.
-    let arch: Value = serde_json::from_str(&ckb_ok(
+    let arch: Value = serde_json::from_str(&query_json_ok(
         f.path(),
-        &[
-            "query",
-            "--snapshot",
-            snaps[2].to_str().unwrap(),
-            "--format",
-            "json",
-            "--max-modules",
-            "40",
-            "--max-items",
-            "1000",
-            "arch",
-        ],
+        snaps[2].to_str().unwrap(),
+        &["--max-modules", "40", "--max-items", "1000", "arch"],
     ))
     .unwrap();
     let mut expected: Vec<String> = arch["facts"]["modules"]

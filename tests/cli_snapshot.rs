@@ -609,10 +609,8 @@ fn a_blobless_clone_snapshots_every_stage_and_doctor_names_the_fix() {
     );
 
     // doctor names the fix; the fix works.
+    let history = snapshot_doctor_check(&blobless, &got_dir, "history");
     let snapshot_arg = got_dir.to_str().unwrap();
-    let out = query_json_ok(&blobless, snapshot_arg, &["doctor"]);
-    let doctor: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let history = doctor_check(&doctor, "history");
     assert_eq!(history["status"], "warn", "{history}");
     assert!(
         history.to_string().contains("--history-fetch-missing"),

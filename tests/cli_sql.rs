@@ -263,10 +263,7 @@ fn canned_list_unknown_names_and_missing_tables() {
 
     let out = store_query(dir.path(), s(store.path()), "json", &["canned", "nope"]);
     let v = error_answer(&out, "INVALID_PARAMETER");
-    assert!(v["error"]["remediation"]
-        .as_str()
-        .unwrap()
-        .contains("hotspots"));
+    assert_error_says(&v, "remediation", "hotspots");
 
     // A store whose snapshots lack a table the query reads: a clear error naming the table.
     let thin = tempfile::tempdir().unwrap();
@@ -275,13 +272,7 @@ fn canned_list_unknown_names_and_missing_tables() {
         .write(thin.path());
     let out = store_query(dir.path(), s(thin.path()), "json", &["canned", "hotspots"]);
     let v = error_answer(&out, "SQL_ERROR");
-    assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("churn table"),
-        "{v}"
-    );
+    assert_error_says(&v, "message", "churn table");
 
     // No store at all.
     let out = store_query(

@@ -165,14 +165,8 @@ fn an_explicit_previous_with_a_tampered_table_is_snapshot_corrupt() {
         if json {
             let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(v["error"]["code"], "SNAPSHOT_CORRUPT");
-            assert!(v["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("occurrences.parquet"));
-            assert!(v["error"]["remediation"]
-                .as_str()
-                .unwrap()
-                .contains("ckb verify"));
+            assert_error_says(&v, "message", "occurrences.parquet");
+            assert_error_says(&v, "remediation", "ckb verify");
         } else {
             let err = stderr(&out);
             assert!(

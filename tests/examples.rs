@@ -272,6 +272,13 @@ impl Runner {
     fn store(&self) -> PathBuf {
         self.temp.path().join("ckb-store")
     }
+
+    /// The repository ID a snapshot of the fixture gets: its folder's name.
+    fn repo_id(&self) -> String {
+        let dir = self.repo.path();
+        let name = dir.file_name().expect("a fixture is a named folder");
+        name.to_string_lossy().into_owned()
+    }
 }
 
 fn make_executable(p: &Path) {
@@ -341,6 +348,20 @@ fn snapshots_in(store: &Path) -> Vec<String> {
         .collect();
     out.sort();
     out
+}
+
+/// Registers the store that run 1 of the snapshot workflow on `main` uploaded from `runner`.
+fn keep_main_store(state: &Path, runner: &Runner, keep: &Path) {
+    let store = runner.store();
+    keep_artifact(
+        state,
+        1,
+        "ckb-snapshots.yml",
+        "main",
+        "ckb-store",
+        &store,
+        keep,
+    );
 }
 
 /// Registers the artifact a finished run uploaded, as GitHub would keep it.
@@ -490,14 +511,7 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
     assert!(text.contains("no earlier successful run"), "{text}");
     assert!(text.contains("3 new snapshot(s)"), "{text}");
     let snaps = snapshots_in(&runner.store());
-    let id = runner
-        .repo
-        .path()
-        .file_name()
-        .unwrap()
-        .to_str()
-        .unwrap()
-        .to_string();
+    let id = runner.repo_id();
     let expected: Vec<String> = shas
         .iter()
         .map(|s| format!("repo={id}/commit={s}"))
@@ -548,15 +562,7 @@ fn snapshot_workflow_snapshots_each_commit_and_the_next_run_restores_the_store()
     assert_eq!(runner.repo.run_git(&["status", "--porcelain"]), "");
 
     // GitHub keeps the uploaded store; the next push runs on a fresh runner and restores it.
-    keep_artifact(
-        &state,
-        1,
-        "ckb-snapshots.yml",
-        "main",
-        "ckb-store",
-        &runner.store(),
-        keep.path(),
-    );
+    keep_main_store(&state, &runner, keep.path());
     let before: BTreeMap<String, Vec<u8>> = files_of(&runner.store()).into_iter().collect();
     runner.repo.write("src/extra.rs", "pub fn extra() {}\n");
     let sha4 = runner.repo.commit("four");
@@ -600,15 +606,7 @@ fn pr_workflow_posts_one_comment_and_updates_it_on_the_next_push() {
     // main's store, from the snapshot workflow.
     let main = Runner::new(fixture_repo(), &state).without_indexing();
     main.run(&workflow("ckb-snapshots.yml"), None);
-    keep_artifact(
-        &state,
-        1,
-        "ckb-snapshots.yml",
-        "main",
-        "ckb-store",
-        &main.store(),
-        keep.path(),
-    );
+    keep_main_store(&state, &main, keep.path());
     let fork_point = main.repo.run_git(&["rev-parse", "HEAD"]);
 
     // A feature branch: a new file, a modified one, a removed one.
@@ -743,14 +741,7 @@ fn fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot() {
             "{name}: {text}"
         );
         assert!(text.contains("1 new snapshot(s)"), "{name}: {text}");
-        let id = runner
-            .repo
-            .path()
-            .file_name()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .to_string();
+        let id = runner.repo_id();
         let m = manifest(&runner.store().join(format!("repo={id}/commit={sha}")));
         assert!(
             !m.repo_state.dirty,
@@ -774,15 +765,7 @@ fn fresh_clones_of_real_packages_go_through_ckb_index_and_ckb_snapshot() {
 
         if tool == "rust-analyzer" {
             // A pull request against it: the head is indexed too, and the diff is posted.
-            keep_artifact(
-                &state,
-                1,
-                "ckb-snapshots.yml",
-                "main",
-                "ckb-store",
-                &runner.store(),
-                keep.path(),
-            );
+            keep_main_store(&state, &runner, keep.path());
             let runner = runner.fresh();
             let repo = &runner.repo;
             repo.run_git(&["checkout", "-q", "-b", "feature"]);

@@ -51,22 +51,14 @@ fn two_commits(files: usize) -> TwoCommits {
 }
 
 impl TwoCommits {
-    /// `ckb snapshot <dir> --out <store>` arguments.
+    /// `ckb snapshot <dir> --out <store>` arguments, with the fixture's repository ID.
     fn args<'a>(&self, dir: &'a Path, store: &'a Path, force: bool) -> Vec<&'a str> {
-        let mut args = vec![
-            "snapshot",
-            dir.to_str().unwrap(),
-            "--out",
-            store.to_str().unwrap(),
-            "--repo-id",
-            REPO_ID,
-            "--progress",
-            "never",
-        ];
-        if force {
-            args.push("--force");
-        }
-        args
+        let extra: &[&str] = if force {
+            &["--repo-id", REPO_ID, "--force"]
+        } else {
+            &["--repo-id", REPO_ID]
+        };
+        snapshot_args(dir, store, extra)
     }
 
     /// Snapshots `dir` (no fault) and returns the snapshot folder.

@@ -50,6 +50,15 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// The version of ckb that wrote a snapshot (recorded in the manifest and Parquet `created_by`).
 pub const CKB_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// A decoding limit in bytes: the environment variable `var` when it holds a byte count, else
+/// `default` (an absent, empty or malformed value keeps the default).
+pub(crate) fn byte_limit(var: &str, default: u64) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
 /// Finds a table's description by name.
 pub fn table_info(name: &str) -> Option<&'static TableInfo> {
     ALL_TABLES.iter().copied().find(|t| t.name == name)

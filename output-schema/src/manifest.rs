@@ -400,10 +400,7 @@ pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
 
 /// The limit in force: [`MAX_DECOMPRESSED_ENV`] when it holds a byte count, else the default.
 pub fn max_decompressed_bytes() -> u64 {
-    std::env::var(MAX_DECOMPRESSED_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(DEFAULT_MAX_DECOMPRESSED_BYTES)
+    crate::byte_limit(MAX_DECOMPRESSED_ENV, DEFAULT_MAX_DECOMPRESSED_BYTES)
 }
 
 /// Decompresses a zstd frame of ckb's JSON, up to [`max_decompressed_bytes`].

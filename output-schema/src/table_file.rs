@@ -48,10 +48,7 @@ pub const DEFAULT_MAX_PAGE_BYTES: u64 = 64 << 20;
 
 /// The page limit in force: [`MAX_PAGE_ENV`] when it holds a byte count, else the default.
 pub fn max_page_bytes() -> u64 {
-    std::env::var(MAX_PAGE_ENV)
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(DEFAULT_MAX_PAGE_BYTES)
+    crate::byte_limit(MAX_PAGE_ENV, DEFAULT_MAX_PAGE_BYTES)
 }
 
 /// How many bytes of a page header are read at first; a longer header is read again, larger.

@@ -581,27 +581,14 @@ mod tests {
 
     /// A readable entry of `head_ref` at day `day`, first-parent depth `depth`.
     fn entry(name: &str, head_ref: Option<&str>, day: i64, depth: Option<i64>) -> Entry {
-        let manifest = Manifest {
-            schema_version: output_schema::SCHEMA_VERSION,
-            ckb_version: "0".into(),
-            repo_id: "r".into(),
-            snapshot_id: name.into(),
-            repo_state: RepoState {
-                is_git: true,
-                head_ref: head_ref.map(str::to_string),
-                head_time: Some(day * DAY),
-                head_depth: depth,
-                ..RepoState::default()
-            },
-            privacy: "standard".into(),
-            settings: BTreeMap::new(),
-            previous: None,
-            backends: Vec::new(),
-            stages: BTreeMap::new(),
-            tables: Vec::new(),
-            views: Vec::new(),
-            json_tables: Vec::new(),
+        let repo_state = RepoState {
+            is_git: true,
+            head_ref: head_ref.map(str::to_string),
+            head_time: Some(day * DAY),
+            head_depth: depth,
+            ..RepoState::default()
         };
+        let manifest = Manifest::new("r", name, repo_state);
         Entry {
             repo: "r".into(),
             state: name.into(),

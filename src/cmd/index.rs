@@ -57,18 +57,9 @@ pub struct Args {
 
 /// What `ckb snapshot --index` and `ckb index` share: the run's settings.
 pub struct Settings {
-    /// The repository.
-    pub path: PathBuf,
-    /// The store (kept out of the scan).
-    pub out: Option<PathBuf>,
-    /// `--languages`.
-    pub languages: Option<Vec<String>>,
-    /// `--timeout`.
-    pub timeout: u64,
-    /// `--jobs`.
-    pub jobs: usize,
-    /// `--force`.
-    pub force: bool,
+    /// What to index and how, as asked: [`index`] checks the values and sets `cancel` to the
+    /// Ctrl-C flag.
+    pub options: IndexOptions,
     /// Progress display.
     pub progress: ProgressMode,
 }
@@ -76,30 +67,29 @@ pub struct Settings {
 impl Settings {
     /// The defaults of `ckb index` for `path` (what `ckb snapshot --index` runs).
     pub fn defaults(path: PathBuf, out: Option<PathBuf>, progress: ProgressMode) -> Settings {
-        Settings {
-            path,
+        let options = IndexOptions {
+            root: path,
             out,
             languages: None,
-            timeout: DEFAULT_TIMEOUT,
+            timeout: Duration::from_secs(DEFAULT_TIMEOUT),
             jobs: 1,
             force: false,
-            progress,
-        }
+            cache_dir: cache_dir(),
+            cancel: Arc::default(),
+        };
+        Settings { options, progress }
     }
 }
 
 /// Runs `ckb index`.
 pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let format = Format::json_if(args.json);
-    let settings = Settings {
-        path: args.path,
-        out: crate::locate::store_from_env(),
-        languages: args.languages.clone(),
-        timeout: args.timeout,
-        jobs: args.jobs,
-        force: args.force,
-        progress: args.progress,
-    };
+    let out = crate::locate::store_from_env();
+    let mut settings = Settings::defaults(args.path, out, args.progress);
+    settings.options.languages = args.languages.clone();
+    settings.options.timeout = Duration::from_secs(args.timeout);
+    settings.options.jobs = args.jobs;
+    settings.options.force = args.force;
     let report = index(&settings, format)?;
     let text = if args.json {
         output_schema::json::to_string_pretty(&report).unwrap_or_default() + "\n"
@@ -131,14 +121,15 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
 
 /// Runs the indexers with `settings`, Ctrl-C stopping them.
 pub fn index(settings: &Settings, format: Format) -> Result<IndexReport, Failure> {
-    if settings.timeout == 0 {
+    let asked = &settings.options;
+    if asked.timeout.is_zero() {
         return Err(super::invalid(
             "--timeout must be at least 1 second",
             "give the seconds one indexer run may take, e.g. --timeout 1800",
             format,
         ));
     }
-    if settings.jobs == 0 {
+    if asked.jobs == 0 {
         return Err(super::invalid(
             "--jobs must be at least 1",
             "give how many indexers may run at once, e.g. --jobs 2",
@@ -146,7 +137,7 @@ pub fn index(settings: &Settings, format: Format) -> Result<IndexReport, Failure
         ));
     }
     let known = indexers::known_languages();
-    for name in settings.languages.iter().flatten() {
+    for name in asked.languages.iter().flatten() {
         if !known.contains(&name.trim().to_ascii_lowercase().as_str()) {
             return Err(super::invalid(
                 format!("--languages: unknown language {name:?}"),
@@ -155,16 +146,9 @@ pub fn index(settings: &Settings, format: Format) -> Result<IndexReport, Failure
             ));
         }
     }
-    let cancel = interrupt_flag();
     let opts = IndexOptions {
-        root: settings.path.clone(),
-        out: settings.out.clone(),
-        languages: settings.languages.clone(),
-        timeout: Duration::from_secs(settings.timeout),
-        jobs: settings.jobs,
-        force: settings.force,
-        cache_dir: cache_dir(),
-        cancel: Arc::clone(&cancel),
+        cancel: interrupt_flag(),
+        ..asked.clone()
     };
     let bars = IndexBars::new(settings.progress);
     INDEXING.store(true, Ordering::SeqCst);

@@ -125,12 +125,20 @@ pub fn ckb_ok(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// `ckb query --snapshot <snapshot> --format json <args…>` in `dir`; asserts success and returns
-/// stdout.
+/// `ckb query --snapshot <snapshot> --format json <args…>` in `dir`, whatever it returns.
+pub fn query_json(dir: &Path, snapshot: &str, args: &[&str]) -> Output {
+    ckb(dir, &query_json_args(snapshot, args))
+}
+
+/// [`query_json`], asserting success; returns stdout.
 pub fn query_json_ok(dir: &Path, snapshot: &str, args: &[&str]) -> String {
+    ckb_ok(dir, &query_json_args(snapshot, args))
+}
+
+fn query_json_args<'a>(snapshot: &'a str, args: &[&'a str]) -> Vec<&'a str> {
     let mut all = vec!["query", "--snapshot", snapshot, "--format", "json"];
     all.extend_from_slice(args);
-    ckb_ok(dir, &all)
+    all
 }
 
 /// `ckb query --store <store> --format json status` in `dir` (whose working tree the answer's
@@ -157,9 +165,18 @@ pub fn error_answer(out: &Output, code: &str) -> serde_json::Value {
     v
 }
 
-/// Runs `ckb snapshot <repo> --out <store> --progress never <extra…>` in `repo`, whatever it
-/// returns.
-pub fn run_snapshot(repo: &Path, store: &Path, extra: &[&str]) -> Output {
+/// Asserts that the error of a JSON answer says `needle` in its `field` (`message` or
+/// `remediation`); a failure shows the whole answer.
+#[track_caller]
+pub fn assert_error_says(answer: &serde_json::Value, field: &str, needle: &str) {
+    let text = answer["error"][field]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error {field} in {answer}"));
+    assert!(text.contains(needle), "{field} lacks {needle:?}: {answer}");
+}
+
+/// The arguments `snapshot <repo> --out <store> --progress never <extra…>`.
+pub fn snapshot_args<'a>(repo: &'a Path, store: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
         "snapshot",
         repo.to_str().unwrap(),
@@ -169,7 +186,13 @@ pub fn run_snapshot(repo: &Path, store: &Path, extra: &[&str]) -> Output {
         "never",
     ];
     args.extend_from_slice(extra);
-    ckb(repo, &args)
+    args
+}
+
+/// Runs `ckb snapshot <repo> --out <store> --progress never <extra…>` in `repo`, whatever it
+/// returns.
+pub fn run_snapshot(repo: &Path, store: &Path, extra: &[&str]) -> Output {
+    ckb(repo, &snapshot_args(repo, store, extra))
 }
 
 /// Snapshots `repo` into `store` ([`run_snapshot`]), asserts success and returns the snapshot
@@ -201,6 +224,16 @@ pub fn doctor_check<'a>(doctor: &'a serde_json::Value, id: &str) -> &'a serde_js
         .iter()
         .find(|c| c["id"] == id)
         .unwrap_or_else(|| panic!("no doctor check {id}: {doctor}"))
+}
+
+/// The check with this `id` in the answer of `ckb query --snapshot <snapshot> --format json
+/// doctor` run in `dir` (asserts success; panics if the check is absent).
+pub fn snapshot_doctor_check(dir: &Path, snapshot: &Path, id: &str) -> serde_json::Value {
+    let snapshot = snapshot.to_str().unwrap();
+    let doctor = query_json_ok(dir, snapshot, &["doctor"]);
+    let doctor: serde_json::Value =
+        serde_json::from_str(&doctor).unwrap_or_else(|e| panic!("{e}: {doctor}"));
+    doctor_check(&doctor, id).clone()
 }
 
 /// Flips every bit of the byte at `at` (from the start; from the end when `from_end`) of `file`.

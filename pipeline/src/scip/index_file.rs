@@ -298,14 +298,25 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
     ctx.progress.advance(n);
 }
 
-pub(super) fn read_one(
-    input: &ScipInput<'_>,
-    index: &Path,
-    files: &HashMap<String, String>,
-    covered_before: &HashSet<String>,
-    cached: Option<&CachedDocs<'_>>,
-    progress: &dyn Progress,
-) -> Result<OneIndex, PipelineError> {
+/// One index to read, and what reading it needs from the stage.
+#[derive(Clone, Copy)]
+pub(super) struct IndexToRead<'a> {
+    /// The stage's input.
+    pub(super) input: &'a ScipInput<'a>,
+    /// The index file.
+    pub(super) index: &'a Path,
+    /// The scanned files' languages, by path.
+    pub(super) files: &'a HashMap<String, String>,
+    /// Paths an earlier index covered (an earlier index wins a path both cover).
+    pub(super) covered_before: &'a HashSet<String>,
+    /// The document cache, when the run keeps one.
+    pub(super) cached: Option<&'a CachedDocs<'a>>,
+    /// Where progress goes.
+    pub(super) progress: &'a dyn Progress,
+}
+
+pub(super) fn read_one(read: IndexToRead<'_>) -> Result<OneIndex, PipelineError> {
+    let IndexToRead { input, index, .. } = read;
     let root = input.root;
     let mut acc = Accum::default();
     // The symbol table and the occurrence records grow with the index (one distinct symbol per
@@ -318,15 +329,7 @@ pub(super) fn read_one(
         acc.records
             .reserve((meta.len() / 128).min(1 << 26) as usize);
     }
-    let (setup, metadata) = stream_documents(
-        input,
-        index,
-        files,
-        covered_before,
-        cached,
-        progress,
-        &mut acc,
-    )?;
+    let (setup, metadata) = stream_documents(read, &mut acc)?;
     let used = acc.docs.len() as i64;
     let covered_elsewhere = acc.tally.get(quirks::SKIP_ALREADY_COVERED);
     if acc.documents_total > 0 && used == 0 && covered_elsewhere < acc.documents_total {
@@ -400,14 +403,17 @@ pub(super) fn read_one(
 /// not the first field), then the documents in batches, the external symbols' kinds, and the
 /// unknown fields. An index with neither metadata nor documents is an error.
 fn stream_documents(
-    input: &ScipInput<'_>,
-    index: &Path,
-    files: &HashMap<String, String>,
-    covered_before: &HashSet<String>,
-    cached: Option<&CachedDocs<'_>>,
-    progress: &dyn Progress,
+    read: IndexToRead<'_>,
     acc: &mut Accum,
 ) -> Result<(Setup, Option<Metadata>), PipelineError> {
+    let IndexToRead {
+        input,
+        index,
+        files,
+        covered_before,
+        cached,
+        progress,
+    } = read;
     let root = input.root;
     let limits = reader::ReadLimits {
         max_document_bytes: input.config.max_document_bytes,

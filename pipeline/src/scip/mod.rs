@@ -198,7 +198,14 @@ pub fn run(
     // Stable IDs that already have a row: a later index may define a symbol an earlier one did.
     let mut seen_ids: FastMap<SharedStr, ()> = FastMap::default();
     for index in indexes {
-        let one = index_file::read_one(input, index, &files, &covered, cached.as_ref(), progress)?;
+        let one = index_file::read_one(index_file::IndexToRead {
+            input,
+            index,
+            files: &files,
+            covered_before: &covered,
+            cached: cached.as_ref(),
+            progress,
+        })?;
         documents += one.documents_used;
         documents_cached += one.documents_cached;
         record_cache_entries(cache_update.as_mut(), one.cache_entries);
