@@ -7,6 +7,7 @@
 #   ci/fuzz.sh TARGET SECONDS      one target (see fuzz/src/lib.rs: TARGETS) for SECONDS
 #   ci/fuzz.sh all SECONDS         every target but sql_guard, SECONDS each, one after the other
 #   ci/fuzz.sh list                the targets
+#   CKB_FUZZ_JOBS=N ci/fuzz.sh …   N fuzzer processes per target on one shared corpus
 #
 # DuckDB is never compiled for `all` (what `.ci/run` runs): those targets build `queries` without
 # its `sql` feature. `sql_guard` (the SQL guard: DuckDB's parser behind `query()`) is opt-in: it
@@ -70,30 +71,43 @@ cargo build --release --manifest-path "$here/Cargo.toml" -p ckb-fuzz --bins "${f
 echo "fuzz: build took $(( $(date +%s) - start )) s"
 
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+jobs=${CKB_FUZZ_JOBS:-1}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: CKB_FUZZ_JOBS must be a positive number, not '$jobs'" >&2; exit 2; }
 status=0
 for t in $run; do
   mkdir -p "$dir/corpus/$t" "$dir/crashes/$t"
-  log="$dir/$t.log"
+  # CKB_FUZZ_JOBS=N: N fuzzers on one shared corpus, each with its own log and ledger line
+  # (libFuzzer picks up the others' new inputs when it reloads the corpus folder).
+  pids=() logs=()
   t0=$(date +%s)
-  set +e
-  "$CARGO_TARGET_DIR/$host/release/$t" "$dir/corpus/$t" "$here/fuzz/corpus/$t" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$dir/crashes/$t/" >"$log" 2>&1
-  code=$?
-  set -e
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  execs=${execs:-0}
-  took=$(( $(date +%s) - t0 ))
-  line="$(date -u +%Y-%m-%dT%H:%M:%SZ)	$commit	$t	$took	$execs"
-  echo "$line" >>"$dir/ledger.tsv"
-  [ "${CKB_FUZZ_RECORD:-0}" = 1 ] && echo "$line" >>"$here/fuzz/executions.tsv"
-  if [ $code -ne 0 ]; then
-    echo "fuzz: $t FAILED after $took s and $execs executions (exit $code); last lines of $log:" >&2
-    tail -25 "$log" >&2
-    echo "fuzz: the input is in $dir/crashes/$t/: copy it to fuzz/regressions/$t/ and fix the code" >&2
-    status=1
-  else
-    echo "fuzz: $t ran $took s: $execs executions, corpus $(ls "$dir/corpus/$t" | wc -l) inputs"
-  fi
+  for j in $(seq 1 "$jobs"); do
+    if [ "$jobs" = 1 ]; then log="$dir/$t.log"; else log="$dir/$t.$j.log"; fi
+    logs+=("$log")
+    "$CARGO_TARGET_DIR/$host/release/$t" "$dir/corpus/$t" "$here/fuzz/corpus/$t" \
+      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -reload=60 -artifact_prefix="$dir/crashes/$t/" >"$log" 2>&1 &
+    pids+=($!)
+  done
+  for j in "${!pids[@]}"; do
+    log=${logs[$j]}
+    set +e
+    wait "${pids[$j]}"
+    code=$?
+    set -e
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    execs=${execs:-0}
+    took=$(( $(date +%s) - t0 ))
+    line="$(date -u +%Y-%m-%dT%H:%M:%SZ)	$commit	$t	$took	$execs"
+    echo "$line" >>"$dir/ledger.tsv"
+    [ "${CKB_FUZZ_RECORD:-0}" = 1 ] && echo "$line" >>"$here/fuzz/executions.tsv"
+    if [ $code -ne 0 ]; then
+      echo "fuzz: $t FAILED after $took s and $execs executions (exit $code); last lines of $log:" >&2
+      tail -25 "$log" >&2
+      echo "fuzz: the input is in $dir/crashes/$t/: copy it to fuzz/regressions/$t/ and fix the code" >&2
+      status=1
+    else
+      echo "fuzz: $t ran $took s: $execs executions, corpus $(ls "$dir/corpus/$t" | wc -l) inputs"
+    fi
+  done
 done
 exit $status
