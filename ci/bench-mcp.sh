@@ -84,10 +84,10 @@ for cmd in search symbol refs; do
   esac
   (cd "$repo" && "$CKB" query --format json "${args[@]}" >/dev/null)
   ms="$(for _ in $(seq "$runs"); do
-    s=$(date +%s%N)
+    s=${EPOCHREALTIME/[.,]/}
     (cd "$repo" && "$CKB" query --format json "${args[@]}" >/dev/null)
-    e=$(date +%s%N)
-    echo $(((e - s) / 1000))
+    e=${EPOCHREALTIME/[.,]/}
+    echo $((e - s))
   done | median)"
   printf '  %-8s %8.3f ms\n' "$cmd" "$(echo "$ms / 1000" | bc -l)"
 done

@@ -8,10 +8,9 @@
 # Environment:
 #   CKB      the ckb binary [default: build --release into $CARGO_TARGET_DIR or target/]. A release
 #            build compiles bundled DuckDB at -O3 (30-60 min on 2 cores); these three commands never
-#            call DuckDB, so an optimized build of ckb's own crates over an existing dev target dir
-#            measures the same code in minutes:
-#              CARGO_PROFILE_DEV_OPT_LEVEL=3 CARGO_PROFILE_DEV_DEBUG=false cargo build -p ckb
-#            (dependencies stay at the dev profile's opt-level 2, which can only slow ckb down).
+#            call DuckDB, so BUILD=release-like measures the same code built over a dev target
+#            folder (ci/lib.sh: ckb_binary). The README's figures come from such a build.
+#   BUILD    release (default) or release-like, when CKB is not set
 #   RUNS     timed runs per command and tool [default: 21]
 #   VENV     venv holding the duckdb package [default: $HOME/.cache/ckb-bench-venv; created with
 #            `python3 -m venv` and `pip install duckdb` when missing]
@@ -21,7 +20,8 @@
 # Both tools run from a scratch folder outside the repository with an explicit snapshot, so ckb
 # computes no working-tree freshness (the peer does not look at the working tree either); runs
 # alternate between the tools so that machine noise hits both alike; one untimed warm-up run each
-# fills the page cache. Exit status 1 when a ratio misses the bar.
+# fills the page cache. Each run is timed by the shell's own clock around the tool's process
+# (ci/lib.sh): fork, exec, the answer and the exit, nothing else. Exit status 1 when a ratio misses the bar.
 set -euo pipefail
 # shellcheck source=ci/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -30,7 +30,7 @@ venv="${VENV:-$HOME/.cache/ckb-bench-venv}"
 search="${SEARCH:-parse}"
 arg="${1:?usage: ci/bench-query.sh <snapshot-dir | repository>}"
 
-ckb_binary release
+ckb_binary "${BUILD:-release}"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet duckdb
@@ -61,10 +61,10 @@ echo
 # Microseconds of one whole-process run (output discarded; a failure aborts the benchmark).
 run_us() {
   local s e
-  s=$(date +%s%N)
+  s=${EPOCHREALTIME/[.,]/}
   "$@" >/dev/null
-  e=$(date +%s%N)
-  echo $(((e - s) / 1000))
+  e=${EPOCHREALTIME/[.,]/}
+  echo $((e - s))
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
