@@ -26,7 +26,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{
@@ -256,6 +256,13 @@ fn open_session(
 }
 
 /// Runs one read-only statement within the limits.
+///
+/// The time limit holds on the wall clock. DuckDB checks for an interrupt while it executes, but
+/// not while it plans: a statement of a few kilobytes can keep its optimizer busy for seconds
+/// (found by fuzzing `sql_guard`: a long chain of `+` and `%`; `tests/cli_sql.rs` has one). So the
+/// statement runs on a worker thread that owns the connection, and when the limit and a short
+/// grace have passed without an answer the worker is left behind, interrupted, and the answer is
+/// `SQL_LIMIT_EXCEEDED`. The worker holds the store's read lock until it ends.
 pub fn run_sql(
     source: &SqlSource<'_>,
     sql: &str,
@@ -264,17 +271,62 @@ pub fn run_sql(
     let statement = UserStatement::parse(sql)?;
     // Over a whole store, a read lock on the store folder holds `ckb store gc` off for the
     // session (one snapshot is held by its `Snapshot`).
-    let _store_lock = match source {
+    let store_lock = match source {
         SqlSource::Store(store) => output_schema::folder_lock::hold_shared(store)
             .ok()
             .flatten(),
         SqlSource::Snapshot(_) => None,
     };
+    let started = Instant::now();
     let conn = Connection::open_in_memory().map_err(internal)?;
-    within_time(&conn, limits, || {
-        open_session(&conn, source, limits)
-            .and_then(|()| execute(&conn, &statement, source, limits))
-    })
+    let deadline = Deadline::start(conn.interrupt_handle(), limits.timeout);
+    let result = open_session(&conn, source, limits).and_then(|()| {
+        let wrapped = statement.wrapped(limits.max_rows);
+        let max_rows = limits.max_rows;
+        let (send, answer) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("ckb-sql".into())
+            .spawn(move || {
+                let _store_lock = store_lock;
+                let _ = send.send(fetch(&conn, &wrapped, max_rows));
+            })
+            .map_err(|e| {
+                sql_err(
+                    ErrorCode::InternalError,
+                    format!("cannot start the SQL worker: {e}"),
+                    "report this as a bug",
+                )
+            })?;
+        let wait = limits.timeout.saturating_sub(started.elapsed()) + ABANDON_GRACE;
+        match answer.recv_timeout(wait) {
+            Ok(fetched) => fetched.map_err(|e| e.classify(&statement, source, limits)),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(time_exceeded(limits)),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(sql_err(
+                ErrorCode::InternalError,
+                "the SQL worker stopped without an answer",
+                "report this as a bug",
+            )),
+        }
+    });
+    if deadline.stop() && result.is_err() {
+        return Err(time_exceeded(limits));
+    }
+    result
+}
+
+/// How long past the time limit an interrupted statement may take to stop before its answer is
+/// given up (an interrupt that DuckDB sees stops it within milliseconds).
+const ABANDON_GRACE: Duration = Duration::from_millis(500);
+
+fn time_exceeded(limits: &SqlLimits) -> QueryError {
+    sql_err(
+        ErrorCode::SqlLimitExceeded,
+        format!(
+            "the query ran longer than the time limit of {} s ({TIMEOUT_FLAG})",
+            limits.timeout.as_secs()
+        ),
+        "narrow the query, or raise --timeout (seconds, at most 86400)",
+    )
 }
 
 /// A session that stays open for one statement after another: the lockdown, views and limits
@@ -298,17 +350,25 @@ impl<'s> Session<'s> {
         })
     }
 
-    /// Runs one read-only statement, as [`run_sql`] would (the time limit counts from here).
+    /// Runs one read-only statement with [`run_sql`]'s guard and limits (the time limit counts
+    /// from here), on the calling thread: a statement that DuckDB does not interrupt while it
+    /// plans runs to its end (the fuzz target's own timeout catches those).
     pub fn run(&self, sql: &str) -> Result<SqlResult, QueryError> {
         let statement = UserStatement::parse(sql)?;
         within_time(&self.conn, &self.limits, || {
-            execute(&self.conn, &statement, &self.source, &self.limits)
+            fetch(
+                &self.conn,
+                &statement.wrapped(self.limits.max_rows),
+                self.limits.max_rows,
+            )
+            .map_err(|e| e.classify(&statement, &self.source, &self.limits))
         })
     }
 }
 
 /// Runs `work` on `conn`, interrupting it when the time limit passes: a failure after that is
-/// `SQL_LIMIT_EXCEEDED` naming the flag.
+/// `SQL_LIMIT_EXCEEDED` naming the flag. (On the calling thread: a statement DuckDB does not
+/// interrupt runs to its end; [`run_sql`] does not wait for one.)
 fn within_time<R>(
     conn: &Connection,
     limits: &SqlLimits,
@@ -317,47 +377,50 @@ fn within_time<R>(
     let deadline = Deadline::start(conn.interrupt_handle(), limits.timeout);
     let result = work();
     if deadline.stop() && result.is_err() {
-        return Err(sql_err(
-            ErrorCode::SqlLimitExceeded,
-            format!(
-                "the query ran longer than the time limit of {} s ({TIMEOUT_FLAG})",
-                limits.timeout.as_secs()
-            ),
-            "narrow the query, or raise --timeout (seconds, at most 86400)",
-        ));
+        return Err(time_exceeded(limits));
     }
     result
 }
 
-fn execute(
-    conn: &Connection,
-    statement: &UserStatement<'_>,
-    source: &SqlSource<'_>,
-    limits: &SqlLimits,
-) -> Result<SqlResult, QueryError> {
-    let mut stmt = conn
-        .prepare(&statement.wrapped(limits.max_rows))
-        .map_err(|e| classify_statement(e, statement, source, limits))?;
-    let mut stream = stmt
-        .stream_arrow([])
-        .map_err(|e| classify_statement(e, statement, source, limits))?;
+/// Why fetching a statement's rows failed.
+enum FetchError {
+    /// DuckDB refused or failed the statement.
+    Duck(duckdb::Error),
+    /// The result had more rows than the limit.
+    TooManyRows(u64),
+}
+
+impl FetchError {
+    fn classify(
+        self,
+        statement: &UserStatement<'_>,
+        source: &SqlSource<'_>,
+        limits: &SqlLimits,
+    ) -> QueryError {
+        match self {
+            FetchError::Duck(e) => classify_statement(e, statement, source, limits),
+            FetchError::TooManyRows(max_rows) => sql_err(
+                ErrorCode::SqlLimitExceeded,
+                format!("the result has more than {max_rows} rows ({MAX_ROWS_FLAG})"),
+                "add a LIMIT or aggregate, or raise --max-rows (at most 100000000)",
+            ),
+        }
+    }
+}
+
+/// Runs our wrapping statement `wrapped` and reads its rows as JSON values, at most `max_rows`.
+fn fetch(conn: &Connection, wrapped: &str, max_rows: u64) -> Result<SqlResult, FetchError> {
+    let mut stmt = conn.prepare(wrapped).map_err(FetchError::Duck)?;
+    let mut stream = stmt.stream_arrow([]).map_err(FetchError::Duck)?;
     let schema = stream.get_schema();
     let columns = schema.fields().iter().map(|f| f.name().clone()).collect();
     let mut rows: Vec<Vec<Value>> = Vec::new();
     for batch in stream.by_ref() {
-        let batch: RecordBatch =
-            batch.map_err(|e| classify_statement(e, statement, source, limits))?;
+        let batch: RecordBatch = batch.map_err(FetchError::Duck)?;
         let cols: Vec<&ArrayRef> = batch.columns().iter().collect();
         for i in 0..batch.num_rows() {
-            if rows.len() as u64 >= limits.max_rows {
-                return Err(sql_err(
-                    ErrorCode::SqlLimitExceeded,
-                    format!(
-                        "the result has more than {} rows ({MAX_ROWS_FLAG})",
-                        limits.max_rows
-                    ),
-                    "add a LIMIT or aggregate, or raise --max-rows (at most 100000000)",
-                ));
+            if rows.len() as u64 >= max_rows {
+                return Err(FetchError::TooManyRows(max_rows));
             }
             rows.push(cols.iter().map(|c| to_json(c.as_ref(), i)).collect());
         }
