@@ -69,20 +69,26 @@ pub const PLAIN_COLUMNS: &[(&str, &str)] = &[
     ("occurrences", "end_line"),
 ];
 
-/// Rows per data page of the [`PLAIN_COLUMNS`] (every other column keeps the library's pages).
+/// Rows per data page of the [`PLAIN_COLUMNS`] of `symbols` (every other column keeps the
+/// library's pages).
 ///
-/// A reader that keeps a few rows of a table (`search`'s matches, `symbol`'s definition, the
-/// symbols `refs` names) decodes those rows' plain columns only where Parquet can skip the rest:
-/// a page none of whose rows are kept is passed over without being decompressed. Plain columns
-/// are as large as their table (IDs, hashes, lines); in one page per row group, a read of seven
-/// rows decompressed all of `symbols.stable_id`. A dictionary column's pages hold small indices
-/// and stay whole.
+/// A reader that keeps a few symbols (`search`'s matches, `symbol`'s definition, the members
+/// `understand` lists) decodes those rows' plain columns only where Parquet can skip the rest: a
+/// page none of whose rows are kept is passed over without being decompressed. Plain columns are
+/// as large as their table (IDs, hashes, lines); in one page per row group, a read of seven
+/// symbols decompressed all of `symbols.stable_id`. A dictionary column's pages hold small
+/// indices and stay whole.
 ///
-/// Measured on tokio (11 172 symbols, `ci/bench-query.sh`'s commands, whole process): `search
-/// parse` 15% faster (8.9 -> 7.5 ms), `symbol` and `search spawn` 10-13%; `symbols.parquet` 4%
-/// and `occurrences.parquet` 7% larger; the write stage of a full snapshot 7 ms (9%) slower, 0.6%
-/// of the run. Pages of 128 and 64 rows read slower than 256 (more pages of the columns read whole).
+/// Measured on tokio (11 172 symbols, `ci/bench-query.sh`, whole process, 21 runs, A/B with the
+/// same build): `search` 10.4 -> 8.4-9.2 ms, `symbol` 12.7 -> 10.5-11.3 ms, answers
+/// byte-identical; `symbols.parquet` 4% larger, the write stage of a full snapshot about 7 ms
+/// slower (0.6% of the run). Pages of 128 and 64 rows read slower than 256. Not `occurrences`:
+/// the sites `refs` keeps of a much-used symbol fall on most pages, and smaller pages of `line`
+/// made it 7% slower (and the file 7% larger).
 pub const PLAIN_PAGE_ROWS: usize = 256;
+
+/// The tables whose [`PLAIN_COLUMNS`] are written in pages of [`PLAIN_PAGE_ROWS`] rows.
+pub const PAGED_TABLES: &[&str] = &["symbols"];
 
 /// The pinned writer settings for a table.
 pub fn writer_properties(table: &TableInfo) -> WriterProperties {
@@ -90,14 +96,20 @@ pub fn writer_properties(table: &TableInfo) -> WriterProperties {
         .iter()
         .filter(|(t, _)| *t == table.name)
         .map(|(_, column)| parquet::schema::types::ColumnPath::from(*column));
-    plain
-        .fold(WriterProperties::builder(), |builder, column| {
-            builder
-                .set_column_dictionary_enabled(column.clone(), false)
-                .set_column_data_page_row_count_limit(column, PLAIN_PAGE_ROWS)
-        })
+    let paged = PAGED_TABLES.contains(&table.name);
+    let builder = match paged {
         // The writer checks a page's limits once per batch of this many rows.
-        .set_write_batch_size(PLAIN_PAGE_ROWS)
+        true => WriterProperties::builder().set_write_batch_size(PLAIN_PAGE_ROWS),
+        false => WriterProperties::builder(),
+    };
+    plain
+        .fold(builder, |builder, column| {
+            let builder = builder.set_column_dictionary_enabled(column.clone(), false);
+            match paged {
+                true => builder.set_column_data_page_row_count_limit(column, PLAIN_PAGE_ROWS),
+                false => builder,
+            }
+        })
         .set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(ZSTD_LEVEL).expect("1 is a valid zstd level"),

@@ -232,8 +232,8 @@ pub(crate) fn matches_of<'a>(
 ///    is kept is done;
 /// 2. the other plain columns, only the rows kept: Parquet skips the others, whole pages at a time
 ///    where it can (a page none of whose rows are kept is never decompressed; the dictionary-less
-///    columns are written in pages of `output_schema::parquet_io::PLAIN_PAGE_ROWS` rows so that
-///    it can), and never turns a dropped row into a value;
+///    columns of `symbols` are written in pages of `output_schema::parquet_io::PLAIN_PAGE_ROWS`
+///    rows so that it can), and never turns a dropped row into a value;
 /// 3. the other repeated (list) columns, every row, filtered in memory. `parquet` 60 skips rows
 ///    with `skip_records`, which loops for ever on a repeated column whose level data ends before
 ///    its page says it does (its reading path refuses such a page, its skipping path does not;
