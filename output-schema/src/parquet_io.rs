@@ -81,8 +81,9 @@ pub const PLAIN_COLUMNS: &[(&str, &str)] = &[
 ///
 /// Measured on tokio (11 172 symbols, `ci/bench-query.sh`, whole process, 21 runs, A/B with the
 /// same build): `search` 10.4 -> 8.4-9.2 ms, `symbol` 12.7 -> 10.5-11.3 ms, answers
-/// byte-identical; `symbols.parquet` 4% larger, the write stage of a full snapshot about 7 ms
-/// slower (0.6% of the run). Pages of 128 and 64 rows read slower than 256. Not `occurrences`:
+/// byte-identical; `symbols.parquet` 4% larger, the write stage of a full snapshot within its
+/// noise (81-83 ms before, 81-90 after). Pages of 128 and 64 rows read slower than 256. Not
+/// `occurrences`:
 /// the sites `refs` keeps of a much-used symbol fall on most pages, and smaller pages of `line`
 /// made it 7% slower (and the file 7% larger).
 pub const PLAIN_PAGE_ROWS: usize = 256;
