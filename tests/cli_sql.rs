@@ -739,8 +739,8 @@ fn sql_limits_hold_at_the_limit_and_name_the_flag_beyond() {
     // A statement DuckDB cannot interrupt: its optimizer takes time cubic in a chain of
     // arithmetic (found by fuzzing: 400 links took 6.7 s in a release-like build; in the test
     // build 800 took 15 s and these 950 90 s; DuckDB's parser refuses 1 000, deeper than its
-    // limit), and checks for no interrupt while it plans. The answer still comes at the limit (and a grace of half a
-    // second), not when the planner is done.
+    // limit), and checks for no interrupt while it plans. The answer still comes at the limit
+    // (and a grace of half a second), not when the planner is done.
     let chain = format!("select 0{}", "+0%0".repeat(950));
     let started = std::time::Instant::now();
     over(&["--timeout", "1"], &chain, "--timeout");

@@ -83,9 +83,8 @@ pub const PLAIN_COLUMNS: &[(&str, &str)] = &[
 /// same build): `search` 10.4 -> 8.4-9.2 ms, `symbol` 12.7 -> 10.5-11.3 ms, answers
 /// byte-identical; `symbols.parquet` 4% larger, the write stage of a full snapshot within its
 /// noise (81-83 ms before, 81-90 after). Pages of 128 and 64 rows read slower than 256. Not
-/// `occurrences`:
-/// the sites `refs` keeps of a much-used symbol fall on most pages, and smaller pages of `line`
-/// made it 7% slower (and the file 7% larger).
+/// `occurrences`: the sites `refs` keeps of a much-used symbol fall on most pages, and smaller
+/// pages of `line` made it 7% slower (and the file 7% larger).
 pub const PLAIN_PAGE_ROWS: usize = 256;
 
 /// The tables whose [`PLAIN_COLUMNS`] are written in pages of [`PLAIN_PAGE_ROWS`] rows.
@@ -98,19 +97,20 @@ pub fn writer_properties(table: &TableInfo) -> WriterProperties {
         .filter(|(t, _)| *t == table.name)
         .map(|(_, column)| parquet::schema::types::ColumnPath::from(*column));
     let paged = PAGED_TABLES.contains(&table.name);
-    let builder = match paged {
-        // The writer checks a page's limits once per batch of this many rows.
-        true => WriterProperties::builder().set_write_batch_size(PLAIN_PAGE_ROWS),
-        false => WriterProperties::builder(),
+    // The writer checks a page's limits once per batch of this many rows.
+    let batch_rows = match paged {
+        true => PLAIN_PAGE_ROWS,
+        false => parquet::file::properties::DEFAULT_WRITE_BATCH_SIZE,
     };
     plain
-        .fold(builder, |builder, column| {
+        .fold(WriterProperties::builder(), |builder, column| {
             let builder = builder.set_column_dictionary_enabled(column.clone(), false);
             match paged {
                 true => builder.set_column_data_page_row_count_limit(column, PLAIN_PAGE_ROWS),
                 false => builder,
             }
         })
+        .set_write_batch_size(batch_rows)
         .set_writer_version(WriterVersion::PARQUET_1_0)
         .set_compression(Compression::ZSTD(
             ZstdLevel::try_new(ZSTD_LEVEL).expect("1 is a valid zstd level"),

@@ -277,10 +277,10 @@ pub fn run_sql(
             .flatten(),
         SqlSource::Snapshot(_) => None,
     };
-    let started = Instant::now();
     let conn = Connection::open_in_memory().map_err(internal)?;
-    let deadline = Deadline::start(conn.interrupt_handle(), limits.timeout);
-    let result = open_session(&conn, source, limits).and_then(|()| {
+    let started = Instant::now();
+    within_time(conn.interrupt_handle(), limits, move || {
+        open_session(&conn, source, limits)?;
         let wrapped = statement.wrapped(limits.max_rows);
         let max_rows = limits.max_rows;
         let (send, answer) = mpsc::channel();
@@ -307,11 +307,7 @@ pub fn run_sql(
                 "report this as a bug",
             )),
         }
-    });
-    if deadline.stop() && result.is_err() {
-        return Err(time_exceeded(limits));
-    }
-    result
+    })
 }
 
 /// How long past the time limit an interrupted statement may take to stop before its answer is
@@ -342,7 +338,9 @@ impl<'s> Session<'s> {
     /// Opens a locked-down session over `source`.
     pub fn open(source: SqlSource<'s>, limits: SqlLimits) -> Result<Session<'s>, QueryError> {
         let conn = Connection::open_in_memory().map_err(internal)?;
-        within_time(&conn, &limits, || open_session(&conn, &source, &limits))?;
+        within_time(conn.interrupt_handle(), &limits, || {
+            open_session(&conn, &source, &limits)
+        })?;
         Ok(Session {
             conn,
             source,
@@ -355,7 +353,7 @@ impl<'s> Session<'s> {
     /// plans runs to its end (the fuzz target's own timeout catches those).
     pub fn run(&self, sql: &str) -> Result<SqlResult, QueryError> {
         let statement = UserStatement::parse(sql)?;
-        within_time(&self.conn, &self.limits, || {
+        within_time(self.conn.interrupt_handle(), &self.limits, || {
             fetch(
                 &self.conn,
                 &statement.wrapped(self.limits.max_rows),
@@ -366,15 +364,15 @@ impl<'s> Session<'s> {
     }
 }
 
-/// Runs `work` on `conn`, interrupting it when the time limit passes: a failure after that is
-/// `SQL_LIMIT_EXCEEDED` naming the flag. (On the calling thread: a statement DuckDB does not
-/// interrupt runs to its end; [`run_sql`] does not wait for one.)
+/// Runs `work`, interrupting the connection of `handle` when the time limit passes: a failure
+/// after that is `SQL_LIMIT_EXCEEDED` naming the flag. (A statement DuckDB does not interrupt
+/// runs to its end unless `work` stops waiting for it, as [`run_sql`] does.)
 fn within_time<R>(
-    conn: &Connection,
+    handle: Arc<InterruptHandle>,
     limits: &SqlLimits,
     work: impl FnOnce() -> Result<R, QueryError>,
 ) -> Result<R, QueryError> {
-    let deadline = Deadline::start(conn.interrupt_handle(), limits.timeout);
+    let deadline = Deadline::start(handle, limits.timeout);
     let result = work();
     if deadline.stop() && result.is_err() {
         return Err(time_exceeded(limits));
