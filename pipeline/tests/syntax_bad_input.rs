@@ -100,7 +100,7 @@ fn bad_files_are_counted_not_fatal() {
     assert_eq!(r.counts["files.changed-during-run"], 1);
     assert_eq!(r.counts["files.unsupported-language"], 1);
     assert_eq!(r.breakdown["markdown"]["unsupported-language"], 1);
-    let names: Vec<&str> = out.symbols.iter().map(|s| s.name.as_str()).collect();
+    let names: Vec<&str> = out.tables.symbols.iter().map(|s| s.name.as_str()).collect();
     for want in [
         "good_before",
         "good_after",
@@ -112,7 +112,12 @@ fn bad_files_are_counted_not_fatal() {
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
-    let f199 = out.symbols.iter().find(|s| s.name == "f199").unwrap();
+    let f199 = out
+        .tables
+        .symbols
+        .iter()
+        .find(|s| s.name == "f199")
+        .unwrap();
     assert_eq!(
         f199.container.as_deref().map(|c| c.split("::").count()),
         Some(199)
@@ -159,13 +164,13 @@ fn work_budget_times_out_deterministically() {
         );
         assert_eq!(out.report.counts["files.parsed"], 1);
         assert_eq!(out.report.status, StageStatus::Partial);
-        assert!(out.symbols.iter().all(|s| s.path == "small.rs"));
+        assert!(out.tables.symbols.iter().all(|s| s.path == "small.rs"));
         assert_eq!(out.view.files["many.rs"].status, "timed-out");
     }
     // The default budget parses it.
     let out = run(root, &files, &SyntaxConfig::default());
     assert_eq!(out.report.counts["files.parsed"], 2);
-    assert_eq!(out.symbols.len(), 3_001);
+    assert_eq!(out.tables.symbols.len(), 3_001);
 }
 
 fn symbols_of(lang: Lang, path: &str, src: &str) -> Vec<output_schema::tables::SymbolRow> {

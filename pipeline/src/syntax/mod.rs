@@ -82,16 +82,8 @@ impl Default for SyntaxConfig {
 /// What the stage produced.
 #[derive(Debug)]
 pub struct SyntaxOutput {
-    /// `symbols` rows.
-    pub symbols: Vec<SymbolRow>,
-    /// `occurrences` rows.
-    pub occurrences: Vec<OccurrenceRow>,
-    /// `call_edges` rows.
-    pub call_edges: Vec<CallEdgeRow>,
-    /// `relationships` rows (`implementation` links from supertype clauses).
-    pub relationships: Vec<RelationshipRow>,
-    /// `imports` rows.
-    pub imports: Vec<ImportRow>,
+    /// The rows (`relationships`: `implementation` links from supertype clauses).
+    pub tables: SyntaxTables,
     /// The manifest report.
     pub report: StageReport,
     /// The tree-sitter backend's provenance.
@@ -415,11 +407,13 @@ pub fn run_with(
         ),
     );
     Ok(SyntaxOutput {
-        symbols,
-        occurrences,
-        call_edges,
-        relationships,
-        imports,
+        tables: SyntaxTables {
+            symbols,
+            occurrences,
+            call_edges,
+            relationships,
+            imports,
+        },
         report,
         backend,
         view,
@@ -670,17 +664,10 @@ fn backend(fingerprint: &str, report: &StageReport) -> Backend {
 impl StageOutput for SyntaxOutput {
     type Rows = SyntaxTables;
     fn split(self) -> (SyntaxTables, ManifestParts) {
-        let rows = SyntaxTables {
-            symbols: self.symbols,
-            occurrences: self.occurrences,
-            call_edges: self.call_edges,
-            relationships: self.relationships,
-            imports: self.imports,
-        };
         let mut parts = ManifestParts::report(self.report);
         parts.backends.push(self.backend);
         parts.views.syntax_files = Some(self.view);
-        (rows, parts)
+        (self.tables, parts)
     }
 }
 

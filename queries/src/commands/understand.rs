@@ -17,14 +17,14 @@ use std::collections::BTreeMap;
 use output_schema::ErrorCode;
 use serde_json::{json, Value};
 
-use crate::analysis::ranking::{self, Ranked};
+use crate::analysis::ranking::Ranked;
 use crate::commands::impact::{analyse_resolved, reached_json, test_dependencies, Analysis};
 use crate::commands::search::{find, results_json};
 use crate::envelope::answer::{Answer, CompletenessInfo};
 use crate::envelope::facts::symbol_full;
 use crate::envelope::respond::{finish, Ctx, Cut, Draft, Trim};
 use crate::snapshot::coverage;
-use crate::snapshot::lookup::{split_qualified, Lookup, AMBIGUITY_MATCHES};
+use crate::snapshot::lookup::{split_qualified, Lookup, NameMatch, AMBIGUITY_MATCHES};
 use crate::QueryError;
 
 fn ambiguity(
@@ -137,9 +137,8 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
     let resolved = if query.starts_with(output_schema::ids::STABLE_ID_PREFIX) || query.is_empty() {
         lookup.resolve(query)?
     } else {
-        let matches = lookup.by_name(query)?;
-        match matches.len() {
-            0 => {
+        match lookup.match_name(query)? {
+            NameMatch::None => {
                 let (_, name) = split_qualified(query);
                 let similar = find(ctx, name, &[], None)?;
                 if similar.is_empty() {
@@ -151,19 +150,8 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
                 }
                 return ambiguity(ctx, query, similar, false);
             }
-            1 => {
-                let mut m = matches;
-                crate::snapshot::lookup::Resolved {
-                    symbol: m.remove(0),
-                    resolution: json!({"redirected": false, "matchedBy": "name"}),
-                    redirected: false,
-                }
-            }
-            _ => {
-                let (_, name) = split_qualified(query);
-                let ranked = ranking::load_and_rank(ctx.snapshot, name, matches)?;
-                return ambiguity(ctx, query, ranked, true);
-            }
+            NameMatch::One(resolved) => resolved,
+            NameMatch::Several(ranked) => return ambiguity(ctx, query, ranked, true),
         }
     };
     let a = analyse_resolved(ctx, &lookup, resolved.symbol, resolved.resolution, 2)?;

@@ -390,10 +390,27 @@ impl<'a> Lookup<'a> {
         Ok(rows)
     }
 
+    /// The symbols whose name is `input` (qualified or not): none, the one, or several ranked
+    /// best first, as `resolve` and `understand` both need them.
+    pub fn match_name(&self, input: &str) -> Result<NameMatch, QueryError> {
+        let mut matches = self.by_name(input)?;
+        Ok(match matches.len() {
+            0 => NameMatch::None,
+            1 => NameMatch::One(Resolved {
+                symbol: matches.remove(0),
+                resolution: json!({"redirected": false, "matchedBy": "name"}),
+                redirected: false,
+            }),
+            _ => {
+                let (_, name) = split_qualified(input);
+                NameMatch::Several(ranking::load_and_rank(self.snapshot, name, matches)?)
+            }
+        })
+    }
+
     fn resolve_name(&self, input: &str) -> Result<Resolved, QueryError> {
-        let matches = self.by_name(input)?;
-        match matches.len() {
-            0 => {
+        match self.match_name(input)? {
+            NameMatch::None => {
                 let remediation = if self.snapshot.has_table("symbols") {
                     "no symbol has this name; try a substring search".to_string()
                 } else {
@@ -402,21 +419,20 @@ impl<'a> Lookup<'a> {
                 let (_, name) = split_qualified(input);
                 Err(not_found(input, remediation, Some(name)))
             }
-            1 => {
-                let mut matches = matches;
-                Ok(Resolved {
-                    symbol: matches.remove(0),
-                    resolution: json!({"redirected": false, "matchedBy": "name"}),
-                    redirected: false,
-                })
-            }
-            n => {
-                let (_, name) = split_qualified(input);
-                let ranked = ranking::load_and_rank(self.snapshot, name, matches)?;
-                Err(ambiguous(input, &ranked, n))
-            }
+            NameMatch::One(resolved) => Ok(resolved),
+            NameMatch::Several(ranked) => Err(ambiguous(input, &ranked, ranked.len())),
         }
     }
+}
+
+/// What a name matched ([`Lookup::match_name`]).
+pub enum NameMatch {
+    /// No symbol has the name.
+    None,
+    /// Exactly one symbol has it.
+    One(Resolved),
+    /// Several have it, ranked best first.
+    Several(Vec<Ranked>),
 }
 
 /// The `AMBIGUOUS_QUERY` error for several matches of a name, `ranked` best first.
