@@ -120,16 +120,17 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
     }
 
     draft
+        .extras
         .settings
         .insert("privacy".into(), plan.privacy.name().into());
     let mut repo_state_written = repo_state.clone();
     let tables = match &plan.anonymizer {
         Some(anonymizer) => {
-            privacy::anonymize_views(&mut draft.views, anonymizer);
+            privacy::anonymize_views(&mut draft.extras.views, anonymizer);
             privacy::anonymize_manifest_parts(
                 &mut draft.reports,
-                &mut draft.backends,
-                &mut draft.settings,
+                &mut draft.extras.backends,
+                &mut draft.extras.settings,
                 &mut repo_state_written,
                 anonymizer,
             );
@@ -338,7 +339,7 @@ fn read_state(
     };
     let mut scanned = match scan_result {
         Some((scanned, took)) => {
-            draft.timings.push(("scan".into(), took));
+            draft.extras.timings.push(("scan".into(), took));
             Some(scanned?)
         }
         None => None,

@@ -6,16 +6,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use output_schema::manifest::{
-    Backend, Manifest, PreviousSnapshot, RepoState, StageReport, Warning,
-};
-use output_schema::views::Views;
+use output_schema::manifest::{Manifest, PreviousSnapshot, RepoState, StageReport, Warning};
 use output_schema::{layout, Stage, CKB_VERSION, SCHEMA_VERSION};
 
 use crate::plan::Plan;
 use crate::previous::ChosenPrevious;
 use crate::scan_cache::PendingCache;
-use crate::stage::{ManifestParts, StageOutput};
+use crate::stage::{ManifestExtras, ManifestParts, StageOutput};
 use crate::store::{self, StoredSnapshot};
 use crate::write::{self, TableSet};
 use crate::{PipelineError, SnapshotOutcome};
@@ -25,16 +22,8 @@ use crate::{PipelineError, SnapshotOutcome};
 pub struct ManifestDraft {
     /// One report per stage, by name; a stage that did not run says why.
     pub reports: BTreeMap<String, StageReport>,
-    /// Backend provenance, in the order the stages used them.
-    pub backends: Vec<Backend>,
-    /// Views by name.
-    pub views: Views,
-    /// Settings.
-    pub settings: BTreeMap<String, serde_json::Value>,
-    /// Wall time per step, in run order (`run.json`).
-    pub timings: Vec<(String, Duration)>,
-    /// The git stage found objects missing in a clone that is not partial.
-    pub clone_damaged: bool,
+    /// Backends, views, settings and timings, in run order (`timings`: `run.json`).
+    pub extras: ManifestExtras,
 }
 
 impl ManifestDraft {
@@ -64,11 +53,10 @@ impl ManifestDraft {
         settings.insert("ignore".into(), plan.config.ignore.clone().into());
         ManifestDraft {
             reports,
-            backends: Vec::new(),
-            views: Views::default(),
-            settings,
-            timings: Vec::new(),
-            clone_damaged: false,
+            extras: ManifestExtras {
+                settings,
+                ..ManifestExtras::default()
+            },
         }
     }
 
@@ -82,11 +70,7 @@ impl ManifestDraft {
     /// Records a stage's manifest parts.
     pub fn record(&mut self, stage: Stage, parts: ManifestParts) {
         self.reports.insert(stage.name().into(), parts.report);
-        self.backends.extend(parts.backends);
-        self.views.absorb(parts.views);
-        self.settings.extend(parts.settings);
-        self.timings.extend(parts.timings);
-        self.clone_damaged |= parts.clone_damaged;
+        self.extras.absorb(parts.extras);
     }
 
     /// Records that a selected stage could not run, and why.
@@ -96,7 +80,7 @@ impl ManifestDraft {
 
     /// Records the time a step took since `start`.
     pub fn time(&mut self, step: &str, start: Instant) {
-        self.timings.push((step.into(), start.elapsed()));
+        self.extras.timings.push((step.into(), start.elapsed()));
     }
 
     /// Adds a run-wide warning to the report of the first selected stage among those that build
@@ -150,13 +134,13 @@ pub fn publish(
         let syncs = output_schema::parquet_io::Syncs::default();
         let (table_entries, json_entries) =
             write::write_tables(&syncs, &tmp, &mut tables, plan.json_tables)?;
-        let view_entries = write::write_views(&syncs, &tmp, &draft.views)?;
+        let view_entries = write::write_views(&syncs, &tmp, &draft.extras.views)?;
         let mut repo_state = repo_state;
         // Only the git stage can tell that objects are missing without a filter.
         if let Some(clone) = repo_state
             .clone_state
             .as_mut()
-            .filter(|_| draft.clone_damaged)
+            .filter(|_| draft.extras.clone_damaged)
         {
             clone.kind = "damaged".into();
         }
@@ -167,14 +151,14 @@ pub fn publish(
             snapshot_id: partition.to_string(),
             repo_state,
             privacy: plan.privacy.name().to_string(),
-            settings: std::mem::take(&mut draft.settings),
+            settings: std::mem::take(&mut draft.extras.settings),
             previous: previous.as_ref().map(|(s, chosen_by)| PreviousSnapshot {
                 snapshot_id: s.manifest.snapshot_id.clone(),
                 repo_state_id: s.manifest.repo_state.repo_state_id.clone(),
                 head_commit: s.manifest.repo_state.head_commit.clone(),
                 chosen_by: chosen_by.to_string(),
             }),
-            backends: std::mem::take(&mut draft.backends),
+            backends: std::mem::take(&mut draft.extras.backends),
             stages: std::mem::take(&mut draft.reports),
             tables: table_entries,
             views: view_entries,
@@ -199,7 +183,7 @@ pub fn publish(
         }
     };
     draft.time("write", clock);
-    write_run_file(&tmp, &draft.timings, plan.threads);
+    write_run_file(&tmp, &draft.extras.timings, plan.threads);
     let dest = plan.store.snapshot_dir(&plan.repo_id, partition);
     if let Err(e) = plan.store.publish(&tmp, &dest, plan.lock_timeout) {
         // The temporary folder holds the new snapshot, or, should a `--force` exchange have
@@ -215,7 +199,7 @@ pub fn publish(
             dir: dest,
             manifest,
         },
-        timings: draft.timings,
+        timings: draft.extras.timings,
     })
 }
 

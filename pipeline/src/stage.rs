@@ -47,17 +47,8 @@ pub struct StageContext<'a> {
 pub struct ManifestParts {
     /// The stage's report (`stages.<name>`).
     pub report: StageReport,
-    /// Backend provenance entries, in the order the stage used them.
-    pub backends: Vec<Backend>,
-    /// The views the stage made (`views/<name>.json.zst`), typed.
-    pub views: Views,
-    /// Settings that decide whether a later snapshot may reuse rows.
-    pub settings: BTreeMap<String, serde_json::Value>,
-    /// Timings of sub-steps worth their own line in `run.json`.
-    pub timings: Vec<(String, Duration)>,
-    /// Objects were missing or unreadable although the clone is not partial (only the git stage
-    /// can tell): the manifest's clone state becomes `damaged`.
-    pub clone_damaged: bool,
+    /// Everything else it adds.
+    pub extras: ManifestExtras,
 }
 
 impl ManifestParts {
@@ -65,12 +56,36 @@ impl ManifestParts {
     pub fn report(report: StageReport) -> ManifestParts {
         ManifestParts {
             report,
-            backends: Vec::new(),
-            views: Views::default(),
-            settings: BTreeMap::new(),
-            timings: Vec::new(),
-            clone_damaged: false,
+            extras: ManifestExtras::default(),
         }
+    }
+}
+
+/// What stages add to the manifest besides their reports: one stage's in its [`ManifestParts`],
+/// every stage's so far in the run's draft ([`crate::publish::ManifestDraft`]).
+#[derive(Debug, Default)]
+pub struct ManifestExtras {
+    /// Backend provenance entries, in the order the stages used them.
+    pub backends: Vec<Backend>,
+    /// The views made (`views/<name>.json.zst`), typed.
+    pub views: Views,
+    /// Settings that decide whether a later snapshot may reuse rows.
+    pub settings: BTreeMap<String, serde_json::Value>,
+    /// Timings of steps worth their own line in `run.json`.
+    pub timings: Vec<(String, Duration)>,
+    /// Objects were missing or unreadable although the clone is not partial (only the git stage
+    /// can tell): the manifest's clone state becomes `damaged`.
+    pub clone_damaged: bool,
+}
+
+impl ManifestExtras {
+    /// Adds a later stage's extras after these.
+    pub fn absorb(&mut self, later: ManifestExtras) {
+        self.backends.extend(later.backends);
+        self.views.absorb(later.views);
+        self.settings.extend(later.settings);
+        self.timings.extend(later.timings);
+        self.clone_damaged |= later.clone_damaged;
     }
 }
 

@@ -733,11 +733,14 @@ impl StageOutput for HistoryOutput {
     type Rows = HistoryTables;
     fn split(self) -> (HistoryTables, ManifestParts) {
         let mut parts = ManifestParts::report(self.report);
-        parts.backends.push(self.backend);
-        parts.settings = self.settings;
-        parts.clone_damaged = self.damaged;
+        parts.extras.backends.push(self.backend);
+        parts.extras.settings = self.settings;
+        parts.extras.clone_damaged = self.damaged;
         if let Some(time) = self.fetch_time {
-            parts.timings.push(("git.fetch-missing".into(), time));
+            parts
+                .extras
+                .timings
+                .push(("git.fetch-missing".into(), time));
         }
         (self.tables, parts)
     }

@@ -197,7 +197,7 @@ impl StageOutput for ModulesOutput {
     type Rows = TableSet;
     fn split(self) -> (TableSet, ManifestParts) {
         let mut parts = ManifestParts::report(self.report);
-        parts.views.architecture = self.view;
+        parts.extras.views.architecture = self.view;
         (self.tables, parts)
     }
 }

@@ -537,7 +537,7 @@ impl StageOutput for ScipOutput {
     type Rows = ScipTables;
     fn split(self) -> (ScipTables, ManifestParts) {
         let mut parts = ManifestParts::report(self.report);
-        parts.backends = self.backends;
+        parts.extras.backends = self.backends;
         (self.tables, parts)
     }
 }

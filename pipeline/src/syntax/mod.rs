@@ -665,8 +665,8 @@ impl StageOutput for SyntaxOutput {
     type Rows = SyntaxTables;
     fn split(self) -> (SyntaxTables, ManifestParts) {
         let mut parts = ManifestParts::report(self.report);
-        parts.backends.push(self.backend);
-        parts.views.syntax_files = Some(self.view);
+        parts.extras.backends.push(self.backend);
+        parts.extras.views.syntax_files = Some(self.view);
         (self.tables, parts)
     }
 }
