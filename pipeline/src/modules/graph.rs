@@ -7,12 +7,13 @@
 //! only from import rows classified `external-dependency` or `stdlib`; SCIP references to an
 //! external package add to an existing external edge but never create one.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use output_schema::tables::{ImportRow, ModuleEdgeRow, OccurrenceRow};
 use output_schema::Roles;
 
 use super::manifests::normalize_python_name;
+use crate::fast_map::FastMap;
 
 /// Prefix of external module IDs in `module_edges.to_module`.
 pub const EXTERNAL_PREFIX: &str = "external:";
@@ -64,9 +65,9 @@ pub fn build_edges(
     imports: &[ImportRow],
     occurrences: Option<&[OccurrenceRow]>,
     file_module: &dyn Fn(&str) -> Option<usize>,
-    symbol_module: &HashMap<&str, usize>,
+    symbol_module: &FastMap<&str, usize>,
 ) -> (Vec<ModuleEdgeRow>, ReferenceStats) {
-    let index: HashMap<&str, usize> = module_ids
+    let index: FastMap<&str, usize> = module_ids
         .iter()
         .enumerate()
         .map(|(i, m)| (m.as_str(), i))
@@ -108,15 +109,22 @@ pub fn build_edges(
         }
     }
     let mut stats = ReferenceStats::default();
-    // External packages each module already depends on (from imports), for SCIP references.
-    let mut ext_by_module: HashMap<(usize, String), (String, &'static str)> = HashMap::new();
-    for (from, target, kind) in external.keys() {
-        ext_by_module.insert((*from, target.clone()), (target.clone(), kind));
+    // External packages each module already depends on (from imports), for SCIP references: the
+    // position of their edge among `external`'s keys, whose reference counts are added at the end.
+    let external_keys: Vec<(usize, String, &'static str)> = external.keys().cloned().collect();
+    let mut ext_by_module: FastMap<(usize, String), usize> = FastMap::default();
+    for (at, (from, target, _)) in external_keys.iter().enumerate() {
+        ext_by_module.insert((*from, target.clone()), at);
         ext_by_module
             .entry((*from, normalize_python_name(target)))
-            .or_insert_with(|| (target.clone(), kind));
+            .or_insert(at);
     }
+    let mut external_refs = vec![0i64; external_keys.len()];
     if let Some(occs) = occurrences {
+        // Rows come sorted by path, and an index references the same external symbols again and
+        // again: the last file's module and each (module, symbol)'s edge are looked up once.
+        let mut last_file: Option<(&str, Option<usize>)> = None;
+        let mut external_edge: FastMap<(usize, &str), Option<usize>> = FastMap::default();
         for o in occs {
             if o.source != "scip"
                 || !o.roles.contains(Roles::REFERENCE)
@@ -127,7 +135,15 @@ pub fn build_edges(
             let Some(sym) = o.symbol_id.as_deref() else {
                 continue;
             };
-            let Some(from) = file_module(&o.path) else {
+            let from = match last_file {
+                Some((path, module)) if path == o.path.as_str() => module,
+                _ => {
+                    let module = file_module(&o.path);
+                    last_file = Some((o.path.as_str(), module));
+                    module
+                }
+            };
+            let Some(from) = from else {
                 continue;
             };
             if let Some(&to) = symbol_module.get(sym) {
@@ -135,17 +151,25 @@ pub fn build_edges(
                     stats.cross_module += 1;
                     internal.entry((from, to)).or_default().references += 1;
                 }
-            } else if let Some(pkg) = scip_package(sym) {
-                let hit = ext_by_module
-                    .get(&(from, pkg.clone()))
-                    .or_else(|| ext_by_module.get(&(from, normalize_python_name(&pkg))));
-                if let Some((target, kind)) = hit {
-                    if let Some(acc) = external.get_mut(&(from, target.clone(), kind)) {
-                        acc.references += 1;
-                        stats.external += 1;
-                    }
+            } else {
+                let edge = *external_edge.entry((from, sym)).or_insert_with(|| {
+                    let pkg = scip_package(sym)?;
+                    let normalized = normalize_python_name(&pkg);
+                    ext_by_module
+                        .get(&(from, pkg))
+                        .or_else(|| ext_by_module.get(&(from, normalized)))
+                        .copied()
+                });
+                if let Some(at) = edge {
+                    external_refs[at] += 1;
+                    stats.external += 1;
                 }
             }
+        }
+    }
+    for (key, refs) in external_keys.iter().zip(external_refs) {
+        if let Some(acc) = external.get_mut(key) {
+            acc.references += refs;
         }
     }
     stats.reference_only_edges = internal.values().filter(|a| a.imports == 0).count() as i64;
@@ -245,5 +269,80 @@ mod tests {
         );
         assert_eq!(scip_package("local 4"), None);
         assert_eq!(scip_package("scip-go gomod . . x"), None);
+    }
+
+    fn import(from: &str, kind: &str, target: &str) -> ImportRow {
+        ImportRow {
+            kind: kind.into(),
+            target: Some(target.into()),
+            from_module: Some(from.into()),
+            ..ImportRow::unclassified(
+                format!("{from}/x.py"),
+                1,
+                "i".into(),
+                vec![],
+                "python".into(),
+            )
+        }
+    }
+
+    fn reference(path: &str, line: i32, symbol: &str) -> OccurrenceRow {
+        test_support::rows::reference(Some(symbol), "n", path, line, "scip")
+    }
+
+    #[test]
+    fn scip_references_count_on_internal_edges_and_only_add_to_external_ones() {
+        let modules = ["a".to_string(), "b".to_string()];
+        let imports = vec![
+            import("a", "external-dependency", "Typing_Extensions"),
+            import("a", "stdlib", "os"),
+        ];
+        let mut occurrences = vec![
+            // a → b, twice.
+            reference("a/x.py", 1, "scip-python python b 1 b/f()."),
+            reference("a/x.py", 2, "scip-python python b 1 b/f()."),
+            // To a package `a` imports, under its normalized name.
+            reference("a/x.py", 3, "scip-python python typing-extensions 4 m/T#"),
+            reference("a/y.py", 1, "scip-python python typing-extensions 4 m/T#"),
+            reference("a/y.py", 2, "scip-python python os . os/path."),
+            // To packages `a` does not import, and from `b`, which imports nothing: no edge.
+            reference("a/y.py", 3, "scip-python python numpy 1 np/array()."),
+            reference("b/z.py", 1, "scip-python python os . os/path."),
+            // Within a module, and from a file in no module.
+            reference("b/z.py", 2, "scip-python python b 1 b/f()."),
+            reference("c/w.py", 1, "scip-python python b 1 b/f()."),
+        ];
+        occurrences.sort_by(|x, y| (&x.path, x.line).cmp(&(&y.path, y.line)));
+        let file_module = |p: &str| match p.split('/').next() {
+            Some("a") => Some(0),
+            Some("b") => Some(1),
+            _ => None,
+        };
+        let symbol_module: FastMap<&str, usize> =
+            [("scip-python python b 1 b/f().", 1)].into_iter().collect();
+        let (edges, stats) = build_edges(
+            &modules,
+            &imports,
+            Some(&occurrences),
+            &file_module,
+            &symbol_module,
+        );
+        let got: Vec<(&str, &str, i64, i64)> = edges
+            .iter()
+            .map(|e| {
+                let (from, to) = (e.from_module.as_str(), e.to_module.as_str());
+                (from, to, e.import_count, e.reference_count)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", "b", 0, 2),
+                ("a", "external:Typing_Extensions", 1, 2),
+                ("a", "external:os", 1, 1),
+            ]
+        );
+        assert_eq!((stats.cross_module, stats.external), (2, 3));
+        assert_eq!(stats.reference_only_edges, 1);
     }
 }

@@ -115,7 +115,7 @@ pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     }
 
     // 4. Edges.
-    let symbol_module_ref: HashMap<&str, usize> = symbol_module
+    let symbol_module_ref: crate::fast_map::FastMap<&str, usize> = symbol_module
         .iter()
         .map(|(k, v)| (k.as_str(), *v))
         .collect();
