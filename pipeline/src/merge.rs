@@ -23,11 +23,12 @@
 //! The merge is a plain function over row vectors so it does not depend on how the stages are
 //! wired; [`merge_step`] is the driver's step from the two stages' rows to the written tables.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::{Roles, SharedStr};
 
+use crate::fast_map::{FastMap, FastSet};
 use crate::fingerprint;
 use crate::scip::ScipTables;
 
@@ -209,8 +210,18 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         }
     }
 
+    // Tree-sitter occurrences come sorted by path: each file's coverage is looked up once.
+    let mut last_file: Option<(SharedStr, bool)> = None;
     let occurrences = scip_then_kept(scip_occurrences, ts_occurrences, |o| {
-        if covered.contains(o.path.as_str()) {
+        let in_covered = match &last_file {
+            Some((path, is_covered)) if *path == o.path => *is_covered,
+            _ => {
+                let is_covered = covered.contains(o.path.as_str());
+                last_file = Some((o.path.clone(), is_covered));
+                is_covered
+            }
+        };
+        if in_covered {
             stats.dropped_tree_sitter_occurrences += 1;
             return false;
         }
@@ -284,13 +295,13 @@ fn definitions_read_as_external(
     scip_occurrences: &[OccurrenceRow],
     covered: &BTreeSet<String>,
 ) -> BTreeMap<(SharedStr, i32, i32), SharedStr> {
-    let candidates: HashSet<&str> = ts_symbols
+    let candidates: FastSet<&str> = ts_symbols
         .iter()
         .filter(|s| covered.contains(s.path.as_str()))
         .filter(|s| matches!(family(&s.kind), "type" | "callable"))
         .map(|s| s.stable_id.as_str())
         .collect();
-    let mut definitions: HashMap<(&str, i32, i32), (&str, &SharedStr)> = HashMap::new();
+    let mut definitions: FastMap<(&str, i32, i32), (&str, &SharedStr)> = FastMap::default();
     for o in ts_occurrences {
         let Some(id) = o.symbol_id.as_ref() else {
             continue;
@@ -302,7 +313,7 @@ fn definitions_read_as_external(
     if definitions.is_empty() {
         return BTreeMap::new();
     }
-    let defined: HashSet<&str> = scip_symbols.iter().map(|s| s.stable_id.as_str()).collect();
+    let defined: FastSet<&str> = scip_symbols.iter().map(|s| s.stable_id.as_str()).collect();
     scip_occurrences
         .iter()
         .filter(|o| !o.roles.contains(Roles::DEFINITION))
@@ -324,10 +335,10 @@ fn merge_symbols<'c>(
     covered: &'c BTreeSet<String>,
     read_as_external: &BTreeMap<(SharedStr, i32, i32), SharedStr>,
     stats: &mut MergeStats,
-) -> (Vec<SymbolRow>, Rewrites<'c>, HashSet<SharedStr>) {
-    let shadowing: HashSet<&SharedStr> = read_as_external.values().collect();
+) -> (Vec<SymbolRow>, Rewrites<'c>, FastSet<SharedStr>) {
+    let shadowing: FastSet<&SharedStr> = read_as_external.values().collect();
     // Tree-sitter definitions of covered files, by (path, name).
-    let mut by_name: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let mut by_name: FastMap<(&str, &str), Vec<usize>> = FastMap::default();
     for (i, s) in ts_symbols.iter().enumerate() {
         if covered.contains(s.path.as_str()) {
             by_name
@@ -336,8 +347,8 @@ fn merge_symbols<'c>(
                 .push(i);
         }
     }
-    let mut taken: HashSet<usize> = HashSet::new();
-    let mut remap: HashMap<SharedStr, SharedStr> = HashMap::new();
+    let mut taken: FastSet<usize> = FastSet::default();
+    let mut remap: FastMap<SharedStr, SharedStr> = FastMap::default();
     let mut symbols: Vec<SymbolRow> = Vec::with_capacity(scip_symbols.len() + ts_symbols.len());
     for mut row in scip_symbols {
         let best = by_name
@@ -367,13 +378,13 @@ fn merge_symbols<'c>(
         fill(&mut row, ts, stats);
         symbols.push(row);
     }
-    let scip_ids: HashSet<SharedStr> = symbols.iter().map(|s| s.stable_id.clone()).collect();
+    let scip_ids: FastSet<SharedStr> = symbols.iter().map(|s| s.stable_id.clone()).collect();
 
     // Tree-sitter definitions: kept outside covered files, dropped inside (unless the index read
     // them as external references).
-    let mut dropped_ids: HashSet<SharedStr> = HashSet::new();
-    let mut ts_path: HashMap<SharedStr, SharedStr> = HashMap::new();
-    let mut kept: HashSet<SharedStr> = HashSet::new();
+    let mut dropped_ids: FastSet<SharedStr> = FastSet::default();
+    let mut ts_path: FastMap<SharedStr, SharedStr> = FastMap::default();
+    let mut kept: FastSet<SharedStr> = FastSet::default();
     for (i, s) in ts_symbols.into_iter().enumerate() {
         ts_path.insert(s.stable_id.clone(), s.path.clone());
         if covered.contains(s.path.as_str()) {
@@ -415,11 +426,11 @@ enum Target {
 /// How the references of kept tree-sitter rows change with the merge.
 struct Rewrites<'c> {
     /// Tree-sitter IDs whose definition SCIP matched, to the SCIP ID.
-    remap: HashMap<SharedStr, SharedStr>,
+    remap: FastMap<SharedStr, SharedStr>,
     /// Tree-sitter IDs whose definition was dropped without a match.
-    dropped_ids: HashSet<SharedStr>,
+    dropped_ids: FastSet<SharedStr>,
     /// The file of every tree-sitter definition.
-    ts_path: HashMap<SharedStr, SharedStr>,
+    ts_path: FastMap<SharedStr, SharedStr>,
     covered: &'c BTreeSet<String>,
 }
 
