@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use output_schema::manifest::Warning;
 use output_schema::tables::FileRow;
 
-use super::manifests::{expand_members, ManifestKind, Manifests};
+use super::manifests::{expand_members, ManifestKind, Manifests, MemberCandidates};
 use super::paths::{ancestors, child, file_name, parent_dir, strip_dir, RepoIndex};
 
 /// How a module was found.
@@ -364,12 +364,12 @@ fn check_workspaces(
         file: String,
         patterns: &'m [String],
         exclude: &'m [String],
-        candidates: &'m BTreeSet<String>,
+        candidates: &'m MemberCandidates<'m>,
     }
     let mut globbed: Vec<Globbed<'_>> = Vec::new();
-    let cargo_dirs: BTreeSet<String> = m.cargo.keys().cloned().collect();
-    let npm_dirs: BTreeSet<String> = m.npm.keys().cloned().collect();
-    let py_dirs: BTreeSet<String> = m.python.keys().cloned().collect();
+    let cargo_dirs = MemberCandidates::new(m.cargo.keys());
+    let npm_dirs = MemberCandidates::new(m.npm.keys());
+    let py_dirs = MemberCandidates::new(m.python.keys());
     for (dir, c) in &m.cargo {
         if let Some(ws) = &c.workspace {
             globbed.push(Globbed {

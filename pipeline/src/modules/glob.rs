@@ -13,20 +13,20 @@
 /// `**` (a manifest is repository content) never backtracks exponentially; at worst it takes
 /// (pattern components × path components) component comparisons.
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let pat: Vec<&str> = pattern
-        .split('/')
+    match_segments(&segments(pattern), &segments(path))
+}
+
+/// The components of a pattern or a folder as [`match_segments`] takes them (empty and `.`
+/// components dropped): a caller that matches many folders against many patterns splits each once.
+pub fn segments(s: &str) -> Vec<&str> {
+    s.split('/')
         .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    let segs: Vec<&str> = path
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    match_segments(&pat, &segs)
+        .collect()
 }
 
 /// Path components against pattern components: `**` stands for any number of components, any
 /// other pattern component matches exactly one ([`match_component`]).
-fn match_segments(pat: &[&str], segs: &[&str]) -> bool {
+pub fn match_segments(pat: &[&str], segs: &[&str]) -> bool {
     wildcard(
         pat,
         segs,

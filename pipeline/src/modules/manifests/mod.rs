@@ -460,15 +460,32 @@ fn quoted_strings(text: &str) -> Vec<&str> {
     out
 }
 
+/// Folders that may be workspace members, in order, each with its path components
+/// ([`super::glob::segments`]; `.` has none).
+pub struct MemberCandidates<'a> {
+    folders: Vec<(&'a str, Vec<&'a str>)>,
+}
+
+impl<'a> MemberCandidates<'a> {
+    /// The candidates among `folders` (repo-relative, `.` for the root).
+    pub fn new(folders: impl IntoIterator<Item = &'a String>) -> MemberCandidates<'a> {
+        let folders = folders
+            .into_iter()
+            .map(|f| (f.as_str(), super::glob::segments(f)))
+            .collect();
+        MemberCandidates { folders }
+    }
+}
+
 /// Repo-relative folders matched by workspace member patterns of the workspace at `dir`, among
-/// `candidates` (folders holding a manifest). Negated patterns (`!x`) and `exclude` remove.
+/// `candidates` (folders holding a manifest, in order). Negated patterns (`!x`) and `exclude` remove.
 /// Patterns climbing out of the repository and matches of the workspace folder itself are
 /// returned separately so the caller can count them.
 pub fn expand_members(
     dir: &str,
     patterns: &[String],
     exclude: &[String],
-    candidates: &BTreeSet<String>,
+    candidates: &MemberCandidates<'_>,
 ) -> (Vec<String>, Vec<String>, bool) {
     let mut include = Vec::new();
     let mut neg: Vec<String> = Vec::new();
@@ -488,25 +505,20 @@ pub fn expand_members(
             None => escaping.push(p.to_string()),
         }
     }
-    let rel = |c: &str| {
-        if c == "." {
-            String::new()
-        } else {
-            c.to_string()
-        }
-    };
-    let pats_match = |pats: &[String], c: &str| {
-        pats.iter()
-            .any(|p| super::glob::matches(if p == "." { "" } else { p }, &rel(c)))
-    };
+    // Each pattern split once, each candidate once per run ([`MemberCandidates`]): a repository
+    // can hold hundreds of workspaces (cargo's test fixtures: 366) and as many manifests.
+    let include: Vec<Vec<&str>> = include.iter().map(|p| super::glob::segments(p)).collect();
+    let neg: Vec<Vec<&str>> = neg.iter().map(|p| super::glob::segments(p)).collect();
     let mut members = Vec::new();
     let mut self_match = false;
-    for c in candidates {
-        if pats_match(&include, c) && !pats_match(&neg, c) {
-            if c == dir {
+    for (c, folder) in &candidates.folders {
+        let pats_match =
+            |pats: &[Vec<&str>]| pats.iter().any(|p| super::glob::match_segments(p, folder));
+        if pats_match(&include) && !pats_match(&neg) {
+            if *c == dir {
                 self_match = true;
             } else {
-                members.push(c.clone());
+                members.push(c.to_string());
             }
         }
     }
@@ -663,7 +675,7 @@ mod tests {
                 "**".into(),
             ],
             &[],
-            &cands,
+            &MemberCandidates::new(&cands),
         );
         assert_eq!(members, ["other", "packages/a"]);
         assert_eq!(esc, ["../outside/*"]);
