@@ -150,7 +150,7 @@ pub fn understand(ctx: &Ctx<'_>, query: &str) -> Result<Answer, QueryError> {
                 }
                 return ambiguity(ctx, query, similar, false);
             }
-            NameMatch::One(resolved) => resolved,
+            NameMatch::One(resolved) => *resolved,
             NameMatch::Several(ranked) => return ambiguity(ctx, query, ranked, true),
         }
     };

@@ -396,11 +396,11 @@ impl<'a> Lookup<'a> {
         let mut matches = self.by_name(input)?;
         Ok(match matches.len() {
             0 => NameMatch::None,
-            1 => NameMatch::One(Resolved {
+            1 => NameMatch::One(Box::new(Resolved {
                 symbol: matches.remove(0),
                 resolution: json!({"redirected": false, "matchedBy": "name"}),
                 redirected: false,
-            }),
+            })),
             _ => {
                 let (_, name) = split_qualified(input);
                 NameMatch::Several(ranking::load_and_rank(self.snapshot, name, matches)?)
@@ -419,7 +419,7 @@ impl<'a> Lookup<'a> {
                 let (_, name) = split_qualified(input);
                 Err(not_found(input, remediation, Some(name)))
             }
-            NameMatch::One(resolved) => Ok(resolved),
+            NameMatch::One(resolved) => Ok(*resolved),
             NameMatch::Several(ranked) => Err(ambiguous(input, &ranked, ranked.len())),
         }
     }
@@ -429,8 +429,8 @@ impl<'a> Lookup<'a> {
 pub enum NameMatch {
     /// No symbol has the name.
     None,
-    /// Exactly one symbol has it.
-    One(Resolved),
+    /// Exactly one symbol has it (boxed: a symbol row is large beside the other variants).
+    One(Box<Resolved>),
     /// Several have it, ranked best first.
     Several(Vec<Ranked>),
 }
