@@ -100,7 +100,8 @@ fn bad_files_are_counted_not_fatal() {
     assert_eq!(r.counts["files.changed-during-run"], 1);
     assert_eq!(r.counts["files.unsupported-language"], 1);
     assert_eq!(r.breakdown["markdown"]["unsupported-language"], 1);
-    let names: Vec<&str> = out.tables.symbols.iter().map(|s| s.name.as_str()).collect();
+    let symbols = &out.tables.symbols;
+    let names: Vec<&str> = symbols.iter().map(|s| s.name.as_str()).collect();
     for want in [
         "good_before",
         "good_after",
@@ -112,12 +113,7 @@ fn bad_files_are_counted_not_fatal() {
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
     }
-    let f199 = out
-        .tables
-        .symbols
-        .iter()
-        .find(|s| s.name == "f199")
-        .unwrap();
+    let f199 = symbols.iter().find(|s| s.name == "f199").unwrap();
     assert_eq!(
         f199.container.as_deref().map(|c| c.split("::").count()),
         Some(199)
