@@ -31,7 +31,8 @@ pub const VIEWS_DIR: &str = "views";
 pub const REPO_PARTITION: &str = "repo=";
 /// Prefix of the commit partition folder.
 pub const COMMIT_PARTITION: &str = "commit=";
-/// zstd level for every compressed JSON file.
+/// zstd level for every compressed JSON file of a snapshot (the scan cache, a local file rewritten
+/// on every run, uses its own lower level).
 pub const JSON_ZSTD_LEVEL: i32 = 9;
 
 /// Name of the commit partition value for a repository state.

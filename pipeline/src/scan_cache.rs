@@ -37,6 +37,12 @@ pub const SETTLE: Duration = Duration::from_secs(2);
 /// Format version: a file of another version is ignored.
 const VERSION: u32 = 1;
 
+/// zstd level of the cache file. Lower than the snapshot's JSON (`layout::JSON_ZSTD_LEVEL`): the
+/// cache is written on every run, beside the snapshot's own writes, and read back only by the
+/// next run; on cargo (3 072 files, 796 KB of JSON) level 1 compresses in about a seventh of
+/// level 9's time into 105 KB instead of 92.
+const CACHE_ZSTD_LEVEL: i32 = 1;
+
 /// A file's status as the cache compares it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stat {
@@ -228,7 +234,7 @@ impl CacheUpdate {
     fn encode(self) -> EncodedCache {
         let bytes = self.cache.and_then(|cache| {
             let text = serde_json::to_string(&cache).ok()?;
-            output_schema::manifest::compress_json(&text).ok()
+            zstd::bulk::compress(text.as_bytes(), CACHE_ZSTD_LEVEL).ok()
         });
         EncodedCache {
             file: self.file,
