@@ -109,17 +109,16 @@ pub fn build_edges(
         }
     }
     let mut stats = ReferenceStats::default();
-    // External packages each module already depends on (from imports), for SCIP references: the
-    // position of their edge among `external`'s keys, whose reference counts are added at the end.
-    let external_keys: Vec<(usize, String, &'static str)> = external.keys().cloned().collect();
+    // The external edges in key order (as the rows list them), and for SCIP references the
+    // position of the edge of each package a module already depends on (from imports).
+    let mut external: Vec<((usize, String, &'static str), Acc)> = external.into_iter().collect();
     let mut ext_by_module: FastMap<(usize, String), usize> = FastMap::default();
-    for (at, (from, target, _)) in external_keys.iter().enumerate() {
+    for (at, ((from, target, _), _)) in external.iter().enumerate() {
         ext_by_module.insert((*from, target.clone()), at);
         ext_by_module
             .entry((*from, normalize_python_name(target)))
             .or_insert(at);
     }
-    let mut external_refs = vec![0i64; external_keys.len()];
     if let Some(occs) = occurrences {
         // Rows come sorted by path, and an index references the same external symbols again and
         // again: the last file's module and each (module, symbol)'s edge are looked up once.
@@ -161,15 +160,10 @@ pub fn build_edges(
                         .copied()
                 });
                 if let Some(at) = edge {
-                    external_refs[at] += 1;
+                    external[at].1.references += 1;
                     stats.external += 1;
                 }
             }
-        }
-    }
-    for (key, refs) in external_keys.iter().zip(external_refs) {
-        if let Some(acc) = external.get_mut(key) {
-            acc.references += refs;
         }
     }
     stats.reference_only_edges = internal.values().filter(|a| a.imports == 0).count() as i64;
@@ -190,7 +184,7 @@ pub fn build_edges(
             strength: strength.of(acc),
         });
     }
-    let strength = Strength::new(external.values());
+    let strength = Strength::new(external.iter().map(|(_, acc)| acc));
     for ((from, target, kind), acc) in &external {
         rows.push(ModuleEdgeRow {
             from_module: module_ids[*from].clone(),
