@@ -382,11 +382,15 @@ impl Manifest {
 
 /// zstd-compresses canonical JSON text at the store's fixed level.
 pub fn compress_json(text: &str) -> Result<Vec<u8>, FormatError> {
-    zstd::bulk::compress(text.as_bytes(), layout::JSON_ZSTD_LEVEL).map_err(|source| {
-        FormatError::Io {
-            path: "<zstd>".into(),
-            source,
-        }
+    compress_json_at(text, layout::JSON_ZSTD_LEVEL)
+}
+
+/// zstd-compresses JSON text at `level`, for a file outside the snapshot that picks its own (the
+/// scan cache); [`decompress`] reads either.
+pub fn compress_json_at(text: &str, level: i32) -> Result<Vec<u8>, FormatError> {
+    zstd::bulk::compress(text.as_bytes(), level).map_err(|source| FormatError::Io {
+        path: "<zstd>".into(),
+        source,
     })
 }
 

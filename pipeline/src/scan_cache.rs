@@ -234,7 +234,7 @@ impl CacheUpdate {
     fn encode(self) -> EncodedCache {
         let bytes = self.cache.and_then(|cache| {
             let text = serde_json::to_string(&cache).ok()?;
-            zstd::bulk::compress(text.as_bytes(), CACHE_ZSTD_LEVEL).ok()
+            output_schema::manifest::compress_json_at(&text, CACHE_ZSTD_LEVEL).ok()
         });
         EncodedCache {
             file: self.file,
