@@ -678,3 +678,29 @@ fn a_large_untracked_file_is_not_read_and_says_so() {
     let s = status(repo.path());
     assert_eq!(s["provenance"]["freshness"]["state"], "dirty", "{s}");
 }
+
+#[test]
+fn progress_always_prints_one_summary_line_per_stage_that_ran() {
+    let repo = Fixture::committed(&[("src/lib.rs", "pub fn a() {}\n")]);
+    repo.write("src/lib.rs", "pub fn a() {}\npub fn b() {\n    a()\n}\n");
+    repo.commit("two");
+    let store = tempfile::tempdir().unwrap();
+    let args = [
+        "--out",
+        store.path().to_str().unwrap(),
+        "--progress",
+        "always",
+    ];
+    let out = ckb(repo.path(), &[&["snapshot", "."][..], &args].concat());
+    test_support::assert_success(&out, "ckb snapshot --progress always");
+    // Each stage that ran says how it ended, on a line of its own, also where stderr is not a
+    // terminal (`always` is for logs too).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for stage in ["scan", "syntax", "git", "modules"] {
+        let lines = stderr
+            .lines()
+            .filter(|l| l.trim_start().starts_with(&format!("{stage} ")))
+            .count();
+        assert_eq!(lines, 1, "{stage} summary lines in:\n{stderr}");
+    }
+}
