@@ -1,5 +1,5 @@
-//! What the `ckb` binary loads before `main`: the C++ standard library is linked into it (see
-//! `.cargo/config.toml`), so a query does not pay for loading and binding one more shared object.
+//! What the `ckb` binary does before and around `main`: the C++ standard library is linked into it
+//! (see `.cargo/config.toml`), and the functions a query runs are laid out together (`build.rs`).
 
 /// The value `.cargo/config.toml` gives the variable the `cc` crate reads; cargo passes it to the
 /// tests too, so an override in the environment (a machine without the static archive) is seen
@@ -36,5 +36,59 @@ fn the_binary_carries_its_cpp_standard_library() {
     assert!(
         !needs_libstdcxx,
         "the ckb binary loads libstdc++.so at start-up; .cargo/config.toml links it statically"
+    );
+}
+
+/// `build.rs` asks the linker to lay out the functions of `link/ckb.order` in that order. In this
+/// (test) build, Rust functions carry other hashes than the release build the list was made from,
+/// but the C and C++ ones (zstd, DuckDB, libstdc++) keep their names: those must come in order.
+#[test]
+fn the_functions_a_query_runs_are_laid_out_together() {
+    if !cfg!(all(
+        target_arch = "x86_64",
+        target_os = "linux",
+        target_env = "gnu"
+    )) {
+        return; // build.rs orders functions for this target only
+    }
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    if std::env::var_os("CKB_NO_SYMBOL_ORDER").is_some_and(|v| v == "1") {
+        assert!(
+            !in_ci,
+            "CKB_NO_SYMBOL_ORDER=1 under CI: the ordering is not checked"
+        );
+        eprintln!("NOTICE: CKB_NO_SYMBOL_ORDER=1: the function order is not checked");
+        return;
+    }
+    let nm = std::process::Command::new("nm")
+        .args(["--defined-only", env!("CARGO_BIN_EXE_ckb")])
+        .output()
+        .expect("nm (GNU binutils, installed with the C compiler the build needs) must run");
+    assert!(nm.status.success(), "nm failed: {nm:?}");
+    let mut address = std::collections::HashMap::new();
+    for line in String::from_utf8_lossy(&nm.stdout).lines() {
+        if let [at, "t" | "T" | "w" | "W", name] = line.split_whitespace().collect::<Vec<_>>()[..] {
+            let at = u64::from_str_radix(at, 16).unwrap();
+            address.entry(name.to_string()).or_insert(at);
+        }
+    }
+    let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR");
+    let order =
+        std::fs::read_to_string(std::path::Path::new(&root).join("link/ckb.order")).unwrap();
+    let placed: Vec<u64> = order
+        .lines()
+        .filter_map(|n| address.get(n).copied())
+        .collect();
+    assert!(
+        placed.len() >= 100,
+        "only {} listed functions found",
+        placed.len()
+    );
+    let ascending = placed.windows(2).filter(|w| w[1] > w[0]).count();
+    // Without the ordering about half the neighbours ascend (the linker's own order).
+    assert!(
+        ascending * 100 >= (placed.len() - 1) * 95,
+        "{ascending} of {} neighbouring listed functions come in the list's order",
+        placed.len() - 1
     );
 }
