@@ -10,13 +10,16 @@ const STDLIB_VARIABLE: &str = "CXXSTDLIB_x86_64_unknown_linux_gnu";
 /// bundled into an rlib, which would need its folder on rustc's search path).
 const CONFIGURED: &str = "static:-bundle=stdc++";
 
+/// The one target both settings name (`.cargo/config.toml`, `build.rs`).
+const LINUX_X86_64_GNU: bool = cfg!(all(
+    target_arch = "x86_64",
+    target_os = "linux",
+    target_env = "gnu"
+));
+
 #[test]
 fn the_binary_carries_its_cpp_standard_library() {
-    if !cfg!(all(
-        target_arch = "x86_64",
-        target_os = "linux",
-        target_env = "gnu"
-    )) {
+    if !LINUX_X86_64_GNU {
         return; // the setting names this target only; elsewhere the platform default holds
     }
     let setting = std::env::var(STDLIB_VARIABLE).unwrap_or_default();
@@ -44,11 +47,7 @@ fn the_binary_carries_its_cpp_standard_library() {
 /// but the C and C++ ones (zstd, DuckDB, libstdc++) keep their names: those must come in order.
 #[test]
 fn the_functions_a_query_runs_are_laid_out_together() {
-    if !cfg!(all(
-        target_arch = "x86_64",
-        target_os = "linux",
-        target_env = "gnu"
-    )) {
+    if !LINUX_X86_64_GNU {
         return; // build.rs orders functions for this target only
     }
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
