@@ -2,7 +2,8 @@
 # Installs the external tools the tests and checks use, idempotently, into $HOME/.cache:
 #   - the stock DuckDB CLI (PyPI `duckdb-cli`), used by ci/check-duckdb-cli.sh;
 #   - Debian's chromium and graphviz (apt), used by the picture tests: the report opened in a
-#     headless browser, DOT rendered by `dot -Tsvg`;
+#     headless browser, DOT rendered by `dot -Tsvg`; and binutils (`nm`, `readelf`: how
+#     tests/linking.rs reads the binary), which the C compiler the build needs usually brings;
 #   - @mermaid-js/mermaid-cli and puppeteer-core (npm) into $tools/node, which drive that
 #     chromium (no npm package may download a browser: PUPPETEER_SKIP_DOWNLOAD);
 #   - the MCP clients `ckb mcp` is tested with (tests/cli_mcp.rs): the official Python SDK (PyPI
@@ -28,12 +29,13 @@ if ! "$tools/venv/bin/duckdb" -version 2>/dev/null | grep -q "^v$DUCKDB_CLI_VERS
 fi
 echo "duckdb CLI: $("$tools/venv/bin/duckdb" -version)"
 
-# chromium and graphviz from Debian; root runs apt-get itself, anyone else through sudo.
-if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1; then
+# chromium, graphviz and binutils from Debian; root runs apt-get itself, anyone else through sudo.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v dot >/dev/null 2>&1 \
+  || ! command -v nm >/dev/null 2>&1 || ! command -v readelf >/dev/null 2>&1; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium graphviz fonts-dejavu-core binutils >/dev/null
 fi
 echo "chromium: $(chromium --version 2>/dev/null | head -n 1); graphviz: $(dot -V 2>&1)"
 

@@ -33,13 +33,26 @@ fn the_binary_carries_its_cpp_standard_library() {
         );
         return;
     }
-    let binary = std::fs::read(env!("CARGO_BIN_EXE_ckb")).unwrap();
-    // A shared library the binary needs is named in its dynamic string table.
-    let needs_libstdcxx = binary.windows(12).any(|w| w == b"libstdc++.so");
+    // The shared libraries the loader maps before `main`: the NEEDED entries.
+    let dynamic = binutils("readelf", &["-d"]);
+    let needed: Vec<&str> = dynamic.lines().filter(|l| l.contains("(NEEDED)")).collect();
+    assert!(!needed.is_empty(), "no NEEDED entries read:\n{dynamic}");
     assert!(
-        !needs_libstdcxx,
-        "the ckb binary loads libstdc++.so at start-up; .cargo/config.toml links it statically"
+        !needed.iter().any(|l| l.contains("libstdc++.so")),
+        "the ckb binary loads libstdc++.so at start-up; .cargo/config.toml links it statically: {needed:?}"
     );
+}
+
+/// What a GNU binutils tool prints about the `ckb` binary (binutils come with the C compiler the
+/// build needs).
+fn binutils(tool: &str, args: &[&str]) -> String {
+    let out = std::process::Command::new(tool)
+        .args(args)
+        .arg(env!("CARGO_BIN_EXE_ckb"))
+        .output()
+        .unwrap_or_else(|e| panic!("{tool} (GNU binutils) must run: {e}"));
+    assert!(out.status.success(), "{tool} failed: {out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// `build.rs` asks the linker to lay out the functions of `link/ckb.order` in that order. In this
@@ -59,13 +72,8 @@ fn the_functions_a_query_runs_are_laid_out_together() {
         eprintln!("NOTICE: CKB_NO_SYMBOL_ORDER=1: the function order is not checked");
         return;
     }
-    let nm = std::process::Command::new("nm")
-        .args(["--defined-only", env!("CARGO_BIN_EXE_ckb")])
-        .output()
-        .expect("nm (GNU binutils, installed with the C compiler the build needs) must run");
-    assert!(nm.status.success(), "nm failed: {nm:?}");
     let mut address = std::collections::HashMap::new();
-    for line in String::from_utf8_lossy(&nm.stdout).lines() {
+    for line in binutils("nm", &["--defined-only"]).lines() {
         if let [at, "t" | "T" | "w" | "W", name] = line.split_whitespace().collect::<Vec<_>>()[..] {
             let at = u64::from_str_radix(at, 16).unwrap();
             address.entry(name.to_string()).or_insert(at);
