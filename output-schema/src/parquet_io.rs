@@ -371,6 +371,36 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     })
 }
 
+/// Reads one column of a table file, in row order, without decoding the others: for a reader that
+/// needs a single column of a large table (the identity stage's previous stable IDs). `column` must
+/// be one `T` declares.
+pub fn read_column<T: Table, C: crate::Column>(
+    path: &Path,
+    column: &str,
+) -> Result<Vec<C>, FormatError> {
+    let missing = || FormatError::MissingColumn {
+        table: T::INFO.name.to_string(),
+        column: column.to_string(),
+    };
+    if !T::INFO.columns.iter().any(|c| c.name == column) {
+        return Err(missing());
+    }
+    crate::contain::decoding(&path.display().to_string(), || {
+        let (file, metadata) = open_guarded(path, DictionaryColumns::Stored)?;
+        let index = metadata.schema().index_of(column).map_err(|_| missing())?;
+        let mask = ProjectionMask::roots(metadata.parquet_schema(), [index]);
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+            .with_projection(mask)
+            .with_batch_size(65_536)
+            .build()?;
+        let mut values = Vec::new();
+        for batch in reader {
+            values.extend(C::from_array(batch?.column(0).as_ref(), column)?);
+        }
+        Ok(values)
+    })
+}
+
 /// Opens a table file that ckb did not just write for `ckb query`'s lookups: the footer loaded
 /// and range-checked, every read confined to a column chunk whose pages were checked first
 /// ([`TableFile`]). Returns the file and its reader metadata, from which a reader builds one
@@ -901,6 +931,37 @@ mod tests {
     }
 
     #[test]
+    fn one_column_reads_as_the_rows_hold_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // More rows than one batch and one row group, so that the reader's batches and the
+        // file's row groups are both crossed.
+        let mut rows: Vec<CommitRow> = (0..(ROW_GROUP_ROWS as i64 + 70_000))
+            .map(|i| commit(&format!("{i:07}"), i % 5))
+            .collect();
+        write_table(dir.path(), &mut rows).unwrap();
+        let path = dir.path().join("commits.parquet");
+        // Strings read as plain arrays or dictionary arrays alike (see `plain_columns_…` for
+        // a column stored without a dictionary), and other types too.
+        let shas: Vec<SharedStr> = read_column::<CommitRow, _>(&path, "sha").unwrap();
+        let want: Vec<&str> = rows.iter().map(|r| r.sha.as_str()).collect();
+        assert_eq!(shas.iter().map(|s| s.as_str()).collect::<Vec<_>>(), want);
+        let authors: Vec<String> = read_column::<CommitRow, _>(&path, "author_id").unwrap();
+        assert_eq!(authors.len(), rows.len());
+        assert!(authors.iter().all(|a| a == "a"));
+        let times: Vec<i64> = read_column::<CommitRow, _>(&path, "author_time").unwrap();
+        assert_eq!(
+            times,
+            rows.iter().map(|r| r.author_time).collect::<Vec<_>>()
+        );
+        // A column the table does not declare is refused before the file is opened.
+        let err = read_column::<CommitRow, String>(&dir.path().join("absent"), "nope").unwrap_err();
+        assert!(
+            matches!(&err, FormatError::MissingColumn { table, column } if table == "commits" && column == "nope"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn plain_columns_exist_and_are_written_without_a_dictionary() {
         for (table, column) in PLAIN_COLUMNS {
             let info = crate::table_info(table).unwrap_or_else(|| panic!("no table {table}"));
@@ -937,6 +998,12 @@ mod tests {
             .map(|i| symbol(&format!("s{i:04}"), ["a", "b", "c"][i % 3]))
             .collect();
         write_table(dir.path(), &mut rows).unwrap();
+        let ids: Vec<SharedStr> =
+            read_column::<SymbolRow, _>(&dir.path().join("symbols.parquet"), "stable_id").unwrap();
+        assert!(ids
+            .iter()
+            .map(|s| s.as_str())
+            .eq(rows.iter().map(|r| r.stable_id.as_str())));
         let file = File::open(dir.path().join("symbols.parquet")).unwrap();
         let metadata = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).unwrap();
         let reader = parquet::file::serialized_reader::SerializedFileReader::new(file).unwrap();

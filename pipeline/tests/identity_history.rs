@@ -120,8 +120,28 @@ fn step(prev: Option<&Snapshot>, defs: &[Def], commit: &str) -> Snapshot {
         state_id: &format!("state-{commit}"),
         commit,
     };
-    let out = compute(prev.unwrap_or(&first), &symbols, stamp);
+    let prev = prev.unwrap_or(&first);
+    let out = compute(prev, &symbols, stamp);
+    // The stage reads the previous symbols as `read_previous` does: every stable ID, and whole
+    // rows only for the IDs no longer active. That must decide exactly what every row decides.
+    let active: BTreeSet<&str> = symbols.iter().map(|s| s.stable_id.as_str()).collect();
+    let pruned = Previous {
+        ids: prev.symbols.iter().map(|s| s.stable_id.clone()).collect(),
+        symbols: prev
+            .symbols
+            .iter()
+            .filter(|s| !active.contains(s.stable_id.as_str()))
+            .cloned()
+            .collect(),
+        aliases: prev.aliases.clone(),
+        tombstones: prev.tombstones.clone(),
+    };
+    let from_pruned = compute(&pruned, &symbols, stamp);
+    assert_eq!(from_pruned.aliases, out.aliases, "{commit}");
+    assert_eq!(from_pruned.tombstones, out.tombstones, "{commit}");
+    assert_eq!(from_pruned.stats, out.stats, "{commit}");
     Snapshot {
+        ids: Vec::new(),
         symbols,
         aliases: out.aliases,
         tombstones: out.tombstones,

@@ -258,6 +258,7 @@ fn run(header_in_body: bool, seed: u64) -> Tally {
         }
         prev_ids = ids;
         previous = Previous {
+            ids: Vec::new(),
             symbols: rows,
             aliases: out.aliases,
             tombstones: out.tombstones,

@@ -28,6 +28,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
+use output_schema::SharedStr;
 
 use super::similarity::{self, FUZZY_THRESHOLD};
 use crate::fingerprint::kind_family;
@@ -42,7 +43,11 @@ pub const MAX_FUZZY_BLOCK: usize = 256;
 /// What the previous snapshot says.
 #[derive(Debug, Default)]
 pub struct Previous {
-    /// Its active symbols.
+    /// The stable IDs of its active symbols (in any order, repeats allowed). [`compute`] takes
+    /// those of `symbols` too, so a caller holding every row may leave this empty.
+    pub ids: Vec<SharedStr>,
+    /// Its active symbols: at least every row whose ID is not active now (the rows of IDs still
+    /// active decide nothing, so a reader may leave them out).
     pub symbols: Vec<SymbolRow>,
     /// Its aliases.
     pub aliases: Vec<AliasRow>,
@@ -162,7 +167,12 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
     let current = unique_by_id(current);
     let prev = unique_by_id(&previous.symbols);
     let cur_ids: BTreeSet<&str> = current.iter().map(|s| s.stable_id.as_str()).collect();
-    let prev_ids: BTreeSet<&str> = prev.iter().map(|s| s.stable_id.as_str()).collect();
+    let prev_ids: BTreeSet<&str> = previous
+        .ids
+        .iter()
+        .map(SharedStr::as_str)
+        .chain(prev.iter().map(|s| s.stable_id.as_str()))
+        .collect();
     let vanished: Vec<&SymbolRow> = prev
         .iter()
         .copied()
@@ -176,7 +186,7 @@ pub fn compute(previous: &Previous, current: &[SymbolRow], stamp: Stamp<'_>) -> 
 
     let mut stats = Stats {
         symbols: current.len(),
-        previous_symbols: prev.len(),
+        previous_symbols: prev_ids.len(),
         vanished: vanished.len(),
         ..Stats::default()
     };

@@ -14,14 +14,16 @@ pub mod matching;
 pub mod similarity;
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use output_schema::manifest::{Completeness, StageReport, StageStatus, Warning};
-use output_schema::parquet_io::read_table;
+use output_schema::parquet_io::{read_column, read_table};
 use output_schema::tables::{AliasRow, SymbolRow, TombstoneRow};
-use output_schema::Table;
+use output_schema::{FormatError, SharedStr, Table};
 
 pub use matching::{compute, same_backend_symbol, version_blind, Computed, Previous, Stamp, Stats};
 
+use crate::fast_map::FastSet;
 use crate::fingerprint::kind_family;
 use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
@@ -94,51 +96,91 @@ fn warning(code: &str, message: String) -> Warning {
 /// Reads the previous snapshot's identity tables. Tables the snapshot lacks or that cannot be read
 /// are left empty with a warning; the boolean says whether the symbols were read (without them no
 /// vanished symbol can be recognised).
-pub fn read_previous(snapshot: &StoredSnapshot) -> (Previous, bool, Vec<Warning>) {
+///
+/// Of `symbols`, only the stable-ID column is read first. The whole rows matter only for the IDs
+/// that `current` (the symbols of the snapshot being built) no longer has, so the table is read in
+/// full only when there are some, and only those rows are kept: on most commits no symbol
+/// vanishes, and decoding every column of the previous table was most of the stage's time.
+pub fn read_previous(
+    snapshot: &StoredSnapshot,
+    current: &[SymbolRow],
+) -> (Previous, bool, Vec<Warning>) {
     let mut warnings = Vec::new();
-    fn load<T: Table>(
-        snapshot: &StoredSnapshot,
-        warnings: &mut Vec<Warning>,
-        missing_note: &str,
-    ) -> Option<Vec<T>> {
-        let name = T::INFO.name;
-        let id = &snapshot.manifest.snapshot_id;
-        let Some(entry) = snapshot.manifest.table(name) else {
+    let id = &snapshot.manifest.snapshot_id;
+    let file_of = |name: &str, warnings: &mut Vec<Warning>, missing_note: &str| {
+        let entry = snapshot.manifest.table(name);
+        if entry.is_none() {
             warnings.push(warning(
                 "previous-incomplete",
                 format!("previous snapshot {id} has no {name} table; {missing_note}"),
             ));
-            return None;
-        };
-        match read_table::<T>(&snapshot.dir.join(&entry.file)) {
+        }
+        entry.map(|e| snapshot.dir.join(&e.file))
+    };
+    let unreadable = |name: &str, e: FormatError, missing_note: &str| {
+        warning(
+            "previous-unreadable",
+            format!("previous snapshot {id}: {name} cannot be read ({e}); {missing_note}"),
+        )
+    };
+    fn load<T: Table>(
+        path: Option<PathBuf>,
+        warnings: &mut Vec<Warning>,
+        unreadable: impl Fn(&str, FormatError, &str) -> Warning,
+        missing_note: &str,
+    ) -> Option<Vec<T>> {
+        match read_table::<T>(&path?) {
             Ok(rows) => Some(rows),
             Err(e) => {
-                warnings.push(warning(
-                    "previous-unreadable",
-                    format!("previous snapshot {id}: {name} cannot be read ({e}); {missing_note}"),
-                ));
+                warnings.push(unreadable(T::INFO.name, e, missing_note));
                 None
             }
         }
     }
-    let symbols = load::<SymbolRow>(
-        snapshot,
-        &mut warnings,
-        "no aliases or tombstones are computed against it",
-    );
+
+    let symbols_note = "no aliases or tombstones are computed against it";
+    let symbols_file = file_of(SymbolRow::INFO.name, &mut warnings, symbols_note);
+    let (ids, symbols) = match symbols_file {
+        None => (Vec::new(), None),
+        Some(path) => match read_column::<SymbolRow, SharedStr>(&path, "stable_id") {
+            Err(e) => {
+                warnings.push(unreadable(SymbolRow::INFO.name, e, symbols_note));
+                (Vec::new(), None)
+            }
+            Ok(ids) => {
+                let active: FastSet<&str> = current.iter().map(|s| s.stable_id.as_str()).collect();
+                if ids.iter().all(|id| active.contains(id.as_str())) {
+                    (ids, Some(Vec::new()))
+                } else {
+                    match load::<SymbolRow>(Some(path), &mut warnings, unreadable, symbols_note) {
+                        Some(mut rows) => {
+                            rows.retain(|r| !active.contains(r.stable_id.as_str()));
+                            (ids, Some(rows))
+                        }
+                        None => (Vec::new(), None),
+                    }
+                }
+            }
+        },
+    };
+    let aliases_note = "earlier aliases are not carried forward";
     let aliases = load::<AliasRow>(
-        snapshot,
+        file_of(AliasRow::INFO.name, &mut warnings, aliases_note),
         &mut warnings,
-        "earlier aliases are not carried forward",
+        unreadable,
+        aliases_note,
     );
+    let tombstones_note = "earlier tombstones are not carried forward";
     let tombstones = load::<TombstoneRow>(
-        snapshot,
+        file_of(TombstoneRow::INFO.name, &mut warnings, tombstones_note),
         &mut warnings,
-        "earlier tombstones are not carried forward",
+        unreadable,
+        tombstones_note,
     );
     let has_symbols = symbols.is_some();
     (
         Previous {
+            ids,
             symbols: symbols.unwrap_or_default(),
             aliases: aliases.unwrap_or_default(),
             tombstones: tombstones.unwrap_or_default(),
@@ -163,7 +205,7 @@ pub fn identity(
         .collect();
     let (previous, usable) = match ctx.previous {
         Some(snapshot) => {
-            let (previous, has_symbols, w) = read_previous(snapshot);
+            let (previous, has_symbols, w) = read_previous(snapshot, symbols);
             warnings.extend(w);
             (previous, has_symbols)
         }
