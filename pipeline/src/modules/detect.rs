@@ -19,13 +19,14 @@
 //! Each file belongs to exactly one module: the innermost root containing it. A module's ID is its
 //! root path. Roots that end up holding no file are dropped.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::manifest::Warning;
 use output_schema::tables::FileRow;
 
 use super::manifests::{expand_members, ManifestKind, Manifests, MemberCandidates};
 use super::paths::{ancestors, child, file_name, parent_dir, strip_dir, RepoIndex};
+use crate::fast_map::FastMap;
 
 /// How a module was found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -68,7 +69,7 @@ pub struct Root {
 pub struct Partition {
     /// Modules sorted by ID.
     pub roots: Vec<Root>,
-    by_id: HashMap<String, usize>,
+    by_id: FastMap<String, usize>,
     /// Module index of each file, in the order of the files given.
     pub file_module: Vec<usize>,
 }
@@ -246,7 +247,7 @@ pub fn detect(
         .into_values()
         .filter(|r| used.contains(&r.id))
         .collect();
-    let by_id: HashMap<String, usize> = kept
+    let by_id: FastMap<String, usize> = kept
         .iter()
         .enumerate()
         .map(|(i, r)| (r.id.clone(), i))

@@ -27,13 +27,14 @@ pub mod paths;
 pub mod stdlib;
 pub mod view;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::manifest::{Completeness, StageReport, Warning};
 use output_schema::tables::{FileRow, ImportRow, ModuleEdgeRow, ModuleRow, SymbolRow};
 use output_schema::SharedStr;
 use rayon::prelude::*;
 
+use crate::fast_map::FastMap;
 use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::write::TableSet;
 use detect::{DetectReport, Partition};
@@ -96,7 +97,7 @@ pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     };
 
     // 2. Symbols: module and counts.
-    let (symbol_counts, symbol_module) =
+    let (symbol_counts, symbol_modules) =
         assign_symbol_modules(tables.symbols.as_mut(), &ids, &module_of);
 
     // 3. Imports.
@@ -115,9 +116,13 @@ pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     }
 
     // 4. Edges.
-    let symbol_module_ref: crate::fast_map::FastMap<&str, usize> = symbol_module
+    let symbol_module_ref: FastMap<&str, usize> = tables
+        .symbols
+        .as_deref()
+        .unwrap_or_default()
         .iter()
-        .map(|(k, v)| (k.as_str(), *v))
+        .zip(&symbol_modules)
+        .filter_map(|(s, m)| Some((s.stable_id.as_str(), (*m)?)))
         .collect();
     let (edges, ref_stats) = graph::build_edges(
         &ids,
@@ -256,26 +261,37 @@ fn completeness(
     }
 }
 
-/// Sets every symbol's module; returns the symbols per module and each symbol's module.
+/// Sets every symbol's module; returns the symbols per module and each symbol's module index (in
+/// symbol order).
 fn assign_symbol_modules(
     symbols: Option<&mut Vec<SymbolRow>>,
     ids: &[String],
     module_of: &dyn Fn(&str) -> Option<usize>,
-) -> (Vec<i64>, HashMap<SharedStr, usize>) {
+) -> (Vec<i64>, Vec<Option<usize>>) {
     let mut symbol_counts = vec![0i64; ids.len()];
-    let mut symbol_module: HashMap<SharedStr, usize> = HashMap::new();
-    if let Some(symbols) = symbols {
-        let shared_ids: Vec<SharedStr> = ids.iter().map(SharedStr::from).collect();
-        for s in symbols.iter_mut() {
-            let m = module_of(&s.path);
+    let Some(symbols) = symbols else {
+        return (symbol_counts, Vec::new());
+    };
+    let shared_ids: Vec<SharedStr> = ids.iter().map(SharedStr::from).collect();
+    // Symbols come by stable ID, not by file: each file's module is looked up once.
+    let mut by_path: FastMap<SharedStr, Option<usize>> = FastMap::default();
+    let modules = symbols
+        .iter_mut()
+        .map(|s| {
+            let m = match by_path.get(s.path.as_str()) {
+                Some(m) => *m,
+                None => *by_path
+                    .entry(s.path.clone())
+                    .or_insert_with(|| module_of(&s.path)),
+            };
             s.module_id = m.map(|i| shared_ids[i].clone());
             if let Some(i) = m {
                 symbol_counts[i] += 1;
-                symbol_module.insert(s.stable_id.clone(), i);
             }
-        }
-    }
-    (symbol_counts, symbol_module)
+            m
+        })
+        .collect();
+    (symbol_counts, modules)
 }
 
 /// Counts the edges and references; returns how many edges stay inside the repository.
@@ -341,10 +357,10 @@ fn classify_imports(
     counts: &mut BTreeMap<String, i64>,
     warnings: &mut Vec<Warning>,
 ) -> ImportStats {
-    let mut slot_of: HashMap<(&str, &str, &str, &str), usize> = HashMap::new();
+    let mut slot_of: FastMap<(&str, &str, &str, &str), usize> = FastMap::default();
     let mut firsts: Vec<usize> = Vec::new();
     let mut slots: Vec<usize> = Vec::with_capacity(imports.len());
-    let mut per_file: HashMap<&str, usize> = HashMap::new();
+    let mut per_file: FastMap<&str, usize> = FastMap::default();
     for (i, row) in imports.iter().enumerate() {
         let next = firsts.len();
         let slot = *slot_of.entry(resolution_key(row)).or_insert(next);
@@ -537,7 +553,7 @@ fn entrypoints(
     index: &RepoIndex<'_>,
 ) -> Vec<Entrypoint> {
     let mut out: Vec<Entrypoint> = Vec::new();
-    let is_test: HashMap<&str, bool> = files.iter().map(|f| (f.path.as_str(), f.is_test)).collect();
+    let is_test: FastMap<&str, bool> = files.iter().map(|f| (f.path.as_str(), f.is_test)).collect();
     for s in symbols {
         let lang = s.language.as_deref().unwrap_or("");
         let main_fn = s.name == "main"

@@ -4,7 +4,7 @@
 //! the repository: a relative path that climbs above the root yields `None`, and the caller
 //! counts it as an import escaping the repository.
 
-use std::collections::{HashMap, HashSet};
+use crate::fast_map::{FastMap, FastSet};
 
 /// The directory holding `path` (`.` for a file at the root).
 pub fn parent_dir(path: &str) -> &str {
@@ -92,17 +92,17 @@ pub fn strip_dir<'p>(path: &'p str, dir: &str) -> Option<&'p str> {
 
 /// Lookups over the scanned files: membership, folders, and files by name (for suffix matching).
 pub struct RepoIndex<'a> {
-    files: HashSet<&'a str>,
-    dirs: HashSet<String>,
-    by_name: HashMap<&'a str, Vec<&'a str>>,
+    files: FastSet<&'a str>,
+    dirs: FastSet<String>,
+    by_name: FastMap<&'a str, Vec<&'a str>>,
 }
 
 impl<'a> RepoIndex<'a> {
     /// Indexes the given paths (the scan's files).
     pub fn new(paths: impl Iterator<Item = &'a str>) -> RepoIndex<'a> {
-        let mut files = HashSet::new();
-        let mut dirs = HashSet::new();
-        let mut by_name: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+        let mut files = FastSet::default();
+        let mut dirs = FastSet::default();
+        let mut by_name: FastMap<&'a str, Vec<&'a str>> = FastMap::default();
         for p in paths {
             files.insert(p);
             by_name.entry(file_name(p)).or_default().push(p);
