@@ -484,11 +484,7 @@ fn too_small_budgets_and_bad_flags_are_errors() {
         store.path(),
         &[s(&b), "/nonexistent/snapshot", "--format", "json"],
     );
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        json(&String::from_utf8_lossy(&out.stdout))["error"]["code"],
-        "SNAPSHOT_NOT_FOUND"
-    );
+    error_answer(&out, "SNAPSHOT_NOT_FOUND");
 }
 
 #[test]
@@ -652,11 +648,7 @@ fn schema_versions_that_differ_warn_and_newer_ones_are_refused() {
     newer.schema_version = output_schema::SCHEMA_VERSION + 1;
     let (store, b, h) = write_pair(base(), newer);
     let out = diff_out(store.path(), &[s(&b), s(&h), "--format", "json"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        json(&String::from_utf8_lossy(&out.stdout))["error"]["code"],
-        "SCHEMA_UNSUPPORTED"
-    );
+    error_answer(&out, "SCHEMA_UNSUPPORTED");
 }
 
 #[test]

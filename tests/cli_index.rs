@@ -165,6 +165,13 @@ fn run_of<'a>(report: &'a Value, tool: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no run of {tool}: {report}"))
 }
 
+/// Why a run failed, was skipped or is missing, as its report says.
+fn reason_of(run: &Value) -> &str {
+    run["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no reason in {run}"))
+}
+
 fn polyglot_repo() -> Fixture {
     let repo = Fixture::git();
     repo.write(
@@ -254,7 +261,7 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
 
     let ts = run_of(&report, "scip-typescript");
     assert_eq!(ts["status"], "timed-out");
-    assert!(ts["reason"].as_str().unwrap().contains("--timeout"), "{ts}");
+    assert!(reason_of(ts).contains("--timeout"), "{ts}");
     let pid = std::fs::read_to_string(fakes.grandchild()).expect("the grandchild started");
     let until = Instant::now() + Duration::from_secs(10);
     while process_alive(&pid) && Instant::now() < until {
@@ -351,10 +358,7 @@ fn an_index_that_does_not_decode_or_describes_other_files_is_not_used() {
     let ts = run_of(&report, "scip-typescript");
     assert_eq!(ts["status"], "failed");
     assert!(
-        ts["reason"]
-            .as_str()
-            .unwrap()
-            .starts_with("it wrote an index ckb cannot read"),
+        reason_of(ts).starts_with("it wrote an index ckb cannot read"),
         "{ts}"
     );
     let py = run_of(&report, "scip-python");
@@ -407,15 +411,10 @@ fn a_missing_indexer_is_a_notice_with_its_install_command() {
     ));
     let rust = run_of(&report, "rust-analyzer");
     assert_eq!(rust["status"], "missing");
+    let reason = reason_of(rust);
     assert!(
-        rust["reason"]
-            .as_str()
-            .unwrap()
-            .contains("`rust-analyzer --version` fails")
-            && rust["reason"]
-                .as_str()
-                .unwrap()
-                .contains("rustup component add rust-analyzer"),
+        reason.contains("`rust-analyzer --version` fails")
+            && reason.contains("rustup component add rust-analyzer"),
         "{rust}"
     );
     assert_eq!(proxy.runs("rust-analyzer"), 0);

@@ -126,13 +126,14 @@ pub fn read_git_state(
     }
 }
 
-/// Reads the state of the repository [`open_repository`] opened at `root`.
+/// Reads the state of the repository [`open_repository`] opened at `root`: the state part of
+/// [`status_of`].
 pub fn read_state_of(
     repo: &gix::Repository,
     root: &Path,
     exclusions: &StateExclusions,
 ) -> Result<RepoState, PipelineError> {
-    read_state_noting(repo, root, exclusions, &mut Vec::new())
+    status_of(repo, root, exclusions).map(|s| s.state)
 }
 
 /// [`read_state_of`], with a `large-file-unhashed` warning in `warnings` for each file counted

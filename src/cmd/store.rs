@@ -221,8 +221,8 @@ mod tests {
 
     #[test]
     fn sizes_read_as_people_write_them() {
-        assert_eq!(bytes(12), "12 B");
-        assert_eq!(bytes(4096), "4.0 KiB");
-        assert_eq!(bytes(3 << 20), "3.0 MiB");
+        for (n, written) in [(12, "12 B"), (4096, "4.0 KiB"), (3 << 20, "3.0 MiB")] {
+            assert_eq!(bytes(n), written);
+        }
     }
 }

@@ -253,8 +253,8 @@ pub fn place(s: &SymbolRow, test_file: bool) -> Place {
     }
 }
 
-/// Kinds that can own members (the owner of a method, field or property).
-const TYPE_KINDS: [&str; 9] = [
+/// Kinds that name a type: a non-call use of one is a type dependency.
+pub const TYPE_LIKE_KINDS: [&str; 8] = [
     "class",
     "struct",
     "interface",
@@ -263,15 +263,28 @@ const TYPE_KINDS: [&str; 9] = [
     "type_alias",
     "type",
     "union",
-    "object",
 ];
 
-fn is_type_kind(kind: &str) -> bool {
-    TYPE_KINDS.contains(&kind)
+/// Whether a kind names a type (one of [`TYPE_LIKE_KINDS`]).
+pub fn is_type_like(kind: &str) -> bool {
+    TYPE_LIKE_KINDS.contains(&kind)
 }
 
+/// The kind of a singleton (`object` in Scala and Kotlin), which owns members as a type does.
+const SINGLETON_KIND: &str = "object";
+
+/// Whether a kind can own members (the owner of a method, field or property).
+fn is_type_kind(kind: &str) -> bool {
+    is_type_like(kind) || kind == SINGLETON_KIND
+}
+
+/// The kinds that can own members, for a predicate on the `kind` column.
 fn type_kinds() -> BTreeSet<String> {
-    TYPE_KINDS.iter().map(|k| k.to_string()).collect()
+    TYPE_LIKE_KINDS
+        .iter()
+        .chain([&SINGLETON_KIND])
+        .map(|k| k.to_string())
+        .collect()
 }
 
 /// The type a member belongs to, as its container names it: the last scope, or a Rust `impl`

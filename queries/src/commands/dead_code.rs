@@ -27,6 +27,7 @@ use output_schema::tables::{RelationshipRow, SymbolRow};
 use output_schema::Roles;
 use serde_json::{json, Value};
 
+use crate::analysis::ranking::is_type_like;
 use crate::envelope::answer::Answer;
 use crate::envelope::facts::FileIndex;
 use crate::envelope::respond::{finish, shell_quote, Ctx, Draft};
@@ -34,21 +35,11 @@ use crate::snapshot::coverage;
 use crate::snapshot::read;
 use crate::QueryError;
 
-/// Kinds that can be candidates.
-pub const CANDIDATE_KINDS: &[&str] = &[
-    "function",
-    "method",
-    "class",
-    "struct",
-    "interface",
-    "trait",
-    "enum",
-    "type_alias",
-    "type",
-    "constant",
-    "macro",
-    "union",
-];
+/// Kinds that can be candidates: functions, methods, constants, macros and the kinds that name a
+/// type.
+pub fn is_candidate_kind(kind: &str) -> bool {
+    matches!(kind, "function" | "method" | "constant" | "macro") || is_type_like(kind)
+}
 
 /// What `dead-code` was asked.
 #[derive(Clone, Debug, Default)]
@@ -153,7 +144,7 @@ pub fn dead_code(ctx: &Ctx<'_>, args: &DeadCodeArgs) -> Result<Answer, QueryErro
         if !kinds.is_empty() && !kinds.contains(&s.kind.to_lowercase()) {
             continue;
         }
-        if !CANDIDATE_KINDS.contains(&s.kind.as_str()) {
+        if !is_candidate_kind(&s.kind) {
             *excluded.entry("kind-not-tracked").or_default() += 1;
             continue;
         }

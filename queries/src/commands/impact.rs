@@ -24,6 +24,7 @@ use output_schema::Roles;
 use serde_json::{json, Value};
 
 use crate::analysis::call_graph::{CallGraph, Reached};
+use crate::analysis::ranking::is_type_like;
 use crate::analysis::risk::Risk;
 use crate::commands::refs::{is_definition, occurrences_of};
 use crate::envelope::answer::Answer;
@@ -38,14 +39,6 @@ use crate::QueryError;
 pub use crate::envelope::respond::DEPTH_RANGE;
 /// Default depth of transitive callers.
 pub const DEFAULT_DEPTH: usize = 3;
-
-/// Whether a kind names a type (its non-call uses are type dependencies).
-pub fn is_type_like(kind: &str) -> bool {
-    matches!(
-        kind,
-        "class" | "struct" | "interface" | "trait" | "enum" | "type_alias" | "type" | "union"
-    )
-}
 
 /// Everything impact-like commands compute about one symbol.
 pub struct Analysis {

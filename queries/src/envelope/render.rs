@@ -321,10 +321,14 @@ mod tests {
 
     #[test]
     fn times_read_as_utc_dates() {
-        assert_eq!(utc_date(0), "1970-01-01 00:00 UTC");
-        assert_eq!(utc_date(951_782_400), "2000-02-29 00:00 UTC");
-        assert_eq!(utc_date(1_795_340_057), "2026-11-22 09:34 UTC");
-        assert_eq!(utc_date(-1), "1969-12-31 23:59 UTC");
+        for (seconds, date) in [
+            (0, "1970-01-01 00:00 UTC"),
+            (951_782_400, "2000-02-29 00:00 UTC"),
+            (1_795_340_057, "2026-11-22 09:34 UTC"),
+            (-1, "1969-12-31 23:59 UTC"),
+        ] {
+            assert_eq!(utc_date(seconds), date);
+        }
         let v = serde_json::json!({"lastChanged": 86_400, "lines": 86_400});
         let mut out = String::new();
         tree(&mut out, &v, 0);

@@ -221,9 +221,9 @@ mod tests {
 
     #[test]
     fn numbers_read_well() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(1234567), "1,234,567");
-        assert_eq!(thousands(-1000), "-1,000");
+        for (n, written) in [(0, "0"), (1234567, "1,234,567"), (-1000, "-1,000")] {
+            assert_eq!(thousands(n), written);
+        }
     }
 
     #[test]

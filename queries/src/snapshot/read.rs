@@ -565,10 +565,14 @@ mod tests {
 
     #[test]
     fn paths_below() {
-        assert!(is_path_or_below("src/a.rs", "src"));
-        assert!(is_path_or_below("src", "src/"));
-        assert!(!is_path_or_below("srcx/a.rs", "src"));
-        assert!(is_path_or_below("a.rs", "."));
+        for (path, folder, below) in [
+            ("src/a.rs", "src", true),
+            ("src", "src/", true),
+            ("srcx/a.rs", "src", false),
+            ("a.rs", ".", true),
+        ] {
+            assert_eq!(is_path_or_below(path, folder), below, "{path} in {folder}");
+        }
     }
 
     #[test]
