@@ -105,78 +105,40 @@ pub fn read_previous(
     snapshot: &StoredSnapshot,
     current: &[SymbolRow],
 ) -> (Previous, bool, Vec<Warning>) {
-    let mut warnings = Vec::new();
-    let id = &snapshot.manifest.snapshot_id;
-    let file_of = |name: &str, warnings: &mut Vec<Warning>, missing_note: &str| {
-        let entry = snapshot.manifest.table(name);
-        if entry.is_none() {
-            warnings.push(warning(
-                "previous-incomplete",
-                format!("previous snapshot {id} has no {name} table; {missing_note}"),
-            ));
-        }
-        entry.map(|e| snapshot.dir.join(&e.file))
+    let mut tables = PreviousTables {
+        snapshot,
+        warnings: Vec::new(),
     };
-    let unreadable = |name: &str, e: FormatError, missing_note: &str| {
-        warning(
-            "previous-unreadable",
-            format!("previous snapshot {id}: {name} cannot be read ({e}); {missing_note}"),
-        )
-    };
-    fn load<T: Table>(
-        path: Option<PathBuf>,
-        warnings: &mut Vec<Warning>,
-        unreadable: impl Fn(&str, FormatError, &str) -> Warning,
-        missing_note: &str,
-    ) -> Option<Vec<T>> {
-        match read_table::<T>(&path?) {
-            Ok(rows) => Some(rows),
-            Err(e) => {
-                warnings.push(unreadable(T::INFO.name, e, missing_note));
-                None
-            }
-        }
-    }
-
-    let symbols_note = "no aliases or tombstones are computed against it";
-    let symbols_file = file_of(SymbolRow::INFO.name, &mut warnings, symbols_note);
-    let (ids, symbols) = match symbols_file {
+    let note = "no aliases or tombstones are computed against it";
+    let (ids, symbols) = match tables.file(SymbolRow::INFO.name, note) {
         None => (Vec::new(), None),
-        Some(path) => match read_column::<SymbolRow, SharedStr>(&path, "stable_id") {
-            Err(e) => {
-                warnings.push(unreadable(SymbolRow::INFO.name, e, symbols_note));
-                (Vec::new(), None)
-            }
-            Ok(ids) => {
-                let active: FastSet<&str> = current.iter().map(|s| s.stable_id.as_str()).collect();
-                if ids.iter().all(|id| active.contains(id.as_str())) {
+        Some(path) => {
+            let ids = tables.read(SymbolRow::INFO.name, note, || {
+                read_column::<SymbolRow, SharedStr>(&path, "stable_id")
+            });
+            let active: FastSet<&str> = current.iter().map(|s| s.stable_id.as_str()).collect();
+            match ids {
+                None => (Vec::new(), None),
+                Some(ids) if ids.iter().all(|id| active.contains(id.as_str())) => {
                     (ids, Some(Vec::new()))
-                } else {
-                    match load::<SymbolRow>(Some(path), &mut warnings, unreadable, symbols_note) {
+                }
+                Some(ids) => {
+                    let rows = tables.read(SymbolRow::INFO.name, note, || {
+                        read_table::<SymbolRow>(&path)
+                    });
+                    match rows {
+                        None => (Vec::new(), None),
                         Some(mut rows) => {
                             rows.retain(|r| !active.contains(r.stable_id.as_str()));
                             (ids, Some(rows))
                         }
-                        None => (Vec::new(), None),
                     }
                 }
             }
-        },
+        }
     };
-    let aliases_note = "earlier aliases are not carried forward";
-    let aliases = load::<AliasRow>(
-        file_of(AliasRow::INFO.name, &mut warnings, aliases_note),
-        &mut warnings,
-        unreadable,
-        aliases_note,
-    );
-    let tombstones_note = "earlier tombstones are not carried forward";
-    let tombstones = load::<TombstoneRow>(
-        file_of(TombstoneRow::INFO.name, &mut warnings, tombstones_note),
-        &mut warnings,
-        unreadable,
-        tombstones_note,
-    );
+    let aliases = tables.rows::<AliasRow>("earlier aliases are not carried forward");
+    let tombstones = tables.rows::<TombstoneRow>("earlier tombstones are not carried forward");
     let has_symbols = symbols.is_some();
     (
         Previous {
@@ -186,8 +148,59 @@ pub fn read_previous(
             tombstones: tombstones.unwrap_or_default(),
         },
         has_symbols,
-        warnings,
+        tables.warnings,
     )
+}
+
+/// The previous snapshot's tables as [`read_previous`] reads them, and the warnings for those it
+/// lacks or cannot read (`note` says what is lost).
+struct PreviousTables<'s> {
+    snapshot: &'s StoredSnapshot,
+    warnings: Vec<Warning>,
+}
+
+impl PreviousTables<'_> {
+    /// The file of table `name`, if the snapshot has one.
+    fn file(&mut self, name: &str, note: &str) -> Option<PathBuf> {
+        let m = &self.snapshot.manifest;
+        let Some(entry) = m.table(name) else {
+            self.warnings.push(warning(
+                "previous-incomplete",
+                format!(
+                    "previous snapshot {} has no {name} table; {note}",
+                    m.snapshot_id
+                ),
+            ));
+            return None;
+        };
+        Some(self.snapshot.dir.join(&entry.file))
+    }
+
+    /// What `read` reads from table `name`, or `None` with a warning.
+    fn read<R>(
+        &mut self,
+        name: &str,
+        note: &str,
+        read: impl FnOnce() -> Result<R, FormatError>,
+    ) -> Option<R> {
+        read()
+            .map_err(|e| {
+                self.warnings.push(warning(
+                    "previous-unreadable",
+                    format!(
+                        "previous snapshot {}: {name} cannot be read ({e}); {note}",
+                        self.snapshot.manifest.snapshot_id
+                    ),
+                ));
+            })
+            .ok()
+    }
+
+    /// Every row of table `T`.
+    fn rows<T: Table>(&mut self, note: &str) -> Option<Vec<T>> {
+        let path = self.file(T::INFO.name, note)?;
+        self.read(T::INFO.name, note, || read_table::<T>(&path))
+    }
 }
 
 /// Runs the identity stage over the final (merged) `symbols`. `agreement` comes from
