@@ -28,7 +28,7 @@ use crate::scan_cache::{CacheUpdate, PendingCache};
 use crate::scip::ScipTables;
 use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::{self, StoredSnapshot};
-use crate::warning_paths::relative_paths;
+use crate::warning_paths::RelativePaths;
 use crate::write::TableSet;
 use crate::{
     history, identity, leftovers, modules, privacy, repo_state, scan, scip, syntax, usage,
@@ -140,13 +140,11 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
             // Problems are reported with the path the user gave or a library's own wording,
             // which may be absolute: the snapshot keeps paths relative to the repository or the
             // store.
+            let paths = RelativePaths::new(&plan.root, &plan.store_root);
             for report in draft.reports.values_mut() {
                 for w in &mut report.warnings {
-                    w.message = relative_paths(&w.message, &plan.root, &plan.store_root);
-                    w.path = w
-                        .path
-                        .as_deref()
-                        .map(|p| relative_paths(p, &plan.root, &plan.store_root));
+                    w.message = paths.apply(&w.message);
+                    w.path = w.path.as_deref().map(|p| paths.apply(p));
                 }
             }
             tables

@@ -146,15 +146,72 @@ pub fn scan(
     finish_scan(config, candidates, nested_list, progress)
 }
 
+#[derive(Default)]
 struct Candidates {
     files: Vec<(PathBuf, String)>,
     skipped: Vec<(&'static str, String, String)>,
 }
 
-fn collect_candidates(walker: WalkBuilder, root: &Path) -> Candidates {
-    let mut files = Vec::new();
-    let mut skipped = Vec::new();
-    for entry in walker.build() {
+/// Walks with the walker's own threads (one per worker of the pool this runs on): reading folders
+/// and their ignore files was the longest serial step of a run on a large tree. Each thread
+/// collects into its own lists; the lists are merged and sorted by path, so nothing after the
+/// walk depends on which thread saw which entry.
+fn collect_candidates(mut walker: WalkBuilder, root: &Path) -> Candidates {
+    let found: Mutex<Vec<Candidates>> = Mutex::new(Vec::new());
+    walker
+        .threads(rayon::current_num_threads())
+        .build_parallel()
+        .visit(&mut CollectorBuilder {
+            root,
+            found: &found,
+        });
+    let mut all = Candidates::default();
+    for part in found.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        all.files.extend(part.files);
+        all.skipped.extend(part.skipped);
+    }
+    all.files.sort_by(|a, b| a.1.cmp(&b.1));
+    all.skipped.sort();
+    all
+}
+
+/// Makes one [`Collector`] per walker thread.
+struct CollectorBuilder<'s> {
+    root: &'s Path,
+    found: &'s Mutex<Vec<Candidates>>,
+}
+
+impl<'s> ignore::ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
+        Box::new(Collector {
+            root: self.root,
+            found: self.found,
+            local: Candidates::default(),
+        })
+    }
+}
+
+/// One walker thread's candidates, handed over when the thread is done with it.
+struct Collector<'s> {
+    root: &'s Path,
+    found: &'s Mutex<Vec<Candidates>>,
+    local: Candidates,
+}
+
+impl Drop for Collector<'_> {
+    fn drop(&mut self) {
+        let local = std::mem::take(&mut self.local);
+        // A poisoned lock only means another walker thread panicked; its rows are lost with it.
+        self.found
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(local);
+    }
+}
+
+impl ignore::ParallelVisitor for Collector<'_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        let (root, local) = (self.root, &mut self.local);
         let entry = match entry {
             Ok(e) => e,
             Err(err) => {
@@ -166,48 +223,52 @@ fn collect_candidates(walker: WalkBuilder, root: &Path) -> Candidates {
                 } else {
                     "walk-error"
                 };
-                skipped.push((reason, path, err.to_string()));
-                continue;
+                local.skipped.push((reason, path, err.to_string()));
+                return ignore::WalkState::Continue;
             }
         };
         let Some(ft) = entry.file_type() else {
-            continue;
+            return ignore::WalkState::Continue;
         };
         if ft.is_dir() {
-            continue;
+            return ignore::WalkState::Continue;
         }
         let rel = match entry.path().strip_prefix(root) {
             Ok(r) => r,
-            Err(_) => continue,
+            Err(_) => return ignore::WalkState::Continue,
         };
         let Some(rel_str) = rel.to_str() else {
-            skipped.push((
+            local.skipped.push((
                 "non-utf8-path",
                 rel.to_string_lossy().into_owned(),
                 "file name is not valid UTF-8".into(),
             ));
-            continue;
+            return ignore::WalkState::Continue;
         };
         let rel_str = rel_str.replace('\\', "/");
         // ckb's own inputs (SCIP indexes where they are discovered, their commit sidecars) are
         // not files of the repository, as the store is not: an index next to the code must not
         // change the `files` table.
         if crate::repo_state::is_scip_index_path(&rel_str) {
-            continue;
+            return ignore::WalkState::Continue;
         }
         if ft.is_symlink() {
-            skipped.push(("symlink", rel_str, "symbolic links are not followed".into()));
-            continue;
+            local
+                .skipped
+                .push(("symlink", rel_str, "symbolic links are not followed".into()));
+            return ignore::WalkState::Continue;
         }
         if !ft.is_file() {
-            skipped.push(("special-file", rel_str, "not a regular file".into()));
-            continue;
+            local
+                .skipped
+                .push(("special-file", rel_str, "not a regular file".into()));
+            return ignore::WalkState::Continue;
         }
         // Fault injection (`CKB_FAILPOINT=kill@walk#N`): a run killed in the middle of the walk.
         let _ = output_schema::failpoint::hit("walk");
-        files.push((entry.into_path(), rel_str));
+        local.files.push((entry.into_path(), rel_str));
+        ignore::WalkState::Continue
     }
-    Candidates { files, skipped }
 }
 
 fn err_path(err: &ignore::Error, root: &Path) -> String {

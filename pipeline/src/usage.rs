@@ -9,7 +9,7 @@
 //! integers of facts already in the snapshot, so anonymization only keys the stable ID.
 
 use output_schema::tables::{CallEdgeRow, OccurrenceRow, SymbolRow, UsageRow};
-use output_schema::Roles;
+use output_schema::{Roles, SharedStr};
 
 use crate::fast_map::FastMap;
 
@@ -25,8 +25,12 @@ pub fn count(
         index.insert(s.stable_id.as_str(), i as u32);
     }
     let mut references = vec![0i64; symbols.len()];
-    // (symbol, path) of every reference site, to count distinct files without a set per symbol.
-    let mut sites: Vec<(u32, &str)> = Vec::new();
+    // (symbol, file) of every reference site as one number, to count distinct files without a
+    // set per symbol and to sort numbers rather than paths. Rows of one file mostly come
+    // together, so a path is looked up once per run of it.
+    let mut file_ids: FastMap<&str, u32> = FastMap::default();
+    let mut last_file: Option<(&SharedStr, u32)> = None;
+    let mut sites: Vec<u64> = Vec::new();
     for o in occurrences {
         if o.roles.contains(Roles::DEFINITION) || o.roles.contains(Roles::FORWARD_DEFINITION) {
             continue;
@@ -35,13 +39,22 @@ pub fn count(
             continue;
         };
         references[i as usize] += 1;
-        sites.push((i, o.path.as_str()));
+        let file = match last_file {
+            Some((path, id)) if *path == o.path => id,
+            _ => {
+                let next = file_ids.len() as u32;
+                let id = *file_ids.entry(o.path.as_str()).or_insert(next);
+                last_file = Some((&o.path, id));
+                id
+            }
+        };
+        sites.push(u64::from(i) << 32 | u64::from(file));
     }
     sites.sort_unstable();
     sites.dedup();
     let mut files = vec![0i64; symbols.len()];
-    for (i, _) in &sites {
-        files[*i as usize] += 1;
+    for site in &sites {
+        files[(site >> 32) as usize] += 1;
     }
     drop(sites);
     let mut callers = vec![0i64; symbols.len()];
@@ -70,7 +83,6 @@ pub fn count(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use output_schema::SharedStr;
 
     fn occ(id: Option<&str>, path: &str, line: i32, roles: Roles) -> OccurrenceRow {
         OccurrenceRow {
