@@ -201,7 +201,7 @@ struct Collector<'s> {
 impl Drop for Collector<'_> {
     fn drop(&mut self) {
         let local = std::mem::take(&mut self.local);
-        // A poisoned lock only means another walker thread panicked; its rows are lost with it.
+        // Poisoned only if another walker thread panicked, which the walk raises again anyway.
         self.found
             .lock()
             .unwrap_or_else(|e| e.into_inner())
