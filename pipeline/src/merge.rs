@@ -23,7 +23,7 @@
 //! The merge is a plain function over row vectors so it does not depend on how the stages are
 //! wired; [`merge_step`] is the driver's step from the two stages' rows to the written tables.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::{Roles, SharedStr};
@@ -179,7 +179,10 @@ fn overlaps(a: &SymbolRow, b: &SymbolRow) -> bool {
 /// Merges tree-sitter and SCIP rows (see the module doc).
 pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
     let mut stats = MergeStats::default();
-    let covered = &scip.covered_paths;
+    // Looked up for every tree-sitter row: hashed once here rather than searched as a tree of
+    // long, mostly equal paths each time.
+    let covered: FastSet<&str> = scip.covered_paths.iter().map(String::as_str).collect();
+    let covered = &covered;
     let SyntaxTables {
         symbols: ts_symbols,
         occurrences: ts_occurrences,
@@ -241,10 +244,9 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         rewrites.rewrite_optional(&mut e.callee_id, &mut stats);
         true
     });
+    let relationless: FastSet<&str> = scip.relationless_paths.iter().map(String::as_str).collect();
     let relationships = scip_then_kept(scip.relationships, ts_relationships, |r| {
-        if rewrites.in_covered(&r.from_id)
-            && !rewrites.in_paths(&r.from_id, &scip.relationless_paths)
-        {
+        if rewrites.in_covered(&r.from_id) && !rewrites.in_paths(&r.from_id, &relationless) {
             stats.dropped_tree_sitter_relationships += 1;
             return false;
         }
@@ -293,7 +295,7 @@ fn definitions_read_as_external(
     ts_occurrences: &[OccurrenceRow],
     scip_symbols: &[SymbolRow],
     scip_occurrences: &[OccurrenceRow],
-    covered: &BTreeSet<String>,
+    covered: &FastSet<&str>,
 ) -> BTreeMap<(SharedStr, i32, i32), SharedStr> {
     let candidates: FastSet<&str> = ts_symbols
         .iter()
@@ -314,13 +316,15 @@ fn definitions_read_as_external(
         return BTreeMap::new();
     }
     let defined: FastSet<&str> = scip_symbols.iter().map(|s| s.stable_id.as_str()).collect();
+    // The position first: few references sit where a tree-sitter definition does.
     scip_occurrences
         .iter()
         .filter(|o| !o.roles.contains(Roles::DEFINITION))
-        .filter(|o| o.symbol_id.as_deref().is_some_and(|t| !defined.contains(t)))
         .filter_map(|o| {
             let &(name, id) = definitions.get(&(o.path.as_str(), o.line, o.col))?;
-            (name == o.name.as_str()).then(|| ((o.path.clone(), o.line, o.col), id.clone()))
+            let external = o.symbol_id.as_deref().is_some_and(|t| !defined.contains(t));
+            (external && name == o.name.as_str())
+                .then(|| ((o.path.clone(), o.line, o.col), id.clone()))
         })
         .collect()
 }
@@ -332,7 +336,7 @@ fn definitions_read_as_external(
 fn merge_symbols<'c>(
     ts_symbols: Vec<SymbolRow>,
     scip_symbols: Vec<SymbolRow>,
-    covered: &'c BTreeSet<String>,
+    covered: &'c FastSet<&'c str>,
     read_as_external: &BTreeMap<(SharedStr, i32, i32), SharedStr>,
     stats: &mut MergeStats,
 ) -> (Vec<SymbolRow>, Rewrites<'c>, FastSet<SharedStr>) {
@@ -431,7 +435,7 @@ struct Rewrites<'c> {
     dropped_ids: FastSet<SharedStr>,
     /// The file of every tree-sitter definition.
     ts_path: FastMap<SharedStr, SharedStr>,
-    covered: &'c BTreeSet<String>,
+    covered: &'c FastSet<&'c str>,
 }
 
 impl Rewrites<'_> {
@@ -451,7 +455,7 @@ impl Rewrites<'_> {
     }
 
     /// Whether a tree-sitter definition lies in one of `paths`.
-    fn in_paths(&self, id: &str, paths: &BTreeSet<String>) -> bool {
+    fn in_paths(&self, id: &str, paths: &FastSet<&str>) -> bool {
         self.ts_path
             .get(id)
             .is_some_and(|p| paths.contains(p.as_str()))
