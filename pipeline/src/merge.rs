@@ -213,37 +213,57 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         }
     }
 
-    // Tree-sitter occurrences come sorted by path: each file's coverage is looked up once.
-    let mut last_file: Option<(SharedStr, bool)> = None;
-    let occurrences = scip_then_kept(scip_occurrences, ts_occurrences, |o| {
-        let in_covered = match &last_file {
-            Some((path, is_covered)) if *path == o.path => *is_covered,
-            _ => {
-                let is_covered = covered.contains(o.path.as_str());
-                last_file = Some((o.path.clone(), is_covered));
-                is_covered
-            }
-        };
-        if in_covered {
-            stats.dropped_tree_sitter_occurrences += 1;
-            return false;
-        }
-        rewrites.rewrite_optional(&mut o.symbol_id, &mut stats);
-        rewrites.rewrite_optional(&mut o.enclosing_symbol_id, &mut stats);
-        true
-    });
-    let call_edges = scip_then_kept(scip.call_edges, ts_call_edges, |e| {
-        if rewrites.in_covered(&e.caller_id) {
-            stats.dropped_tree_sitter_call_edges += 1;
-            return false;
-        }
-        if !rewrites.rewrite_required(&mut e.caller_id, &mut stats) {
-            stats.unresolved_references += 1;
-            return false;
-        }
-        rewrites.rewrite_optional(&mut e.callee_id, &mut stats);
-        true
-    });
+    // The occurrences and the call edges are filtered side by side: both only read the
+    // rewrites, and each counts into stats of its own, added after.
+    let rewrites = &rewrites;
+    let ((occurrences, occurrence_stats), (call_edges, edge_stats)) = rayon::join(
+        move || {
+            let mut stats = MergeStats::default();
+            // Tree-sitter occurrences come sorted by path: each file's coverage is looked up
+            // once.
+            let mut last_file: Option<(SharedStr, bool)> = None;
+            let rows = scip_then_kept(scip_occurrences, ts_occurrences, |o| {
+                let in_covered = match &last_file {
+                    Some((path, is_covered)) if *path == o.path => *is_covered,
+                    _ => {
+                        let is_covered = covered.contains(o.path.as_str());
+                        last_file = Some((o.path.clone(), is_covered));
+                        is_covered
+                    }
+                };
+                if in_covered {
+                    stats.dropped_tree_sitter_occurrences += 1;
+                    return false;
+                }
+                rewrites.rewrite_optional(&mut o.symbol_id, &mut stats);
+                rewrites.rewrite_optional(&mut o.enclosing_symbol_id, &mut stats);
+                true
+            });
+            (rows, stats)
+        },
+        move || {
+            let mut stats = MergeStats::default();
+            let rows = scip_then_kept(scip.call_edges, ts_call_edges, |e| {
+                if rewrites.in_covered(&e.caller_id) {
+                    stats.dropped_tree_sitter_call_edges += 1;
+                    return false;
+                }
+                if !rewrites.rewrite_required(&mut e.caller_id, &mut stats) {
+                    stats.unresolved_references += 1;
+                    return false;
+                }
+                rewrites.rewrite_optional(&mut e.callee_id, &mut stats);
+                true
+            });
+            (rows, stats)
+        },
+    );
+    stats.dropped_tree_sitter_occurrences += occurrence_stats.dropped_tree_sitter_occurrences;
+    stats.dropped_tree_sitter_call_edges += edge_stats.dropped_tree_sitter_call_edges;
+    for part in [&occurrence_stats, &edge_stats] {
+        stats.remapped_references += part.remapped_references;
+        stats.unresolved_references += part.unresolved_references;
+    }
     let relationless: FastSet<&str> = scip.relationless_paths.iter().map(String::as_str).collect();
     let relationships = scip_then_kept(scip.relationships, ts_relationships, |r| {
         if rewrites.in_covered(&r.from_id) && !rewrites.in_paths(&r.from_id, &relationless) {
