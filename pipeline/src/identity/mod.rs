@@ -23,7 +23,7 @@ use output_schema::{FormatError, SharedStr, Table};
 
 pub use matching::{compute, same_backend_symbol, version_blind, Computed, Previous, Stamp, Stats};
 
-use crate::fast_map::FastSet;
+use crate::fast_map::{FastMap, FastSet};
 use crate::fingerprint::kind_family;
 use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::StoredSnapshot;
@@ -58,8 +58,9 @@ impl Agreement {
 /// Compares the tree-sitter and SCIP views of the definitions, before they are merged. A key that
 /// occurs twice on one side (two definitions on one line) is ambiguous and left out.
 pub fn backend_agreement(tree_sitter: &[SymbolRow], scip: &[SymbolRow]) -> Agreement {
-    fn index(rows: &[SymbolRow]) -> BTreeMap<(&str, &str, &str, i32), Option<&str>> {
-        let mut map = BTreeMap::new();
+    type Key<'r> = (&'r str, &'r str, &'r str, i32);
+    fn index(rows: &[SymbolRow]) -> FastMap<Key<'_>, Option<&str>> {
+        let mut map = FastMap::default();
         for r in rows {
             let key = (
                 r.path.as_str(),
@@ -73,9 +74,10 @@ pub fn backend_agreement(tree_sitter: &[SymbolRow], scip: &[SymbolRow]) -> Agree
         }
         map
     }
-    let ts = index(tree_sitter);
-    let sc = index(scip);
+    let (ts, sc) = rayon::join(|| index(tree_sitter), || index(scip));
     let mut out = Agreement::default();
+    // Only counted, so the map's order does not matter.
+    #[allow(clippy::iter_over_hash_type)]
     for (key, id) in &sc {
         if let (Some(id), Some(Some(other))) = (id, ts.get(key)) {
             out.both += 1;
