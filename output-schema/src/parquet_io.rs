@@ -20,7 +20,8 @@ use std::sync::Arc;
 use arrow::array::{ArrayRef, RecordBatch};
 use arrow::datatypes::{DataType, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::arrow_writer::compute_leaves;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
@@ -356,12 +357,31 @@ pub fn write_jsonl_to<T: Table>(
     write_entry::<T>(syncs, dir, jsonl_file_name(T::INFO), rows.len(), &bytes)
 }
 
+/// Rows per record batch of the table readers.
+const READ_BATCH_ROWS: usize = 65_536;
+
+/// A reader of the top-level column `index` of a table file alone (each batch has that one
+/// column).
+fn column_reader(
+    file: TableFile,
+    metadata: ArrowReaderMetadata,
+    index: usize,
+) -> Result<ParquetRecordBatchReader, FormatError> {
+    let mask = ProjectionMask::roots(metadata.parquet_schema(), [index]);
+    Ok(
+        ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+            .with_projection(mask)
+            .with_batch_size(READ_BATCH_ROWS)
+            .build()?,
+    )
+}
+
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
     crate::contain::decoding(&path.display().to_string(), || {
         let (file, metadata) = open_guarded(path, DictionaryColumns::All)?;
         let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
-            .with_batch_size(65_536)
+            .with_batch_size(READ_BATCH_ROWS)
             .build()?;
         let mut rows = Vec::new();
         for batch in reader {
@@ -388,13 +408,8 @@ pub fn read_column<T: Table, C: crate::Column>(
     crate::contain::decoding(&path.display().to_string(), || {
         let (file, metadata) = open_guarded(path, DictionaryColumns::Stored)?;
         let index = metadata.schema().index_of(column).map_err(|_| missing())?;
-        let mask = ProjectionMask::roots(metadata.parquet_schema(), [index]);
-        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
-            .with_projection(mask)
-            .with_batch_size(65_536)
-            .build()?;
         let mut values = Vec::new();
-        for batch in reader {
+        for batch in column_reader(file, metadata, index)? {
             values.extend(C::from_array(batch?.column(0).as_ref(), column)?);
         }
         Ok(values)
@@ -603,11 +618,7 @@ fn read_table_parallel_contained<T: Table>(
         .into_par_iter()
         .map(|i| -> Result<Vec<ArrayRef>, FormatError> {
             crate::contain::decoding(what, || {
-                let mask = ProjectionMask::roots(metadata.parquet_schema(), [i]);
-                ParquetRecordBatchReaderBuilder::new_with_metadata(file.clone(), metadata.clone())
-                    .with_projection(mask)
-                    .with_batch_size(65_536)
-                    .build()?
+                column_reader(file.clone(), metadata.clone(), i)?
                     .map(|batch| Ok(batch?.column(0).clone()))
                     .collect()
             })
