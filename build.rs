@@ -13,8 +13,16 @@ fn main() {
     if target != "x86_64-unknown-linux-gnu" || opted_out {
         return;
     }
+    // The linker reads a copy in the build's own folder, not the checkout's file: a target folder
+    // that several checkouts share (CI's, under `$HOME/.cache`) keeps this script's output, and
+    // the checkout it named may be gone by the time another one links.
     let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
-    let order = std::path::Path::new(&root).join("link/ckb.order");
+    let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let order = std::path::Path::new(&out).join("ckb.order");
+    if let Err(e) = std::fs::copy(std::path::Path::new(&root).join("link/ckb.order"), &order) {
+        println!("cargo:warning=link/ckb.order not copied ({e}): linked without a symbol order");
+        return;
+    }
     println!(
         "cargo:rustc-link-arg-bin=ckb=-Wl,--symbol-ordering-file={}",
         order.display()
