@@ -32,6 +32,7 @@ use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, Uninde
 use rayon::prelude::*;
 
 use crate::manifest::{file_hash, FileEntry};
+use crate::table::SortedRows;
 use crate::table_file::TableFile;
 use crate::{FormatError, Table, TableInfo, CKB_VERSION, SCHEMA_VERSION};
 
@@ -130,7 +131,12 @@ pub fn writer_properties(table: &TableInfo) -> WriterProperties {
 /// Sorts rows and encodes them as a Parquet file in memory: the bytes of [`encode_batch`] of
 /// [`crate::table::to_record_batch`], from the cheaper arrays of [`Table::to_write_arrays`].
 pub fn encode_table<T: Table>(rows: &mut [T]) -> Result<Vec<u8>, FormatError> {
-    crate::table::sort_rows(rows);
+    encode_sorted(SortedRows::sort(rows))
+}
+
+/// Encodes rows already in their canonical order: the bytes [`encode_table`] gives for them.
+pub fn encode_sorted<T: Table>(rows: SortedRows<'_, T>) -> Result<Vec<u8>, FormatError> {
+    let rows = rows.rows();
     let schema = (T::INFO.schema)();
     encode_columns(T::INFO, &schema, &T::to_write_arrays(rows), rows.len())
 }
@@ -210,6 +216,22 @@ pub fn write_table_to<T: Table>(
 ) -> Result<FileEntry, FormatError> {
     let bytes = encode_table(rows)?;
     write_entry::<T>(syncs, dir, T::INFO.file_name(), rows.len(), &bytes)
+}
+
+/// [`write_table_to`] for rows that [`encode_sorted`] already encoded as `bytes`. The rows must
+/// not have changed since: debug builds (every test) encode them again and compare.
+pub fn write_encoded_to<T: Table>(
+    syncs: &Syncs,
+    dir: &Path,
+    rows: &mut [T],
+    bytes: &[u8],
+) -> Result<FileEntry, FormatError> {
+    debug_assert!(
+        encode_table(rows).is_ok_and(|again| again == bytes),
+        "{}: rows changed after they were encoded",
+        T::INFO.name
+    );
+    write_entry::<T>(syncs, dir, T::INFO.file_name(), rows.len(), bytes)
 }
 
 /// Writes a table's file `<dir>/<file>` (flushed by `syncs`) and returns its manifest entry.

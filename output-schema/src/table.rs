@@ -134,6 +134,33 @@ pub fn sort_rows<T: Table>(rows: &mut [T]) {
     rows.par_sort_unstable_by(T::compare);
 }
 
+/// Rows in their table's canonical order: made only by [`SortedRows::sort`], so code that
+/// encodes them (and must give the bytes a sort-then-encode would) cannot be handed rows in
+/// another order. Shared: other readers may go on reading the rows meanwhile.
+#[derive(Debug)]
+pub struct SortedRows<'a, T>(&'a [T]);
+
+impl<T> Clone for SortedRows<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for SortedRows<'_, T> {}
+
+impl<'a, T: Table> SortedRows<'a, T> {
+    /// Sorts `rows` ([`sort_rows`]) and keeps them read-only from here on.
+    pub fn sort(rows: &'a mut [T]) -> Self {
+        sort_rows(rows);
+        SortedRows(rows)
+    }
+
+    /// The rows.
+    pub fn rows(self) -> &'a [T] {
+        self.0
+    }
+}
+
 /// Builds one column's array from a table's rows.
 #[doc(hidden)]
 pub type ColumnBuilder<R> = dyn Fn(&[R]) -> ArrayRef + Sync;

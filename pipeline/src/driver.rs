@@ -13,7 +13,10 @@
 use std::time::Instant;
 
 use output_schema::manifest::{RepoState, StageReport, Warning};
-use output_schema::tables::{AliasRow, FileRow, TombstoneRow, UsageRow};
+use output_schema::table::SortedRows;
+use output_schema::tables::{
+    AliasRow, CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow, TombstoneRow, UsageRow,
+};
 use output_schema::Stage;
 
 use crate::cache_pack::{self, CachePack, CacheProblem, PackUpdate};
@@ -29,7 +32,7 @@ use crate::scip::ScipTables;
 use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::{self, StoredSnapshot};
 use crate::warning_paths::RelativePaths;
-use crate::write::TableSet;
+use crate::write::{EncodedAhead, TableSet};
 use crate::{
     history, identity, leftovers, modules, privacy, repo_state, scan, scip, syntax, usage,
     PipelineError, Progress, SnapshotOptions, SnapshotOutcome,
@@ -106,7 +109,7 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
     };
     let caches = Caches::open(plan, ctx.previous.is_some());
     let mut updates = CacheUpdates::default();
-    let tables = run_stages(
+    let (tables, encoded) = run_stages(
         plan,
         &ctx,
         scanned,
@@ -155,6 +158,7 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
         repo_state: repo_state_written,
         previous: &previous,
         scan_cache,
+        encoded,
     };
     let outcome = publish::publish(plan, tables, draft, publication)?;
     // Only once the snapshot is published: a failed run leaves the caches as they were.
@@ -377,7 +381,8 @@ fn read_state(
     ))
 }
 
-/// Runs the selected stages in order and returns every table they produced.
+/// Runs the selected stages in order and returns every table they produced, with those it could
+/// encode ahead of the write.
 fn run_stages(
     plan: &Plan,
     ctx: &StageContext<'_>,
@@ -386,7 +391,7 @@ fn run_stages(
     caches: &Caches,
     updates: &mut CacheUpdates,
     draft: &mut ManifestDraft,
-) -> Result<TableSet, PipelineError> {
+) -> Result<(TableSet, EncodedAhead), PipelineError> {
     let files = match scanned {
         Some(scan) if plan.selected(Stage::Scan) => Some(draft.add(Stage::Scan, scan)),
         _ => None,
@@ -394,18 +399,102 @@ fn run_stages(
     let syntax = syntax_stage(plan, ctx, files.as_deref(), caches, updates, draft)?;
     let (code, agreement) =
         scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, caches, updates, draft)?;
+    let CodeTables {
+        symbols,
+        mut occurrences,
+        mut call_edges,
+        mut relationships,
+        imports,
+    } = code;
+
+    // From the merge on, the steps below only read occurrences, call edges and relationships
+    // (identity and the git stage do not touch them; usage and modules read them). So they are
+    // encoded now, on the pool, while those mostly serial steps run, and the write only has the
+    // other tables left. Not in an anonymized run: anonymization rewrites every table first.
+    let occurrences_sorted = occurrences.as_deref_mut().map(SortedRows::sort);
+    let call_edges_sorted = call_edges.as_deref_mut().map(SortedRows::sort);
+    let relationships_sorted = relationships.as_deref_mut().map(SortedRows::sort);
+    let mut encoded = EncodedAhead::default();
+    let mut encode_took = None;
+    let later = rayon::in_place_scope(|scope| {
+        if plan.anonymizer.is_none() {
+            scope.spawn(|_| {
+                let clock = Instant::now();
+                encoded = EncodedAhead::encode(
+                    occurrences_sorted,
+                    call_edges_sorted,
+                    relationships_sorted,
+                );
+                encode_took = Some(clock.elapsed());
+            });
+        }
+        let read = ReadOnlyCode {
+            occurrences: occurrences_sorted.map(SortedRows::rows),
+            call_edges: call_edges_sorted.map(SortedRows::rows),
+        };
+        later_stages(
+            plan,
+            ctx,
+            (files, symbols, imports),
+            read,
+            agreement,
+            previous_warnings,
+            draft,
+        )
+    });
+    if let Some(took) = encode_took {
+        draft.extras.timings.push(("encode-ahead".into(), took));
+    }
+    let mut tables = later?;
+    tables.occurrences = occurrences;
+    tables.call_edges = call_edges;
+    tables.relationships = relationships;
+    Ok((tables, encoded))
+}
+
+/// The code tables the steps after the merge only read.
+#[derive(Clone, Copy)]
+struct ReadOnlyCode<'a> {
+    occurrences: Option<&'a [OccurrenceRow]>,
+    call_edges: Option<&'a [CallEdgeRow]>,
+}
+
+/// The files, symbols and imports the steps after the merge change (modules fills in their
+/// module IDs).
+type ChangedLater = (
+    Option<Vec<FileRow>>,
+    Option<Vec<SymbolRow>>,
+    Option<Vec<ImportRow>>,
+);
+
+/// The steps after the merge: git, identity, usage, then modules. The tables they produce, and
+/// `files`, `symbols` and `imports` module-assigned (occurrences, call edges and relationships
+/// are left out: they stay where `code` reads them).
+fn later_stages(
+    plan: &Plan,
+    ctx: &StageContext<'_>,
+    (files, symbols, imports): ChangedLater,
+    code: ReadOnlyCode<'_>,
+    agreement: Option<Agreement>,
+    previous_warnings: &[String],
+    draft: &mut ManifestDraft,
+) -> Result<TableSet, PipelineError> {
     let history = git_stage(plan, ctx, draft)?;
-    let identity = identity_stage(plan, ctx, &code, agreement, previous_warnings, draft);
+    let identity = identity_stage(
+        plan,
+        ctx,
+        symbols.as_deref(),
+        agreement,
+        previous_warnings,
+        draft,
+    );
 
     let (aliases, tombstones) = identity.unzip();
-    let usage = usage_step(&code, draft);
+    let usage = usage_step(symbols.as_deref(), code, draft);
     let mut tables = TableSet {
         files,
-        symbols: code.symbols,
-        occurrences: code.occurrences,
-        call_edges: code.call_edges,
-        relationships: code.relationships,
-        imports: code.imports,
+        symbols,
+        imports,
         aliases,
         tombstones,
         usage,
@@ -424,7 +513,8 @@ fn run_stages(
     if plan.selected(Stage::Modules) {
         let clock = Instant::now();
         if tables.files.is_some() {
-            tables = draft.add(Stage::Modules, modules::run(ctx, tables));
+            let output = modules::run_reading(ctx, tables, code.occurrences);
+            tables = draft.add(Stage::Modules, output);
         } else {
             draft.skip(Stage::Modules, "input stage scan did not run");
         }
@@ -435,10 +525,14 @@ fn run_stages(
 
 /// The usage step: how much each symbol is used, from the final occurrences and call edges
 /// (absent when no stage wrote symbols and occurrences).
-fn usage_step(code: &CodeTables, draft: &mut ManifestDraft) -> Option<Vec<UsageRow>> {
+fn usage_step(
+    symbols: Option<&[SymbolRow]>,
+    code: ReadOnlyCode<'_>,
+    draft: &mut ManifestDraft,
+) -> Option<Vec<UsageRow>> {
     let clock = Instant::now();
-    let (symbols, occurrences) = (code.symbols.as_ref()?, code.occurrences.as_ref()?);
-    let call_edges = code.call_edges.as_deref().unwrap_or_default();
+    let (symbols, occurrences) = (symbols?, code.occurrences?);
+    let call_edges = code.call_edges.unwrap_or_default();
     let rows = usage::count(symbols, occurrences, call_edges);
     draft.time("usage", clock);
     Some(rows)
@@ -532,7 +626,7 @@ fn git_stage(
 fn identity_stage(
     plan: &Plan,
     ctx: &StageContext<'_>,
-    code: &CodeTables,
+    symbols: Option<&[SymbolRow]>,
     agreement: Option<Agreement>,
     previous_warnings: &[String],
     draft: &mut ManifestDraft,
@@ -541,7 +635,7 @@ fn identity_stage(
         return None;
     }
     let clock = Instant::now();
-    let rows = match &code.symbols {
+    let rows = match symbols {
         None => {
             let mut report = StageReport::skipped("no symbols: syntax and scip did not run");
             report.set_warnings(

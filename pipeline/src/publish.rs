@@ -14,7 +14,7 @@ use crate::previous::ChosenPrevious;
 use crate::scan_cache::PendingCache;
 use crate::stage::{ManifestExtras, ManifestParts, StageOutput};
 use crate::store::{self, StoredSnapshot};
-use crate::write::{self, TableSet};
+use crate::write::{self, EncodedAhead, TableSet};
 use crate::{PipelineError, SnapshotOutcome};
 
 /// The manifest's parts as the stages fill them in, and the run's timings.
@@ -110,6 +110,8 @@ pub struct Publication<'a> {
     pub previous: &'a ChosenPrevious,
     /// The scan cache to save once the snapshot is visible.
     pub scan_cache: Option<PendingCache>,
+    /// The tables encoded before the write.
+    pub encoded: EncodedAhead,
 }
 
 /// Writes the snapshot into a temporary folder and publishes it atomically.
@@ -124,6 +126,7 @@ pub fn publish(
         repo_state,
         previous,
         scan_cache,
+        encoded,
     } = publication;
     let clock = Instant::now();
     let tmp = plan
@@ -133,7 +136,7 @@ pub fn publish(
     let written = (|| -> Result<Manifest, PipelineError> {
         let syncs = output_schema::parquet_io::Syncs::default();
         let (table_entries, json_entries) =
-            write::write_tables(&syncs, &tmp, &mut tables, plan.json_tables)?;
+            write::write_tables(&syncs, &tmp, &mut tables, encoded, plan.json_tables)?;
         let view_entries = write::write_views(&syncs, &tmp, &draft.extras.views)?;
         let mut repo_state = repo_state;
         // Only the git stage can tell that objects are missing without a filter.

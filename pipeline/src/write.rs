@@ -4,7 +4,10 @@
 use std::path::Path;
 
 use output_schema::manifest::{compress_json, file_hash, FileEntry};
-use output_schema::parquet_io::{write_jsonl_to, write_table_to, Syncs};
+use output_schema::parquet_io::{
+    encode_sorted, write_encoded_to, write_jsonl_to, write_table_to, Syncs,
+};
+use output_schema::table::SortedRows;
 use output_schema::tables::*;
 use output_schema::views::Views;
 use output_schema::{layout, FormatError, ALL_TABLES};
@@ -50,22 +53,68 @@ pub struct TableSet {
     pub usage: Option<Vec<UsageRow>>,
 }
 
+/// Parquet bytes of tables encoded before the write, while later steps still ran: rows that no
+/// step after the merge changes (see the driver). `None`: encoded by the write, as every other
+/// table.
+#[derive(Debug, Default)]
+pub struct EncodedAhead {
+    /// `occurrences`.
+    pub occurrences: Option<Result<Vec<u8>, FormatError>>,
+    /// `call_edges`.
+    pub call_edges: Option<Result<Vec<u8>, FormatError>>,
+    /// `relationships`.
+    pub relationships: Option<Result<Vec<u8>, FormatError>>,
+}
+
+impl EncodedAhead {
+    /// Encodes each table's rows, side by side.
+    pub fn encode(
+        occurrences: Option<SortedRows<'_, OccurrenceRow>>,
+        call_edges: Option<SortedRows<'_, CallEdgeRow>>,
+        relationships: Option<SortedRows<'_, RelationshipRow>>,
+    ) -> EncodedAhead {
+        let (occurrences, (call_edges, relationships)) = rayon::join(
+            || occurrences.map(encode_sorted),
+            || {
+                rayon::join(
+                    || call_edges.map(encode_sorted),
+                    || relationships.map(encode_sorted),
+                )
+            },
+        );
+        EncodedAhead {
+            occurrences,
+            call_edges,
+            relationships,
+        }
+    }
+}
+
 /// Manifest entries of one written table: its Parquet file and, when asked, its JSON Lines export.
 type Written = (FileEntry, Option<FileEntry>);
 type Job<'a> = Box<dyn FnOnce() -> Result<Written, FormatError> + Send + 'a>;
 
-/// A table's write job and a guess at its cost (cells to encode), to start the largest first.
+/// A table's write job and a guess at its cost (cells to encode; none when `encoded` already
+/// holds its bytes), to start the largest first.
 fn job<'a, T: output_schema::Table>(
     syncs: &'a Syncs,
     dir: &'a Path,
     rows: &'a mut Option<Vec<T>>,
+    encoded: Option<Result<Vec<u8>, FormatError>>,
     json_lines: bool,
 ) -> Option<(usize, Job<'a>)> {
     rows.as_mut().map(|rows| {
-        let cells = rows.len() * T::INFO.columns.len();
+        let cells = match encoded {
+            Some(_) => 0,
+            None => rows.len() * T::INFO.columns.len(),
+        };
         let job = Box::new(move || {
-            // write_table sorts the rows in place, so the JSON Lines follow the same order.
-            let parquet = write_table_to(syncs, dir, rows)?;
+            // Rows are sorted in place (or were, before they were encoded ahead), so the JSON
+            // Lines follow the same order.
+            let parquet = match encoded {
+                Some(bytes) => write_encoded_to(syncs, dir, rows, &bytes?)?,
+                None => write_table_to(syncs, dir, rows)?,
+            };
             let jsonl = if json_lines {
                 Some(write_jsonl_to(syncs, dir, rows)?)
             } else {
@@ -84,26 +133,33 @@ pub fn write_tables(
     syncs: &Syncs,
     dir: &Path,
     tables: &mut TableSet,
+    encoded: EncodedAhead,
     json_lines: bool,
 ) -> Result<(Vec<FileEntry>, Vec<FileEntry>), PipelineError> {
     let j = json_lines;
     let mut jobs: Vec<(usize, Job<'_>)> = [
-        job(syncs, dir, &mut tables.files, j),
-        job(syncs, dir, &mut tables.symbols, j),
-        job(syncs, dir, &mut tables.occurrences, j),
-        job(syncs, dir, &mut tables.call_edges, j),
-        job(syncs, dir, &mut tables.relationships, j),
-        job(syncs, dir, &mut tables.imports, j),
-        job(syncs, dir, &mut tables.modules, j),
-        job(syncs, dir, &mut tables.module_edges, j),
-        job(syncs, dir, &mut tables.aliases, j),
-        job(syncs, dir, &mut tables.tombstones, j),
-        job(syncs, dir, &mut tables.commits, j),
-        job(syncs, dir, &mut tables.file_changes, j),
-        job(syncs, dir, &mut tables.churn, j),
-        job(syncs, dir, &mut tables.cochange, j),
-        job(syncs, dir, &mut tables.ownership, j),
-        job(syncs, dir, &mut tables.usage, j),
+        job(syncs, dir, &mut tables.files, None, j),
+        job(syncs, dir, &mut tables.symbols, None, j),
+        job(syncs, dir, &mut tables.occurrences, encoded.occurrences, j),
+        job(syncs, dir, &mut tables.call_edges, encoded.call_edges, j),
+        job(
+            syncs,
+            dir,
+            &mut tables.relationships,
+            encoded.relationships,
+            j,
+        ),
+        job(syncs, dir, &mut tables.imports, None, j),
+        job(syncs, dir, &mut tables.modules, None, j),
+        job(syncs, dir, &mut tables.module_edges, None, j),
+        job(syncs, dir, &mut tables.aliases, None, j),
+        job(syncs, dir, &mut tables.tombstones, None, j),
+        job(syncs, dir, &mut tables.commits, None, j),
+        job(syncs, dir, &mut tables.file_changes, None, j),
+        job(syncs, dir, &mut tables.churn, None, j),
+        job(syncs, dir, &mut tables.cochange, None, j),
+        job(syncs, dir, &mut tables.ownership, None, j),
+        job(syncs, dir, &mut tables.usage, None, j),
     ]
     .into_iter()
     .flatten()

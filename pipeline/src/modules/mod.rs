@@ -30,7 +30,9 @@ pub mod view;
 use std::collections::{BTreeMap, BTreeSet};
 
 use output_schema::manifest::{Completeness, StageReport, Warning};
-use output_schema::tables::{FileRow, ImportRow, ModuleEdgeRow, ModuleRow, SymbolRow};
+use output_schema::tables::{
+    FileRow, ImportRow, ModuleEdgeRow, ModuleRow, OccurrenceRow, SymbolRow,
+};
 use output_schema::SharedStr;
 use rayon::prelude::*;
 
@@ -66,6 +68,19 @@ pub struct ModulesOutput {
 /// Runs the stage over `tables` (which must hold `files`) and hands them back with `module_id`
 /// filled, imports classified, and `modules` and `module_edges` added.
 pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
+    let occurrences = tables.occurrences.take();
+    let mut output = run_reading(ctx, tables, occurrences.as_deref());
+    output.tables.occurrences = occurrences;
+    output
+}
+
+/// [`run`], reading `occurrences` where they are rather than from `tables` (the stage only reads
+/// them: the driver encodes them for the write meanwhile).
+pub fn run_reading(
+    ctx: &StageContext<'_>,
+    mut tables: TableSet,
+    occurrences: Option<&[OccurrenceRow]>,
+) -> ModulesOutput {
     ctx.progress.stage_started("modules", None);
     let Some(files) = tables.files.as_mut() else {
         return ModulesOutput {
@@ -127,7 +142,7 @@ pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     let (edges, ref_stats) = graph::build_edges(
         &ids,
         tables.imports.as_deref().unwrap_or_default(),
-        tables.occurrences.as_deref(),
+        occurrences,
         &module_of,
         &symbol_module_ref,
     );
@@ -169,10 +184,7 @@ pub fn run(ctx: &StageContext<'_>, mut tables: TableSet) -> ModulesOutput {
     let mut report = StageReport::ran(!imports_present || malformed);
     report.items = files.len() as i64;
     report.counts = counts;
-    let scip_references = tables
-        .occurrences
-        .as_ref()
-        .is_some_and(|o| o.iter().any(|x| x.source == "scip"));
+    let scip_references = occurrences.is_some_and(|o| o.iter().any(|x| x.source == "scip"));
     report.completeness = Some(completeness(
         imports_present,
         ref_stats.cross_module,
