@@ -315,41 +315,42 @@ pub(super) fn gather(
         Some(cache) => super::cache::recorded(cache, ctx.repo_id, supported),
         None => vec![false; supported.len()],
     };
-    // The previous snapshot is asked only for the files the cache does not record.
-    let uncached: Vec<FileRow> = supported
-        .iter()
-        .zip(&recorded)
-        .filter(|(_, &r)| !r)
-        .map(|((f, _), _)| (*f).clone())
-        .collect();
-    let (plan, plan_warning) = match previous
-        .filter(|_| !uncached.is_empty())
-        .map(|p| plan(p, ctx.repo_id, fingerprint, &uncached))
-    {
-        None | Some(Ok(None)) => (None, None),
-        Some(Ok(Some(plan))) => (Some(plan), None),
-        Some(Err(warning)) => (None, Some(warning)),
-    };
-    drop(uncached);
-    let candidate: Vec<bool> = supported
-        .iter()
-        .zip(&recorded)
-        .map(|((f, _), &r)| {
-            !r && plan
-                .as_ref()
-                .is_some_and(|p| p.candidates.contains_key(&f.path))
-        })
-        .collect();
-    let (mut cached, (reuse, mut parsed)) = rayon::join(
+    // The previous snapshot is asked only for the files the cache does not record: planned
+    // (its `files` table and `syntax-files` view read) beside the decoding too.
+    let (mut cached, (plan_warning, candidate, (reuse, mut parsed))) = rayon::join(
         || match cache {
             Some(cache) => super::cache::lookup(cache, ctx.repo_id, supported, &recorded),
             None => (0..supported.len()).map(|_| None).collect(),
         },
         || {
-            rayon::join(
+            let uncached: Vec<FileRow> = supported
+                .iter()
+                .zip(&recorded)
+                .filter(|(_, &r)| !r)
+                .map(|((f, _), _)| (*f).clone())
+                .collect();
+            let (plan, plan_warning) = match previous
+                .filter(|_| !uncached.is_empty())
+                .map(|p| plan(p, ctx.repo_id, fingerprint, &uncached))
+            {
+                None | Some(Ok(None)) => (None, None),
+                Some(Ok(Some(plan))) => (Some(plan), None),
+                Some(Err(warning)) => (None, Some(warning)),
+            };
+            let candidate: Vec<bool> = supported
+                .iter()
+                .zip(&recorded)
+                .map(|((f, _), &r)| {
+                    !r && plan
+                        .as_ref()
+                        .is_some_and(|p| p.candidates.contains_key(&f.path))
+                })
+                .collect();
+            let read_and_parsed = rayon::join(
                 || plan.map(Plan::load).unwrap_or_default(),
                 || parse_where(ctx, supported, config, |i| !recorded[i] && !candidate[i]),
-            )
+            );
+            (plan_warning, candidate, read_and_parsed)
         },
     );
     let Reuse {
