@@ -5,7 +5,8 @@
 //!    early); an existing snapshot of that state ends the run.
 //! 3. The lock, the previous snapshot ([`previous`]).
 //! 4. [`run_stages`]: scan → syntax → scip → merge → git → identity → modules, each a function of
-//!    the stage contract ([`crate::stage`]) whose output the [`ManifestDraft`] takes apart.
+//!    the stage contract ([`crate::stage`]) whose output the [`ManifestDraft`] takes apart. The
+//!    tables final at the merge are encoded for the write while the steps after it run.
 //! 5. Anonymization (or relative warning paths), then [`publish`].
 //! 6. The lock released, what dead writers left in the repository's folder is cleared
 //!    ([`leftovers::clean_repo`]).
