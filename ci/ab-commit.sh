@@ -17,8 +17,8 @@
 # snapshot_stages`, copied aside for each build); their file names must differ. `ts` runs
 # tree-sitter only, `scip` with the fresh index of the commit.
 #
-# Exits 1 when two builds' per-commit snapshots differ: every table, view and decompressed
-# manifest is compared by md5 (timings are in run.json, which is left out).
+# Exits 1 when two builds' per-commit snapshots differ: every file of the snapshot is compared
+# byte for byte, except run.json (the timings).
 set -euo pipefail
 
 [[ $# -ge 4 ]] || { echo "usage: $0 WORK ts|scip RUNS BUILD..." >&2; exit 2; }
@@ -83,21 +83,22 @@ for build in "${BUILDS[@]}"; do
     "$(median $(cpu "${results[@]}"))" "$(wall "${results[@]}" | tr '\n' ' ')"
 done
 
-# The last round's snapshots, compared.
-digest() { # digest STORE: md5 of every table, view and decompressed manifest of the commit
-  local dir=$1/repo=bench/commit=$HEAD_SHA f
-  (cd "$dir" && for f in $(find . -name '*.parquet' -o -path './views/*' -type f | sort); do
-    echo "$f $(md5sum < "$f")"
-  done; echo "manifest $(zstd -qdc manifest.json.zst | md5sum)")
-}
+# The last round's snapshots, compared file by file (run.json holds the timings).
+files_of() { (cd "$1" && find . -type f ! -name run.json | sort); }
 first=$(basename "${BUILDS[0]}")
+a=$SCRATCH/run-$first/repo=bench/commit=$HEAD_SHA
 status=0
 for build in "${BUILDS[@]:1}"; do
   name=$(basename "$build")
-  if ! diff <(digest "$SCRATCH/run-$first") <(digest "$SCRATCH/run-$name") >/dev/null; then
-    echo "DIFFERENT: $name's per-commit snapshot is not $first's, byte for byte"
+  b=$SCRATCH/run-$name/repo=bench/commit=$HEAD_SHA
+  if [[ "$(files_of "$a")" != "$(files_of "$b")" ]]; then
+    echo "DIFFERENT: $name's per-commit snapshot holds other files than $first's"
     status=1
+    continue
   fi
+  while IFS= read -r f; do
+    cmp -s "$a/$f" "$b/$f" || { echo "DIFFERENT: $f ($name's is not $first's)"; status=1; }
+  done < <(files_of "$a")
 done
 [[ $status == 1 ]] || echo "same bytes: every build's per-commit snapshot"
 exit "$status"
