@@ -190,17 +190,44 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         relationships: ts_relationships,
         imports,
     } = syntax;
-    let mut scip_occurrences = scip.occurrences.into_rows();
-    let read_as_external = definitions_read_as_external(
-        &ts_symbols,
-        &ts_occurrences,
-        &scip.symbols,
-        &scip_occurrences,
-        covered,
+    // Up to the assembly of the symbols, the steps read what they need side by side: the
+    // occurrence rows are built while the tree-sitter definition sites are indexed, and the
+    // definitions are matched while the SCIP references are looked up in those sites (a
+    // serial merge of tokio left one core idle for about 20 ms).
+    let (mut scip_occurrences, definition_sites) = rayon::join(
+        || scip.occurrences.into_rows(),
+        || covered_definition_sites(&ts_symbols, &ts_occurrences, covered),
     );
+    let ((read_as_external, scip_ids), (matches, ts_path)) = rayon::join(
+        || {
+            rayon::join(
+                || {
+                    definitions_read_as_external(
+                        &definition_sites,
+                        &scip.symbols,
+                        &scip_occurrences,
+                    )
+                },
+                || ids(&scip.symbols),
+            )
+        },
+        || {
+            rayon::join(
+                || match_symbols(&ts_symbols, &scip.symbols, covered),
+                || paths_by_id(&ts_symbols),
+            )
+        },
+    );
+    drop(definition_sites);
+    let lookups = SymbolLookups {
+        matches,
+        scip_ids,
+        ts_path,
+    };
     let (symbols, rewrites, kept) = merge_symbols(
         ts_symbols,
         scip.symbols,
+        lookups,
         covered,
         &read_as_external,
         &mut stats,
@@ -306,24 +333,24 @@ fn scip_then_kept<T>(
     scip
 }
 
-/// Where a covered file's tree-sitter type or callable definition sits at the position of a
-/// SCIP reference to an external symbol of the same name (the index has no definition of its
-/// own there): (path, line, col) → the tree-sitter stable ID. Candidates only: the merge keeps
-/// those SCIP did not match.
-fn definitions_read_as_external(
-    ts_symbols: &[SymbolRow],
-    ts_occurrences: &[OccurrenceRow],
-    scip_symbols: &[SymbolRow],
-    scip_occurrences: &[OccurrenceRow],
+/// The sites of the covered files' tree-sitter type and callable definitions: (path, line, col)
+/// → (name, stable ID). Where one of them sits, a SCIP reference to an external symbol of the
+/// same name is a definition the index read as external ([`definitions_read_as_external`]).
+type DefinitionSites<'t> = FastMap<(&'t str, i32, i32), (&'t str, &'t SharedStr)>;
+
+/// The [`DefinitionSites`] of the tree-sitter rows.
+fn covered_definition_sites<'t>(
+    ts_symbols: &'t [SymbolRow],
+    ts_occurrences: &'t [OccurrenceRow],
     covered: &FastSet<&str>,
-) -> BTreeMap<(SharedStr, i32, i32), SharedStr> {
+) -> DefinitionSites<'t> {
     let candidates: FastSet<&str> = ts_symbols
         .iter()
         .filter(|s| covered.contains(s.path.as_str()))
         .filter(|s| matches!(family(&s.kind), "type" | "callable"))
         .map(|s| s.stable_id.as_str())
         .collect();
-    let mut definitions: FastMap<(&str, i32, i32), (&str, &SharedStr)> = FastMap::default();
+    let mut definitions: DefinitionSites<'t> = FastMap::default();
     for o in ts_occurrences {
         let Some(id) = o.symbol_id.as_ref() else {
             continue;
@@ -332,6 +359,18 @@ fn definitions_read_as_external(
             definitions.insert((o.path.as_str(), o.line, o.col), (o.name.as_str(), id));
         }
     }
+    definitions
+}
+
+/// Where a covered file's tree-sitter type or callable definition sits at the position of a
+/// SCIP reference to an external symbol of the same name (the index has no definition of its
+/// own there): (path, line, col) → the tree-sitter stable ID. Candidates only: the merge keeps
+/// those SCIP did not match.
+fn definitions_read_as_external(
+    definitions: &DefinitionSites<'_>,
+    scip_symbols: &[SymbolRow],
+    scip_occurrences: &[OccurrenceRow],
+) -> BTreeMap<(SharedStr, i32, i32), SharedStr> {
     if definitions.is_empty() {
         return BTreeMap::new();
     }
@@ -349,18 +388,14 @@ fn definitions_read_as_external(
         .collect()
 }
 
-/// The merged definitions: every SCIP definition (gaps filled from its tree-sitter match), and
-/// the tree-sitter definitions of files SCIP does not cover or that the index read as external
-/// references (`read_as_external`); plus how the references of kept tree-sitter rows are to be
-/// rewritten, and the stable IDs of the tree-sitter definitions kept in covered files.
-fn merge_symbols<'c>(
-    ts_symbols: Vec<SymbolRow>,
-    scip_symbols: Vec<SymbolRow>,
-    covered: &'c FastSet<&'c str>,
-    read_as_external: &BTreeMap<(SharedStr, i32, i32), SharedStr>,
-    stats: &mut MergeStats,
-) -> (Vec<SymbolRow>, Rewrites<'c>, FastSet<SharedStr>) {
-    let shadowing: FastSet<&SharedStr> = read_as_external.values().collect();
+/// For each SCIP definition, in order, the tree-sitter definition it matches: the one of the
+/// same covered file and name, not taken by an earlier SCIP definition, whose lines overlap and
+/// whose kind is compatible, preferring the same kind, then the nearest start line.
+fn match_symbols(
+    ts_symbols: &[SymbolRow],
+    scip_symbols: &[SymbolRow],
+    covered: &FastSet<&str>,
+) -> Vec<Option<usize>> {
     // Tree-sitter definitions of covered files, by (path, name).
     let mut by_name: FastMap<(&str, &str), Vec<usize>> = FastMap::default();
     for (i, s) in ts_symbols.iter().enumerate() {
@@ -372,22 +407,74 @@ fn merge_symbols<'c>(
         }
     }
     let mut taken: FastSet<usize> = FastSet::default();
+    scip_symbols
+        .iter()
+        .map(|row| {
+            let best = by_name
+                .get(&(row.path.as_str(), row.name.as_str()))
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|i| !taken.contains(i))
+                .filter(|&i| {
+                    overlaps(row, &ts_symbols[i]) && compatible(&row.kind, &ts_symbols[i].kind)
+                })
+                .min_by_key(|&i| {
+                    let t = &ts_symbols[i];
+                    (t.kind != row.kind, (t.start_line - row.start_line).abs(), i)
+                });
+            if let Some(i) = best {
+                taken.insert(i);
+            }
+            best
+        })
+        .collect()
+}
+
+/// Every row's stable ID.
+fn ids(rows: &[SymbolRow]) -> FastSet<SharedStr> {
+    rows.iter().map(|s| s.stable_id.clone()).collect()
+}
+
+/// Every row's file, by stable ID.
+fn paths_by_id(rows: &[SymbolRow]) -> FastMap<SharedStr, SharedStr> {
+    rows.iter()
+        .map(|s| (s.stable_id.clone(), s.path.clone()))
+        .collect()
+}
+
+/// What [`merge_symbols`] looks up, computed beforehand from the rows it then consumes.
+struct SymbolLookups {
+    /// Each SCIP definition's tree-sitter match ([`match_symbols`]).
+    matches: Vec<Option<usize>>,
+    /// The SCIP definitions' stable IDs.
+    scip_ids: FastSet<SharedStr>,
+    /// The file of every tree-sitter definition, by stable ID.
+    ts_path: FastMap<SharedStr, SharedStr>,
+}
+
+/// The merged definitions: every SCIP definition (gaps filled from its tree-sitter match), and
+/// the tree-sitter definitions of files SCIP does not cover or that the index read as external
+/// references (`read_as_external`); plus how the references of kept tree-sitter rows are to be
+/// rewritten, and the stable IDs of the tree-sitter definitions kept in covered files.
+fn merge_symbols<'c>(
+    ts_symbols: Vec<SymbolRow>,
+    scip_symbols: Vec<SymbolRow>,
+    lookups: SymbolLookups,
+    covered: &'c FastSet<&'c str>,
+    read_as_external: &BTreeMap<(SharedStr, i32, i32), SharedStr>,
+    stats: &mut MergeStats,
+) -> (Vec<SymbolRow>, Rewrites<'c>, FastSet<SharedStr>) {
+    let shadowing: FastSet<&SharedStr> = read_as_external.values().collect();
+    let mut taken: FastSet<usize> = FastSet::default();
     let mut remap: FastMap<SharedStr, SharedStr> = FastMap::default();
     let mut symbols: Vec<SymbolRow> = Vec::with_capacity(scip_symbols.len() + ts_symbols.len());
-    for mut row in scip_symbols {
-        let best = by_name
-            .get(&(row.path.as_str(), row.name.as_str()))
-            .into_iter()
-            .flatten()
-            .copied()
-            .filter(|i| !taken.contains(i))
-            .filter(|&i| {
-                overlaps(&row, &ts_symbols[i]) && compatible(&row.kind, &ts_symbols[i].kind)
-            })
-            .min_by_key(|&i| {
-                let t = &ts_symbols[i];
-                (t.kind != row.kind, (t.start_line - row.start_line).abs(), i)
-            });
+    let SymbolLookups {
+        matches,
+        scip_ids,
+        ts_path,
+    } = lookups;
+    for (mut row, best) in scip_symbols.into_iter().zip(matches) {
         let Some(i) = best else {
             stats.scip_only += 1;
             symbols.push(row);
@@ -402,15 +489,12 @@ fn merge_symbols<'c>(
         fill(&mut row, ts, stats);
         symbols.push(row);
     }
-    let scip_ids: FastSet<SharedStr> = symbols.iter().map(|s| s.stable_id.clone()).collect();
 
     // Tree-sitter definitions: kept outside covered files, dropped inside (unless the index read
     // them as external references).
     let mut dropped_ids: FastSet<SharedStr> = FastSet::default();
-    let mut ts_path: FastMap<SharedStr, SharedStr> = FastMap::default();
     let mut kept: FastSet<SharedStr> = FastSet::default();
     for (i, s) in ts_symbols.into_iter().enumerate() {
-        ts_path.insert(s.stable_id.clone(), s.path.clone());
         if covered.contains(s.path.as_str()) {
             let unmatched = !taken.contains(&i);
             if unmatched && shadowing.contains(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
