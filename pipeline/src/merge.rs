@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
 use output_schema::{Roles, SharedStr};
+use rayon::prelude::*;
 
 use crate::fast_map::{FastMap, FastSet};
 use crate::fingerprint;
@@ -101,6 +102,74 @@ pub struct MergeStats {
 }
 
 impl MergeStats {
+    /// Adds another part's counts to these.
+    pub fn add(&mut self, other: &MergeStats) {
+        // Taken apart field by field, so that a new field cannot be left out of the sum.
+        let MergeStats {
+            matched,
+            scip_only,
+            filled_visibility,
+            filled_signature,
+            filled_arity,
+            filled_kind,
+            filled_container,
+            filled_module,
+            filled_body_hash,
+            disagree_kind,
+            disagree_signature,
+            disagree_visibility,
+            disagree_container,
+            dropped_tree_sitter_symbols,
+            dropped_tree_sitter_occurrences,
+            dropped_tree_sitter_call_edges,
+            dropped_tree_sitter_relationships,
+            remapped_references,
+            unresolved_references,
+            kept_tree_sitter_symbols,
+            definitions_read_as_external,
+        } = other;
+        for (sum, part) in [
+            (&mut self.matched, matched),
+            (&mut self.scip_only, scip_only),
+            (&mut self.filled_visibility, filled_visibility),
+            (&mut self.filled_signature, filled_signature),
+            (&mut self.filled_arity, filled_arity),
+            (&mut self.filled_kind, filled_kind),
+            (&mut self.filled_container, filled_container),
+            (&mut self.filled_module, filled_module),
+            (&mut self.filled_body_hash, filled_body_hash),
+            (&mut self.disagree_kind, disagree_kind),
+            (&mut self.disagree_signature, disagree_signature),
+            (&mut self.disagree_visibility, disagree_visibility),
+            (&mut self.disagree_container, disagree_container),
+            (
+                &mut self.dropped_tree_sitter_symbols,
+                dropped_tree_sitter_symbols,
+            ),
+            (
+                &mut self.dropped_tree_sitter_occurrences,
+                dropped_tree_sitter_occurrences,
+            ),
+            (
+                &mut self.dropped_tree_sitter_call_edges,
+                dropped_tree_sitter_call_edges,
+            ),
+            (
+                &mut self.dropped_tree_sitter_relationships,
+                dropped_tree_sitter_relationships,
+            ),
+            (&mut self.remapped_references, remapped_references),
+            (&mut self.unresolved_references, unresolved_references),
+            (&mut self.kept_tree_sitter_symbols, kept_tree_sitter_symbols),
+            (
+                &mut self.definitions_read_as_external,
+                definitions_read_as_external,
+            ),
+        ] {
+            *sum += *part;
+        }
+    }
+
     /// The counts as they appear in the stage report.
     pub fn counts(&self) -> BTreeMap<String, i64> {
         [
@@ -285,12 +354,8 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
             (rows, stats)
         },
     );
-    stats.dropped_tree_sitter_occurrences += occurrence_stats.dropped_tree_sitter_occurrences;
-    stats.dropped_tree_sitter_call_edges += edge_stats.dropped_tree_sitter_call_edges;
-    for part in [&occurrence_stats, &edge_stats] {
-        stats.remapped_references += part.remapped_references;
-        stats.unresolved_references += part.unresolved_references;
-    }
+    stats.add(&occurrence_stats);
+    stats.add(&edge_stats);
     let relationless: FastSet<&str> = scip.relationless_paths.iter().map(String::as_str).collect();
     let relationships = scip_then_kept(scip.relationships, ts_relationships, |r| {
         if rewrites.in_covered(&r.from_id) && !rewrites.in_paths(&r.from_id, &relationless) {
@@ -466,18 +531,33 @@ fn merge_symbols<'c>(
     stats: &mut MergeStats,
 ) -> (Vec<SymbolRow>, Rewrites<'c>, FastSet<SharedStr>) {
     let shadowing: FastSet<&SharedStr> = read_as_external.values().collect();
-    let mut taken: FastSet<usize> = FastSet::default();
-    let mut remap: FastMap<SharedStr, SharedStr> = FastMap::default();
-    let mut symbols: Vec<SymbolRow> = Vec::with_capacity(scip_symbols.len() + ts_symbols.len());
     let SymbolLookups {
         matches,
         scip_ids,
         ts_path,
     } = lookups;
-    for (mut row, best) in scip_symbols.into_iter().zip(matches) {
-        let Some(i) = best else {
+    // The SCIP rows stay where they are (the tree-sitter rows kept are appended after them), and
+    // each is filled from its match independently of the others: on the pool, counting apart.
+    let mut symbols = scip_symbols;
+    let filled = symbols
+        .par_iter_mut()
+        .zip(matches.par_iter())
+        .fold(MergeStats::default, |mut part, (row, best)| {
+            if let Some(i) = *best {
+                fill(row, &ts_symbols[i], &mut part);
+            }
+            part
+        })
+        .reduce(MergeStats::default, |mut a, b| {
+            a.add(&b);
+            a
+        });
+    stats.add(&filled);
+    let mut taken: FastSet<usize> = FastSet::default();
+    let mut remap: FastMap<SharedStr, SharedStr> = FastMap::default();
+    for (row, best) in symbols.iter().zip(&matches) {
+        let Some(i) = *best else {
             stats.scip_only += 1;
-            symbols.push(row);
             continue;
         };
         taken.insert(i);
@@ -486,8 +566,6 @@ fn merge_symbols<'c>(
         if ts.stable_id != row.stable_id {
             remap.insert(ts.stable_id.clone(), row.stable_id.clone());
         }
-        fill(&mut row, ts, stats);
-        symbols.push(row);
     }
 
     // Tree-sitter definitions: kept outside covered files, dropped inside (unless the index read
@@ -710,4 +788,53 @@ pub fn merge_step(
         imports,
     };
     (tables, Some(stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adding_stats_adds_every_count() {
+        // Every field a different value: each count of the sum must be twice its own.
+        let mut one = MergeStats::default();
+        let mut n = 0;
+        for (_, v) in one.clone().counts() {
+            assert_eq!(v, 0);
+        }
+        let fields: Vec<&mut i64> = vec![
+            &mut one.matched,
+            &mut one.scip_only,
+            &mut one.filled_visibility,
+            &mut one.filled_signature,
+            &mut one.filled_arity,
+            &mut one.filled_kind,
+            &mut one.filled_container,
+            &mut one.filled_module,
+            &mut one.filled_body_hash,
+            &mut one.disagree_kind,
+            &mut one.disagree_signature,
+            &mut one.disagree_visibility,
+            &mut one.disagree_container,
+            &mut one.dropped_tree_sitter_symbols,
+            &mut one.dropped_tree_sitter_occurrences,
+            &mut one.dropped_tree_sitter_call_edges,
+            &mut one.dropped_tree_sitter_relationships,
+            &mut one.remapped_references,
+            &mut one.unresolved_references,
+            &mut one.kept_tree_sitter_symbols,
+            &mut one.definitions_read_as_external,
+        ];
+        for f in fields {
+            n += 1;
+            *f = n;
+        }
+        let mut sum = one.clone();
+        sum.add(&one);
+        let (single, double) = (one.counts(), sum.counts());
+        assert_eq!(single.len(), 21);
+        for (key, v) in &single {
+            assert_eq!(double[key], 2 * v, "{key}");
+        }
+    }
 }
