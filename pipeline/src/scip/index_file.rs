@@ -247,11 +247,25 @@ struct BatchContext<'a> {
     cached: Option<&'a CachedDocs<'a>>,
 }
 
-fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchContext<'_>) {
+/// A converted batch of documents, waiting to be absorbed.
+type Converted = Vec<(i64, DocOutcome, Option<DocEntry>)>;
+
+/// Converts a batch of documents (in parallel) while the batch converted before it, if any, is
+/// absorbed into `acc`; the new batch then waits in `pending` for the next call (or for
+/// [`absorb`] after the last one). Absorbing is serial (one symbol table), and when the documents
+/// come from the document cache their conversion is short, so absorbing after converting left
+/// one core idle for a part of every batch. The batches are still absorbed one after the other,
+/// in the index's order.
+fn flush(
+    batch: Vec<Vec<u8>>,
+    acc: &mut Accum,
+    pending: &mut Option<Converted>,
+    setup: &mut Setup,
+    ctx: &BatchContext<'_>,
+) {
     if batch.is_empty() {
         return;
     }
-    let n = batch.len() as u64;
     let mut headers = None;
     if setup.prefix.is_none() {
         // Built elsewhere: choose the project-root prefix under which most of this batch's
@@ -285,7 +299,19 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
         default_encoding: setup.encoding,
         max_occurrences: ctx.max_occurrences,
     };
-    for (occurrences, outcome, entry) in convert_batch(batch, headers, &env, ctx.cached) {
+    let before = pending.take();
+    let (_, converted) = rayon::join(
+        || absorb(acc, before, ctx.progress),
+        || convert_batch(batch, headers, &env, ctx.cached),
+    );
+    *pending = Some(converted);
+}
+
+/// Absorbs a converted batch into `acc` (nothing when there is none).
+fn absorb(acc: &mut Accum, converted: Option<Converted>, progress: &dyn Progress) {
+    let Some(converted) = converted else { return };
+    let n = converted.len() as u64;
+    for (occurrences, outcome, entry) in converted {
         acc.occurrences_total += occurrences;
         // Counted among the documents used (`documents`), as skipped ones are not.
         let used = matches!(outcome, DocOutcome::Facts(_));
@@ -295,7 +321,7 @@ fn flush(batch: Vec<Vec<u8>>, acc: &mut Accum, setup: &mut Setup, ctx: &BatchCon
             acc.cache_entries.push((key, blob));
         }
     }
-    ctx.progress.advance(n);
+    progress.advance(n);
 }
 
 /// One index to read, and what reading it needs from the stage.
@@ -467,6 +493,7 @@ fn stream_documents(
         cached,
     };
     let mut batch: Vec<Vec<u8>> = Vec::new();
+    let mut pending: Option<Converted> = None;
     let mut batch_bytes = 0usize;
     let mut unknown = 0i64;
     reader::read_index::<()>(index, limits, |item| {
@@ -486,7 +513,7 @@ fn stream_documents(
                 batch_bytes += bytes.len();
                 batch.push(bytes);
                 if batch_bytes >= input.config.batch_bytes {
-                    flush(std::mem::take(&mut batch), acc, s, &ctx);
+                    flush(std::mem::take(&mut batch), acc, &mut pending, s, &ctx);
                     batch_bytes = 0;
                 }
             }
@@ -520,7 +547,14 @@ fn stream_documents(
     .map_err(|e| scip_error(index, root, e.to_string()))?
     .ok();
     let mut setup = setup.unwrap_or_else(|| Setup::new(root, None, &mut acc.tally));
-    flush(std::mem::take(&mut batch), acc, &mut setup, &ctx);
+    flush(
+        std::mem::take(&mut batch),
+        acc,
+        &mut pending,
+        &mut setup,
+        &ctx,
+    );
+    absorb(acc, pending, progress);
     acc.tally.add(quirks::UNKNOWN_FIELDS, unknown);
     if metadata.is_none() {
         acc.tally.bump(quirks::METADATA_MISSING);
