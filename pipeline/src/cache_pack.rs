@@ -172,6 +172,12 @@ impl CachePack {
         self.problem(problem);
     }
 
+    /// Whether the pack records a blob under `key` (which [`CachePack::get`] may still find
+    /// damaged).
+    pub fn has(&self, key: &Key) -> bool {
+        self.places.contains_key(key)
+    }
+
     /// The blob stored under `key`, checked against its checksum. A blob that fails the check, or
     /// whose segment cannot be read, is `None` and a problem.
     pub fn get(&self, key: &Key) -> Option<&[u8]> {

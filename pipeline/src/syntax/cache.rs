@@ -139,16 +139,33 @@ fn damaged(why: &str) -> FormatError {
     }
 }
 
-/// Every supported file's cached result (`None` where the cache has none); a damaged blob is a
-/// miss and a problem of the cache.
+/// Which supported files the cache records (cheap: no blob is read).
+pub(super) fn recorded(
+    cache: &CachePack,
+    repo_id: &str,
+    supported: &[(&FileRow, Lang)],
+) -> Vec<bool> {
+    supported
+        .par_iter()
+        .map(|(file, _)| cache.has(&key(repo_id, file)))
+        .collect()
+}
+
+/// The cached result of every supported file `wanted` names (`None` for the others and where the
+/// cache has none); a damaged blob is a miss and a problem of the cache.
 pub(super) fn lookup(
     cache: &CachePack,
     repo_id: &str,
     supported: &[(&FileRow, Lang)],
+    wanted: &[bool],
 ) -> Vec<Option<FileResult>> {
     supported
         .par_iter()
-        .map(|(file, _)| {
+        .zip(wanted)
+        .map(|((file, _), &wanted)| {
+            if !wanted {
+                return None;
+            }
             let blob = cache.get(&key(repo_id, file))?;
             match decode(blob, &file.path) {
                 Ok((status, facts)) => Some(FileResult {

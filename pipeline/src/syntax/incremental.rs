@@ -300,7 +300,9 @@ pub(super) struct Gathered {
 }
 
 /// Where each file's rows come from: the syntax cache when it has them, else the previous
-/// snapshot when it can supply them, else a parse (run while the previous rows are read).
+/// snapshot when it can supply them, else a parse. The files neither records are parsed while the
+/// cached rows are decoded and the previous rows read (a one-file commit parses its file, and
+/// compiles its grammar's queries, beside the decoding instead of after it).
 pub(super) fn gather(
     ctx: &StageContext<'_>,
     supported: &[(&FileRow, Lang)],
@@ -309,15 +311,15 @@ pub(super) fn gather(
     config: &SyntaxConfig,
     fingerprint: &str,
 ) -> Gathered {
-    let mut cached = match cache {
-        Some(cache) => super::cache::lookup(cache, ctx.repo_id, supported),
-        None => (0..supported.len()).map(|_| None).collect(),
+    let recorded = match cache {
+        Some(cache) => super::cache::recorded(cache, ctx.repo_id, supported),
+        None => vec![false; supported.len()],
     };
-    // The previous snapshot is asked only for the files the cache does not have.
+    // The previous snapshot is asked only for the files the cache does not record.
     let uncached: Vec<FileRow> = supported
         .iter()
-        .zip(&cached)
-        .filter(|(_, c)| c.is_none())
+        .zip(&recorded)
+        .filter(|(_, &r)| !r)
         .map(|((f, _), _)| (*f).clone())
         .collect();
     let (plan, plan_warning) = match previous
@@ -331,21 +333,23 @@ pub(super) fn gather(
     drop(uncached);
     let candidate: Vec<bool> = supported
         .iter()
-        .zip(&cached)
-        .map(|((f, _), c)| {
-            c.is_none()
-                && plan
-                    .as_ref()
-                    .is_some_and(|p| p.candidates.contains_key(&f.path))
+        .zip(&recorded)
+        .map(|((f, _), &r)| {
+            !r && plan
+                .as_ref()
+                .is_some_and(|p| p.candidates.contains_key(&f.path))
         })
         .collect();
-    // The files neither can supply are parsed while the previous snapshot's rows are read.
-    let (reuse, mut parsed) = rayon::join(
-        || plan.map(Plan::load).unwrap_or_default(),
+    let (mut cached, (reuse, mut parsed)) = rayon::join(
+        || match cache {
+            Some(cache) => super::cache::lookup(cache, ctx.repo_id, supported, &recorded),
+            None => (0..supported.len()).map(|_| None).collect(),
+        },
         || {
-            parse_where(ctx, supported, config, |i| {
-                cached[i].is_none() && !candidate[i]
-            })
+            rayon::join(
+                || plan.map(Plan::load).unwrap_or_default(),
+                || parse_where(ctx, supported, config, |i| !recorded[i] && !candidate[i]),
+            )
         },
     );
     let Reuse {
@@ -356,9 +360,11 @@ pub(super) fn gather(
         warning: load_warning,
     } = reuse;
     let reuse_warning = plan_warning.or(load_warning);
-    // Candidates it could not supply after all (unreadable, or merged with another backend).
+    // Candidates the previous snapshot could not supply after all (unreadable, or merged with
+    // another backend), and recorded blobs found damaged.
     let mut late = parse_where(ctx, supported, config, |i| {
-        candidate[i] && !reused.contains_key(&supported[i].0.path)
+        (candidate[i] && !reused.contains_key(&supported[i].0.path))
+            || (recorded[i] && cached[i].is_none())
     });
     let mut results: Vec<FileResult> = Vec::with_capacity(supported.len());
     for (i, (file, lang)) in supported.iter().enumerate() {
