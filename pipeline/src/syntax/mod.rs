@@ -256,6 +256,15 @@ fn parse_one(
     r
 }
 
+/// The lists one after the other, in one list.
+fn concat<T>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for mut part in parts {
+        all.append(&mut part);
+    }
+    all
+}
+
 /// Merges two lists that are each in table order into one in table order (stable: `a` first on
 /// ties). `b` is typically small (the rows of a commit's changed files, `a` every other file's),
 /// so each of its rows finds its place in `a` by binary search. When `b` goes into `a` in a few
@@ -351,19 +360,30 @@ pub fn run_with(
 
     // Assemble in file order (deterministic), merge with the reused rows (both in table order),
     // then resolve over everything.
-    let total = |rows: fn(&FileFacts) -> usize| results.iter().map(|r| rows(&r.facts)).sum();
-    let mut symbols = Vec::with_capacity(total(|f| f.symbols.len()));
-    let mut occurrences = Vec::with_capacity(total(|f| f.occurrences.len()));
-    let mut imports = Vec::with_capacity(total(|f| f.imports.len()));
+    // Each file's rows are moved into one list per table: a copy of every row, one core's work
+    // per table (on a one-file commit the cached rows of every other file are most of it), so
+    // the occurrences are gathered beside the symbols and imports.
+    let mut symbol_parts = Vec::with_capacity(results.len());
+    let mut occurrence_parts = Vec::with_capacity(results.len());
+    let mut import_parts = Vec::with_capacity(results.len());
     for r in &mut results {
-        symbols.append(&mut r.facts.symbols);
-        occurrences.append(&mut r.facts.occurrences);
-        imports.append(&mut r.facts.imports);
+        symbol_parts.push(std::mem::take(&mut r.facts.symbols));
+        occurrence_parts.push(std::mem::take(&mut r.facts.occurrences));
+        import_parts.push(std::mem::take(&mut r.facts.imports));
     }
-    // Symbols sort by stable ID, which file order does not give; the merge needs table order.
-    output_schema::table::sort_rows(&mut symbols);
-    let symbols = merge_sorted(reused_symbols, symbols);
-    let imports = merge_sorted(reused_imports, imports);
+    let (occurrences, (symbols, imports)) = rayon::join(
+        || concat(occurrence_parts),
+        || {
+            let mut symbols = concat(symbol_parts);
+            // Symbols sort by stable ID, which file order does not give; the merge needs table
+            // order.
+            output_schema::table::sort_rows(&mut symbols);
+            (
+                merge_sorted(reused_symbols, symbols),
+                merge_sorted(reused_imports, concat(import_parts)),
+            )
+        },
+    );
     // The definitions' index needs only symbols and imports: built while occurrences merge.
     let (mut occurrences, index) = rayon::join(
         || merge_sorted(reused_occurrences, occurrences),
