@@ -1,174 +1,83 @@
 //! What the merge did, counted: [`MergeStats`], which the scip stage reports as `merge.*` counts,
 //! summed over the parts of the merge that run side by side.
+//!
+//! The counts are declared once, each field with its report key, and the struct, the sum and the
+//! report are generated from that list: a count cannot be left out of one of them.
 
 use std::collections::BTreeMap;
 
-/// What the merge did; every field becomes a `merge.*` count in the scip stage report.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MergeStats {
-    /// SCIP definitions with a tree-sitter counterpart.
-    pub matched: i64,
-    /// SCIP definitions without one.
-    pub scip_only: i64,
-    /// Visibility taken from tree-sitter (SCIP had none).
-    pub filled_visibility: i64,
-    /// Signature taken from tree-sitter.
-    pub filled_signature: i64,
-    /// Arity taken from tree-sitter.
-    pub filled_arity: i64,
-    /// Coarse SCIP kind refined by tree-sitter.
-    pub filled_kind: i64,
-    /// Container taken from tree-sitter.
-    pub filled_container: i64,
-    /// Module taken from tree-sitter.
-    pub filled_module: i64,
-    /// Body hash taken from tree-sitter.
-    pub filled_body_hash: i64,
-    /// Both stated a kind and they differ (SCIP kept).
-    pub disagree_kind: i64,
-    /// Both stated a signature and they differ.
-    pub disagree_signature: i64,
-    /// Both stated a visibility and they differ.
-    pub disagree_visibility: i64,
-    /// Both stated a container and they differ.
-    pub disagree_container: i64,
-    /// Tree-sitter definitions in SCIP-covered files that SCIP does not have (dropped).
-    pub dropped_tree_sitter_symbols: i64,
-    /// Tree-sitter occurrences in SCIP-covered files (dropped).
-    pub dropped_tree_sitter_occurrences: i64,
-    /// Tree-sitter call edges whose caller is in a SCIP-covered file (dropped).
-    pub dropped_tree_sitter_call_edges: i64,
-    /// Tree-sitter relationships from a SCIP-covered file whose index states relationships
-    /// (dropped).
-    pub dropped_tree_sitter_relationships: i64,
-    /// Kept tree-sitter rows whose targets were rewritten to SCIP stable IDs.
-    pub remapped_references: i64,
-    /// Kept tree-sitter references to definitions that no longer exist (target set to null or
-    /// row dropped when the column cannot be null).
-    pub unresolved_references: i64,
-    /// Tree-sitter definitions kept outside SCIP-covered files.
-    pub kept_tree_sitter_symbols: i64,
-    /// Tree-sitter definitions kept in SCIP-covered files because the index read them as
-    /// references to an external symbol of the same name (see the module doc).
-    pub definitions_read_as_external: i64,
+/// Declares [`MergeStats`]: `field => "report key"` per count.
+macro_rules! merge_stats {
+    ($($(#[$doc:meta])* $field:ident => $key:literal,)*) => {
+        /// What the merge did; every field becomes a count in the scip stage report.
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        pub struct MergeStats {
+            $($(#[$doc])* pub $field: i64,)*
+        }
+
+        impl MergeStats {
+            /// Adds another part's counts to these.
+            pub fn add(&mut self, other: &MergeStats) {
+                $(self.$field += other.$field;)*
+            }
+
+            /// The counts as they appear in the stage report.
+            pub fn counts(&self) -> BTreeMap<String, i64> {
+                [$(($key, self.$field)),*]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect()
+            }
+        }
+    };
 }
 
-impl MergeStats {
-    /// Adds another part's counts to these.
-    pub fn add(&mut self, other: &MergeStats) {
-        // Taken apart field by field, so that a new field cannot be left out of the sum.
-        let MergeStats {
-            matched,
-            scip_only,
-            filled_visibility,
-            filled_signature,
-            filled_arity,
-            filled_kind,
-            filled_container,
-            filled_module,
-            filled_body_hash,
-            disagree_kind,
-            disagree_signature,
-            disagree_visibility,
-            disagree_container,
-            dropped_tree_sitter_symbols,
-            dropped_tree_sitter_occurrences,
-            dropped_tree_sitter_call_edges,
-            dropped_tree_sitter_relationships,
-            remapped_references,
-            unresolved_references,
-            kept_tree_sitter_symbols,
-            definitions_read_as_external,
-        } = other;
-        for (sum, part) in [
-            (&mut self.matched, matched),
-            (&mut self.scip_only, scip_only),
-            (&mut self.filled_visibility, filled_visibility),
-            (&mut self.filled_signature, filled_signature),
-            (&mut self.filled_arity, filled_arity),
-            (&mut self.filled_kind, filled_kind),
-            (&mut self.filled_container, filled_container),
-            (&mut self.filled_module, filled_module),
-            (&mut self.filled_body_hash, filled_body_hash),
-            (&mut self.disagree_kind, disagree_kind),
-            (&mut self.disagree_signature, disagree_signature),
-            (&mut self.disagree_visibility, disagree_visibility),
-            (&mut self.disagree_container, disagree_container),
-            (
-                &mut self.dropped_tree_sitter_symbols,
-                dropped_tree_sitter_symbols,
-            ),
-            (
-                &mut self.dropped_tree_sitter_occurrences,
-                dropped_tree_sitter_occurrences,
-            ),
-            (
-                &mut self.dropped_tree_sitter_call_edges,
-                dropped_tree_sitter_call_edges,
-            ),
-            (
-                &mut self.dropped_tree_sitter_relationships,
-                dropped_tree_sitter_relationships,
-            ),
-            (&mut self.remapped_references, remapped_references),
-            (&mut self.unresolved_references, unresolved_references),
-            (&mut self.kept_tree_sitter_symbols, kept_tree_sitter_symbols),
-            (
-                &mut self.definitions_read_as_external,
-                definitions_read_as_external,
-            ),
-        ] {
-            *sum += *part;
-        }
-    }
-
-    /// The counts as they appear in the stage report.
-    pub fn counts(&self) -> BTreeMap<String, i64> {
-        [
-            ("merge.matched", self.matched),
-            ("merge.scip-only", self.scip_only),
-            ("merge.filled.visibility", self.filled_visibility),
-            ("merge.filled.signature", self.filled_signature),
-            ("merge.filled.arity", self.filled_arity),
-            ("merge.filled.kind", self.filled_kind),
-            ("merge.filled.container", self.filled_container),
-            ("merge.filled.module", self.filled_module),
-            ("merge.filled.body-hash", self.filled_body_hash),
-            ("merge.disagree.kind", self.disagree_kind),
-            ("merge.disagree.signature", self.disagree_signature),
-            ("merge.disagree.visibility", self.disagree_visibility),
-            ("merge.disagree.container", self.disagree_container),
-            (
-                "merge.dropped.tree-sitter-symbols",
-                self.dropped_tree_sitter_symbols,
-            ),
-            (
-                "merge.dropped.tree-sitter-occurrences",
-                self.dropped_tree_sitter_occurrences,
-            ),
-            (
-                "merge.dropped.tree-sitter-call-edges",
-                self.dropped_tree_sitter_call_edges,
-            ),
-            (
-                "merge.dropped.tree-sitter-relationships",
-                self.dropped_tree_sitter_relationships,
-            ),
-            ("merge.remapped-references", self.remapped_references),
-            ("merge.unresolved-references", self.unresolved_references),
-            (
-                "merge.kept.tree-sitter-symbols",
-                self.kept_tree_sitter_symbols,
-            ),
-            (
-                "quirk.definitions-read-as-external",
-                self.definitions_read_as_external,
-            ),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
-    }
+merge_stats! {
+    /// SCIP definitions with a tree-sitter counterpart.
+    matched => "merge.matched",
+    /// SCIP definitions without one.
+    scip_only => "merge.scip-only",
+    /// Visibility taken from tree-sitter (SCIP had none).
+    filled_visibility => "merge.filled.visibility",
+    /// Signature taken from tree-sitter.
+    filled_signature => "merge.filled.signature",
+    /// Arity taken from tree-sitter.
+    filled_arity => "merge.filled.arity",
+    /// Coarse SCIP kind refined by tree-sitter.
+    filled_kind => "merge.filled.kind",
+    /// Container taken from tree-sitter.
+    filled_container => "merge.filled.container",
+    /// Module taken from tree-sitter.
+    filled_module => "merge.filled.module",
+    /// Body hash taken from tree-sitter.
+    filled_body_hash => "merge.filled.body-hash",
+    /// Both stated a kind and they differ (SCIP kept).
+    disagree_kind => "merge.disagree.kind",
+    /// Both stated a signature and they differ.
+    disagree_signature => "merge.disagree.signature",
+    /// Both stated a visibility and they differ.
+    disagree_visibility => "merge.disagree.visibility",
+    /// Both stated a container and they differ.
+    disagree_container => "merge.disagree.container",
+    /// Tree-sitter definitions in SCIP-covered files that SCIP does not have (dropped).
+    dropped_tree_sitter_symbols => "merge.dropped.tree-sitter-symbols",
+    /// Tree-sitter occurrences in SCIP-covered files (dropped).
+    dropped_tree_sitter_occurrences => "merge.dropped.tree-sitter-occurrences",
+    /// Tree-sitter call edges whose caller is in a SCIP-covered file (dropped).
+    dropped_tree_sitter_call_edges => "merge.dropped.tree-sitter-call-edges",
+    /// Tree-sitter relationships from a SCIP-covered file whose index states relationships
+    /// (dropped).
+    dropped_tree_sitter_relationships => "merge.dropped.tree-sitter-relationships",
+    /// Kept tree-sitter rows whose targets were rewritten to SCIP stable IDs.
+    remapped_references => "merge.remapped-references",
+    /// Kept tree-sitter references to definitions that no longer exist (target set to null or
+    /// row dropped when the column cannot be null).
+    unresolved_references => "merge.unresolved-references",
+    /// Tree-sitter definitions kept outside SCIP-covered files.
+    kept_tree_sitter_symbols => "merge.kept.tree-sitter-symbols",
+    /// Tree-sitter definitions kept in SCIP-covered files because the index read them as
+    /// references to an external symbol of the same name (see the merge's module doc).
+    definitions_read_as_external => "quirk.definitions-read-as-external",
 }
 
 #[cfg(test)]
@@ -176,46 +85,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn adding_stats_adds_every_count() {
-        // Every field a different value: each count of the sum must be twice its own.
-        let mut one = MergeStats::default();
-        let mut n = 0;
-        for (_, v) in one.clone().counts() {
-            assert_eq!(v, 0);
-        }
-        let fields: Vec<&mut i64> = vec![
-            &mut one.matched,
-            &mut one.scip_only,
-            &mut one.filled_visibility,
-            &mut one.filled_signature,
-            &mut one.filled_arity,
-            &mut one.filled_kind,
-            &mut one.filled_container,
-            &mut one.filled_module,
-            &mut one.filled_body_hash,
-            &mut one.disagree_kind,
-            &mut one.disagree_signature,
-            &mut one.disagree_visibility,
-            &mut one.disagree_container,
-            &mut one.dropped_tree_sitter_symbols,
-            &mut one.dropped_tree_sitter_occurrences,
-            &mut one.dropped_tree_sitter_call_edges,
-            &mut one.dropped_tree_sitter_relationships,
-            &mut one.remapped_references,
-            &mut one.unresolved_references,
-            &mut one.kept_tree_sitter_symbols,
-            &mut one.definitions_read_as_external,
-        ];
-        for f in fields {
-            n += 1;
-            *f = n;
-        }
-        let mut sum = one.clone();
-        sum.add(&one);
-        let (single, double) = (one.counts(), sum.counts());
-        assert_eq!(single.len(), 21);
+    fn the_report_names_every_count_once_and_the_sum_adds_each() {
+        let zero = MergeStats::default().counts();
+        assert_eq!(zero.len(), 21, "a report key given twice");
+        assert!(zero.values().all(|&v| v == 0));
+        // Each count a different value: every key of the sum must be twice its own.
+        let mut one = MergeStats {
+            matched: 1,
+            scip_only: 2,
+            filled_visibility: 3,
+            filled_signature: 4,
+            filled_arity: 5,
+            filled_kind: 6,
+            filled_container: 7,
+            filled_module: 8,
+            filled_body_hash: 9,
+            disagree_kind: 10,
+            disagree_signature: 11,
+            disagree_visibility: 12,
+            disagree_container: 13,
+            dropped_tree_sitter_symbols: 14,
+            dropped_tree_sitter_occurrences: 15,
+            dropped_tree_sitter_call_edges: 16,
+            dropped_tree_sitter_relationships: 17,
+            remapped_references: 18,
+            unresolved_references: 19,
+            kept_tree_sitter_symbols: 20,
+            definitions_read_as_external: 21,
+        };
+        let single = one.counts();
+        let mut values: Vec<i64> = single.values().copied().collect();
+        values.sort_unstable();
+        assert_eq!(values, (1..=21).collect::<Vec<i64>>());
+        one.add(&one.clone());
         for (key, v) in &single {
-            assert_eq!(double[key], 2 * v, "{key}");
+            assert_eq!(one.counts()[key], 2 * v, "{key}");
         }
     }
 }
