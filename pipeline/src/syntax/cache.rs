@@ -139,34 +139,30 @@ fn damaged(why: &str) -> FormatError {
     }
 }
 
-/// Which supported files the cache records (cheap: no blob is read).
+/// Each supported file's key, where the cache records a blob under it (cheap: no blob is read).
 pub(super) fn recorded(
     cache: &CachePack,
     repo_id: &str,
     supported: &[(&FileRow, Lang)],
-) -> Vec<bool> {
+) -> Vec<Option<Key>> {
     supported
         .par_iter()
-        .map(|(file, _)| cache.has(&key(repo_id, file)))
+        .map(|(file, _)| Some(key(repo_id, file)).filter(|k| cache.has(k)))
         .collect()
 }
 
-/// The cached result of every supported file `wanted` names (`None` for the others and where the
-/// cache has none); a damaged blob is a miss and a problem of the cache.
+/// The cached result of every supported file with a key in `recorded` (`None` for the others);
+/// a damaged blob is a miss and a problem of the cache.
 pub(super) fn lookup(
     cache: &CachePack,
-    repo_id: &str,
     supported: &[(&FileRow, Lang)],
-    wanted: &[bool],
+    recorded: &[Option<Key>],
 ) -> Vec<Option<FileResult>> {
     supported
         .par_iter()
-        .zip(wanted)
-        .map(|((file, _), &wanted)| {
-            if !wanted {
-                return None;
-            }
-            let blob = cache.get(&key(repo_id, file))?;
+        .zip(recorded)
+        .map(|((file, _), key)| {
+            let blob = cache.get(key.as_ref()?)?;
             match decode(blob, &file.path) {
                 Ok((status, facts)) => Some(FileResult {
                     facts,

@@ -313,13 +313,13 @@ pub(super) fn gather(
 ) -> Gathered {
     let recorded = match cache {
         Some(cache) => super::cache::recorded(cache, ctx.repo_id, supported),
-        None => vec![false; supported.len()],
+        None => vec![None; supported.len()],
     };
     // The previous snapshot is asked only for the files the cache does not record.
     let uncached: Vec<FileRow> = supported
         .iter()
         .zip(&recorded)
-        .filter(|(_, &r)| !r)
+        .filter(|(_, r)| r.is_none())
         .map(|((f, _), _)| (*f).clone())
         .collect();
     let (plan, plan_warning) = match previous
@@ -334,21 +334,26 @@ pub(super) fn gather(
     let candidate: Vec<bool> = supported
         .iter()
         .zip(&recorded)
-        .map(|((f, _), &r)| {
-            !r && plan
-                .as_ref()
-                .is_some_and(|p| p.candidates.contains_key(&f.path))
+        .map(|((f, _), r)| {
+            r.is_none()
+                && plan
+                    .as_ref()
+                    .is_some_and(|p| p.candidates.contains_key(&f.path))
         })
         .collect();
     let (mut cached, (reuse, mut parsed)) = rayon::join(
         || match cache {
-            Some(cache) => super::cache::lookup(cache, ctx.repo_id, supported, &recorded),
+            Some(cache) => super::cache::lookup(cache, supported, &recorded),
             None => (0..supported.len()).map(|_| None).collect(),
         },
         || {
             rayon::join(
                 || plan.map(Plan::load).unwrap_or_default(),
-                || parse_where(ctx, supported, config, |i| !recorded[i] && !candidate[i]),
+                || {
+                    parse_where(ctx, supported, config, |i| {
+                        recorded[i].is_none() && !candidate[i]
+                    })
+                },
             )
         },
     );
@@ -364,7 +369,7 @@ pub(super) fn gather(
     // another backend), and recorded blobs found damaged.
     let mut late = parse_where(ctx, supported, config, |i| {
         (candidate[i] && !reused.contains_key(&supported[i].0.path))
-            || (recorded[i] && cached[i].is_none())
+            || (recorded[i].is_some() && cached[i].is_none())
     });
     let mut results: Vec<FileResult> = Vec::with_capacity(supported.len());
     for (i, (file, lang)) in supported.iter().enumerate() {
