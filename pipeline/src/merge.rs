@@ -95,26 +95,20 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         imports,
     } = syntax;
     // Up to the assembly of the symbols, the steps read what they need side by side: the
-    // occurrence rows are built while the tree-sitter definition sites are indexed, and the
-    // definitions are matched while the SCIP references are looked up in those sites (a
-    // serial merge of tokio left one core idle for about 20 ms).
-    let (mut scip_occurrences, definition_sites) = rayon::join(
+    // occurrence rows are built while the tree-sitter definition sites and the SCIP IDs are
+    // indexed, and the definitions are matched while the SCIP references are looked up in those
+    // sites (a serial merge of tokio left one core idle for about 20 ms).
+    let (mut scip_occurrences, (definition_sites, scip_ids)) = rayon::join(
         || scip.occurrences.into_rows(),
-        || covered_definition_sites(&ts_symbols, &ts_occurrences, covered),
-    );
-    let ((read_as_external, scip_ids), (matches, ts_path)) = rayon::join(
         || {
             rayon::join(
-                || {
-                    definitions_read_as_external(
-                        &definition_sites,
-                        &scip.symbols,
-                        &scip_occurrences,
-                    )
-                },
+                || covered_definition_sites(&ts_symbols, &ts_occurrences, covered),
                 || ids(&scip.symbols),
             )
         },
+    );
+    let (read_as_external, (matches, ts_path)) = rayon::join(
+        || definitions_read_as_external(&definition_sites, &scip_ids, &scip_occurrences),
         || {
             rayon::join(
                 || match_symbols(&ts_symbols, &scip.symbols, covered),
@@ -268,13 +262,12 @@ fn covered_definition_sites<'t>(
 /// those SCIP did not match.
 fn definitions_read_as_external(
     definitions: &DefinitionSites<'_>,
-    scip_symbols: &[SymbolRow],
+    defined: &FastSet<SharedStr>,
     scip_occurrences: &[OccurrenceRow],
 ) -> BTreeMap<(SharedStr, i32, i32), SharedStr> {
     if definitions.is_empty() {
         return BTreeMap::new();
     }
-    let defined: FastSet<&str> = scip_symbols.iter().map(|s| s.stable_id.as_str()).collect();
     // The position first: few references sit where a tree-sitter definition does.
     scip_occurrences
         .iter()
@@ -306,7 +299,7 @@ fn match_symbols(
                 .push(i);
         }
     }
-    let mut taken: FastSet<usize> = FastSet::default();
+    let mut taken = vec![false; ts_symbols.len()];
     scip_symbols
         .iter()
         .map(|row| {
@@ -315,7 +308,7 @@ fn match_symbols(
                 .into_iter()
                 .flatten()
                 .copied()
-                .filter(|i| !taken.contains(i))
+                .filter(|&i| !taken[i])
                 .filter(|&i| {
                     overlaps(row, &ts_symbols[i]) && compatible(&row.kind, &ts_symbols[i].kind)
                 })
@@ -324,7 +317,7 @@ fn match_symbols(
                     (t.kind != row.kind, (t.start_line - row.start_line).abs(), i)
                 });
             if let Some(i) = best {
-                taken.insert(i);
+                taken[i] = true;
             }
             best
         })
@@ -388,14 +381,14 @@ fn merge_symbols<'c>(
             a
         });
     stats.add(&filled);
-    let mut taken: FastSet<usize> = FastSet::default();
+    let mut taken = vec![false; ts_symbols.len()];
     let mut remap: FastMap<SharedStr, SharedStr> = FastMap::default();
     for (row, best) in symbols.iter().zip(&matches) {
         let Some(i) = *best else {
             stats.scip_only += 1;
             continue;
         };
-        taken.insert(i);
+        taken[i] = true;
         stats.matched += 1;
         let ts = &ts_symbols[i];
         if ts.stable_id != row.stable_id {
@@ -409,7 +402,7 @@ fn merge_symbols<'c>(
     let mut kept: FastSet<SharedStr> = FastSet::default();
     for (i, s) in ts_symbols.into_iter().enumerate() {
         if covered.contains(s.path.as_str()) {
-            let unmatched = !taken.contains(&i);
+            let unmatched = !taken[i];
             if unmatched && shadowing.contains(&s.stable_id) && !scip_ids.contains(&s.stable_id) {
                 stats.definitions_read_as_external += 1;
                 kept.insert(s.stable_id.clone());
