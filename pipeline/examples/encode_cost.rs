@@ -26,13 +26,13 @@ use output_schema::Table;
 /// Rows per digested group.
 const GROUP_ROWS: usize = 6000;
 
-/// A table's row count and best encode and digest milliseconds, or what went wrong.
-type Measured = Result<(usize, f64, f64), String>;
+/// A table's name, row count and best encode and digest milliseconds, or what went wrong.
+type Measured = Result<(&'static str, usize, f64, f64), String>;
 
 /// Measures one table of the snapshot in a folder, best of so many runs.
 type Measure = fn(&Path, usize) -> Measured;
 
-/// Best-of-`runs` milliseconds of encoding and of digesting one table: (rows, encode, digest).
+/// Best-of-`runs` milliseconds of encoding and of digesting one table.
 fn measure<T: Table + Clone>(dir: &Path, runs: usize) -> Measured {
     let file = dir.join(T::INFO.file_name());
     let rows: Vec<T> = read_table(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -51,7 +51,7 @@ fn measure<T: Table + Clone>(dir: &Path, runs: usize) -> Measured {
         }
         digest = digest.min(clock.elapsed().as_secs_f64() * 1e3);
     }
-    Ok((rows.len(), encode, digest))
+    Ok((T::INFO.name, rows.len(), encode, digest))
 }
 
 fn main() {
@@ -70,30 +70,30 @@ fn main() {
         std::process::exit(1);
     }
     let dir = Path::new(&dir);
-    let tables: [(&str, Measure); 14] = [
-        ("files", measure::<FileRow>),
-        ("symbols", measure::<SymbolRow>),
-        ("occurrences", measure::<OccurrenceRow>),
-        ("call_edges", measure::<CallEdgeRow>),
-        ("relationships", measure::<RelationshipRow>),
-        ("imports", measure::<ImportRow>),
-        ("modules", measure::<ModuleRow>),
-        ("module_edges", measure::<ModuleEdgeRow>),
-        ("commits", measure::<CommitRow>),
-        ("file_changes", measure::<FileChangeRow>),
-        ("churn", measure::<ChurnRow>),
-        ("cochange", measure::<CochangeRow>),
-        ("ownership", measure::<OwnershipRow>),
-        ("usage", measure::<UsageRow>),
+    let tables: [Measure; 14] = [
+        measure::<FileRow>,
+        measure::<SymbolRow>,
+        measure::<OccurrenceRow>,
+        measure::<CallEdgeRow>,
+        measure::<RelationshipRow>,
+        measure::<ImportRow>,
+        measure::<ModuleRow>,
+        measure::<ModuleEdgeRow>,
+        measure::<CommitRow>,
+        measure::<FileChangeRow>,
+        measure::<ChurnRow>,
+        measure::<CochangeRow>,
+        measure::<OwnershipRow>,
+        measure::<UsageRow>,
     ];
     println!(
         "{:<14} {:>8} {:>10} {:>10}",
         "table", "rows", "encode ms", "digest ms"
     );
     let (mut encode_total, mut digest_total) = (0.0, 0.0);
-    for (name, measure) in tables {
+    for measure in tables {
         match measure(dir, runs) {
-            Ok((rows, encode, digest)) => {
+            Ok((name, rows, encode, digest)) => {
                 println!("{name:<14} {rows:>8} {encode:>10.1} {digest:>10.1}");
                 encode_total += encode;
                 digest_total += digest;
