@@ -21,9 +21,10 @@
 //! content hash (and language and test/generated flags) did not change are taken from it, with
 //! the columns later stages fill reset to what this stage emits; only changed files are parsed.
 //! Resolution, call edges and relationships are always recomputed over the full set, so the tables are
-//! byte-identical to a cold run's. Which files can be reused is known from the previous `files`
-//! table alone, so the changed files are parsed while the previous rows are decoded (column by
-//! column, in parallel); the reused rows arrive in table order and each parsed file's rows are
+//! byte-identical to a cold run's. Which files can be reused is known from the syntax cache's
+//! index and the previous `files` table alone, so the changed files are parsed while the cached
+//! rows and the previous rows are decoded (the latter column by column, in parallel); the reused
+//! rows arrive in table order and each parsed file's rows are
 //! sorted on its worker, so the final order comes from a merge (each re-parsed row placed by
 //! binary search) rather than a sort.
 
