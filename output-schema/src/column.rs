@@ -43,6 +43,12 @@ pub trait Column: Sized + Clone + PartialEq + std::fmt::Debug + Send + Sync {
     fn from_array(array: &dyn Array, column: &str) -> Result<Vec<Self>, FormatError>;
     /// Total order used when sorting rows.
     fn compare(a: &Self, b: &Self) -> Ordering;
+    /// The value as the bytes [`Column::compare`] orders by, for a column that sorts as a byte
+    /// string (strings do); `None` for the others. A table whose leading sort column has them is
+    /// sorted by a prefix of those bytes first ([`crate::table::sort_rows`]).
+    fn sort_bytes(&self) -> Option<&[u8]> {
+        None
+    }
     /// The value as JSON (JSON Lines export); nulls are `Value::Null`.
     fn to_json(&self) -> serde_json::Value;
     /// Writes the value in the binary row form ([`crate::row_codec`]).
@@ -287,6 +293,9 @@ macro_rules! string_column {
             }
             fn compare(a: &Self, b: &Self) -> Ordering {
                 a.cmp(b)
+            }
+            fn sort_bytes(&self) -> Option<&[u8]> {
+                Some(self.as_bytes())
             }
             fn put(&self, out: &mut RowWriter) {
                 out.put_str(self);

@@ -108,6 +108,8 @@ pub trait Table: Sized + Clone + Send + Sync + 'static {
     const INFO: &'static TableInfo;
     /// Total order: sort key first, then every other column.
     fn compare(&self, other: &Self) -> Ordering;
+    /// The leading sort column's [`crate::Column::sort_bytes`].
+    fn leading_key_bytes(&self) -> Option<&[u8]>;
     /// Encodes rows (already in order) into one array per column.
     fn to_arrays(rows: &[Self]) -> Vec<ArrayRef>;
     /// Encodes rows (already in order) into one array per column for the Parquet writer
@@ -131,7 +133,86 @@ pub fn sort_rows<T: Table>(rows: &mut [T]) {
     }
     // The order is total over all columns, so an unstable sort is still deterministic, and a
     // parallel one gives the same rows as a serial one.
-    rows.par_sort_unstable_by(T::compare);
+    match leading_prefixes(rows) {
+        Some(prefixes) => sort_by_prefixes(rows, prefixes),
+        None => rows.par_sort_unstable_by(T::compare),
+    }
+}
+
+/// For each row, its place and the eight bytes of its leading sort column that follow the prefix
+/// every row shares, as a big-endian number (short values padded with zeros): rows whose numbers
+/// differ are in the numbers' order. `None` when the leading column is not a byte string, or
+/// when its values repeat in runs of more than [`MAX_MEAN_RUN`] rows on average.
+///
+/// Most tables lead with an ID (`ckb:<repo>:sym:` then a hash). Comparing two rows reads both
+/// strings from wherever they were allocated and compares them from the first byte; the numbers
+/// sit side by side in one list, so most comparisons touch neither row. Rows with one leading
+/// value (the rows of one file, led by its path) are still compared in full, from their places:
+/// there, sorting the rows themselves is cheaper.
+fn leading_prefixes<T: Table>(rows: &[T]) -> Option<Vec<(u64, u32)>> {
+    let first = rows.first()?.leading_key_bytes()?;
+    u32::try_from(rows.len()).ok()?;
+    let mut shared = first.len();
+    let mut runs = 0usize;
+    let mut last: &[u8] = &[];
+    for (i, row) in rows.iter().enumerate() {
+        let bytes = row.leading_key_bytes()?;
+        if i == 0 || bytes != last {
+            runs += 1;
+        }
+        last = bytes;
+        shared = first[..shared]
+            .iter()
+            .zip(bytes)
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    if runs.saturating_mul(MAX_MEAN_RUN) < rows.len() {
+        return None;
+    }
+    Some(
+        rows.par_iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let rest = row.leading_key_bytes().map_or(&[][..], |b| &b[shared..]);
+                let mut prefix = [0u8; 8];
+                let n = rest.len().min(8);
+                prefix[..n].copy_from_slice(&rest[..n]);
+                (u64::from_be_bytes(prefix), i as u32)
+            })
+            .collect(),
+    )
+}
+
+/// Above this many rows per run of one leading value, on average, rows are sorted directly
+/// ([`leading_prefixes`]). Call edges run about four to a caller.
+const MAX_MEAN_RUN: usize = 8;
+
+/// Sorts the rows by their [`leading_prefixes`], the full order breaking ties, then moves each
+/// row to its place.
+fn sort_by_prefixes<T: Table>(rows: &mut [T], mut prefixes: Vec<(u64, u32)>) {
+    {
+        let rows = &*rows;
+        prefixes.par_sort_unstable_by(|(pa, a), (pb, b)| {
+            pa.cmp(pb)
+                .then_with(|| rows[*a as usize].compare(&rows[*b as usize]))
+        });
+    }
+    // Position i takes the row now at `from[i]`: each cycle of that permutation is walked once,
+    // swapping every row straight into its place.
+    let mut from: Vec<u32> = prefixes.into_iter().map(|(_, i)| i).collect();
+    for start in 0..from.len() {
+        let mut at = start;
+        loop {
+            let source = from[at] as usize;
+            from[at] = at as u32;
+            if source == start {
+                break;
+            }
+            rows.swap(at, source);
+            at = source;
+        }
+    }
 }
 
 /// Rows in their table's canonical order: made only by [`SortedRows::sort`], so code that
@@ -196,7 +277,7 @@ pub fn to_record_batch<T: Table>(rows: &mut [T]) -> RecordBatch {
 macro_rules! table {
     (
         #[doc = $tdoc:literal]
-        pub struct $row:ident in $name:literal, produced by [$($stage:expr),+], sorted by [$($key:ident),+] {
+        pub struct $row:ident in $name:literal, produced by [$($stage:expr),+], sorted by [$lead:ident $(, $key:ident)*] {
             $( #[doc = $cdoc:literal] $col:ident : $ty:ty ),+ $(,)?
         }
     ) => {
@@ -212,7 +293,7 @@ macro_rules! table {
                 name: $name,
                 doc: $tdoc,
                 stages: &[$($stage),+],
-                sort_key: &[$(stringify!($key)),+],
+                sort_key: &[stringify!($lead) $(, stringify!($key))*],
                 columns: &[
                     $( $crate::ColumnInfo {
                         name: stringify!($col),
@@ -246,9 +327,13 @@ macro_rules! table {
             const INFO: &'static $crate::TableInfo = &$row::INFO;
 
             fn compare(&self, other: &Self) -> ::std::cmp::Ordering {
-                ::std::cmp::Ordering::Equal
-                    $( .then_with(|| <_ as $crate::Column>::compare(&self.$key, &other.$key)) )+
+                <_ as $crate::Column>::compare(&self.$lead, &other.$lead)
+                    $( .then_with(|| <_ as $crate::Column>::compare(&self.$key, &other.$key)) )*
                     $( .then_with(|| <$ty as $crate::Column>::compare(&self.$col, &other.$col)) )+
+            }
+
+            fn leading_key_bytes(&self) -> Option<&[u8]> {
+                <_ as $crate::Column>::sort_bytes(&self.$lead)
             }
 
             fn to_json(&self) -> ::serde_json::Value {
@@ -351,5 +436,78 @@ mod tests {
         // Sorted input is left as it is.
         sort_rows(&mut rows);
         assert!(rows == serial);
+    }
+
+    fn commit_row() -> crate::tables::CommitRow {
+        crate::tables::CommitRow {
+            sha: "c0ffee".into(),
+            parents: Vec::new(),
+            author_time: 0,
+            committer_time: 0,
+            author_id: "a".into(),
+            is_bot: false,
+            files_changed: 0,
+            additions: 0,
+            deletions: 0,
+        }
+    }
+
+    #[test]
+    fn leading_prefixes_order_as_the_full_comparison_does() {
+        // Values that share a long prefix, end inside the eight bytes after it, hold NUL bytes,
+        // are empty after it or tie on those eight bytes and differ later: the prefix sort must
+        // still give the full comparison's order.
+        let tails = [
+            "",
+            "\0",
+            "\0\0",
+            "\0\x01",
+            "a",
+            "a\0",
+            "ab",
+            "aaaaaaaa",
+            "aaaaaaaaX",
+            "aaaaaaaaY",
+            "aaaaaaab",
+            "b",
+            "\u{7f}",
+            "\u{e9}",
+            "zzzzzzzzzzzz",
+        ];
+        let mut rows = scrambled(2_000);
+        for (i, row) in rows.iter_mut().enumerate() {
+            let tail = tails[i * 7 % tails.len()];
+            row.caller_id = format!("ckb:repo:sym:{tail}").as_str().into();
+        }
+        let mut serial = rows.clone();
+        serial.sort_by(CallEdgeRow::compare);
+        assert!(leading_prefixes(&rows).is_some());
+        sort_rows(&mut rows);
+        assert!(rows == serial, "the prefix sort differs from a serial sort");
+
+        // Long runs of one leading value (a file's rows, led by its path) sort directly.
+        let mut runs = scrambled(400);
+        for (i, row) in runs.iter_mut().enumerate() {
+            row.caller_id = format!("file{}", i / 40).as_str().into();
+        }
+        assert!(leading_prefixes(&runs).is_none());
+        let mut serial = runs.clone();
+        serial.sort_by(CallEdgeRow::compare);
+        runs.reverse();
+        sort_rows(&mut runs);
+        assert!(runs == serial);
+
+        // A table led by a number has no prefixes and sorts as before.
+        let mut commits: Vec<crate::tables::CommitRow> = (0..500i64)
+            .map(|i| crate::tables::CommitRow {
+                committer_time: (i * 7919) % 500 - 250,
+                ..commit_row()
+            })
+            .collect();
+        assert!(leading_prefixes(&commits).is_none());
+        let mut serial = commits.clone();
+        serial.sort_by(crate::tables::CommitRow::compare);
+        sort_rows(&mut commits);
+        assert!(commits == serial);
     }
 }
