@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 
 use output_schema::tables::{CallEdgeRow, ImportRow, OccurrenceRow, RelationshipRow, SymbolRow};
-use output_schema::{Roles, SharedStr};
+use output_schema::{Roles, SharedStr, Table};
 use rayon::prelude::*;
 
 use crate::fast_map::{FastMap, FastSet};
@@ -99,7 +99,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
     // indexed, and the definitions are matched while the SCIP references are looked up in those
     // sites (a serial merge of tokio left one core idle for about 20 ms).
     let (mut scip_occurrences, (definition_sites, scip_ids)) = rayon::join(
-        || scip.occurrences.into_rows(),
+        || scip.occurrences.into_rows_with_room(ts_occurrences.len()),
         || {
             rayon::join(
                 || covered_definition_sites(&ts_symbols, &ts_occurrences, covered),
@@ -130,12 +130,8 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
         &read_as_external,
         &mut stats,
     );
-    for o in scip_occurrences.iter_mut().filter(|_| !kept.is_empty()) {
-        let at = (o.path.clone(), o.line, o.col);
-        if let Some(id) = read_as_external.get(&at).filter(|id| kept.contains(*id)) {
-            o.symbol_id = Some(id.clone());
-            o.roles = Roles::DEFINITION;
-        }
+    if !kept.is_empty() {
+        redefine(&mut scip_occurrences, &read_as_external, &kept);
     }
 
     // The occurrences and the call edges are filtered side by side: both only read the
@@ -147,7 +143,7 @@ pub fn merge(syntax: SyntaxTables, scip: ScipTables) -> (Merged, MergeStats) {
             // Tree-sitter occurrences come sorted by path: each file's coverage is looked up
             // once.
             let mut last_file: Option<(SharedStr, bool)> = None;
-            let rows = scip_then_kept(scip_occurrences, ts_occurrences, |o| {
+            let rows = scip_merged_with_kept(scip_occurrences, ts_occurrences, |o| {
                 let in_covered = match &last_file {
                     Some((path, is_covered)) if *path == o.path => *is_covered,
                     _ => {
@@ -224,6 +220,81 @@ fn scip_then_kept<T>(
             .into_iter()
             .filter_map(|mut row| keep(&mut row).then_some(row)),
     );
+    scip
+}
+
+/// Makes the SCIP references that sit on a kept definition the index read as external
+/// ([`definitions_read_as_external`]) definitions of it. The rows come in table order
+/// ([`crate::scip::ScipOccurrences::into_rows`]) and stay so: a changed target or role can only
+/// reorder the rows of its own site, which are sorted again.
+fn redefine(
+    rows: &mut [OccurrenceRow],
+    read_as_external: &BTreeMap<(SharedStr, i32, i32), SharedStr>,
+    kept: &FastSet<SharedStr>,
+) {
+    let mut changed = Vec::new();
+    for (i, o) in rows.iter_mut().enumerate() {
+        let at = (o.path.clone(), o.line, o.col);
+        if let Some(id) = read_as_external.get(&at).filter(|id| kept.contains(*id)) {
+            o.symbol_id = Some(id.clone());
+            o.roles = Roles::DEFINITION;
+            changed.push(i);
+        }
+    }
+    let same_site = |a: &OccurrenceRow, b: &OccurrenceRow| {
+        a.path == b.path && a.line == b.line && a.col == b.col
+    };
+    for i in changed {
+        let start = rows[..i]
+            .iter()
+            .rposition(|o| !same_site(o, &rows[i]))
+            .map_or(0, |p| p + 1);
+        let end = rows[i..]
+            .iter()
+            .position(|o| !same_site(o, &rows[i]))
+            .map_or(rows.len(), |p| i + p);
+        rows[start..end].sort_by(OccurrenceRow::compare);
+    }
+}
+
+/// SCIP's occurrences and the tree-sitter ones `keep` accepts (see [`scip_then_kept`]), merged
+/// into table order a file at a time, in place. Both come in that order and name different files
+/// (the tree-sitter rows of the files SCIP covers are not kept), so from the last kept file to
+/// the first, the SCIP rows that sort after it move back once and its rows go in behind them.
+/// The write sorts what is not in order all the same.
+fn scip_merged_with_kept(
+    mut scip: Vec<OccurrenceRow>,
+    tree_sitter: Vec<OccurrenceRow>,
+    keep: impl FnMut(&mut OccurrenceRow) -> bool,
+) -> Vec<OccurrenceRow> {
+    let mut kept = scip_then_kept(Vec::new(), tree_sitter, keep);
+    let Some(filler) = kept.first().cloned() else {
+        return scip;
+    };
+    // SCIP's rows not yet placed are `scip[..unplaced]`; the placed rows are `scip[placed..]`.
+    let mut unplaced = scip.len();
+    scip.reserve_exact(kept.len());
+    scip.resize(scip.len() + kept.len(), filler);
+    let mut placed = scip.len();
+    while let Some(last) = kept.last() {
+        let file = kept.len()
+            - kept
+                .iter()
+                .rev()
+                .take_while(|r| r.path == last.path)
+                .count();
+        let after = scip[..unplaced].partition_point(|r| r.compare(&kept[file]).is_le());
+        // One swap a row: a rotation would move the gap's filler rows again for every file.
+        for row in (after..unplaced).rev() {
+            placed -= 1;
+            scip.swap(row, placed);
+        }
+        unplaced = after;
+        for row in kept.drain(file..).rev() {
+            placed -= 1;
+            scip[placed] = row;
+        }
+    }
     scip
 }
 

@@ -506,3 +506,70 @@ fn a_definition_the_index_read_as_an_external_reference_is_kept() {
     );
     assert!(!merged.symbols.iter().any(|s| s.stable_id.as_str() == "T1"));
 }
+
+#[test]
+fn occurrences_leave_the_merge_in_table_order() {
+    // SCIP lists documents in its own order (here c, a, e) and a document's occurrences need not
+    // be by position; tree-sitter's rows come by path, and those of the files SCIP covers (a) go.
+    let scip_occ = |path: &str, line: i32, target: &str| OccurrenceRow {
+        source: "scip".into(),
+        ..ts_occ(path, line, Some(target), None)
+    };
+    let scip_rows = vec![
+        scip_occ("src/c.ts", 9, "C9"),
+        scip_occ("src/c.ts", 2, "C2"),
+        scip_occ("src/a.ts", 1, "A1"),
+        scip_occ("src/e.ts", 4, "E4"),
+        scip_occ("src/e.ts", 4, "E3"),
+    ];
+    let ts_rows = vec![
+        ts_occ("src/0.js", 1, None, None),
+        ts_occ("src/a.ts", 1, None, None),
+        ts_occ("src/b.js", 1, None, None),
+        ts_occ("src/b.js", 5, None, None),
+        ts_occ("src/d.js", 3, None, None),
+        ts_occ("src/f.js", 1, None, None),
+    ];
+    let covered = ["src/a.ts", "src/c.ts", "src/e.ts"];
+    let (merged, stats) = merge(
+        SyntaxTables {
+            occurrences: ts_rows.clone(),
+            ..Default::default()
+        },
+        ScipTables {
+            occurrences: scip_rows.clone().into(),
+            covered_paths: covered.iter().map(|p| p.to_string()).collect(),
+            ..Default::default()
+        },
+    );
+    assert_eq!(stats.dropped_tree_sitter_occurrences, 1);
+    let mut expected: Vec<OccurrenceRow> = scip_rows
+        .into_iter()
+        .chain(
+            ts_rows
+                .into_iter()
+                .filter(|o| o.path.as_str() != "src/a.ts"),
+        )
+        .collect();
+    expected.sort_by(output_schema::Table::compare);
+    assert_eq!(merged.occurrences, expected);
+    assert_eq!(
+        merged
+            .occurrences
+            .iter()
+            .map(|o| (o.path.as_str(), o.line))
+            .collect::<Vec<_>>(),
+        [
+            ("src/0.js", 1),
+            ("src/a.ts", 1),
+            ("src/b.js", 1),
+            ("src/b.js", 5),
+            ("src/c.ts", 2),
+            ("src/c.ts", 9),
+            ("src/d.js", 3),
+            ("src/e.ts", 4),
+            ("src/e.ts", 4),
+            ("src/f.js", 1),
+        ]
+    );
+}

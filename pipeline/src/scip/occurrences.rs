@@ -104,13 +104,64 @@ impl ScipOccurrences {
         self.records.iter().map(move |r| self.row(r, &source))
     }
 
-    /// Every row, in order (built in parallel).
+    /// Every row, in the table's order (built in parallel).
+    ///
+    /// The records come a document at a time, in the index's order, and most indexers list a
+    /// document's occurrences by position already. So the records are bucketed by path (the
+    /// paths sorted once, not compared per row), and only a file whose rows are out of order is
+    /// sorted: the rows reach the merge in order instead of being sorted all together after it.
     pub fn into_rows(self) -> Vec<OccurrenceRow> {
+        self.into_rows_with_room(0)
+    }
+
+    /// [`ScipOccurrences::into_rows`], in a list with room for `room` more rows, so that rows
+    /// merged in later (the kept tree-sitter rows) do not move these to a larger list. Room that
+    /// is never filled costs no memory: its pages are never touched.
+    pub fn into_rows_with_room(self, room: usize) -> Vec<OccurrenceRow> {
         let source = SharedStr::from(SOURCE);
-        self.records
-            .par_iter()
-            .map(|r| self.row(r, &source))
-            .collect()
+        // Each path's rank among the distinct path strings (two indexes may name one file).
+        let mut by_name: Vec<usize> = (0..self.paths.len()).collect();
+        by_name.sort_unstable_by(|&a, &b| self.paths[a].cmp(&self.paths[b]).then(a.cmp(&b)));
+        let mut rank = vec![0usize; self.paths.len()];
+        let mut ranks = 0;
+        for (i, &p) in by_name.iter().enumerate() {
+            if i > 0 && self.paths[by_name[i - 1]] != self.paths[p] {
+                ranks += 1;
+            }
+            rank[p] = ranks;
+        }
+        // Where each file's rows start: a counting sort of the records by rank.
+        let mut starts = vec![0usize; self.paths.len() + 1];
+        for r in &self.records {
+            starts[rank[r.path as usize] + 1] += 1;
+        }
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let mut next = starts.clone();
+        let mut order = vec![0usize; self.records.len()];
+        for (i, r) in self.records.iter().enumerate() {
+            let k = rank[r.path as usize];
+            order[next[k]] = i;
+            next[k] += 1;
+        }
+        let mut rows: Vec<OccurrenceRow> = Vec::with_capacity(order.len() + room);
+        rows.par_extend(
+            order
+                .par_iter()
+                .map(|&i| self.row(&self.records[i], &source)),
+        );
+        let mut files: Vec<&mut [OccurrenceRow]> = Vec::with_capacity(starts.len());
+        let mut rest = rows.as_mut_slice();
+        for w in starts.windows(2) {
+            let (file, tail) = rest.split_at_mut(w[1] - w[0]);
+            files.push(file);
+            rest = tail;
+        }
+        files
+            .into_par_iter()
+            .for_each(output_schema::table::sort_rows);
+        rows
     }
 
     /// Appends the occurrences of another index after these.
@@ -220,7 +271,50 @@ mod tests {
         occ.append(ScipOccurrences::from(b.clone()));
         let all: Vec<OccurrenceRow> = a.into_iter().chain(b).collect();
         assert_eq!(occ.rows().collect::<Vec<_>>(), all);
-        assert_eq!(occ.into_rows(), all);
+        let mut sorted = all.clone();
+        output_schema::table::sort_rows(&mut sorted);
+        assert_eq!(occ.into_rows(), sorted);
         assert!(ScipOccurrences::default().is_empty());
+    }
+
+    #[test]
+    fn into_rows_gives_the_table_order() {
+        // Documents out of path order, a file named by two indexes, rows out of position order
+        // within a document, and two rows at one site that only later columns order.
+        let first = vec![
+            row("src/z.rs", 5, "A", None),
+            row("src/z.rs", 2, "B", Some("A")),
+            row("src/a.rs", 1, "C", None),
+            row("src/m.rs", 3, "D", None),
+            row("src/m.rs", 3, "C", None),
+        ];
+        let second = vec![
+            row("src/b.rs", 7, "E", None),
+            row("src/a.rs", 4, "F", Some("C")),
+            row("src/a.rs", 2, "G", None),
+        ];
+        let mut occ = ScipOccurrences::from(first.clone());
+        occ.append(ScipOccurrences::from(second.clone()));
+        let mut expected: Vec<OccurrenceRow> = first.into_iter().chain(second).collect();
+        expected.sort_by(output_schema::Table::compare);
+        let rows = occ.into_rows();
+        assert_eq!(rows, expected);
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.path.as_str(), r.line))
+                .collect::<Vec<_>>(),
+            [
+                ("src/a.rs", 1),
+                ("src/a.rs", 2),
+                ("src/a.rs", 4),
+                ("src/b.rs", 7),
+                ("src/m.rs", 3),
+                ("src/m.rs", 3),
+                ("src/z.rs", 2),
+                ("src/z.rs", 5),
+            ]
+        );
+        assert_eq!(rows[4].symbol_id.as_deref(), Some("C"));
+        assert!(ScipOccurrences::default().into_rows().is_empty());
     }
 }
