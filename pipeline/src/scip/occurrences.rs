@@ -116,7 +116,7 @@ impl ScipOccurrences {
 
     /// [`ScipOccurrences::into_rows`], in a list with room for `room` more rows, so that rows
     /// merged in later (the kept tree-sitter rows) do not move these to a larger list. Room that
-    /// is never filled costs no memory: its pages are never touched.
+    /// is never written adds no resident memory: the kernel backs a page only once it is touched.
     pub fn into_rows_with_room(self, room: usize) -> Vec<OccurrenceRow> {
         let source = SharedStr::from(SOURCE);
         // Each path's rank among the distinct path strings (two indexes may name one file).
@@ -299,21 +299,12 @@ mod tests {
         expected.sort_by(output_schema::Table::compare);
         let rows = occ.into_rows();
         assert_eq!(rows, expected);
-        assert_eq!(
-            rows.iter()
-                .map(|r| (r.path.as_str(), r.line))
-                .collect::<Vec<_>>(),
-            [
-                ("src/a.rs", 1),
-                ("src/a.rs", 2),
-                ("src/a.rs", 4),
-                ("src/b.rs", 7),
-                ("src/m.rs", 3),
-                ("src/m.rs", 3),
-                ("src/z.rs", 2),
-                ("src/z.rs", 5),
-            ]
-        );
+        let sites: Vec<String> = rows
+            .iter()
+            .map(|r| format!("{}:{}", r.path, r.line))
+            .collect();
+        let want = "src/a.rs:1 src/a.rs:2 src/a.rs:4 src/b.rs:7 src/m.rs:3 src/m.rs:3 src/z.rs:2 src/z.rs:5";
+        assert_eq!(sites.join(" "), want);
         assert_eq!(rows[4].symbol_id.as_deref(), Some("C"));
         assert!(ScipOccurrences::default().into_rows().is_empty());
     }
