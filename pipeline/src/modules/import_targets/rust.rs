@@ -101,14 +101,25 @@ fn position(
 }
 
 /// The file of the longest prefix of `segs` that names a module file under `root_dir`.
+///
+/// Every import of every file asks this on every run, so the candidates are spelled in one
+/// buffer: the longest prefix's path is written once and cut back a segment at a time.
 fn module_file(index: &RepoIndex<'_>, root_dir: &str, segs: &[String]) -> Option<(String, usize)> {
+    let full = child(root_dir, &segs.join("/"));
+    // The length of the path of the first k segments: the whole path less the later segments
+    // and the slash before each.
+    let mut base_len = full.len();
+    let mut candidate = String::with_capacity(full.len() + "/mod.rs".len());
     for k in (1..=segs.len()).rev() {
-        let base = child(root_dir, &segs[..k].join("/"));
-        for f in [format!("{base}.rs"), format!("{base}/mod.rs")] {
-            if index.is_file(&f) {
-                return Some((f, k));
+        for suffix in [".rs", "/mod.rs"] {
+            candidate.clear();
+            candidate.push_str(&full[..base_len]);
+            candidate.push_str(suffix);
+            if index.is_file(&candidate) {
+                return Some((candidate, k));
             }
         }
+        base_len -= segs[k - 1].len() + usize::from(k > 1);
     }
     None
 }
@@ -255,6 +266,40 @@ mod tests {
         assert_eq!(split_path("::serde::de::*"), ["serde", "de"]);
         assert_eq!(split_path("std::io as sio"), ["std", "io"]);
         assert_eq!(split_path("r#type::x"), ["type", "x"]);
+    }
+
+    #[test]
+    fn module_file_finds_the_longest_prefix_that_names_a_file() {
+        let idx = RepoIndex::new(
+            [
+                "src/a.rs",
+                "src/a/b/mod.rs",
+                "x/src/net/mod.rs",
+                "x/src/net/tcp.rs",
+                "top.rs",
+                "top/inner/mod.rs",
+            ]
+            .into_iter(),
+        );
+        let segs = |s: &str| s.split("::").map(String::from).collect::<Vec<_>>();
+        let cases = [
+            ("src", "a::b::c", Some(("src/a/b/mod.rs", 2))),
+            ("src", "a::z", Some(("src/a.rs", 1))),
+            ("x/src", "net::tcp::Stream", Some(("x/src/net/tcp.rs", 2))),
+            ("x/src", "net::udp", Some(("x/src/net/mod.rs", 1))),
+            (".", "top::inner::f", Some(("top/inner/mod.rs", 2))),
+            ("", "top::g", Some(("top.rs", 1))),
+            ("src", "nothing::here", None),
+        ];
+        for (root, path, want) in cases {
+            let got = module_file(&idx, root, &segs(path));
+            assert_eq!(
+                got.as_ref().map(|(f, k)| (f.as_str(), *k)),
+                want,
+                "{root} {path}"
+            );
+        }
+        assert_eq!(module_file(&idx, "src", &[]), None);
     }
 
     #[test]
