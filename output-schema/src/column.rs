@@ -11,9 +11,10 @@ use std::sync::Arc;
 
 use arrow::array::{
     Array, ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int32Builder,
-    Int64Array, ListArray, ListBuilder, StringArray, StringBuilder,
+    Int64Array, Int8Array, ListArray, ListBuilder, StringArray, StringBuilder,
 };
-use arrow::datatypes::{DataType, Field, Int32Type};
+use arrow::buffer::OffsetBuffer;
+use arrow::datatypes::{DataType, Field, Int32Type, Int8Type};
 
 use crate::row_codec::{RowReader, RowWriter};
 use crate::{FormatError, SharedStr};
@@ -438,6 +439,33 @@ fn shared_values_dictionary<'a>(
     ))
 }
 
+/// The `roles` column for the Parquet writer: a list whose items are keys into the role names,
+/// where [`Column::to_array`] copies a name's bytes into the list for every role of every row
+/// (an `occurrences` table has a row per site). The encoder reads the same values from it, so
+/// the same bytes are written.
+fn roles_for_writer<'a>(values: impl ExactSizeIterator<Item = &'a Roles>) -> ArrayRef {
+    let mut offsets: Vec<i32> = Vec::with_capacity(values.len() + 1);
+    offsets.push(0);
+    let mut keys: Vec<i8> = Vec::with_capacity(values.len());
+    for roles in values {
+        for (key, (role, _)) in (0i8..).zip(Roles::NAMES.iter()) {
+            if roles.contains(*role) {
+                keys.push(key);
+            }
+        }
+        offsets.push(i32::try_from(keys.len()).unwrap_or(i32::MAX));
+    }
+    let names = StringArray::from_iter_values(Roles::NAMES.iter().map(|(_, name)| *name));
+    let items = DictionaryArray::<Int8Type>::new(Int8Array::from(keys), Arc::new(names));
+    let item = Arc::new(Field::new("item", items.data_type().clone(), false));
+    Arc::new(ListArray::new(
+        item,
+        OffsetBuffer::new(offsets.into()),
+        Arc::new(items),
+        None,
+    ))
+}
+
 fn string_list_type() -> DataType {
     DataType::List(Arc::new(Field::new("item", DataType::Utf8, false)))
 }
@@ -611,6 +639,9 @@ impl Column for Roles {
     }
     fn to_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
         build_string_list(values.map(|r| r.names()))
+    }
+    fn to_write_array<'a>(values: impl ExactSizeIterator<Item = &'a Self>) -> ArrayRef {
+        roles_for_writer(values)
     }
     fn to_json(&self) -> serde_json::Value {
         serde_json::Value::Array(

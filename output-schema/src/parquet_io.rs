@@ -1169,10 +1169,15 @@ mod tests {
                 col: (i % 80) as i32 + 1,
                 end_line: (i % 4000) as i32 + 1,
                 end_col: (i % 80) as i32 + 9,
-                roles: if i % 7 == 0 {
-                    Roles::DEFINITION
-                } else {
-                    Roles::REFERENCE | Roles::CALL
+                // The writer's roles are keys into the role names: one role, several, none,
+                // every one.
+                roles: match i % 7 {
+                    0 => Roles::DEFINITION,
+                    1 => Roles::default(),
+                    2 => Roles::NAMES
+                        .iter()
+                        .fold(Roles::default(), |all, (r, _)| all | *r),
+                    _ => Roles::REFERENCE | Roles::CALL,
                 },
                 enclosing_symbol_id: (i % 5 != 0).then(|| format!("enc{}", i % 313).into()),
                 source: "tree-sitter".into(),
