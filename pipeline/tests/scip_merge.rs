@@ -460,6 +460,9 @@ fn a_definition_the_index_read_as_an_external_reference_is_kept() {
     };
     scip_occurrences.extend([
         external(BUILTIN, "ConnectionError", 70),
+        // A second reference at that site, ordered before it by target: once both are the
+        // definition, their names order them the other way round.
+        external("Z-other", "Zzz", 70),
         external(
             "scip-python python python-stdlib 3.11 builtins/Exception#",
             "Exception",
@@ -489,7 +492,17 @@ fn a_definition_the_index_read_as_an_external_reference_is_kept() {
             .map(|o| (o.symbol_id.as_deref().map(String::from), o.roles))
             .collect()
     };
-    assert_eq!(at(70), [(Some("T7".to_string()), Roles::DEFINITION)]);
+    assert_eq!(at(70), vec![(Some("T7".to_string()), Roles::DEFINITION); 2]);
+    let names_at_70: Vec<&str> = merged
+        .occurrences
+        .iter()
+        .filter(|o| o.line == 70)
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(names_at_70, ["ConnectionError", "Zzz"]);
+    assert!(merged
+        .occurrences
+        .is_sorted_by(|a, b| output_schema::Table::compare(a, b).is_le()));
     assert_eq!(
         at(80),
         [(
