@@ -124,8 +124,22 @@ impl Fakes {
             .count()
     }
 
-    fn grandchild(&self) -> PathBuf {
-        self.dir.path().join("grandchild.pid")
+    /// The pid the hanging fake's grandchild wrote, once it is there: the shell creates the file
+    /// before `echo` writes the number, and a test that read it in between took the empty pid
+    /// for a process that never exits (seen on a loaded machine). `None` after a minute.
+    fn grandchild_pid(&self) -> Option<u32> {
+        let path = self.dir.path().join("grandchild.pid");
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            let pid = std::fs::read_to_string(&path).ok();
+            if let Some(pid) = pid.and_then(|p| p.trim().parse().ok()) {
+                return Some(pid);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 }
 
@@ -200,9 +214,9 @@ fn partial_files(repo: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn process_alive(pid: &str) -> bool {
-    Path::new(&format!("/proc/{}", pid.trim())).exists()
-        && !std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+fn process_alive(pid: u32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .unwrap_or_default()
             .contains(") Z ")
 }
@@ -262,12 +276,12 @@ fn crashed_and_timed_out_indexers_leave_no_index_and_fail_only_with_strict() {
     let ts = run_of(&report, "scip-typescript");
     assert_eq!(ts["status"], "timed-out");
     assert!(reason_of(ts).contains("--timeout"), "{ts}");
-    let pid = std::fs::read_to_string(fakes.grandchild()).expect("the grandchild started");
+    let pid = fakes.grandchild_pid().expect("the grandchild started");
     let until = Instant::now() + Duration::from_secs(10);
-    while process_alive(&pid) && Instant::now() < until {
+    while process_alive(pid) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!process_alive(&pid), "the grandchild outlived the timeout");
+    assert!(!process_alive(pid), "the grandchild outlived the timeout");
 
     // Their partial output is nowhere: no index, no temporary file.
     assert!(!repo.path().join(".ckb/scip-python.scip").exists());
@@ -644,11 +658,7 @@ fn ctrl_c_stops_the_running_indexers_and_exits_130() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let until = Instant::now() + Duration::from_secs(60);
-    while !fakes.grandchild().exists() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let pid = std::fs::read_to_string(fakes.grandchild()).expect("the indexer started");
+    let pid = fakes.grandchild_pid().expect("the indexer started");
     test_support::run_ok(Command::new("kill").args(["-INT", &child.id().to_string()]));
     let out = child.wait_with_output().unwrap();
     assert_eq!(
@@ -659,10 +669,10 @@ fn ctrl_c_stops_the_running_indexers_and_exits_130() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("cancelled"));
     let until = Instant::now() + Duration::from_secs(10);
-    while process_alive(&pid) && Instant::now() < until {
+    while process_alive(pid) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!process_alive(&pid), "the indexer's group outlived Ctrl-C");
+    assert!(!process_alive(pid), "the indexer's group outlived Ctrl-C");
     assert_eq!(partial_files(repo.path()), Vec::<String>::new());
     assert!(!repo.path().join(".ckb/rust-analyzer.scip").exists());
 }
