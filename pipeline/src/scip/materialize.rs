@@ -228,7 +228,7 @@ pub(super) fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeM
 
     // Call edges: (caller, callee) pairs counted by sorting (a map per occurrence costs more).
     let mut calls: Vec<(u32, u32)> = records
-        .iter()
+        .par_iter()
         .filter(|o| {
             let roles = Roles(o.roles);
             // Module-level references (imports among them: scip-typescript marks no Import
@@ -241,7 +241,8 @@ pub(super) fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeM
         })
         .map(|o| (o.enclosing, o.target))
         .collect();
-    calls.sort_unstable();
+    // Plain integer pairs: any sort, serial or parallel, gives the one order.
+    calls.par_sort_unstable();
     let mut call_edges: Vec<((u32, u32), i64)> = Vec::new();
     for pair in calls {
         match call_edges.last_mut() {
@@ -250,7 +251,7 @@ pub(super) fn materialize(acc: &mut Accum, repo_id: &str) -> (ScipTables, BTreeM
         }
     }
     tables.call_edges = call_edges
-        .into_iter()
+        .into_par_iter()
         .map(|((caller, callee), count)| CallEdgeRow {
             caller_id: target(caller).clone(),
             callee_id: Some(target(callee).clone()),
