@@ -179,10 +179,9 @@ fn take_facts(r: &mut RowReader<'_>) -> Result<DocFacts, FormatError> {
                 None => None,
                 Some(k) => Some(
                     kinds
-                        .iter()
-                        .copied()
-                        .find(|x| *x == k.as_str())
-                        .ok_or_else(|| damaged("kind"))?,
+                        .binary_search(&k.as_str())
+                        .map(|i| kinds[i])
+                        .map_err(|_| damaged("kind"))?,
                 ),
             };
             let signature = r.take_opt_str()?.map(|s| s.as_str().to_owned());

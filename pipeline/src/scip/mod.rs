@@ -378,7 +378,7 @@ struct FixedStrs {
 
 impl FixedStrs {
     fn new() -> FixedStrs {
-        let mut names = symbols::fixed_names();
+        let mut names = symbols::fixed_names().to_vec();
         names.extend([SOURCE, "signature", "none"]);
         let by_name: FastMap<&'static str, SharedStr> =
             names.into_iter().map(|n| (n, SharedStr::from(n))).collect();

@@ -206,7 +206,14 @@ impl<'a> ParsedSymbol<'a> {
 
 /// Every string [`kind_name`], [`ParsedSymbol::suffix_kind`] and [`visibility`] can return, so
 /// that a table can share one copy of each (anything missing here is only copied, not lost).
-pub fn fixed_names() -> Vec<&'static str> {
+/// Sorted, without repeats; built once (every cached document's decoding looks its kinds up
+/// here).
+pub fn fixed_names() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(list_fixed_names)
+}
+
+fn list_fixed_names() -> Vec<&'static str> {
     use protobuf::Enum;
     let mut names: Vec<&'static str> = Kind::VALUES
         .iter()
