@@ -59,7 +59,9 @@ echo "MCP Python SDK: $MCP_PYTHON_SDK_VERSION"
 
 MCP_INSPECTOR_VERSION=2.12.0
 inspector="$tools/inspector"
-installed_inspector=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$inspector/node_modules/@modelcontextprotocol/inspector/package.json" 2>/dev/null | head -n 1)
+# `|| true`: on a fresh machine the file is absent, sed fails, and under pipefail the assignment
+# would end the script (set -e) before anything is installed.
+installed_inspector=$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$inspector/node_modules/@modelcontextprotocol/inspector/package.json" 2>/dev/null | head -n 1 || true)
 if [ "$installed_inspector" != "$MCP_INSPECTOR_VERSION" ]; then
   if command -v npm >/dev/null 2>&1; then
     mkdir -p "$inspector"
