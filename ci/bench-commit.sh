@@ -86,7 +86,7 @@ index() {
   fi
   echo "bench-commit: indexing $(basename "$file") (${sha:0:12}) with rust-analyzer scip" >&2
   git -C "$CLONE" checkout -q "$sha"
-  (cd "$CLONE" && nice -n 10 rust-analyzer scip . --output "$file" >"$file.log" 2>&1)
+  rust_analyzer_scip "$CLONE" "$file" "$file.log" nice -n 10 || exit 1
   echo "$sha" >"$file.commit"
   # Build scripts' output (gitignored, so no snapshot reads it), gigabytes on large workspaces.
   rm -rf "$CLONE/target"

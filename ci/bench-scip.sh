@@ -32,6 +32,8 @@ RUNS="${RUNS:-5}"
 THREADS="${THREADS:-0}"
 BENCH_REPO_URL="${BENCH_REPO_URL:-https://github.com/BurntSushi/ripgrep}"
 BENCH_REV="${BENCH_REV:-3fce3b5bb0236da2df6d99672afb8a719642eca7}"
+# shellcheck source=ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 here="$(cd "$(dirname "$0")/.." && pwd)"
 target="${CARGO_TARGET_DIR:-$here/target}"
 
@@ -45,7 +47,7 @@ else
     git clone -q "$BENCH_REPO_URL" "$work/repo"
     git -C "$work/repo" checkout -q "$BENCH_REV"
     echo "bench-scip: indexing with rust-analyzer scip" >&2
-    (cd "$work/repo" && rust-analyzer scip . --output "$work/index.scip" >/dev/null 2>&1)
+    rust_analyzer_scip "$work/repo" "$work/index.scip" "$work/index.log" || exit 1
     root="$work/repo"
     index="$work/index.scip"
 fi

@@ -70,3 +70,18 @@ parse_repo_args() {
     shift 2
   done
 }
+
+# rust_analyzer_scip DIR OUTPUT LOG [PREFIX...]: `rust-analyzer scip .` in DIR into OUTPUT, its
+# output in LOG, run under PREFIX (e.g. `nice -n 10`). When it fails, says so with the last lines
+# of LOG and the install command, and returns 1: on a fresh machine the rustup proxy exists
+# without the component, and a bare `set -e` exit left the benchmarks silent about why.
+rust_analyzer_scip() {
+  local dir=$1 output=$2 log=$3
+  shift 3
+  if ! (cd "$dir" && "$@" rust-analyzer scip . --output "$output") >"$log" 2>&1; then
+    echo "ci: \`rust-analyzer scip\` failed in $dir; the last lines of $log:" >&2
+    tail -n 5 "$log" | sed 's/^/  /' >&2
+    echo "ci: rust-analyzer is installed with \`rustup component add rust-analyzer\` (or ci/install-indexers.sh)" >&2
+    return 1
+  fi
+}
