@@ -143,16 +143,16 @@ impl Class {
 /// over every definition of the name (tokio's 94 000 sites walked 1.5 million candidates).
 struct Candidates {
     /// (path number, symbol index), sorted: by file, and within a file by stable ID.
-    list: Vec<(u32, u32)>,
+    list: Vec<(u32, usize)>,
     /// Per class ([`Class::ALL`] order): how many candidates fit it.
-    fitting: [u32; 5],
+    fitting: [usize; 5],
     /// Per class: the first candidate in `list` that fits it (meaningful where `fitting` > 0).
-    first: [u32; 5],
+    first: [usize; 5],
 }
 
 impl Candidates {
     /// The stretch of `list` in the file numbered `file`.
-    fn in_file(&self, file: u32) -> &[(u32, u32)] {
+    fn in_file(&self, file: u32) -> &[(u32, usize)] {
         let start = self.list.partition_point(|&(p, _)| p < file);
         let len = self.list[start..].partition_point(|&(p, _)| p == file);
         &self.list[start..start + len]
@@ -249,10 +249,7 @@ impl<'a> Index<'a> {
         // The same file first: a stretch of the list. The common cases (no candidate there,
         // exactly one) allocate nothing.
         let same_file = candidates.in_file(file.id);
-        let mut fitting_here = same_file
-            .iter()
-            .map(|&(_, i)| i as usize)
-            .filter(|&i| fits(i));
+        let mut fitting_here = same_file.iter().map(|&(_, i)| i).filter(|&i| fits(i));
         match (fitting_here.next(), fitting_here.next()) {
             (None, _) => {}
             (Some(i), None) => return Some((i, Method::SameFile)),
@@ -264,8 +261,8 @@ impl<'a> Index<'a> {
             }
         }
         // None fits in the file: every fitting candidate is in another one.
-        let other_n = candidates.fitting[class as usize] as usize;
-        let other_first = candidates.first[class as usize] as usize;
+        let other_n = candidates.fitting[class as usize];
+        let other_first = candidates.first[class as usize];
         let modules = self.imported.get(path).and_then(|m| m.get(name));
         match (other_n, modules) {
             (0, _) => None,
@@ -284,10 +281,10 @@ impl<'a> Index<'a> {
                     .iter()
                     .filter(|&&(p, i)| {
                         p != file.id
-                            && fits(i as usize)
+                            && fits(i)
                             && self.path_modules[p as usize].is_some_and(|m| modules.contains(&m))
                     })
-                    .map(|&(_, i)| i as usize)
+                    .map(|&(_, i)| i)
                     .collect();
                 // Imports name module-level items: prefer those when the module is ambiguous.
                 let top: Vec<usize> = hinted
@@ -348,7 +345,7 @@ type ByName<'a> = (
 
 fn by_name<'a>(symbols: &'a [SymbolRow], symbol_paths: &[u32]) -> ByName<'a> {
     let classes: Vec<u8> = symbols.iter().map(|s| Class::admitting(&s.kind)).collect();
-    let mut lists: FastMap<(u8, &str), Vec<(u32, u32)>> = FastMap::default();
+    let mut lists: FastMap<(u8, &str), Vec<(u32, usize)>> = FastMap::default();
     let mut family = FastMap::default();
     for (i, s) in symbols.iter().enumerate() {
         let fam = s
@@ -361,7 +358,7 @@ fn by_name<'a>(symbols: &'a [SymbolRow], symbol_paths: &[u32]) -> ByName<'a> {
         lists
             .entry((fam, s.name.as_str()))
             .or_default()
-            .push((symbol_paths[i], i as u32));
+            .push((symbol_paths[i], i));
     }
     // Symbols come in table order (by stable ID), so after this sort a file's candidates keep
     // that order: each list depends on the rows, never on the map's order.
@@ -369,11 +366,11 @@ fn by_name<'a>(symbols: &'a [SymbolRow], symbol_paths: &[u32]) -> ByName<'a> {
         .into_iter()
         .map(|(key, mut list)| {
             list.sort_unstable();
-            let mut fitting = [0u32; 5];
-            let mut first = [0u32; 5];
+            let mut fitting = [0usize; 5];
+            let mut first = [0usize; 5];
             for &(_, i) in &list {
                 for class in Class::ALL {
-                    if classes[i as usize] & class.bit() != 0 {
+                    if classes[i] & class.bit() != 0 {
                         let c = class as usize;
                         if fitting[c] == 0 {
                             first[c] = i;
