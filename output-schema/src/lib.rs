@@ -26,6 +26,7 @@ pub mod manifest;
 pub mod parquet_io;
 pub mod redirect;
 pub mod row_codec;
+pub mod row_groups;
 pub mod shared_str;
 pub mod small_file;
 pub mod table;

@@ -14,6 +14,7 @@
 use std::fs::File;
 use std::io::Write;
 use std::marker::PhantomData;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -26,17 +27,29 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::arrow_writer::compute_leaves;
 use parquet::arrow::{ArrowWriter, ProjectionMask};
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::metadata::KeyValue;
+use parquet::column::writer::ColumnCloseResult;
+use parquet::file::metadata::{
+    ColumnChunkMetaData, KeyValue, PageIndexPolicy, ParquetMetaData, ParquetMetaDataOptions,
+    ParquetMetaDataReader,
+};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::file::statistics::Statistics;
+use parquet::schema::types::ColumnDescPtr;
 use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use rayon::prelude::*;
 
+use bytes::Bytes;
+
 use crate::manifest::{file_hash, FileEntry};
+use crate::row_groups::{group_key, row_groups, GroupCache, GroupKey};
 use crate::table::SortedRows;
 use crate::table_file::TableFile;
 use crate::{FormatError, Table, TableInfo, CKB_VERSION, SCHEMA_VERSION};
 
-/// Rows per row group: small enough for readers to skip by statistics, large enough to compress.
+/// Most rows a row group holds. Groups are cut by content ([`crate::row_groups`]), about
+/// [`crate::row_groups::GROUP_TARGET_ROWS`] rows each; this bounds a run of one leading key longer
+/// than that (and the groups of a table whose leading column is a number), and what a reader
+/// accepts from a file.
 pub const ROW_GROUP_ROWS: usize = 131_072;
 
 /// zstd level of every column chunk. Level 1 rather than the library default 3: on ckb's tables
@@ -136,36 +149,41 @@ pub fn encode_table<T: Table>(rows: &mut [T]) -> Result<Vec<u8>, FormatError> {
 
 /// Encodes rows already in their canonical order: the bytes [`encode_table`] gives for them.
 pub fn encode_sorted<T: Table>(rows: SortedRows<'_, T>) -> Result<Vec<u8>, FormatError> {
+    encode_sorted_with(rows, None)
+}
+
+/// [`encode_sorted`], taking each row group that `cache` holds from there instead of encoding it,
+/// and telling `cache` every group the file holds: the same bytes whatever the cache held.
+pub fn encode_sorted_with<T: Table>(
+    rows: SortedRows<'_, T>,
+    cache: Option<&dyn GroupCache>,
+) -> Result<Vec<u8>, FormatError> {
     let rows = rows.rows();
     let schema = (T::INFO.schema)();
-    encode_columns(T::INFO, &schema, &T::to_write_arrays(rows), rows.len())
+    let groups = row_groups(rows, ROW_GROUP_ROWS);
+    match cache {
+        None => encode_columns(T::INFO, &schema, &T::to_write_arrays(rows), &groups),
+        Some(cache) => encode_from_cache(rows, &schema, &groups, cache),
+    }
 }
 
-/// Encodes an already sorted record batch of a table.
-pub fn encode_batch(table: &TableInfo, batch: &RecordBatch) -> Result<Vec<u8>, FormatError> {
-    encode_columns(table, &batch.schema(), batch.columns(), batch.num_rows())
-}
-
-/// Encodes a table's columns (`rows` long) as the file of `schema`.
+/// Encodes a table's columns as the file of `schema`, one row group per range of `groups`.
 ///
-/// Row groups of [`ROW_GROUP_ROWS`] rows, as `ArrowWriter::write` cuts them; within a row group
-/// every column is encoded in parallel into its own chunk, and the chunks are appended in schema
-/// order, which is what `ArrowWriter` does one column after the other. The writer takes its
-/// column types from `schema`; a column's array may be any form its encoder reads the same
-/// values from (a dictionary array for a string column).
+/// Within a row group every column is encoded in parallel into its own chunk, and the chunks are
+/// appended in schema order, which is what `ArrowWriter` does one column after the other. The
+/// writer takes its column types from `schema`; a column's array may be any form its encoder
+/// reads the same values from (a dictionary array for a string column).
 fn encode_columns(
     table: &TableInfo,
     schema: &SchemaRef,
     columns: &[ArrayRef],
-    rows: usize,
+    groups: &[Range<usize>],
 ) -> Result<Vec<u8>, FormatError> {
     let mut buffer = Vec::new();
     let writer = ArrowWriter::try_new(&mut buffer, schema.clone(), Some(writer_properties(table)))?;
     let (mut file, factory) = writer.into_serialized_writer()?;
-    let mut start = 0;
-    let mut group = 0;
-    while start < rows {
-        let len = ROW_GROUP_ROWS.min(rows - start);
+    for (group, range) in groups.iter().enumerate() {
+        let (start, len) = (range.start, range.len());
         let mut leaves = Vec::new();
         for (field, column) in schema.fields().iter().zip(columns) {
             leaves.extend(compute_leaves(field.as_ref(), &column.slice(start, len))?);
@@ -193,11 +211,167 @@ fn encode_columns(
             chunk.append_to_row_group(&mut row_group)?;
         }
         row_group.close()?;
-        start += len;
-        group += 1;
     }
     file.close()?;
     Ok(buffer)
+}
+
+/// A row group's own file, read for its chunks: the bytes, their footer, whether this run
+/// encoded them.
+struct GroupFile {
+    key: GroupKey,
+    bytes: Bytes,
+    metadata: ParquetMetaData,
+    encoded: bool,
+}
+
+/// [`encode_columns`] of `rows`, each group's chunks copied from its own file: the file `cache`
+/// holds for the group's rows when it is sound, or one encoded now (and given to the cache).
+/// Chunks are position-independent (a page header holds no file offset), and the footer entries
+/// are rebuilt around the copied bytes, so the file is byte for byte [`encode_columns`]' (tested).
+fn encode_from_cache<T: Table>(
+    rows: &[T],
+    schema: &SchemaRef,
+    groups: &[Range<usize>],
+    cache: &dyn GroupCache,
+) -> Result<Vec<u8>, FormatError> {
+    let mut buffer = Vec::new();
+    let properties = writer_properties(T::INFO);
+    let writer = ArrowWriter::try_new(&mut buffer, schema.clone(), Some(properties))?;
+    let (mut file, _) = writer.into_serialized_writer()?;
+    let columns = file.schema_descr().columns().to_vec();
+    let files = groups
+        .par_iter()
+        .map(|range| {
+            let rows = &rows[range.clone()];
+            // The group's own file holds its rows from 0.
+            let range = 0..rows.len();
+            let key = group_key(rows);
+            let cached = cache.get(&key).and_then(|found| {
+                let bytes = Bytes::copy_from_slice(found);
+                let metadata = group_file_metadata(&bytes, &columns, rows.len()).ok()?;
+                Some((bytes, metadata))
+            });
+            let (bytes, metadata, encoded) = match cached {
+                Some((bytes, metadata)) => (bytes, metadata, false),
+                None => {
+                    let arrays = T::to_write_arrays(rows);
+                    let whole = std::slice::from_ref(&range);
+                    let bytes = Bytes::from(encode_columns(T::INFO, schema, &arrays, whole)?);
+                    let metadata = group_file_metadata(&bytes, &columns, rows.len())?;
+                    (bytes, metadata, true)
+                }
+            };
+            Ok(GroupFile {
+                key,
+                bytes,
+                metadata,
+                encoded,
+            })
+        })
+        .collect::<Result<Vec<_>, FormatError>>()?;
+    for group in files {
+        let rows_written = group.metadata.row_group(0).num_rows().unsigned_abs();
+        let page_index = group.metadata.page_index_for_row_group(0);
+        let mut row_group = file.next_row_group()?;
+        for (c, column) in group.metadata.row_group(0).columns().iter().enumerate() {
+            let close = ColumnCloseResult {
+                bytes_written: column.compressed_size().unsigned_abs(),
+                rows_written,
+                metadata: as_written(column.clone())?,
+                bloom_filter: None,
+                column_index: None,
+                offset_index: page_index.offset_index(c).cloned(),
+            };
+            row_group.append_column(&group.bytes, close)?;
+        }
+        row_group.close()?;
+        cache.used(group.key, group.encoded.then(|| group.bytes.to_vec()));
+    }
+    file.close()?;
+    Ok(buffer)
+}
+
+/// A column chunk's footer entry as the writer made it, from the one the reader decoded. The
+/// reader keeps one pair of minimum and maximum and forgets that the writer also filled the
+/// deprecated `min` and `max` fields, which it does for every column whose sort order is signed
+/// (numbers): restored here, the rebuilt entry encodes to the writer's bytes (tested).
+fn as_written(column: ColumnChunkMetaData) -> Result<ColumnChunkMetaData, FormatError> {
+    let signed = column.column_descr().sort_order().is_signed();
+    let Some(statistics) = column.statistics().cloned() else {
+        return Ok(column);
+    };
+    let statistics = match statistics {
+        Statistics::Boolean(s) => Statistics::Boolean(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Int32(s) => Statistics::Int32(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Int64(s) => Statistics::Int64(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Int96(s) => Statistics::Int96(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Float(s) => Statistics::Float(s.with_backwards_compatible_min_max(signed)),
+        Statistics::Double(s) => Statistics::Double(s.with_backwards_compatible_min_max(signed)),
+        Statistics::ByteArray(s) => {
+            Statistics::ByteArray(s.with_backwards_compatible_min_max(signed))
+        }
+        Statistics::FixedLenByteArray(s) => {
+            Statistics::FixedLenByteArray(s.with_backwards_compatible_min_max(signed))
+        }
+    };
+    Ok(column.into_builder().set_statistics(statistics).build()?)
+}
+
+/// The footer of a row group's own file, checked to be one that [`encode_from_cache`] can copy
+/// whole into a file of `columns`: one row group of `rows` rows, the same columns, no column
+/// index, every chunk and page inside the file. Anything else is [`FormatError::Damaged`].
+fn group_file_metadata(
+    bytes: &Bytes,
+    columns: &[ColumnDescPtr],
+    rows: usize,
+) -> Result<ParquetMetaData, FormatError> {
+    // The pages' encoding statistics as the writer wrote them (not folded into a mask, as the
+    // reader does by default), so that the footer entry rebuilt around the copy is the same.
+    let options = ParquetMetaDataOptions::new().with_encoding_stats_as_mask(false);
+    let metadata = ParquetMetaDataReader::new()
+        .with_metadata_options(Some(options))
+        .with_offset_index_policy(PageIndexPolicy::Optional)
+        .parse_and_finish(bytes)?;
+    check_chunk_ranges_within(&metadata, bytes.len() as u64)?;
+    let [group] = metadata.row_groups() else {
+        return Err(damaged(format!(
+            "a cached row group's file holds {} row groups",
+            metadata.num_row_groups()
+        )));
+    };
+    let described = group.columns().iter().map(|c| c.column_descr());
+    if group.num_rows() != rows as i64
+        || group.columns().len() != columns.len()
+        || !described.eq(columns.iter().map(|c| c.as_ref()))
+    {
+        return Err(damaged(
+            "a cached row group's rows or columns differ".into(),
+        ));
+    }
+    let page_index = metadata.page_index_for_row_group(0);
+    for (c, column) in group.columns().iter().enumerate() {
+        let start = column
+            .dictionary_page_offset()
+            .unwrap_or(column.data_page_offset());
+        let end = start.saturating_add(column.compressed_size());
+        let pages_inside = page_index.offset_index(c).is_none_or(|index| {
+            index.page_locations().iter().all(|page| {
+                page.offset >= start
+                    && page
+                        .offset
+                        .saturating_add(i64::from(page.compressed_page_size))
+                        <= end
+            })
+        });
+        if column.column_index_offset().is_some() || !pages_inside {
+            return Err(damaged(format!(
+                "a cached row group's column {} has pages outside its chunk or a column index",
+                column.column_path()
+            )));
+        }
+    }
+    Ok(metadata)
 }
 
 /// Sorts rows, writes `<dir>/<table>.parquet` and returns its manifest entry.
@@ -556,6 +730,14 @@ pub fn check_chunk_ranges(
     file: &File,
 ) -> Result<(), FormatError> {
     let file_len = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+    check_chunk_ranges_within(metadata, file_len)
+}
+
+/// [`check_chunk_ranges`] for a file of `file_len` bytes.
+fn check_chunk_ranges_within(
+    metadata: &parquet::file::metadata::ParquetMetaData,
+    file_len: u64,
+) -> Result<(), FormatError> {
     for (g, group) in metadata.row_groups().iter().enumerate() {
         let rows = group.num_rows();
         if !(0..=ROW_GROUP_ROWS as i64).contains(&rows) {
@@ -1144,15 +1326,27 @@ mod tests {
         assert!(lines[0].contains(r#""parents":["p"]"#) && lines[0].contains(r#""sha":"a""#));
     }
 
-    /// The reference encoding: the whole batch through `ArrowWriter`, one column after another.
-    fn encode_serially(table: &TableInfo, batch: &RecordBatch) -> Vec<u8> {
+    /// The reference encoding: the batch through `ArrowWriter`, one column after another, a row
+    /// group per range of `groups`.
+    fn encode_serially(table: &TableInfo, batch: &RecordBatch, groups: &[Range<usize>]) -> Vec<u8> {
         let mut buffer = Vec::new();
         let mut writer =
             ArrowWriter::try_new(&mut buffer, batch.schema(), Some(writer_properties(table)))
                 .unwrap();
-        writer.write(batch).unwrap();
+        for range in groups {
+            writer
+                .write(&batch.slice(range.start, range.len()))
+                .unwrap();
+            writer.flush().unwrap();
+        }
         writer.close().unwrap();
         buffer
+    }
+
+    /// [`encode_serially`] of rows, cut where the writer cuts them.
+    fn encode_rows_serially<T: Table>(rows: &mut [T]) -> Vec<u8> {
+        let groups = row_groups(SortedRows::sort(rows).rows(), ROW_GROUP_ROWS);
+        encode_serially(T::INFO, &crate::table::to_record_batch(rows), &groups)
     }
 
     #[test]
@@ -1160,11 +1354,16 @@ mod tests {
         use crate::tables::OccurrenceRow;
         use crate::Roles;
         // More rows than one row group holds, nulls, a list column and repeated strings.
-        let mut rows: Vec<OccurrenceRow> = (0..ROW_GROUP_ROWS + 1234)
+        let mut rows: Vec<OccurrenceRow> = (0..ROW_GROUP_ROWS + 60_000)
             .map(|i| OccurrenceRow {
                 symbol_id: (i % 3 != 0).then(|| format!("sym{}", i % 977).into()),
                 name: format!("name{}", i % 131).into(),
-                path: format!("src/f{}.rs", i / 5000).into(),
+                // Rows spread over a thousand files, and one file of more rows than a row group
+                // holds.
+                path: match i {
+                    20_000..=151_500 => "src/big.rs".into(),
+                    _ => format!("src/f{}.rs", (i * i / 7919) % 1000).into(),
+                },
                 line: (i % 4000) as i32 + 1,
                 col: (i % 80) as i32 + 1,
                 end_line: (i % 4000) as i32 + 1,
@@ -1183,12 +1382,16 @@ mod tests {
                 source: "tree-sitter".into(),
             })
             .collect();
-        let batch = crate::table::to_record_batch(&mut rows);
-        let parallel = encode_batch(&OccurrenceRow::INFO, &batch).unwrap();
-        assert_eq!(parallel, encode_serially(&OccurrenceRow::INFO, &batch));
-        // From rows, shared strings go to the writer as dictionary arrays: same bytes, whether
-        // rows share one allocation of a value or hold copies of it.
-        assert_eq!(encode_table(&mut rows.clone()).unwrap(), parallel);
+        let parallel = encode_table(&mut rows).unwrap();
+        // From rows, shared strings go to the writer as dictionary arrays: same bytes as their
+        // string arrays, whether rows share one allocation of a value or hold copies of it.
+        assert_eq!(parallel, encode_rows_serially(&mut rows.clone()));
+        let groups = row_groups(&rows, ROW_GROUP_ROWS);
+        assert!(groups.len() >= 5, "{}", groups.len());
+        assert!(
+            groups.iter().any(|g| g.len() == ROW_GROUP_ROWS),
+            "{groups:?}"
+        );
         let shared: Vec<SharedStr> = (0..50).map(|i| format!("src/s{i}.rs").into()).collect();
         let mut mixed = rows.clone();
         for (i, row) in mixed.iter_mut().enumerate() {
@@ -1201,11 +1404,9 @@ mod tests {
                 row.enclosing_symbol_id = row.symbol_id.clone();
             }
         }
-        let mixed_batch = crate::table::to_record_batch(&mut mixed);
-        assert!(mixed_batch.num_rows() > ROW_GROUP_ROWS);
         assert_eq!(
-            encode_table(&mut mixed).unwrap(),
-            encode_serially(&OccurrenceRow::INFO, &mixed_batch)
+            encode_table(&mut mixed.clone()).unwrap(),
+            encode_rows_serially(&mut mixed)
         );
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("occurrences.parquet");
@@ -1213,16 +1414,14 @@ mod tests {
         assert_eq!(read_table::<OccurrenceRow>(&path).unwrap(), rows);
 
         let mut few = vec![commit("b", 2), commit("a", 1)];
-        let batch = crate::table::to_record_batch(&mut few);
         assert_eq!(
-            encode_batch(&CommitRow::INFO, &batch).unwrap(),
-            encode_serially(&CommitRow::INFO, &batch)
+            encode_table(&mut few.clone()).unwrap(),
+            encode_rows_serially(&mut few)
         );
         let mut none: Vec<CommitRow> = vec![];
-        let batch = crate::table::to_record_batch(&mut none);
         assert_eq!(
-            encode_batch(&CommitRow::INFO, &batch).unwrap(),
-            encode_serially(&CommitRow::INFO, &batch)
+            encode_table(&mut none).unwrap(),
+            encode_rows_serially(&mut none)
         );
     }
 
@@ -1397,7 +1596,7 @@ mod tests {
 
         // ckb's own files are dictionary-encoded: read back, rows share each distinct value.
         let ours = dir.path().join("occurrences.parquet");
-        std::fs::write(&ours, encode_batch(&OccurrenceRow::INFO, &batch).unwrap()).unwrap();
+        std::fs::write(&ours, encode_table(&mut rows.clone()).unwrap()).unwrap();
         let back = read_table::<OccurrenceRow>(&ours).unwrap();
         assert_eq!(back, rows);
         assert!(std::ptr::eq(

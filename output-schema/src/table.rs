@@ -123,6 +123,8 @@ pub trait Table: Sized + Clone + Send + Sync + 'static {
     fn put_row(&self, out: &mut crate::row_codec::RowWriter);
     /// Reads a row [`Table::put_row`] wrote.
     fn take_row(input: &mut crate::row_codec::RowReader<'_>) -> Result<Self, FormatError>;
+    /// Appends the row's digest form, column by column ([`crate::Column::put_digest`]).
+    fn put_digest_row(&self, out: &mut Vec<u8>);
 }
 
 /// Sorts rows into the table's canonical order, in parallel.
@@ -344,6 +346,10 @@ macro_rules! table {
 
             fn put_row(&self, out: &mut $crate::row_codec::RowWriter) {
                 $( <$ty as $crate::Column>::put(&self.$col, out); )+
+            }
+
+            fn put_digest_row(&self, out: &mut Vec<u8>) {
+                $( <$ty as $crate::Column>::put_digest(&self.$col, out); )+
             }
 
             fn take_row(
