@@ -14,6 +14,7 @@
 use std::time::Instant;
 
 use output_schema::manifest::{RepoState, StageReport, Warning};
+use output_schema::row_groups::GroupCache;
 use output_schema::table::SortedRows;
 use output_schema::tables::{
     AliasRow, CallEdgeRow, FileRow, ImportRow, OccurrenceRow, SymbolRow, TombstoneRow, UsageRow,
@@ -32,6 +33,7 @@ use crate::scan_cache::{CacheUpdate, PendingCache};
 use crate::scip::ScipTables;
 use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::store::{self, StoredSnapshot};
+use crate::table_cache::{self, TableCache};
 use crate::warning_paths::RelativePaths;
 use crate::write::{EncodedAhead, TableSet};
 use crate::{
@@ -160,10 +162,14 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
         previous: &previous,
         scan_cache,
         encoded,
+        table_cache: caches.tables.as_ref(),
     };
     let outcome = publish::publish(plan, tables, draft, publication)?;
     // Only once the snapshot is published: a failed run leaves the caches as they were.
     updates.save(&caches);
+    if let Some(tables) = caches.tables {
+        tables.save();
+    }
     Ok(outcome)
 }
 
@@ -173,6 +179,7 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
 struct Caches {
     syntax: Option<CachePack>,
     scip: Option<CachePack>,
+    tables: Option<TableCache>,
 }
 
 impl Caches {
@@ -186,6 +193,7 @@ impl Caches {
             return Caches {
                 syntax: None,
                 scip: None,
+                tables: None,
             };
         };
         let repo_dir = plan.store.repo_dir(&plan.repo_id);
@@ -220,6 +228,10 @@ impl Caches {
                 .then(|| open(syntax::cache::CACHE_DIR, syntax_identity)),
             scip: (plan.selected(Stage::Scip) && !plan.no_scip && !plan.scip_indexes.is_empty())
                 .then(|| open(scip::doc_cache::CACHE_DIR, scip_identity)),
+            tables: Some(TableCache::new(open(
+                table_cache::CACHE_DIR,
+                table_cache::identity(&program),
+            ))),
         }
     }
 }
@@ -425,6 +437,7 @@ fn run_stages(
                     occurrences_sorted,
                     call_edges_sorted,
                     relationships_sorted,
+                    caches.tables.as_ref().map(|t| t as &dyn GroupCache),
                 );
                 encode_took = Some(clock.elapsed());
             });

@@ -36,6 +36,7 @@ pub mod signature;
 pub mod stage;
 pub mod store;
 pub mod syntax;
+pub mod table_cache;
 pub mod usage;
 mod warning_paths;
 pub mod write;

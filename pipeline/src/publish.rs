@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use output_schema::manifest::{Manifest, PreviousSnapshot, RepoState, StageReport, Warning};
+use output_schema::row_groups::GroupCache;
 use output_schema::{layout, Stage, CKB_VERSION, SCHEMA_VERSION};
 
 use crate::plan::Plan;
@@ -14,6 +15,7 @@ use crate::previous::ChosenPrevious;
 use crate::scan_cache::PendingCache;
 use crate::stage::{ManifestExtras, ManifestParts, StageOutput};
 use crate::store::{self, StoredSnapshot};
+use crate::table_cache::TableCache;
 use crate::write::{self, EncodedAhead, TableSet};
 use crate::{PipelineError, SnapshotOutcome};
 
@@ -112,6 +114,8 @@ pub struct Publication<'a> {
     pub scan_cache: Option<PendingCache>,
     /// The tables encoded before the write.
     pub encoded: EncodedAhead,
+    /// The row groups the write may copy instead of encoding them.
+    pub table_cache: Option<&'a TableCache>,
 }
 
 /// Writes the snapshot into a temporary folder and publishes it atomically.
@@ -127,6 +131,7 @@ pub fn publish(
         previous,
         scan_cache,
         encoded,
+        table_cache,
     } = publication;
     let clock = Instant::now();
     let tmp = plan
@@ -135,8 +140,16 @@ pub fn publish(
         .map_err(PipelineError::or_store_full)?;
     let written = (|| -> Result<Manifest, PipelineError> {
         let syncs = output_schema::parquet_io::Syncs::default();
-        let (table_entries, json_entries) =
-            write::write_tables(&syncs, &tmp, &mut tables, encoded, plan.json_tables)?;
+        let cache = table_cache.map(|t| t as &dyn GroupCache);
+        let (table_entries, json_entries) = write::write_tables(
+            (&syncs, &tmp, cache),
+            &mut tables,
+            encoded,
+            plan.json_tables,
+        )?;
+        for warning in table_cache.map(TableCache::warnings).unwrap_or_default() {
+            draft.add_run_warning(plan, warning);
+        }
         let view_entries = write::write_views(&syncs, &tmp, &draft.extras.views)?;
         let mut repo_state = repo_state;
         // Only the git stage can tell that objects are missing without a filter.

@@ -4,9 +4,8 @@
 use std::path::Path;
 
 use output_schema::manifest::{compress_json, file_hash, FileEntry};
-use output_schema::parquet_io::{
-    encode_sorted, write_encoded_to, write_jsonl_to, write_table_to, Syncs,
-};
+use output_schema::parquet_io::{encode_sorted_with, write_encoded_to, write_jsonl_to, Syncs};
+use output_schema::row_groups::GroupCache;
 use output_schema::table::SortedRows;
 use output_schema::tables::*;
 use output_schema::views::Views;
@@ -67,18 +66,19 @@ pub struct EncodedAhead {
 }
 
 impl EncodedAhead {
-    /// Encodes each table's rows, side by side.
+    /// Encodes each table's rows, side by side, copying the row groups `cache` holds.
     pub fn encode(
         occurrences: Option<SortedRows<'_, OccurrenceRow>>,
         call_edges: Option<SortedRows<'_, CallEdgeRow>>,
         relationships: Option<SortedRows<'_, RelationshipRow>>,
+        cache: Option<&dyn GroupCache>,
     ) -> EncodedAhead {
         let (occurrences, (call_edges, relationships)) = rayon::join(
-            || occurrences.map(encode_sorted),
+            || occurrences.map(|rows| encode_sorted_with(rows, cache)),
             || {
                 rayon::join(
-                    || call_edges.map(encode_sorted),
-                    || relationships.map(encode_sorted),
+                    || call_edges.map(|rows| encode_sorted_with(rows, cache)),
+                    || relationships.map(|rows| encode_sorted_with(rows, cache)),
                 )
             },
         );
@@ -97,8 +97,7 @@ type Job<'a> = Box<dyn FnOnce() -> Result<Written, FormatError> + Send + 'a>;
 /// A table's write job and a guess at its cost (cells to encode; none when `encoded` already
 /// holds its bytes), to start the largest first.
 fn job<'a, T: output_schema::Table>(
-    syncs: &'a Syncs,
-    dir: &'a Path,
+    (syncs, dir, cache): Target<'a>,
     rows: &'a mut Option<Vec<T>>,
     encoded: Option<Result<Vec<u8>, FormatError>>,
     json_lines: bool,
@@ -111,10 +110,11 @@ fn job<'a, T: output_schema::Table>(
         let job = Box::new(move || {
             // Rows are sorted in place (or were, before they were encoded ahead), so the JSON
             // Lines follow the same order.
-            let parquet = match encoded {
-                Some(bytes) => write_encoded_to(syncs, dir, rows, &bytes?)?,
-                None => write_table_to(syncs, dir, rows)?,
+            let bytes = match encoded {
+                Some(bytes) => bytes?,
+                None => encode_sorted_with(SortedRows::sort(rows), cache)?,
             };
+            let parquet = write_encoded_to(syncs, dir, rows, &bytes)?;
             let jsonl = if json_lines {
                 Some(write_jsonl_to(syncs, dir, rows)?)
             } else {
@@ -126,40 +126,37 @@ fn job<'a, T: output_schema::Table>(
     })
 }
 
-/// Writes every present table into `dir` (rows get sorted in place) and returns the manifest entries
-/// of the Parquet files and of the JSON Lines exports (when `json_lines`), in `ALL_TABLES` order.
-/// The files are on disk once `syncs` has been waited for.
+/// Where a table's job writes: the flushes, the folder, and the row groups it may copy.
+type Target<'a> = (&'a Syncs, &'a Path, Option<&'a dyn GroupCache>);
+
+/// Writes every present table into `dir` (rows get sorted in place), copying the row groups
+/// `cache` holds, and returns the manifest entries of the Parquet files and of the JSON Lines
+/// exports (when `json_lines`), in `ALL_TABLES` order. The files are on disk once `syncs` has
+/// been waited for.
 pub fn write_tables(
-    syncs: &Syncs,
-    dir: &Path,
+    (syncs, dir, cache): Target<'_>,
     tables: &mut TableSet,
     encoded: EncodedAhead,
     json_lines: bool,
 ) -> Result<(Vec<FileEntry>, Vec<FileEntry>), PipelineError> {
-    let j = json_lines;
+    let (j, to) = (json_lines, (syncs, dir, cache));
     let mut jobs: Vec<(usize, Job<'_>)> = [
-        job(syncs, dir, &mut tables.files, None, j),
-        job(syncs, dir, &mut tables.symbols, None, j),
-        job(syncs, dir, &mut tables.occurrences, encoded.occurrences, j),
-        job(syncs, dir, &mut tables.call_edges, encoded.call_edges, j),
-        job(
-            syncs,
-            dir,
-            &mut tables.relationships,
-            encoded.relationships,
-            j,
-        ),
-        job(syncs, dir, &mut tables.imports, None, j),
-        job(syncs, dir, &mut tables.modules, None, j),
-        job(syncs, dir, &mut tables.module_edges, None, j),
-        job(syncs, dir, &mut tables.aliases, None, j),
-        job(syncs, dir, &mut tables.tombstones, None, j),
-        job(syncs, dir, &mut tables.commits, None, j),
-        job(syncs, dir, &mut tables.file_changes, None, j),
-        job(syncs, dir, &mut tables.churn, None, j),
-        job(syncs, dir, &mut tables.cochange, None, j),
-        job(syncs, dir, &mut tables.ownership, None, j),
-        job(syncs, dir, &mut tables.usage, None, j),
+        job(to, &mut tables.files, None, j),
+        job(to, &mut tables.symbols, None, j),
+        job(to, &mut tables.occurrences, encoded.occurrences, j),
+        job(to, &mut tables.call_edges, encoded.call_edges, j),
+        job(to, &mut tables.relationships, encoded.relationships, j),
+        job(to, &mut tables.imports, None, j),
+        job(to, &mut tables.modules, None, j),
+        job(to, &mut tables.module_edges, None, j),
+        job(to, &mut tables.aliases, None, j),
+        job(to, &mut tables.tombstones, None, j),
+        job(to, &mut tables.commits, None, j),
+        job(to, &mut tables.file_changes, None, j),
+        job(to, &mut tables.churn, None, j),
+        job(to, &mut tables.cochange, None, j),
+        job(to, &mut tables.ownership, None, j),
+        job(to, &mut tables.usage, None, j),
     ]
     .into_iter()
     .flatten()

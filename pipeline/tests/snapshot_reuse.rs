@@ -203,10 +203,10 @@ fn history(fixture: &Fixture, steps: Vec<(Step, &str, i64)>) {
         );
     }
 
-    // Damage every blob of both caches: the next run derives everything, says why, and writes the
-    // same bytes.
+    // Damage every blob of the three caches: the next run derives and encodes everything, says
+    // why, and writes the same bytes.
     let repo_dir = store.path().join("repo=fx");
-    for cache in ["syntax-cache", "scip-cache"] {
+    for cache in ["syntax-cache", "scip-cache", "table-cache"] {
         let mut damaged = 0;
         for entry in std::fs::read_dir(repo_dir.join(cache)).unwrap() {
             let path = entry.unwrap().path();
@@ -233,6 +233,12 @@ fn history(fixture: &Fixture, steps: Vec<(Step, &str, i64)>) {
     let (m, _) = commit_and_compare(root, fixture, &program, store.path(), &step, "damaged");
     assert!(warning_codes(&m, "syntax").contains(&"cache-unreadable".to_string()));
     assert!(warning_codes(&m, "scip").contains(&"cache-unreadable".to_string()));
+    let table_cache = m.stages["identity"]
+        .warnings
+        .iter()
+        .find(|w| w.message.starts_with("table-cache: "))
+        .unwrap_or_else(|| panic!("no table-cache warning: {:?}", m.stages["identity"]));
+    assert_eq!(table_cache.code, "cache-unreadable");
     assert_eq!(count(&m, "syntax", "files.from-cache"), 0);
     assert_eq!(count(&m, "scip", "documents.reused"), 0);
     // The damaged caches were replaced: the run after that reuses again, silently.
@@ -244,6 +250,10 @@ fn history(fixture: &Fixture, steps: Vec<(Step, &str, i64)>) {
     assert!(count(&m, "syntax", "files.from-cache") > 0);
     assert!(count(&m, "scip", "documents.reused") > 0);
     assert!(warning_codes(&m, "syntax").is_empty());
+    let warnings = &m.stages["identity"].warnings;
+    assert!(!warnings
+        .iter()
+        .any(|w| w.message.starts_with("table-cache")));
 }
 
 fn read(root_rel: &str, fixture: &str) -> String {

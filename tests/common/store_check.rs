@@ -39,12 +39,13 @@ pub fn visible_snapshots(store: &Path) -> Vec<PathBuf> {
 }
 
 /// Names in the repositories' folders that are neither a snapshot, the scan cache nor a file of
-/// the syntax and SCIP document caches: what writers leave behind while at work, or when they die
-/// (a cache's half-written `.tmp` files included).
+/// the syntax, SCIP document and table caches: what writers leave behind while at work, or when
+/// they die (a cache's half-written `.tmp` files included).
 pub fn leftovers(store: &Path) -> Vec<String> {
     let caches = [
         pipeline::syntax::cache::CACHE_DIR,
         pipeline::scip::doc_cache::CACHE_DIR,
+        pipeline::table_cache::CACHE_DIR,
     ];
     let mut found = Vec::new();
     for repo in children(store) {
