@@ -4,8 +4,8 @@
 //! The cuts depend only on the rows around them (content-defined, like the chunk boundaries of a
 //! deduplicating backup): a row group holds whole runs of rows that share the leading sort key (a
 //! file's rows, in the tables sorted by path), and a run ends its group when a hash of its key,
-//! weighed by the run's length, falls under a threshold, so that about one row in
-//! [`GROUP_TARGET_ROWS`] ends a group. A commit that changes one file's rows therefore changes the
+//! weighed by the run's length, falls under a threshold, so that about one row in a table's
+//! [`GroupRows::target`] ends a group. A commit that changes one file's rows therefore changes the
 //! row groups that hold them and leaves the rows of every other group, and so their encoded
 //! bytes, as they were. Given a [`GroupCache`], the writer ([`crate::parquet_io`]) copies the
 //! column chunks of such groups from where it encoded them before instead of encoding them again.
@@ -16,25 +16,38 @@ use std::ops::Range;
 
 use crate::Table;
 
-/// About how many rows end one row group ([`row_groups`]): one run of the leading key in this
-/// many rows, weighed by its length, ends its group, so groups hold about this many rows plus
-/// [`GROUP_MIN_ROWS`]. Small enough that a one-file commit leaves most of `occurrences` (about
+/// How many rows a table's row groups hold: about `min + target`, at least `min` (but the last),
+/// at most `max`. A `target` small beside `min` makes the sizes regular (a group ends at the
+/// first cut after `min` rows), one large beside it makes them vary more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroupRows {
+    /// One run of the leading key in this many rows, weighed by its length, ends its group.
+    pub target: u64,
+    /// Fewest rows a group holds before a run may end it.
+    pub min: usize,
+    /// Most rows a group holds (a longer run is cut inside).
+    pub max: usize,
+}
+
+/// The [`GroupRows::target`] of most tables (`crate::parquet_io::group_rows`): one run of the
+/// leading key in this many rows, weighed by its length, ends its group, so groups hold about
+/// this many rows plus [`GROUP_MIN_ROWS`]. Small enough that a one-file commit leaves most of `occurrences` (about
 /// 100 000 rows on tokio) in groups it can copy; large enough that each chunk's dictionary is not
 /// repeated too often. Measured on tokio's tree-sitter snapshot against one group per 131 072
 /// rows: 4 096 made the files 3.3% larger (`call_edges` 15%), 8 192 made them 1.9% larger
 /// (`call_edges` 11%), and a one-file commit took the same time with either.
 pub const GROUP_TARGET_ROWS: u64 = 8192;
 
-/// Fewest rows a row group holds before a run may end it (the last group of a table may hold
-/// fewer).
+/// The [`GroupRows::min`] of most tables: fewest rows a row group holds before a run may end it
+/// (the last group of a table may hold fewer).
 pub const GROUP_MIN_ROWS: usize = 2048;
 
-/// The row groups of rows in their canonical order, as ranges of `rows`, each at most
-/// `max_rows` long: whole runs of the leading sort key, cut where [`ends_group`] says, or where a
-/// group reaches `max_rows` (inside a run longer than that). A table whose leading column has no
-/// byte form (a number) is cut every `max_rows` rows.
-pub fn row_groups<T: Table>(rows: &[T], max_rows: usize) -> Vec<Range<usize>> {
-    let max_rows = max_rows.max(1);
+/// The row groups of rows in their canonical order, as ranges of `rows`: whole runs of the
+/// leading sort key, a group ending after a run where [`ends_group`] says once it holds
+/// `size.min` rows, or where it reaches `size.max` (inside a run longer than that). A table whose
+/// leading column has no byte form (a number) is cut every `size.max` rows.
+pub fn row_groups<T: Table>(rows: &[T], size: GroupRows) -> Vec<Range<usize>> {
+    let max_rows = size.max.max(1);
     let mut groups = Vec::new();
     let mut start = 0;
     let mut run_start = 0;
@@ -55,7 +68,7 @@ pub fn row_groups<T: Table>(rows: &[T], max_rows: usize) -> Vec<Range<usize>> {
             start += max_rows;
         }
         let ends = key.is_some_and(|key| {
-            run_end - start >= GROUP_MIN_ROWS && ends_group(key, run_end - run_start)
+            run_end - start >= size.min && ends_group(key, run_end - run_start, size.target)
         });
         if ends {
             groups.push(start..run_end);
@@ -70,10 +83,10 @@ pub fn row_groups<T: Table>(rows: &[T], max_rows: usize) -> Vec<Range<usize>> {
 }
 
 /// Whether a run of `len` rows sharing the leading key `key` ends its row group: with probability
-/// `len / GROUP_TARGET_ROWS` over keys (always, for a run that long), decided by the key alone so
-/// that the same run ends a group in every snapshot that has it.
-pub fn ends_group(key: &[u8], len: usize) -> bool {
-    key_hash(key) % GROUP_TARGET_ROWS < len as u64
+/// `len / target` over keys (always, for a run that long), decided by the key alone so that the
+/// same run ends a group in every snapshot that has it.
+pub fn ends_group(key: &[u8], len: usize, target: u64) -> bool {
+    key_hash(key) % target.max(1) < len as u64
 }
 
 /// A fixed 64-bit hash of a key: FNV-1a, then the SplitMix64 finalizer to spread its low bits.
@@ -138,7 +151,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::parquet_io::{encode_sorted, encode_sorted_with, ROW_GROUP_ROWS};
+    use crate::parquet_io::{encode_sorted, encode_sorted_with, group_rows, ROW_GROUP_ROWS};
     use crate::table::SortedRows;
     use crate::tables::{CommitRow, OccurrenceRow};
     use crate::Roles;
@@ -175,10 +188,19 @@ mod tests {
         groups.iter().map(|g| &rows[g.clone()]).collect()
     }
 
+    /// The sizes of most tables, with `max` rows at most.
+    fn at_most(max: usize) -> GroupRows {
+        GroupRows {
+            target: GROUP_TARGET_ROWS,
+            min: GROUP_MIN_ROWS,
+            max,
+        }
+    }
+
     #[test]
     fn groups_hold_whole_runs_and_stay_within_their_bounds() {
         let rows = tree();
-        let groups = row_groups(&rows, ROW_GROUP_ROWS);
+        let groups = row_groups(&rows, at_most(ROW_GROUP_ROWS));
         assert!(groups.len() >= 8, "{groups:?}");
         assert_eq!(groups.first().map(|g| g.start), Some(0));
         assert_eq!(groups.last().map(|g| g.end), Some(rows.len()));
@@ -195,7 +217,10 @@ mod tests {
         let mut long = file_rows("a.rs", 10, 1);
         long.extend(file_rows("b.rs", 2500, 1));
         SortedRows::sort(&mut long);
-        let lens: Vec<usize> = row_groups(&long, 1000).iter().map(|g| g.len()).collect();
+        let lens: Vec<usize> = row_groups(&long, at_most(1000))
+            .iter()
+            .map(|g| g.len())
+            .collect();
         assert_eq!(lens.iter().sum::<usize>(), 2510);
         assert!(lens.iter().all(|&n| n <= 1000), "{lens:?}");
         assert_eq!(lens[..2], [1000, 1000], "{lens:?}");
@@ -215,9 +240,33 @@ mod tests {
             })
             .collect();
         SortedRows::sort(&mut commits);
-        let lens: Vec<usize> = row_groups(&commits, 10).iter().map(|g| g.len()).collect();
+        let lens: Vec<usize> = row_groups(&commits, at_most(10))
+            .iter()
+            .map(|g| g.len())
+            .collect();
         assert_eq!(lens, [10, 10, 5]);
-        assert!(row_groups::<CommitRow>(&[], 10).is_empty());
+        assert!(row_groups::<CommitRow>(&[], at_most(10)).is_empty());
+    }
+
+    /// Rows of unique keys (as `symbols`' stable IDs) in the sizes of `symbols`: every group but
+    /// the last holds `min` rows or a few hundred more, not several times the target.
+    #[test]
+    fn unique_keys_in_small_groups_are_cut_regularly() {
+        let size = group_rows(&crate::tables::SymbolRow::INFO);
+        assert!(size.target < size.min as u64, "{size:?}");
+        let mut rows: Vec<OccurrenceRow> = (0..12_000)
+            .flat_map(|i| file_rows(&format!("ckb:fx:sym:{:016x}", i * 7919), 1, 1))
+            .collect();
+        SortedRows::sort(&mut rows);
+        let lens: Vec<usize> = row_groups(&rows, size).iter().map(|g| g.len()).collect();
+        assert_eq!(lens.iter().sum::<usize>(), 12_000);
+        assert!(lens.len() >= 3, "{lens:?}");
+        for &n in &lens[..lens.len() - 1] {
+            assert!(
+                (size.min..size.min + 6 * size.target as usize).contains(&n),
+                "{lens:?}"
+            );
+        }
     }
 
     #[test]
@@ -231,8 +280,8 @@ mod tests {
         after.extend(file_rows("src/m200.rs", 333, 7));
         SortedRows::sort(&mut after);
         let (old, new) = (
-            row_groups(&before, ROW_GROUP_ROWS),
-            row_groups(&after, ROW_GROUP_ROWS),
+            row_groups(&before, at_most(ROW_GROUP_ROWS)),
+            row_groups(&after, at_most(ROW_GROUP_ROWS)),
         );
         let old = contents(&before, &old);
         let new = contents(&after, &new);
@@ -250,9 +299,9 @@ mod tests {
         // Computed apart from this code (FNV-1a 64, then SplitMix64's finalizer).
         assert_eq!(key_hash(b""), 0xf52a_15e9_a9b5_e89b);
         assert_eq!(key_hash(b"src/lib.rs"), 0x3f97_8cad_ebbe_4480);
-        // Its remainder by the target is 1152: a run of that many rows ends its group.
-        assert!(!ends_group(b"src/lib.rs", 1152));
-        assert!(ends_group(b"src/lib.rs", 1153));
+        // Its remainder by 8 192 is 1 152: a run of more rows than that ends its group.
+        assert!(!ends_group(b"src/lib.rs", 1152, 8192));
+        assert!(ends_group(b"src/lib.rs", 1153, 8192));
     }
 
     /// A cache in memory: what it held before the write, and what the write told it.
@@ -317,7 +366,7 @@ mod tests {
     #[test]
     fn a_cache_gives_the_bytes_of_a_cold_write_and_encodes_only_new_groups() {
         let mut rows = tree();
-        let groups = row_groups(&rows, ROW_GROUP_ROWS).len();
+        let groups = row_groups(&rows, group_rows(&OccurrenceRow::INFO)).len();
         let first = Memory::default();
         same_bytes(&cached(&mut rows, &first), &cold(&mut rows));
         assert_eq!(first.encoded(), groups);
