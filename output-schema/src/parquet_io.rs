@@ -365,11 +365,14 @@ fn group_file_metadata(
 ) -> Result<ParquetMetaData, FormatError> {
     // The pages' encoding statistics as the writer wrote them (not folded into a mask, as the
     // reader does by default), so that the footer entry rebuilt around the copy is the same.
-    let options = ParquetMetaDataOptions::new().with_encoding_stats_as_mask(false);
-    let metadata = ParquetMetaDataReader::new()
-        .with_metadata_options(Some(options))
-        .with_offset_index_policy(PageIndexPolicy::Optional)
-        .parse_and_finish(bytes)?;
+    // Inside `decoding`: a cache may hold anything its checksums let through.
+    let metadata = crate::contain::decoding("a cached row group's footer", || {
+        let options = ParquetMetaDataOptions::new().with_encoding_stats_as_mask(false);
+        Ok(ParquetMetaDataReader::new()
+            .with_metadata_options(Some(options))
+            .with_offset_index_policy(PageIndexPolicy::Optional)
+            .parse_and_finish(bytes)?)
+    })?;
     check_chunk_ranges_within(&metadata, bytes.len() as u64)?;
     let [group] = metadata.row_groups() else {
         return Err(damaged(format!(
