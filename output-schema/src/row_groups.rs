@@ -174,6 +174,18 @@ mod tests {
             .collect()
     }
 
+    /// `rows` with the rows of file `path` replaced by `n` rows from line `first`, in order.
+    fn with_file(rows: &[OccurrenceRow], path: &str, n: usize, first: usize) -> Vec<OccurrenceRow> {
+        let mut out: Vec<OccurrenceRow> = rows
+            .iter()
+            .filter(|r| r.path.as_str() != path)
+            .cloned()
+            .collect();
+        out.extend(file_rows(path, n, first));
+        SortedRows::sort(&mut out);
+        out
+    }
+
     /// 800 files of 1 to 300 rows each.
     fn tree() -> Vec<OccurrenceRow> {
         let mut rows: Vec<OccurrenceRow> = (0..800)
@@ -272,13 +284,7 @@ mod tests {
     #[test]
     fn a_change_to_one_file_changes_only_the_groups_around_it() {
         let before = tree();
-        let mut after: Vec<OccurrenceRow> = before
-            .iter()
-            .filter(|r| r.path.as_str() != "src/m200.rs")
-            .cloned()
-            .collect();
-        after.extend(file_rows("src/m200.rs", 333, 7));
-        SortedRows::sort(&mut after);
+        let after = with_file(&before, "src/m200.rs", 333, 7);
         let (old, new) = (
             row_groups(&before, at_most(ROW_GROUP_ROWS)),
             row_groups(&after, at_most(ROW_GROUP_ROWS)),
@@ -375,13 +381,7 @@ mod tests {
         same_bytes(&cached(&mut rows, &again), &cold(&mut rows));
         assert_eq!(again.encoded(), 0, "every group came from the cache");
 
-        let mut changed: Vec<OccurrenceRow> = rows
-            .iter()
-            .filter(|r| r.path.as_str() != "src/m123.rs")
-            .cloned()
-            .collect();
-        changed.extend(file_rows("src/m123.rs", 50, 3));
-        changed.extend(file_rows("src/new.rs", 20, 1));
+        let mut changed = with_file(&with_file(&rows, "src/m123.rs", 50, 3), "src/new.rs", 20, 1);
         let next = again.next();
         same_bytes(&cached(&mut changed, &next), &cold(&mut changed));
         let encoded = next.encoded();
