@@ -11,6 +11,7 @@
 //!
 //! Size: about 510 of its lines are the tests at its end, which prove the writer's bytes equal a serial ArrowWriter's and the readers' round trips; the rest (~1 150 lines) is the writer settings, the two encoders (fresh and copying cached row groups, which share `encode_columns` and the footer checks) and the readers.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::Write;
 use std::marker::PhantomData;
@@ -33,6 +34,7 @@ use parquet::file::metadata::{
     ParquetMetaDataReader,
 };
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::file::reader::{ChunkReader, Length};
 use parquet::file::statistics::Statistics;
 use parquet::schema::types::ColumnDescPtr;
 use rayon::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
@@ -253,13 +255,43 @@ fn encode_columns(
     Ok(buffer)
 }
 
-/// A row group's own file, read for its chunks: the bytes, their footer, whether this run
-/// encoded them.
-struct GroupFile {
+/// A row group's own file, read for its chunks: its bytes (borrowed from the cache, or owned when
+/// this run encoded them) and their footer.
+struct GroupFile<'c> {
     key: GroupKey,
-    bytes: Bytes,
+    bytes: Cow<'c, [u8]>,
     metadata: ParquetMetaData,
-    encoded: bool,
+}
+
+/// Bytes in memory read by the Parquet library in place: `Bytes` would need a copy of a blob the
+/// cache lends (only the footer, which the reader asks for as `Bytes`, is copied).
+struct Blob<'a>(&'a [u8]);
+
+impl Length for Blob<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+}
+
+impl<'a> ChunkReader for Blob<'a> {
+    type T = &'a [u8];
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<&'a [u8]> {
+        usize::try_from(start)
+            .ok()
+            .and_then(|start| self.0.get(start..))
+            .ok_or_else(|| parquet::errors::ParquetError::EOF(format!("no byte {start}")))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<Bytes> {
+        usize::try_from(start)
+            .ok()
+            .and_then(|start| self.0.get(start..start.checked_add(length)?))
+            .map(Bytes::copy_from_slice)
+            .ok_or_else(|| {
+                parquet::errors::ParquetError::EOF(format!("no {length} bytes at {start}"))
+            })
+    }
 }
 
 /// [`encode_columns`] of `rows`, each group's chunks copied from its own file: the file `cache`
@@ -285,25 +317,23 @@ fn encode_from_cache<T: Table>(
             let range = 0..rows.len();
             let key = group_key(rows);
             let cached = cache.get(&key).and_then(|found| {
-                let bytes = Bytes::copy_from_slice(found);
-                let metadata = group_file_metadata(&bytes, &columns, rows.len()).ok()?;
-                Some((bytes, metadata))
+                let metadata = group_file_metadata(found, &columns, rows.len()).ok()?;
+                Some((Cow::Borrowed(found), metadata))
             });
-            let (bytes, metadata, encoded) = match cached {
-                Some((bytes, metadata)) => (bytes, metadata, false),
+            let (bytes, metadata) = match cached {
+                Some(found) => found,
                 None => {
                     let arrays = T::to_write_arrays(rows);
                     let whole = std::slice::from_ref(&range);
-                    let bytes = Bytes::from(encode_columns(T::INFO, schema, &arrays, whole)?);
+                    let bytes = encode_columns(T::INFO, schema, &arrays, whole)?;
                     let metadata = group_file_metadata(&bytes, &columns, rows.len())?;
-                    (bytes, metadata, true)
+                    (Cow::Owned(bytes), metadata)
                 }
             };
             Ok(GroupFile {
                 key,
                 bytes,
                 metadata,
-                encoded,
             })
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
@@ -320,10 +350,14 @@ fn encode_from_cache<T: Table>(
                 column_index: None,
                 offset_index: page_index.offset_index(c).cloned(),
             };
-            row_group.append_column(&group.bytes, close)?;
+            row_group.append_column(&Blob(&group.bytes), close)?;
         }
         row_group.close()?;
-        cache.used(group.key, group.encoded.then(|| group.bytes.to_vec()));
+        let encoded = match group.bytes {
+            Cow::Owned(bytes) => Some(bytes),
+            Cow::Borrowed(_) => None,
+        };
+        cache.used(group.key, encoded);
     }
     file.close()?;
     Ok(buffer)
@@ -359,7 +393,7 @@ fn as_written(column: ColumnChunkMetaData) -> Result<ColumnChunkMetaData, Format
 /// whole into a file of `columns`: one row group of `rows` rows, the same columns, no column
 /// index, every chunk and page inside the file. Anything else is [`FormatError::Damaged`].
 fn group_file_metadata(
-    bytes: &Bytes,
+    bytes: &[u8],
     columns: &[ColumnDescPtr],
     rows: usize,
 ) -> Result<ParquetMetaData, FormatError> {
@@ -371,7 +405,7 @@ fn group_file_metadata(
         Ok(ParquetMetaDataReader::new()
             .with_metadata_options(Some(options))
             .with_offset_index_policy(PageIndexPolicy::Optional)
-            .parse_and_finish(bytes)?)
+            .parse_and_finish(&Blob(bytes))?)
     })?;
     check_chunk_ranges_within(&metadata, bytes.len() as u64)?;
     let [group] = metadata.row_groups() else {
