@@ -11,8 +11,9 @@
 //! 6. The lock released, what dead writers left in the repository's folder is cleared
 //!    ([`leftovers::clean_repo`]).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use output_schema::config::HistoryConfig;
 use output_schema::manifest::{RepoState, StageReport, Warning};
 use output_schema::row_groups::GroupCache;
 use output_schema::table::SortedRows;
@@ -22,11 +23,12 @@ use output_schema::tables::{
 use output_schema::Stage;
 
 use crate::cache_pack::{self, CachePack, CacheProblem, PackUpdate};
-use crate::history::HistoryTables;
+use crate::history::{HistoryOutput, HistoryTables};
 use crate::identity::Agreement;
 use crate::merge::{self, CodeTables, SyntaxTables};
 use crate::plan::Plan;
 use crate::previous::{self, existing_snapshot};
+use crate::progress::HeldProgress;
 use crate::publish::{self, ManifestDraft, Publication};
 use crate::scan::ScanOutput;
 use crate::scan_cache::{CacheUpdate, PendingCache};
@@ -409,9 +411,25 @@ fn run_stages(
         Some(scan) if plan.selected(Stage::Scan) => Some(draft.add(Stage::Scan, scan)),
         _ => None,
     };
-    let syntax = syntax_stage(plan, ctx, files.as_deref(), caches, updates, draft)?;
-    let (code, agreement) =
-        scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, caches, updates, draft)?;
+    // The git stage reads only the repository and the previous snapshot: it runs beside the
+    // code stages (their serial steps leave a core free), its progress held until they finish.
+    let held = HeldProgress::default();
+    let git_ctx = StageContext {
+        progress: &held,
+        ..*ctx
+    };
+    let git_input = GitInput::of(plan);
+    let mut git = Ok(GitRun::NotSelected);
+    let code = rayon::in_place_scope(|scope| {
+        scope.spawn(|_| git = git_run(&git_input, &git_ctx));
+        let syntax = syntax_stage(plan, ctx, files.as_deref(), caches, updates, draft)?;
+        scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, caches, updates, draft)
+    });
+    // A code stage's error first, as when the stages ran one after the other.
+    let (code, agreement) = code?;
+    let git = git?;
+    held.replay(ctx.progress);
+    let history = record_git(draft, git);
     let CodeTables {
         symbols,
         mut occurrences,
@@ -422,11 +440,28 @@ fn run_stages(
 
     // From the merge on, the steps below only read occurrences, call edges and relationships
     // (identity and the git stage do not touch them; usage and modules read them). So they are
-    // encoded now, on the pool, while those mostly serial steps run, and the write only has the
-    // other tables left. Not in an anonymized run: anonymization rewrites every table first.
-    let occurrences_sorted = occurrences.as_deref_mut().map(SortedRows::sort);
-    let call_edges_sorted = call_edges.as_deref_mut().map(SortedRows::sort);
-    let relationships_sorted = relationships.as_deref_mut().map(SortedRows::sort);
+    // sorted while identity runs, then encoded, on the pool, while the mostly serial steps after
+    // identity run, and the write only has the other tables left. Not in an anonymized run:
+    // anonymization rewrites every table first.
+    let mut sorted = (None, None, None);
+    let identity = rayon::in_place_scope(|scope| {
+        scope.spawn(|_| {
+            sorted = (
+                occurrences.as_deref_mut().map(SortedRows::sort),
+                call_edges.as_deref_mut().map(SortedRows::sort),
+                relationships.as_deref_mut().map(SortedRows::sort),
+            );
+        });
+        identity_stage(
+            plan,
+            ctx,
+            symbols.as_deref(),
+            agreement,
+            previous_warnings,
+            draft,
+        )
+    });
+    let (occurrences_sorted, call_edges_sorted, relationships_sorted) = sorted;
     let mut encoded = EncodedAhead::default();
     let mut encode_took = None;
     let later = rayon::in_place_scope(|scope| {
@@ -451,8 +486,7 @@ fn run_stages(
             ctx,
             (files, symbols, imports),
             read,
-            agreement,
-            previous_warnings,
+            (history, identity),
             draft,
         )
     });
@@ -481,7 +515,10 @@ type ChangedLater = (
     Option<Vec<ImportRow>>,
 );
 
-/// The steps after the merge: git, identity, usage, then modules. The tables they produce, and
+/// The identity stage's rows: aliases and tombstones.
+type Identified = Option<(Vec<AliasRow>, Vec<TombstoneRow>)>;
+
+/// The steps after identity: usage, then modules. The tables they produce, and
 /// `files`, `symbols` and `imports` module-assigned (occurrences, call edges and relationships
 /// are left out: they stay where `code` reads them).
 fn later_stages(
@@ -489,20 +526,9 @@ fn later_stages(
     ctx: &StageContext<'_>,
     (files, symbols, imports): ChangedLater,
     code: ReadOnlyCode<'_>,
-    agreement: Option<Agreement>,
-    previous_warnings: &[String],
+    (history, identity): (Option<HistoryTables>, Identified),
     draft: &mut ManifestDraft,
 ) -> Result<TableSet, PipelineError> {
-    let history = git_stage(plan, ctx, draft)?;
-    let identity = identity_stage(
-        plan,
-        ctx,
-        symbols.as_deref(),
-        agreement,
-        previous_warnings,
-        draft,
-    );
-
     let (aliases, tombstones) = identity.unzip();
     let usage = usage_step(symbols.as_deref(), code, draft);
     let mut tables = TableSet {
@@ -606,34 +632,66 @@ fn scip_stage_and_merge(
     Ok((code, agreement))
 }
 
-/// The git stage, when the root is a repository.
-fn git_stage(
-    plan: &Plan,
-    ctx: &StageContext<'_>,
-    draft: &mut ManifestDraft,
-) -> Result<Option<HistoryTables>, PipelineError> {
-    if !plan.selected(Stage::Git) {
-        return Ok(None);
+/// What the git stage did, to be recorded once the code stages it ran beside are recorded.
+enum GitRun {
+    NotSelected,
+    NoRepository(Duration),
+    Ran(Box<HistoryOutput>, Duration),
+}
+
+/// What the git stage reads of the plan, in a form it can take to another thread.
+struct GitInput<'a> {
+    selected: bool,
+    repo: Option<gix::ThreadSafeRepository>,
+    config: &'a HistoryConfig,
+    repo_id: &'a str,
+    fetch_missing: bool,
+}
+
+impl<'a> GitInput<'a> {
+    fn of(plan: &'a Plan) -> GitInput<'a> {
+        GitInput {
+            selected: plan.selected(Stage::Git),
+            repo: plan.repo.as_ref().map(|r| r.clone().into_sync()),
+            config: &plan.config.history,
+            repo_id: &plan.repo_id,
+            fetch_missing: plan.history_fetch_missing,
+        }
+    }
+}
+
+/// The git stage, when the root is a repository. Records nothing: see [`record_git`].
+fn git_run(input: &GitInput<'_>, ctx: &StageContext<'_>) -> Result<GitRun, PipelineError> {
+    if !input.selected {
+        return Ok(GitRun::NotSelected);
     }
     let clock = Instant::now();
-    let rows = match plan.repo.as_ref() {
-        None => {
+    let Some(repo) = input.repo.as_ref() else {
+        return Ok(GitRun::NoRepository(clock.elapsed()));
+    };
+    let repo = repo.to_thread_local();
+    let mut opts =
+        history::HistoryOptions::new(input.config, input.repo_id, std::env::var("CKB_SALT").ok());
+    opts.fetch_missing = input.fetch_missing;
+    let out = history::run(ctx, &repo, &opts, ctx.previous)?;
+    Ok(GitRun::Ran(Box::new(out), clock.elapsed()))
+}
+
+/// Records the git stage in the manifest and hands back its rows.
+fn record_git(draft: &mut ManifestDraft, run: GitRun) -> Option<HistoryTables> {
+    match run {
+        GitRun::NotSelected => None,
+        GitRun::NoRepository(took) => {
             draft.skip(Stage::Git, "not a git repository");
+            draft.took("git", took);
             None
         }
-        Some(repo) => {
-            let mut opts = history::HistoryOptions::new(
-                &plan.config.history,
-                &plan.repo_id,
-                std::env::var("CKB_SALT").ok(),
-            );
-            opts.fetch_missing = plan.history_fetch_missing;
-            let out = history::run(ctx, repo, &opts, ctx.previous)?;
-            Some(draft.add(Stage::Git, out))
+        GitRun::Ran(out, took) => {
+            let rows = draft.add(Stage::Git, *out);
+            draft.took("git", took);
+            Some(rows)
         }
-    };
-    draft.time("git", clock);
-    Ok(rows)
+    }
 }
 
 /// The identity stage, after every extraction stage, over the final merged symbols.

@@ -22,3 +22,31 @@ impl Progress for NoProgress {
     fn advance(&self, _: u64) {}
     fn stage_finished(&self, _: &str, _: &str) {}
 }
+
+/// The progress of a stage that runs beside another: nothing is shown while it runs (the display
+/// has one bar, the other stage's), and its summary is handed on by [`HeldProgress::replay`] once
+/// the other stage is done.
+#[derive(Default)]
+pub(crate) struct HeldProgress {
+    finished: std::sync::Mutex<Option<(String, String)>>,
+}
+
+impl Progress for HeldProgress {
+    fn stage_started(&self, _: &str, _: Option<u64>) {}
+    fn advance(&self, _: u64) {}
+    fn stage_finished(&self, stage: &str, summary: &str) {
+        if let Ok(mut slot) = self.finished.lock() {
+            *slot = Some((stage.to_string(), summary.to_string()));
+        }
+    }
+}
+
+impl HeldProgress {
+    /// Shows the held stage, if it finished, on `to`.
+    pub(crate) fn replay(self, to: &dyn Progress) {
+        if let Some((stage, summary)) = self.finished.into_inner().ok().flatten() {
+            to.stage_started(&stage, None);
+            to.stage_finished(&stage, &summary);
+        }
+    }
+}

@@ -82,7 +82,12 @@ impl ManifestDraft {
 
     /// Records the time a step took since `start`.
     pub fn time(&mut self, step: &str, start: Instant) {
-        self.extras.timings.push((step.into(), start.elapsed()));
+        self.took(step, start.elapsed());
+    }
+
+    /// Records the time a step took.
+    pub fn took(&mut self, step: &str, took: Duration) {
+        self.extras.timings.push((step.into(), took));
     }
 
     /// Adds a run-wide warning to the report of the first selected stage among those that build
