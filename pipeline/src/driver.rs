@@ -5,8 +5,10 @@
 //!    early); an existing snapshot of that state ends the run.
 //! 3. The lock, the previous snapshot ([`previous`]).
 //! 4. [`run_stages`]: scan → syntax → scip → merge → git → identity → modules, each a function of
-//!    the stage contract ([`crate::stage`]) whose output the [`ManifestDraft`] takes apart. The
-//!    tables final at the merge are encoded for the write while the steps after it run.
+//!    the stage contract ([`crate::stage`]) whose output the [`ManifestDraft`] takes apart, in
+//!    that order. Git runs beside syntax, SCIP and the merge (it reads neither), identity beside
+//!    the sort of the tables final at the merge, and those tables are encoded for the write while
+//!    the steps after identity run.
 //! 5. Anonymization (or relative warning paths), then [`publish`].
 //! 6. The lock released, what dead writers left in the repository's folder is cleared
 //!    ([`leftovers::clean_repo`]).
