@@ -6,9 +6,9 @@
 //! 3. The lock, the previous snapshot ([`previous`]).
 //! 4. [`run_stages`]: scan → syntax → scip → merge → git → identity → modules, each a function of
 //!    the stage contract ([`crate::stage`]) whose output the [`ManifestDraft`] takes apart, in
-//!    that order. Git runs beside syntax, SCIP and the merge (it reads neither), identity beside
-//!    the sort of the tables final at the merge, and those tables are encoded for the write while
-//!    the steps after identity run.
+//!    that order. Syntax, SCIP and git run side by side (none reads another's output), identity
+//!    beside the sort of the tables final at the merge, and those tables are encoded for the
+//!    write while the steps after identity run.
 //! 5. Anonymization (or relative warning paths), then [`publish`].
 //! 6. The lock released, what dead writers left in the repository's folder is cleared
 //!    ([`leftovers::clean_repo`]).
@@ -413,24 +413,49 @@ fn run_stages(
         Some(scan) if plan.selected(Stage::Scan) => Some(draft.add(Stage::Scan, scan)),
         _ => None,
     };
-    // The git stage reads only the repository and the previous snapshot: it runs beside the
-    // code stages (their serial steps leave a core free), its progress held until they finish.
-    let held = HeldProgress::default();
+    // Syntax, SCIP and git read nothing of one another (the merge brings syntax and SCIP
+    // together), and each has serial steps that leave a core idle: they run side by side, and are
+    // recorded in pipeline order once all are done. The display has one bar: the syntax stage's;
+    // SCIP's and git's progress is held and shown when they are recorded.
+    let syntax_files = syntax_files(plan, files.as_deref(), draft);
+    let (held_scip, held_git) = (HeldProgress::default(), HeldProgress::default());
+    let scip_ctx = StageContext {
+        progress: if syntax_files.is_some() {
+            &held_scip
+        } else {
+            ctx.progress
+        },
+        ..*ctx
+    };
     let git_ctx = StageContext {
-        progress: &held,
+        progress: &held_git,
         ..*ctx
     };
     let git_input = GitInput::of(plan);
     let mut git = Ok(GitRun::NotSelected);
-    let code = rayon::in_place_scope(|scope| {
+    let mut syntax = None;
+    let (scip, scip_took) = rayon::in_place_scope(|scope| {
         scope.spawn(|_| git = git_run(&git_input, &git_ctx));
-        let syntax = syntax_stage(plan, ctx, files.as_deref(), caches, updates, draft)?;
-        scip_stage_and_merge(plan, ctx, files.as_deref(), syntax, caches, updates, draft)
+        if let Some(files) = syntax_files {
+            let syntax = &mut syntax;
+            scope.spawn(move |_| *syntax = Some(syntax_run(ctx, files, caches.syntax.as_ref())));
+        }
+        let clock = Instant::now();
+        let scip = plan
+            .selected(Stage::Scip)
+            .then(|| scip_stage(plan, &scip_ctx, files.as_deref(), caches.scip.as_ref()));
+        (scip, clock.elapsed())
     });
-    // A code stage's error first, as when the stages ran one after the other.
-    let (code, agreement) = code?;
+    // Errors in pipeline order, as when the stages ran one after the other.
+    let syntax = match syntax {
+        Some(ran) => Some(record_syntax(ran?, updates, draft)),
+        None => None,
+    };
+    let scip = scip.transpose()?;
+    held_scip.replay(ctx.progress);
+    let (code, agreement) = merge_and_record(syntax, scip, scip_took, updates, draft);
     let git = git?;
-    held.replay(ctx.progress);
+    held_git.replay(ctx.progress);
     let history = record_git(draft, git);
     let CodeTables {
         symbols,
@@ -580,45 +605,64 @@ fn usage_step(
     Some(rows)
 }
 
-/// The syntax stage, over the scanned files.
-fn syntax_stage(
+/// The files the syntax stage reads, when it runs (`None` when it is not selected, or cannot run,
+/// which is recorded).
+fn syntax_files<'f>(
     plan: &Plan,
-    ctx: &StageContext<'_>,
-    files: Option<&[FileRow]>,
-    caches: &Caches,
-    updates: &mut CacheUpdates,
+    files: Option<&'f [FileRow]>,
     draft: &mut ManifestDraft,
-) -> Result<Option<SyntaxTables>, PipelineError> {
+) -> Option<&'f [FileRow]> {
     if !plan.selected(Stage::Syntax) {
-        return Ok(None);
+        return None;
     }
-    let Some(files) = files else {
+    if files.is_none() {
         draft.skip(Stage::Syntax, "input stage scan did not run");
-        return Ok(None);
-    };
-    let clock = Instant::now();
-    let mut out = syntax::run(ctx, files, ctx.previous, caches.syntax.as_ref())?;
-    updates.syntax = out.cache_update.take();
-    draft.time("syntax", clock);
-    Ok(Some(draft.add(Stage::Syntax, out)))
+    }
+    files
 }
 
-/// The SCIP stage, then the merge step: tree-sitter and SCIP rows into the code tables (the
-/// merge's counts are the scip stage's). Also returns how often the two backends agreed.
-fn scip_stage_and_merge(
-    plan: &Plan,
+/// The syntax stage over the scanned files, and the time it took. Records nothing: see
+/// [`record_syntax`].
+fn syntax_run(
     ctx: &StageContext<'_>,
-    files: Option<&[FileRow]>,
-    syntax: Option<SyntaxTables>,
-    caches: &Caches,
+    files: &[FileRow],
+    cache: Option<&CachePack>,
+) -> Result<(syntax::SyntaxOutput, Duration), PipelineError> {
+    let clock = Instant::now();
+    let out = syntax::run(ctx, files, ctx.previous, cache)?;
+    Ok((out, clock.elapsed()))
+}
+
+/// Records the syntax stage in the manifest and hands back its rows.
+fn record_syntax(
+    (mut out, took): (syntax::SyntaxOutput, Duration),
     updates: &mut CacheUpdates,
     draft: &mut ManifestDraft,
-) -> Result<(CodeTables, Option<Agreement>), PipelineError> {
-    if !plan.selected(Stage::Scip) {
-        return Ok((merge::merge_step(syntax, None).0, None));
-    }
+) -> SyntaxTables {
+    updates.syntax = out.cache_update.take();
+    draft.took("syntax", took);
+    draft.add(Stage::Syntax, out)
+}
+
+/// The SCIP stage's outcome: its rows (none when no index was read), its manifest parts and what
+/// it leaves in its document cache.
+type ScipRun = (Option<ScipTables>, ManifestParts, Option<PackUpdate>);
+
+/// The merge step: tree-sitter and SCIP rows into the code tables (the merge's counts are the
+/// scip stage's, and so is its time), with how often the two backends agreed. Records the SCIP
+/// stage when it was selected (`scip`).
+fn merge_and_record(
+    syntax: Option<SyntaxTables>,
+    scip: Option<ScipRun>,
+    scip_took: Duration,
+    updates: &mut CacheUpdates,
+    draft: &mut ManifestDraft,
+) -> (CodeTables, Option<Agreement>) {
+    let Some((scip, mut parts, cache_update)) = scip else {
+        return (merge::merge_step(syntax, None).0, None);
+    };
     let clock = Instant::now();
-    let (scip, mut parts) = scip_stage(plan, ctx, files, caches.scip.as_ref(), updates)?;
+    updates.scip = cache_update;
     // Where both backends saw a definition, do they name it the same? Measured before the
     // merge, which keeps only one of the two.
     let agreement = match (&syntax, &scip) {
@@ -630,8 +674,8 @@ fn scip_stage_and_merge(
         parts.report.counts.extend(stats.counts());
     }
     draft.record(Stage::Scip, parts);
-    draft.time("scip", clock);
-    Ok((code, agreement))
+    draft.took("scip", scip_took + clock.elapsed());
+    (code, agreement)
 }
 
 /// What the git stage did, to be recorded once the code stages it ran beside are recorded.
@@ -734,15 +778,14 @@ fn identity_stage(
     rows
 }
 
-/// The SCIP stage: its rows (none when no index was read) and its manifest parts.
+/// The SCIP stage (see [`ScipRun`]).
 fn scip_stage(
     plan: &Plan,
     ctx: &StageContext<'_>,
     files: Option<&[FileRow]>,
     cache: Option<&CachePack>,
-    updates: &mut CacheUpdates,
-) -> Result<(Option<ScipTables>, ManifestParts), PipelineError> {
-    let not_run = |report| Ok((None, ManifestParts::report(report)));
+) -> Result<ScipRun, PipelineError> {
+    let not_run = |report| Ok((None, ManifestParts::report(report), None));
     if plan.no_scip {
         return not_run(StageReport::not_run("disabled (--no-scip)"));
     }
@@ -765,7 +808,7 @@ fn scip_stage(
         cache,
     };
     let mut out = scip::run(&input, &plan.scip_indexes, ctx.progress)?;
-    updates.scip = out.cache_update.take();
+    let cache_update = out.cache_update.take();
     let (rows, parts) = out.split();
-    Ok((Some(rows), parts))
+    Ok((Some(rows), parts, cache_update))
 }
