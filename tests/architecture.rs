@@ -483,6 +483,7 @@ fn no_stage_imports_the_driver() {
     let orchestration = [
         "pipeline/src/lib.rs",
         "pipeline/src/driver.rs",
+        "pipeline/src/driver/stages.rs",
         "pipeline/src/plan.rs",
         "pipeline/src/previous.rs",
         "pipeline/src/publish.rs",
