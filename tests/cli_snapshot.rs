@@ -684,6 +684,13 @@ fn progress_always_prints_one_summary_line_per_stage_that_ran() {
     let repo = Fixture::committed(&[("src/lib.rs", "pub fn a() {}\n")]);
     repo.write("src/lib.rs", "pub fn a() {}\npub fn b() {\n    a()\n}\n");
     repo.commit("two");
+    // An index the snapshot finds by itself, so that the SCIP stage runs too: syntax, SCIP and
+    // git run side by side, and the display still gets one line per stage, in pipeline order.
+    std::fs::write(
+        repo.path().join("index.scip"),
+        one_definition_index("src/lib.rs"),
+    )
+    .unwrap();
     let store = tempfile::tempdir().unwrap();
     let args = [
         "--out",
@@ -696,11 +703,41 @@ fn progress_always_prints_one_summary_line_per_stage_that_ran() {
     // Each stage that ran says how it ended, on a line of its own, also where stderr is not a
     // terminal (`always` is for logs too).
     let stderr = String::from_utf8_lossy(&out.stderr);
-    for stage in ["scan", "syntax", "git", "modules"] {
-        let lines = stderr
+    let mut lines_at = Vec::new();
+    for stage in ["scan", "syntax", "scip", "git", "modules"] {
+        let lines: Vec<usize> = stderr
             .lines()
-            .filter(|l| l.trim_start().starts_with(&format!("{stage} ")))
-            .count();
-        assert_eq!(lines, 1, "{stage} summary lines in:\n{stderr}");
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with(&format!("{stage} ")))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(lines.len(), 1, "{stage} summary lines in:\n{stderr}");
+        lines_at.push(lines[0]);
     }
+    assert!(
+        lines_at.windows(2).all(|w| w[0] < w[1]),
+        "stage lines out of pipeline order:\n{stderr}"
+    );
+}
+
+/// A SCIP index (rust-analyzer's name) whose one document, `path`, defines one function.
+fn one_definition_index(path: &str) -> Vec<u8> {
+    use protobuf::Message;
+    use scip::types::{Document, Index, Metadata, Occurrence, ToolInfo};
+    let mut info = ToolInfo::new();
+    info.name = "rust-analyzer".into();
+    info.version = "0.0.0-test".into();
+    let mut meta = Metadata::new();
+    meta.tool_info = Some(info).into();
+    let mut occ = Occurrence::new();
+    occ.symbol = "rust-analyzer cargo fixture 0.1.0 a().".into();
+    occ.range = vec![0, 7, 8];
+    occ.symbol_roles = 1;
+    let mut doc = Document::new();
+    doc.relative_path = path.into();
+    doc.occurrences.push(occ);
+    let mut index = Index::new();
+    index.metadata = Some(meta).into();
+    index.documents.push(doc);
+    index.write_to_bytes().unwrap()
 }
