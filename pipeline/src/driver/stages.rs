@@ -29,8 +29,8 @@ use crate::{history, identity, modules, scip, syntax, usage, PipelineError};
 
 use super::{CacheUpdates, Caches};
 
-/// Runs the selected stages in order and returns every table they produced, with those it could
-/// encode ahead of the write.
+/// Runs the selected stages (some side by side, recorded in pipeline order) and returns every
+/// table they produced, with those it could encode ahead of the write.
 pub(super) fn run_stages(
     plan: &Plan,
     ctx: &StageContext<'_>,
@@ -97,7 +97,7 @@ pub(super) fn run_stages(
     } = code;
 
     // From the merge on, the steps below only read occurrences, call edges and relationships
-    // (identity and the git stage do not touch them; usage and modules read them). So they are
+    // (identity does not touch them; usage and modules read them). So they are
     // sorted while identity runs, then encoded, on the pool, while the mostly serial steps after
     // identity run, and the write only has the other tables left. Not in an anonymized run:
     // anonymization rewrites every table first.
