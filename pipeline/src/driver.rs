@@ -248,6 +248,20 @@ impl CacheUpdates {
     }
 }
 
+/// Runs `spawned` on another thread of the pool while `here` runs on this one (which, unlike
+/// `rayon::join`, lets `here` use what cannot leave this thread: the repository handle, the
+/// manifest draft), and returns both results once both are done.
+fn beside<A: Send, B>(spawned: impl FnOnce() -> A + Send, here: impl FnOnce() -> B) -> (A, B) {
+    let mut there = None;
+    let here = rayon::in_place_scope(|scope| {
+        scope.spawn(|_| there = Some(spawned()));
+        here()
+    });
+    // The scope returns once its task has run (a panic in it is raised by the scope).
+    let there = there.expect("a scope waits for the tasks it spawned");
+    (there, here)
+}
+
 /// Commits on HEAD's first-parent chain ([`repo_state::first_parent_depth`]), counted from the
 /// previous snapshot's head when that lies on the chain.
 fn head_depth(plan: &Plan, state: &RepoState, previous: Option<&StoredSnapshot>) -> Option<i64> {
@@ -322,12 +336,8 @@ fn read_state(
             .transpose()
     };
     let (git_state, scan_result) = if side_by_side {
-        let mut scan_result = None;
-        let git_state = rayon::in_place_scope(|scope| {
-            scope.spawn(|_| scan_result = Some(run_scan()));
-            read_git_state()
-        });
-        (git_state, scan_result)
+        let (scanned, git_state) = beside(run_scan, read_git_state);
+        (git_state, Some(scanned))
     } else {
         (read_git_state(), None)
     };

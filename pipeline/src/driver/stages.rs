@@ -27,7 +27,7 @@ use crate::stage::{ManifestParts, StageContext, StageOutput};
 use crate::write::{EncodedAhead, TableSet};
 use crate::{history, identity, modules, scip, syntax, usage, PipelineError};
 
-use super::{CacheUpdates, Caches};
+use super::{beside, CacheUpdates, Caches};
 
 /// Runs the selected stages (some side by side, recorded in pipeline order) and returns every
 /// table they produced, with those it could encode ahead of the write.
@@ -63,20 +63,21 @@ pub(super) fn run_stages(
         ..*ctx
     };
     let git_input = GitInput::of(plan);
-    let mut git = Ok(GitRun::NotSelected);
-    let mut syntax = None;
-    let (scip, scip_took) = rayon::in_place_scope(|scope| {
-        scope.spawn(|_| git = git_run(&git_input, &git_ctx));
-        if let Some(files) = syntax_files {
-            let syntax = &mut syntax;
-            scope.spawn(move |_| *syntax = Some(syntax_run(ctx, files, caches.syntax.as_ref())));
-        }
-        let clock = Instant::now();
-        let scip = plan
-            .selected(Stage::Scip)
-            .then(|| scip_stage(plan, &scip_ctx, files.as_deref(), caches.scip.as_ref()));
-        (scip, clock.elapsed())
-    });
+    let (git, (syntax, (scip, scip_took))) = beside(
+        || git_run(&git_input, &git_ctx),
+        || {
+            beside(
+                || syntax_files.map(|files| syntax_run(ctx, files, caches.syntax.as_ref())),
+                || {
+                    let clock = Instant::now();
+                    let scip = plan.selected(Stage::Scip).then(|| {
+                        scip_stage(plan, &scip_ctx, files.as_deref(), caches.scip.as_ref())
+                    });
+                    (scip, clock.elapsed())
+                },
+            )
+        },
+    );
     // Errors in pipeline order, as when the stages ran one after the other.
     let syntax = match syntax {
         Some(ran) => Some(record_syntax(ran?, updates, draft)),
@@ -101,56 +102,61 @@ pub(super) fn run_stages(
     // sorted while identity runs, then encoded, on the pool, while the mostly serial steps after
     // identity run, and the write only has the other tables left. Not in an anonymized run:
     // anonymization rewrites every table first.
-    let mut sorted = (None, None, None);
-    let identity = rayon::in_place_scope(|scope| {
-        scope.spawn(|_| {
-            sorted = (
+    let ((occurrences_sorted, call_edges_sorted, relationships_sorted), identity) = beside(
+        || {
+            (
                 occurrences.as_deref_mut().map(SortedRows::sort),
                 call_edges.as_deref_mut().map(SortedRows::sort),
                 relationships.as_deref_mut().map(SortedRows::sort),
-            );
-        });
-        identity_stage(
-            plan,
-            ctx,
-            symbols.as_deref(),
-            agreement,
-            previous_warnings,
-            draft,
-        )
-    });
-    let (occurrences_sorted, call_edges_sorted, relationships_sorted) = sorted;
-    let mut encoded = EncodedAhead::default();
-    let mut encode_took = None;
-    let later = rayon::in_place_scope(|scope| {
-        if plan.anonymizer.is_none() {
-            scope.spawn(|_| {
+            )
+        },
+        || {
+            identity_stage(
+                plan,
+                ctx,
+                symbols.as_deref(),
+                agreement,
+                previous_warnings,
+                draft,
+            )
+        },
+    );
+    let encode_ahead = plan.anonymizer.is_none();
+    let (encoded, later) = beside(
+        || {
+            encode_ahead.then(|| {
                 let clock = Instant::now();
-                encoded = EncodedAhead::encode(
+                let encoded = EncodedAhead::encode(
                     occurrences_sorted,
                     call_edges_sorted,
                     relationships_sorted,
                     caches.tables.as_ref().map(|t| t as &dyn GroupCache),
                 );
-                encode_took = Some(clock.elapsed());
-            });
+                (encoded, clock.elapsed())
+            })
+        },
+        || {
+            let read = ReadOnlyCode {
+                occurrences: occurrences_sorted.map(SortedRows::rows),
+                call_edges: call_edges_sorted.map(SortedRows::rows),
+            };
+            later_stages(
+                plan,
+                ctx,
+                (files, symbols, imports),
+                read,
+                (history, identity),
+                draft,
+            )
+        },
+    );
+    let encoded = match encoded {
+        Some((encoded, took)) => {
+            draft.took("encode-ahead", took);
+            encoded
         }
-        let read = ReadOnlyCode {
-            occurrences: occurrences_sorted.map(SortedRows::rows),
-            call_edges: call_edges_sorted.map(SortedRows::rows),
-        };
-        later_stages(
-            plan,
-            ctx,
-            (files, symbols, imports),
-            read,
-            (history, identity),
-            draft,
-        )
-    });
-    if let Some(took) = encode_took {
-        draft.extras.timings.push(("encode-ahead".into(), took));
-    }
+        None => EncodedAhead::default(),
+    };
     let mut tables = later?;
     tables.occurrences = occurrences;
     tables.call_edges = call_edges;
