@@ -46,16 +46,17 @@ pub(super) fn run_stages(
     };
     // Syntax, SCIP and git read nothing of one another (the merge brings syntax and SCIP
     // together), and each has serial steps that leave a core idle: they run side by side, and are
-    // recorded in pipeline order once all are done. The display has one bar: the syntax stage's;
-    // SCIP's and git's progress is held and shown when they are recorded.
+    // recorded in pipeline order once all are done. The display has one bar, so it shows them
+    // in pipeline order: the syntax stage's progress live, SCIP's from when the syntax stage
+    // has finished (held until then), git's from when SCIP has.
     let syntax_files = syntax_files(plan, files.as_deref(), draft);
-    let (held_scip, held_git) = (HeldProgress::default(), HeldProgress::default());
+    let held_git = HeldProgress::new();
+    let held_scip = HeldProgress::then(&held_git);
+    if syntax_files.is_none() {
+        held_scip.release(ctx.progress);
+    }
     let scip_ctx = StageContext {
-        progress: if syntax_files.is_some() {
-            &held_scip
-        } else {
-            ctx.progress
-        },
+        progress: &held_scip,
         ..*ctx
     };
     let git_ctx = StageContext {
@@ -67,12 +68,23 @@ pub(super) fn run_stages(
         || git_run(&git_input, &git_ctx),
         || {
             beside(
-                || syntax_files.map(|files| syntax_run(ctx, files, caches.syntax.as_ref())),
+                || {
+                    let ran =
+                        syntax_files.map(|files| syntax_run(ctx, files, caches.syntax.as_ref()));
+                    // After a failed syntax stage the run stops there, and shows nothing later.
+                    if !matches!(ran, Some(Err(_))) {
+                        held_scip.release(ctx.progress);
+                    }
+                    ran
+                },
                 || {
                     let clock = Instant::now();
                     let scip = plan.selected(Stage::Scip).then(|| {
                         scip_stage(plan, &scip_ctx, files.as_deref(), caches.scip.as_ref())
                     });
+                    if !matches!(scip, Some(Err(_))) {
+                        held_scip.done();
+                    }
                     (scip, clock.elapsed())
                 },
             )
@@ -84,10 +96,8 @@ pub(super) fn run_stages(
         None => None,
     };
     let scip = scip.transpose()?;
-    held_scip.replay(ctx.progress);
     let (code, agreement) = merge_and_record(syntax, scip, scip_took, updates, draft);
     let git = git?;
-    held_git.replay(ctx.progress);
     let history = record_git(draft, git);
     let CodeTables {
         symbols,
