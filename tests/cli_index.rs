@@ -10,31 +10,7 @@ use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use common::*;
-use protobuf::Message;
 use serde_json::Value;
-
-/// A SCIP index of `tool` with one document per path, each defining one function.
-fn scip_index(tool: &str, paths: &[&str]) -> Vec<u8> {
-    use scip::types::{Document, Index, Metadata, Occurrence, ToolInfo};
-    let mut idx = Index::new();
-    let mut meta = Metadata::new();
-    let mut info = ToolInfo::new();
-    info.name = tool.into();
-    info.version = "0.0.0-fake".into();
-    meta.tool_info = Some(info).into();
-    idx.metadata = Some(meta).into();
-    for (i, path) in paths.iter().enumerate() {
-        let mut doc = Document::new();
-        doc.relative_path = (*path).into();
-        let mut occ = Occurrence::new();
-        occ.symbol = format!("{tool} fake fx 0.1.0 f{i}().");
-        occ.range = vec![0, 7, 9];
-        occ.symbol_roles = 1;
-        doc.occurrences.push(occ);
-        idx.documents.push(doc);
-    }
-    idx.write_to_bytes().unwrap()
-}
 
 /// What a fake indexer does when run (its `--version` always answers).
 enum Fake {

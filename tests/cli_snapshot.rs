@@ -688,7 +688,7 @@ fn progress_always_prints_one_summary_line_per_stage_that_ran() {
     // git run side by side, and the display still gets one line per stage, in pipeline order.
     std::fs::write(
         repo.path().join("index.scip"),
-        one_definition_index("src/lib.rs"),
+        scip_index("rust-analyzer", &["src/lib.rs"]),
     )
     .unwrap();
     let store = tempfile::tempdir().unwrap();
@@ -718,26 +718,4 @@ fn progress_always_prints_one_summary_line_per_stage_that_ran() {
         lines_at.windows(2).all(|w| w[0] < w[1]),
         "stage lines out of pipeline order:\n{stderr}"
     );
-}
-
-/// A SCIP index (rust-analyzer's name) whose one document, `path`, defines one function.
-fn one_definition_index(path: &str) -> Vec<u8> {
-    use protobuf::Message;
-    use scip::types::{Document, Index, Metadata, Occurrence, ToolInfo};
-    let mut info = ToolInfo::new();
-    info.name = "rust-analyzer".into();
-    info.version = "0.0.0-test".into();
-    let mut meta = Metadata::new();
-    meta.tool_info = Some(info).into();
-    let mut occ = Occurrence::new();
-    occ.symbol = "rust-analyzer cargo fixture 0.1.0 a().".into();
-    occ.range = vec![0, 7, 8];
-    occ.symbol_roles = 1;
-    let mut doc = Document::new();
-    doc.relative_path = path.into();
-    doc.occurrences.push(occ);
-    let mut index = Index::new();
-    index.metadata = Some(meta).into();
-    index.documents.push(doc);
-    index.write_to_bytes().unwrap()
 }
