@@ -7,7 +7,9 @@
 //! reads (the project-root prefix, whether an earlier index covers the path, the scanned file's
 //! language and content hash or, for a path the scan did not keep, whether it exists) and the
 //! stage's limits, so a cached outcome is exactly what converting the document again would give.
-//! Only the conversion is saved: symbol strings are still parsed, resolved to stable IDs and
+//! A cached outcome is used only when it names the file its document's header places in the
+//! repository, with the scan's language ([`check_place`]), as the syntax cache's rows must be
+//! rows of the file they are keyed by. Only the conversion is saved: symbol strings are still parsed, resolved to stable IDs and
 //! turned into tables over the whole index, so the tables cannot depend on which documents came
 //! from the cache.
 
@@ -164,6 +166,40 @@ pub fn decode(blob: &[u8]) -> Result<(i64, DocOutcome), FormatError> {
         return Err(damaged("trailing bytes"));
     }
     Ok((occurrences, outcome))
+}
+
+/// Checks that a decoded outcome is one of the document it was found for: its facts (and every
+/// warning) name the file the document's header places in the repository, with the scan's
+/// language. The key already hashes the document's bytes, so a blob that fails this was not
+/// written for the document, whatever its checksum says; like the syntax cache's rows of another
+/// file, it is refused rather than let rows onto a path the scan did not keep.
+pub fn check_place(
+    outcome: &DocOutcome,
+    header: &DocHeader,
+    env: &DocEnv<'_>,
+) -> Result<(), FormatError> {
+    let path = super::mapping::repo_path(env.prefix, &header.relative_path);
+    let path = path.as_deref();
+    let named_here = |w: &Warning| w.path.is_none() || w.path.as_deref() == path;
+    match outcome {
+        DocOutcome::Facts(f) => {
+            if Some(f.path.as_str()) != path {
+                return Err(damaged("facts of another document"));
+            }
+            if env.files.get(&f.path) != Some(&f.language) {
+                return Err(damaged("a language the scan did not give the file"));
+            }
+            if !f.warnings.iter().all(named_here) {
+                return Err(damaged("a warning about another file"));
+            }
+        }
+        DocOutcome::Skipped(s) => {
+            if !named_here(&s.warning) {
+                return Err(damaged("a skip of another document"));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn take_facts(r: &mut RowReader<'_>) -> Result<DocFacts, FormatError> {

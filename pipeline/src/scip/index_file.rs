@@ -133,7 +133,11 @@ fn convert_batch(
         };
         let key = doc_cache::key(&bytes, h, env, &cached.file_facts(env, h));
         if let Some(blob) = cached.pack.get(&key) {
-            match doc_cache::decode(blob) {
+            let decoded = doc_cache::decode(blob).and_then(|(n, outcome)| {
+                doc_cache::check_place(&outcome, h, env)?;
+                Ok((n, outcome))
+            });
+            match decoded {
                 Ok((n, outcome)) => return (n, outcome, Some((key, None))),
                 Err(e) => cached.pack.problem(crate::cache_pack::CacheProblem {
                     code: "cache-unreadable",
@@ -625,5 +629,142 @@ fn backend_entry(
         input: Some(display_input(root, index)),
         counts: backend_counts,
         facts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache_pack::CachePack;
+    use scip::types::{Document, Occurrence};
+
+    fn document(path: &str, symbol: &str) -> Vec<u8> {
+        let mut doc = Document::new();
+        doc.relative_path = path.into();
+        let mut o = Occurrence::new();
+        o.symbol = symbol.into();
+        o.range = vec![0, 3, 4];
+        o.symbol_roles = 1;
+        doc.occurrences.push(o);
+        doc.write_to_bytes().expect("encode")
+    }
+
+    fn file(path: &str, hash: &str) -> FileRow {
+        FileRow {
+            path: path.into(),
+            language: Some("rust".into()),
+            size_bytes: 10,
+            line_count: 1,
+            content_hash: hash.into(),
+            module_id: None,
+            is_test: false,
+            is_generated: false,
+        }
+    }
+
+    fn path_of(outcome: &DocOutcome) -> Option<&str> {
+        match outcome {
+            DocOutcome::Facts(f) => Some(&f.path),
+            DocOutcome::Skipped(s) => s.warning.path.as_deref(),
+        }
+    }
+
+    /// A cache entry whose checksum holds but which was not written for the document it is found
+    /// under (here: another document's facts) is refused with a problem, and the document is
+    /// converted afresh: a cache never puts rows on a path its document does not name.
+    #[test]
+    fn a_cached_outcome_of_another_document_is_refused() {
+        let scanned = [file("src/a.rs", "aaaa"), file("src/b.rs", "bbbb")];
+        let files: HashMap<String, String> = scanned
+            .iter()
+            .map(|f| (f.path.clone(), "rust".to_string()))
+            .collect();
+        let covered = HashSet::new();
+        let env = DocEnv {
+            root: Path::new("/nonexistent"),
+            prefix: "",
+            files: &files,
+            covered_before: &covered,
+            default_encoding: mapping::Encoding::Utf8,
+            max_occurrences: 100,
+        };
+        let a = document("src/a.rs", "rust-analyzer cargo x 1 a().");
+        let b = document("src/b.rs", "rust-analyzer cargo x 1 b().");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("scip-cache");
+
+        // An honest cache: b's entry holds b's facts, and comes back as they are.
+        let pack = CachePack::open(&dir, "test");
+        let cached = CachedDocs::new(&pack, &scanned);
+        let first = convert_batch(vec![a.clone(), b.clone()], None, &env, Some(&cached));
+        let blob_of = |i: usize| {
+            first[i]
+                .2
+                .as_ref()
+                .and_then(|(_, blob)| blob.clone())
+                .unwrap()
+        };
+        let key_of = |i: usize| first[i].2.as_ref().unwrap().0;
+        let mut update = pack.update();
+        update.add(key_of(1), blob_of(1));
+        update.save(&pack);
+        let pack = CachePack::open(&dir, "test");
+        let cached = CachedDocs::new(&pack, &scanned);
+        let again = convert_batch(vec![b.clone()], None, &env, Some(&cached));
+        assert!(again[0].2.as_ref().is_some_and(|(_, blob)| blob.is_none()));
+        assert_eq!(path_of(&again[0].1), Some("src/b.rs"));
+        assert!(pack.problems().is_empty());
+
+        // A forged cache: a's key holds b's facts (its checksum holds: the pack wrote it).
+        let mut update = pack.update();
+        update.add(key_of(0), blob_of(1));
+        update.save(&pack);
+        let pack = CachePack::open(&dir, "test");
+        let cached = CachedDocs::new(&pack, &scanned);
+        let forged = convert_batch(vec![a.clone()], None, &env, Some(&cached));
+        assert_eq!(path_of(&forged[0].1), Some("src/a.rs"));
+        // Converted afresh, with a's own blob to replace the forged one.
+        assert!(forged[0].2.as_ref().is_some_and(|(_, blob)| blob.is_some()));
+        let problems = pack.problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].code, "cache-unreadable");
+        assert!(
+            problems[0].message.contains("another document"),
+            "{problems:?}"
+        );
+    }
+
+    /// A cached outcome must also agree with the scan's language, and name no other file in its
+    /// warnings.
+    #[test]
+    fn a_cached_outcome_with_another_language_or_file_is_refused() {
+        let bytes = document("src/a.rs", "rust-analyzer cargo x 1 a().");
+        let header = mapping::read_header(&bytes).unwrap();
+        let files = HashMap::from([("src/a.rs".to_string(), "rust".to_string())]);
+        let covered = HashSet::new();
+        let env = DocEnv {
+            root: Path::new("/nonexistent"),
+            prefix: "",
+            files: &files,
+            covered_before: &covered,
+            default_encoding: mapping::Encoding::Utf8,
+            max_occurrences: 100,
+        };
+        let facts = || match mapping::convert(&bytes, &env) {
+            (_, DocOutcome::Facts(facts)) => facts,
+            (_, skipped) => panic!("converted: {skipped:?}"),
+        };
+        let check = |facts| doc_cache::check_place(&DocOutcome::Facts(facts), &header, &env);
+        assert!(check(facts()).is_ok());
+        let mut other_language = facts();
+        other_language.language = "python".into();
+        assert!(check(other_language).is_err());
+        let mut other_file = facts();
+        other_file.warnings.push(Warning {
+            code: "unparsable-symbol".into(),
+            path: Some("src/other.rs".into()),
+            message: String::new(),
+        });
+        assert!(check(other_file).is_err());
     }
 }
