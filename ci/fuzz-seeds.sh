@@ -40,6 +40,40 @@ index_fixture() { # NAME OUT PROGRAM ARGS...
 index_fixture rust rust-analyzer rust-analyzer scip .
 index_fixture ts scip-typescript "$indexers/scip-typescript" index
 index_fixture py scip-python "$indexers/scip-python" index . --project-name fixture --project-version 0.1.0
+# cache_entry: the syntax and SCIP document caches a real snapshot of the Rust fixture leaves
+# (with its rust-analyzer index): each cache's index without its checksum (first byte 2), and the
+# blobs of src/lib.rs, the file the target decodes them for (first byte 0: syntax, 1: SCIP).
+"$ckb" snapshot "$work/rust" --repo-id seed >/dev/null
+mkdir -p "$corpus/cache_entry"
+python3 - "$work/rust/.ckb/snapshots/repo=seed" "$corpus/cache_entry" <<'PY'
+import os, sys
+store, out = sys.argv[1:]
+def varint(b, i):
+    v = s = 0
+    while True:
+        v |= (b[i] & 0x7f) << s; s += 7; i += 1
+        if b[i - 1] < 0x80: return v, i
+for cache, kind in (("syntax-cache", 0), ("scip-cache", 1)):
+    d = os.path.join(store, cache)
+    index = open(os.path.join(d, "index.bin"), "rb").read()
+    open(f"{out}/{cache}-index", "wb").write(bytes([2]) + index[:-16])
+    i = 8
+    n, i = varint(index, i); i += n                      # identity
+    segments = []
+    count, i = varint(index, i)
+    for _ in range(count):
+        n, i = varint(index, i); name = index[i:i + n].decode(); i += n
+        _, i = varint(index, i)
+        segments.append(open(os.path.join(d, name), "rb").read())
+    count, i = varint(index, i)
+    for _ in range(count):
+        i += 16
+        seg, i = varint(index, i); off, i = varint(index, i); size, i = varint(index, i)
+        i += 16
+        blob = segments[seg][off:off + size]
+        if b"src/lib.rs" in blob and b"src/shapes.rs" not in blob:
+            open(f"{out}/{cache}-lib.rs", "wb").write(bytes([kind]) + blob)
+PY
 # Symbol strings: every 25th of the real symbols (valid and refused) whose parse the parser test
 # pins (pipeline/tests/fixtures/scip/parse_symbol_golden.jsonl), and a local.
 python3 - "$here/pipeline/tests/fixtures/scip/parse_symbol_golden.jsonl" "$corpus/scip_symbol" <<'PY'

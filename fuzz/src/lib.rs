@@ -3,7 +3,7 @@
 //! Every reader of untrusted input gets one function here: SCIP index files and SCIP symbol
 //! strings (written by any indexer version), a previous snapshot's manifest and Parquet tables
 //! (pulled from an artifact store), `.ckb/config.json` (part of the repository, so of any pull
-//! request) and the scan cache. Each function must return normally for every input: a panic, an
+//! request), the scan cache and the syntax and SCIP document caches. Each function must return normally for every input: a panic, an
 //! abort, an out-of-memory or a hang is a finding. Where a reader accepts the input, the function
 //! also checks what acceptance promises (a decoded manifest encodes and decodes to itself; SCIP
 //! rows only name files of the scan).
@@ -217,6 +217,101 @@ pub fn scan_cache(data: &[u8]) {
     let _ = cache.lookup("src/lib.rs", None);
 }
 
+/// An entry of the caches beside a store's snapshots (`syntax-cache/`, `scip-cache/`), which may
+/// come from an artifact store or a cache restore. The first byte picks what the rest is: `0` a
+/// syntax cache blob (the rows of `src/lib.rs`), `1` a SCIP document cache blob, `2` a cache's
+/// `index.bin` without its trailing checksum (appended here, so the parser past it is reached,
+/// and opened for the identity it names, so the parser past that is too). Each reader returns
+/// what it decoded or an error, never a panic; a SCIP blob that decodes is also checked against
+/// the document it would be found for, and a syntax blob's rows must all be rows of its file.
+pub fn cache_entry(data: &[u8]) {
+    let _ = cache_entry_read(data);
+}
+
+/// [`cache_entry`], returning how many rows, facts or index entries the reader accepted, or why
+/// it refused the input: the corpus test checks that every seed (a cache ckb wrote) is accepted.
+pub fn cache_entry_read(data: &[u8]) -> Result<usize, String> {
+    let Some((&kind, rest)) = data.split_first() else {
+        return Err("empty".into());
+    };
+    match kind % 3 {
+        0 => {
+            let (_, facts) =
+                pipeline::syntax::cache::decode(rest, "src/lib.rs").map_err(|e| e.to_string())?;
+            assert!(facts.symbols.iter().all(|s| s.path == "src/lib.rs"));
+            assert!(facts
+                .occurrences
+                .iter()
+                .all(|o| o.path.as_str() == "src/lib.rs"));
+            assert!(facts.imports.iter().all(|i| i.path == "src/lib.rs"));
+            Ok(facts.symbols.len() + facts.occurrences.len() + facts.imports.len())
+        }
+        1 => {
+            use pipeline::scip::doc_cache;
+            use pipeline::scip::mapping::{self, DocEnv, DocOutcome};
+            let (_, outcome) = doc_cache::decode(rest).map_err(|e| e.to_string())?;
+            // A document with only `relative_path` (field 1) set.
+            let path = b"src/lib.rs";
+            let document = [&[0x0a, path.len() as u8][..], path].concat();
+            let header = mapping::read_header(&document).expect("its header reads");
+            let files = std::collections::HashMap::from([("src/lib.rs".into(), "rust".into())]);
+            let covered = std::collections::HashSet::new();
+            let env = DocEnv {
+                root: Path::new("/nonexistent"),
+                prefix: "",
+                files: &files,
+                covered_before: &covered,
+                default_encoding: mapping::Encoding::Utf8,
+                max_occurrences: 5_000_000,
+            };
+            doc_cache::check_place(&outcome, &header, &env).map_err(|e| e.to_string())?;
+            match outcome {
+                DocOutcome::Facts(facts) => {
+                    assert_eq!(facts.path, "src/lib.rs");
+                    Ok(facts.symbols.len() + facts.occurrences.len())
+                }
+                DocOutcome::Skipped(_) => Ok(0),
+            }
+        }
+        _ => {
+            // The identity the index names (length-prefixed after the 8-byte magic), when it
+            // names one, so that a seed of any build opens past the identity check.
+            let identity = rest
+                .get(8..)
+                .and_then(|after| {
+                    // A varint of at most two bytes: identities are short.
+                    let (len, after) = match *after {
+                        [a, ref after @ ..] if a < 0x80 => (usize::from(a), after),
+                        [a, b, ref after @ ..] => {
+                            (usize::from(a & 0x7f) | usize::from(b) << 7, after)
+                        }
+                        _ => return None,
+                    };
+                    after.get(..len)
+                })
+                .map(|name| String::from_utf8_lossy(name).into_owned())
+                .unwrap_or_default();
+            let dir = thread_scratch().join("cache");
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("a scratch cache folder");
+            let mut index = rest.to_vec();
+            index.extend_from_slice(&blake3::hash(rest).as_bytes()[..16]);
+            std::fs::write(dir.join(pipeline::cache_pack::INDEX_FILE), index)
+                .expect("scratch write");
+            let pack = pipeline::cache_pack::CachePack::open(&dir, &identity);
+            // A refused index leaves nothing listed; a listed blob whose segment is missing is a
+            // problem, never a panic.
+            let problems = pack.problems();
+            assert!(problems.is_empty() || pack.is_empty());
+            let _ = pack.get(&[0; 16]);
+            match problems.first() {
+                Some(p) => Err(format!("{}: {}", p.code, p.message)),
+                None => Ok(pack.len()),
+            }
+        }
+    }
+}
+
 /// One table file, as every reader of table files decodes it: the first byte picks the table,
 /// the rest is the file. `output_schema`'s readers (a previous snapshot's rows, serial and
 /// parallel) and `queries`' (what `ckb query` reads: rows matching a key, with row groups pruned
@@ -348,6 +443,7 @@ pub type Target = fn(&[u8]);
 
 /// Every target by name, as `ci/fuzz.sh` and the corpus test name them.
 pub const TARGETS: &[(&str, Target)] = &[
+    ("cache_entry", cache_entry),
     ("config", config),
     ("manifest", manifest),
     ("scan_cache", scan_cache),

@@ -80,3 +80,24 @@ fn table_seeds_pass_the_checks_and_decode() {
     }
     assert!(total > 0, "the table seeds hold no rows");
 }
+
+/// The cache seeds are caches ckb wrote: each reader accepts them (a seed it refused would leave
+/// the reader past its checks unfuzzed) and finds something in them.
+#[test]
+fn cache_seeds_are_accepted() {
+    let seeds = inputs("corpus", "cache_entry");
+    let kinds: std::collections::BTreeSet<u8> = seeds
+        .iter()
+        .map(|s| std::fs::read(s).expect("read seed")[0])
+        .collect();
+    assert_eq!(kinds, [0, 1, 2].into(), "a seed of every kind");
+    for seed in seeds {
+        let data = std::fs::read(&seed).expect("read seed");
+        let accepted = ckb_fuzz::cache_entry_read(&data);
+        assert!(
+            accepted.as_ref().is_ok_and(|&n| n > 0),
+            "{}: {accepted:?}",
+            seed.display()
+        );
+    }
+}

@@ -143,7 +143,7 @@ fn damaged(why: &str) -> FormatError {
 /// A blob's occurrence count and outcome.
 pub fn decode(blob: &[u8]) -> Result<(i64, DocOutcome), FormatError> {
     let mut r = RowReader::new(blob)?;
-    let occurrences = r.take_i64()?;
+    let occurrences = take_amount(&mut r)?;
     let outcome = match r.take_u64()? {
         0 => DocOutcome::Facts(take_facts(&mut r)?),
         1 => {
@@ -298,12 +298,28 @@ fn take_span(r: &mut RowReader<'_>) -> Result<Span, FormatError> {
     })
 }
 
+/// The most a blob may state of one document: its occurrences, or one of its counters. Each
+/// counts items of one document, which take a byte or more of it, and a document is at most a
+/// GiB by default (`ScipConfig::max_document_bytes`), so this is far above any real count and far below
+/// what the stage's sums over every document of an index could overflow on.
+const MAX_AMOUNT: i64 = 1 << 40;
+
+/// A count the blob states, refused unless it is one a document could have.
+fn take_amount(r: &mut RowReader<'_>) -> Result<i64, FormatError> {
+    let n = r.take_i64()?;
+    if (0..=MAX_AMOUNT).contains(&n) {
+        Ok(n)
+    } else {
+        Err(damaged("a count no document has"))
+    }
+}
+
 fn take_tally(r: &mut RowReader<'_>) -> Result<Tally, FormatError> {
     let n = r.take_count(2)?;
     let mut tally = Tally::default();
     for _ in 0..n {
         let k = quirk(&r.take_str()?).ok_or_else(|| damaged("counter"))?;
-        tally.add(k, r.take_i64()?);
+        tally.add(k, take_amount(r)?);
     }
     Ok(tally)
 }

@@ -95,7 +95,7 @@ pub(crate) fn encode(
 }
 
 /// A blob's status and rows, which must all be rows of `path`.
-pub(crate) fn decode(blob: &[u8], path: &str) -> Result<(FileStatus, FileFacts), FormatError> {
+pub fn decode(blob: &[u8], path: &str) -> Result<(FileStatus, FileFacts), FormatError> {
     let mut r = RowReader::new(blob)?;
     let status = match r.take_u64()? {
         0 => FileStatus::Parsed {

@@ -98,7 +98,7 @@ pub struct SyntaxOutput {
 
 /// How one file fared; the per-file status is what the `syntax-files` view records.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum FileStatus {
+pub enum FileStatus {
     /// Parsed; `errors` ERROR/MISSING nodes (0 = clean).
     Parsed { errors: u32 },
     /// Over the size limit.
