@@ -74,6 +74,9 @@ for cache, kind in (("syntax-cache", 0), ("scip-cache", 1)):
         if b"src/lib.rs" in blob and b"src/shapes.rs" not in blob:
             open(f"{out}/{cache}-lib.rs", "wb").write(bytes([kind]) + blob)
 PY
+# table_cache: the writer's own file of the rows the target encodes.
+(cd "$here" && CKB_UPDATE_GOLDEN=1 cargo test -q -p ckb-fuzz --test corpus \
+  the_table_cache_seed_is_the_writers_own_file_and_copied >/dev/null)
 # Symbol strings: every 25th of the real symbols (valid and refused) whose parse the parser test
 # pins (pipeline/tests/fixtures/scip/parse_symbol_golden.jsonl), and a local.
 python3 - "$here/pipeline/tests/fixtures/scip/parse_symbol_golden.jsonl" "$corpus/scip_symbol" <<'PY'

@@ -3,7 +3,7 @@
 //! Every reader of untrusted input gets one function here: SCIP index files and SCIP symbol
 //! strings (written by any indexer version), a previous snapshot's manifest and Parquet tables
 //! (pulled from an artifact store), `.ckb/config.json` (part of the repository, so of any pull
-//! request), the scan cache and the syntax and SCIP document caches. Each function must return normally for every input: a panic, an
+//! request), the scan cache and the syntax, SCIP document and table caches. Each function must return normally for every input: a panic, an
 //! abort, an out-of-memory or a hang is a finding. Where a reader accepts the input, the function
 //! also checks what acceptance promises (a decoded manifest encodes and decodes to itself; SCIP
 //! rows only name files of the scan).
@@ -221,9 +221,10 @@ pub fn scan_cache(data: &[u8]) {
 /// come from an artifact store or a cache restore. The first byte picks what the rest is: `0` a
 /// syntax cache blob (the rows of `src/lib.rs`), `1` a SCIP document cache blob, `2` a cache's
 /// `index.bin` without its trailing checksum (appended here, so the parser past it is reached,
-/// and opened for the identity it names, so the parser past that is too). Each reader returns
-/// what it decoded or an error, never a panic; a SCIP blob that decodes is also checked against
-/// the document it would be found for, and a syntax blob's rows must all be rows of its file.
+/// and opened for the identity it names, so the parser past that is too; the table cache's index
+/// is one of these too, its entries have [`table_cache`]). Each reader returns what it decoded
+/// or an error, never a panic; a SCIP blob that decodes is also checked against the document it
+/// would be found for, and a syntax blob's rows must all be rows of its file.
 pub fn cache_entry(data: &[u8]) {
     let _ = cache_entry_read(data);
 }
@@ -309,6 +310,85 @@ pub fn cache_entry_read(data: &[u8]) -> Result<usize, String> {
                 None => Ok(pack.len()),
             }
         }
+    }
+}
+
+/// A table cache entry (`table-cache/`): the Parquet file of one row group, here of
+/// [`cached_group_rows`], which the writer copies into the table it writes when the file's footer
+/// passes its checks and encodes afresh otherwise. Never a panic; a fresh encoding is the cold
+/// run's, and a table written around a copied group is still one the readers' checks take apart
+/// without a panic.
+pub fn table_cache(data: &[u8]) {
+    let _ = table_cache_read(data);
+}
+
+/// The `files` rows whose one row group the [`table_cache`] entries hold.
+pub fn cached_group_rows() -> Vec<FileRow> {
+    (0..3)
+        .map(|i| FileRow {
+            path: format!("src/f{i}.rs"),
+            language: Some("rust".into()),
+            size_bytes: 10 + i,
+            line_count: 1 + i,
+            content_hash: format!("{i:032x}"),
+            module_id: None,
+            is_test: i == 2,
+            is_generated: false,
+        })
+        .collect()
+}
+
+/// The table cache entry an honest cache holds for [`cached_group_rows`] (the `table_cache`
+/// seed): the file of their one row group, as the writer encodes it.
+pub fn table_cache_seed() -> Vec<u8> {
+    let mut rows = cached_group_rows();
+    output_schema::parquet_io::encode_table(&mut rows).expect("the rows encode")
+}
+
+/// A table cache that holds one file for every key, and notes whether the writer copied it.
+struct OneGroupFile<'a> {
+    file: &'a [u8],
+    copied: std::sync::atomic::AtomicBool,
+}
+
+impl output_schema::row_groups::GroupCache for OneGroupFile<'_> {
+    fn get(&self, _: &output_schema::row_groups::GroupKey) -> Option<&[u8]> {
+        Some(self.file)
+    }
+    fn used(&self, _: output_schema::row_groups::GroupKey, encoded: Option<Vec<u8>>) {
+        if encoded.is_none() {
+            self.copied
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// [`table_cache`], returning how many rows the table written around a copied group holds, or
+/// why the group was not copied: the corpus test checks that the seed is copied and decodes.
+pub fn table_cache_read(file: &[u8]) -> Result<usize, String> {
+    let cache = OneGroupFile {
+        file,
+        copied: false.into(),
+    };
+    let mut rows = cached_group_rows();
+    let sorted = output_schema::table::SortedRows::sort(&mut rows);
+    let written = output_schema::parquet_io::encode_sorted_with(sorted, Some(&cache))
+        .map_err(|e| e.to_string())?;
+    // Whatever the pages hold, the file around them is one the readers' checks take apart
+    // (footer, chunk ranges, page headers) without a panic.
+    let path = scratch_file("table-cache.parquet", &written);
+    let decoded = read_table::<FileRow>(&path);
+    if !cache.copied.load(std::sync::atomic::Ordering::Relaxed) {
+        // Encoded afresh: the cold run's rows, whatever the cache held.
+        assert_eq!(
+            decoded.expect("a fresh encoding decodes"),
+            cached_group_rows()
+        );
+        return Err("encoded afresh".into());
+    }
+    match decoded {
+        Ok(rows) => Ok(rows.len()),
+        Err(e) => Err(format!("copied, then unreadable: {e}")),
     }
 }
 
@@ -449,6 +529,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("scan_cache", scan_cache),
     ("scip_index", scip_index),
     ("scip_symbol", scip_symbol),
+    ("table_cache", table_cache),
     ("table_parquet", table_parquet),
     #[cfg(feature = "sql")]
     ("sql_guard", sql_guard::sql_guard),

@@ -101,3 +101,33 @@ fn cache_seeds_are_accepted() {
         );
     }
 }
+
+/// The table cache seed is the writer's own file of the rows the target encodes, so that the
+/// copying path is what the fuzzer starts from (`CKB_UPDATE_GOLDEN=1` rewrites it); it is copied
+/// into the table written around it, which decodes to those rows.
+#[test]
+fn the_table_cache_seed_is_the_writers_own_file_and_copied() {
+    let path = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
+        .join("corpus/table_cache/files");
+    let seed = ckb_fuzz::table_cache_seed();
+    if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).expect("the seed folder");
+        std::fs::write(&path, &seed).expect("write the seed");
+    }
+    assert_eq!(
+        std::fs::read(&path).ok().as_ref(),
+        Some(&seed),
+        "{} is stale: CKB_UPDATE_GOLDEN=1 cargo test -p ckb-fuzz",
+        path.display()
+    );
+    assert_eq!(ckb_fuzz::table_cache_read(&seed), Ok(3));
+    // A file of other rows (one row more) is not copied: the writer encodes afresh.
+    let mut other = ckb_fuzz::cached_group_rows();
+    other.push(other[0].clone());
+    other[3].path = "src/g.rs".into();
+    let other = output_schema::parquet_io::encode_table(&mut other).unwrap();
+    assert_eq!(
+        ckb_fuzz::table_cache_read(&other),
+        Err("encoded afresh".into())
+    );
+}
