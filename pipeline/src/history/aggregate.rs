@@ -108,8 +108,10 @@ pub(crate) fn aggregate(
                     ..ChurnAcc::default()
                 });
                 acc.commits += 1;
-                acc.additions += row.additions.unwrap_or(0);
-                acc.deletions += row.deletions.unwrap_or(0);
+                // Saturating: rows reused from a previous snapshot are data, and one that
+                // claims i64::MAX lines must not overflow the sum (a panic, or a wrapped count).
+                acc.additions = acc.additions.saturating_add(row.additions.unwrap_or(0));
+                acc.deletions = acc.deletions.saturating_add(row.deletions.unwrap_or(0));
                 acc.authors.push(commit.author_id.as_str());
                 acc.last_changed = acc.last_changed.max(commit.committer_time);
             }
@@ -223,6 +225,29 @@ mod tests {
             first_parent,
             cochange_max_files: 3,
             cochange_min_shared: 2,
+        }
+    }
+
+    /// A reused row is data: line counts no diff gives (a forged previous snapshot whose
+    /// manifest matches its files) saturate rather than overflow.
+    #[test]
+    fn line_counts_past_i64_saturate() {
+        let commits = vec![
+            commit("c1", 1000 * DAY, "alice", 1, 1),
+            commit("c2", 999 * DAY, "alice", 1, 1),
+        ];
+        let changes = vec![
+            change("c1", "a", Some(i64::MAX), Some(i64::MAX - 1)),
+            change("c2", "a", Some(2), Some(2)),
+        ];
+        let out = aggregate(&commits, &changes, &settings(true));
+        assert!(!out.churn.is_empty());
+        for row in &out.churn {
+            assert_eq!(
+                (row.additions, row.deletions),
+                (i64::MAX, i64::MAX),
+                "{row:?}"
+            );
         }
     }
 
