@@ -385,7 +385,9 @@ fn match_symbols(
                 })
                 .min_by_key(|&i| {
                     let t = &ts_symbols[i];
-                    (t.kind != row.kind, (t.start_line - row.start_line).abs(), i)
+                    // In i64: the lines may come from a cache or a previous snapshot.
+                    let distance = (i64::from(t.start_line) - i64::from(row.start_line)).abs();
+                    (t.kind != row.kind, distance, i)
                 });
             if let Some(i) = best {
                 taken[i] = true;

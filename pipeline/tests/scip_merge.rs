@@ -346,6 +346,54 @@ fn incompatible_kinds_do_not_match_and_merging_is_deterministic() {
     assert_eq!(merged.symbols[0].body_hash, None);
 }
 
+/// Rows come from caches and previous snapshots, so their lines are data: a tree-sitter
+/// definition claiming every line still matches without the distance between the two overflowing.
+#[test]
+fn lines_at_the_ends_of_i32_do_not_overflow_the_match() {
+    let (merged, stats) = merge(
+        SyntaxTables {
+            symbols: vec![
+                ts_sym(
+                    "T1",
+                    "f",
+                    "function",
+                    "src/a.ts",
+                    (i32::MIN, i32::MAX),
+                    "b1",
+                ),
+                ts_sym(
+                    "T2",
+                    "f",
+                    "function",
+                    "src/a.ts",
+                    (i32::MAX, i32::MAX),
+                    "b2",
+                ),
+            ],
+            ..Default::default()
+        },
+        ScipTables {
+            symbols: vec![
+                scip_sym("S1", "f", "function", (i32::MAX, i32::MAX)),
+                scip_sym("S2", "f", "function", (i32::MIN + 1, i32::MIN + 1)),
+            ],
+            covered_paths: BTreeSet::from(["src/a.ts".to_string()]),
+            ..Default::default()
+        },
+    );
+    // S1 takes T2 (same line), S2 the one left that overlaps it.
+    assert_eq!(stats.matched, 2);
+    let body = |id: &str| {
+        merged
+            .symbols
+            .iter()
+            .find(|s| s.stable_id.as_str() == id)
+            .and_then(|s| s.body_hash.clone())
+    };
+    assert_eq!(body("S1").as_deref(), Some("b2"));
+    assert_eq!(body("S2").as_deref(), Some("b1"));
+}
+
 #[test]
 fn empty_sides_pass_the_other_through() {
     let (syntax, scip) = inputs();

@@ -181,15 +181,18 @@ fn rows_of(s: &Snapshot, table: &str) -> Option<i64> {
     s.manifest.table(table).map(|t| t.rows)
 }
 
+/// The sum of counts read from a store's tables, negative ones as 0, saturating at `i64::MAX`:
+/// the files are data (the pipeline's own churn sums saturate too), so no value may overflow it.
+fn saturating_total(counts: impl Iterator<Item = i64>) -> i64 {
+    counts.fold(0i64, |sum, n| sum.saturating_add(n.max(0)))
+}
+
 /// One trend point: counts from the manifest, lines and churn from their tables.
 fn trend_point(s: &Snapshot, time: Option<i64>) -> Result<TrendPoint, QueryError> {
     let lines = match read::read_columns(s, "files", &["line_count"], None)? {
-        Some(c) => Some(
-            c.get::<i64>("line_count")?
-                .iter()
-                .map(|l| (*l).max(0))
-                .sum(),
-        ),
+        Some(c) => Some(saturating_total(
+            c.get::<i64>("line_count")?.iter().copied(),
+        )),
         None => None,
     };
     let churn: Option<Vec<ChurnRow>> = read::rows_where(s, "window", &Pred::Eq("30d".into()))?;
@@ -198,7 +201,7 @@ fn trend_point(s: &Snapshot, time: Option<i64>) -> Result<TrendPoint, QueryError
         .map(|rows| rows.iter().filter(|r| r.commits > 0).count() as i64);
     let churn_lines = churn
         .as_ref()
-        .map(|rows| rows.iter().map(|r| r.additions + r.deletions).sum());
+        .map(|rows| saturating_total(rows.iter().flat_map(|r| [r.additions, r.deletions])));
     Ok(TrendPoint {
         snapshot_id: s.manifest.snapshot_id.clone(),
         head_commit: s.manifest.repo_state.head_commit.clone(),
@@ -406,4 +409,19 @@ pub fn gather(source: &Source<'_>, limits: Limits) -> Result<ReportFacts, QueryE
         notes,
         limits,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::saturating_total;
+
+    #[test]
+    fn totals_of_stored_counts_saturate_and_ignore_negatives() {
+        assert_eq!(saturating_total([3, -5, 4].into_iter()), 7);
+        assert_eq!(
+            saturating_total([i64::MAX, i64::MAX, 1].into_iter()),
+            i64::MAX
+        );
+        assert_eq!(saturating_total(std::iter::empty()), 0);
+    }
 }
