@@ -136,10 +136,16 @@ impl ScanCache {
         }
     }
 
-    /// The facts recorded for `path` when its status is still `stat`.
+    /// The facts recorded for `path` when its status is still `stat`, and they are facts such a
+    /// file can have: its size is the status's, and it has no more lines than bytes and one.
+    /// (The cache is read back like any file: a forged entry must not bring a count that
+    /// overflows the sums the scan and the modules make of them.)
     pub fn lookup(&self, path: &str, stat: Option<Stat>) -> Option<FileRow> {
         let (known, facts) = self.previous.get(path)?;
-        (Some(*known) == stat).then(|| FileRow {
+        let size = i64::try_from(known.size).ok()?;
+        let plausible =
+            facts.size_bytes == size && (0..=size.saturating_add(1)).contains(&facts.line_count);
+        (Some(*known) == stat && plausible).then(|| FileRow {
             path: path.to_string(),
             language: facts.language.clone(),
             size_bytes: facts.size_bytes,
@@ -362,6 +368,31 @@ mod tests {
         assert_eq!(stat_of(&b).unwrap().mtime, second.previous["b.rs"].0.mtime);
         assert!(second.lookup("b.rs", stat_of(&b)).is_none());
         assert!(second.lookup("b.rs", None).is_none());
+    }
+
+    #[test]
+    fn facts_no_such_file_can_have_are_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.rs");
+        std::fs::write(&a, "one").unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        let cache_file = dir.path().join("store").join(CACHE_FILE);
+        let cache = ScanCache::open(&cache_file, Duration::ZERO);
+        for (size_bytes, line_count) in [(3, i64::MAX), (3, -1), (99, 1), (3, 4)] {
+            let forged = FileRow {
+                size_bytes,
+                line_count,
+                ..row("a.rs", "h1")
+            };
+            cache.save(&[(forged, stat_of(&a))]);
+            let found = ScanCache::open(&cache_file, Duration::ZERO).lookup("a.rs", stat_of(&a));
+            // Three bytes hold at most four lines ("\n\n\n" and the empty last one).
+            assert_eq!(
+                found.is_some(),
+                (size_bytes, line_count) == (3, 4),
+                "{size_bytes} {line_count}"
+            );
+        }
     }
 
     #[test]

@@ -301,7 +301,9 @@ impl CallGraph {
         let mut out: BTreeMap<&str, i64> = BTreeMap::new();
         for e in self.callers_of(id) {
             if e.other != id {
-                *out.entry(e.other.as_str()).or_default() += e.count;
+                // Saturating: the counts are a snapshot's data, which `ckb query` reads as is.
+                let sum = out.entry(e.other.as_str()).or_default();
+                *sum = sum.saturating_add(e.count);
             }
         }
         out
@@ -357,6 +359,16 @@ mod tests {
             });
         }
         g
+    }
+
+    #[test]
+    fn caller_counts_saturate() {
+        // Two edges of one caller (from two call-edge rows of a snapshot) whose counts overflow.
+        let mut g = graph(&[("b", "a", 1.0), ("b", "a", 1.0), ("a", "a", 1.0)]);
+        for e in g.callers.get_mut("a").unwrap() {
+            e.count = i64::MAX;
+        }
+        assert_eq!(g.caller_counts("a"), BTreeMap::from([("b", i64::MAX)]));
     }
 
     #[test]

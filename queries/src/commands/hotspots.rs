@@ -286,10 +286,11 @@ pub fn ownership(ctx: &Ctx<'_>, path: &str, limit: Option<u64>) -> Result<Answer
     for r in &rows {
         paths.insert(r.path.clone());
         let e = per.entry(r.author_id.clone()).or_insert((0, r.is_bot));
-        e.0 += r.commits;
+        // Saturating: the counts are a snapshot's data, which `ckb query` reads as is.
+        e.0 = e.0.saturating_add(r.commits);
         e.1 |= r.is_bot;
     }
-    let sum: i64 = per.values().map(|v| v.0).sum();
+    let sum: i64 = per.values().fold(0i64, |sum, v| sum.saturating_add(v.0));
     let mut owners: Vec<(String, i64, bool)> =
         per.into_iter().map(|(a, (c, b))| (a, c, b)).collect();
     owners.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
