@@ -144,9 +144,12 @@ pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
     let mut svg = format!(
         "<svg class=\"chart scatter\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"hotspots: lines against commits\">"
     );
-    // Axes: powers of ten of lines, a few commit counts.
-    let mut decade = 1i64;
-    while decade <= max_lines {
+    // Axes: powers of ten of lines, a few commit counts. Both loops are bounded whatever the
+    // values (a snapshot's rows are data: a count near i64::MAX must not make them endless).
+    let decades = (0..=18)
+        .map(|k| 10i64.pow(k))
+        .take_while(|&d| d <= max_lines);
+    for decade in decades {
         let xx = num(x(decade));
         svg.push_str(&format!(
             "<line class=\"grid\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{TOP}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
@@ -154,11 +157,12 @@ pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
             num(H - BOTTOM + 14.0),
             thousands(decade)
         ));
-        decade = decade.saturating_mul(10);
     }
     let step = (max_commits as f64 / 4.0).ceil().max(1.0) as i64;
-    let mut c = 0;
-    while c <= max_commits {
+    let ticks = (0..=4)
+        .map(|i| step.saturating_mul(i))
+        .take_while(|&c| c <= max_commits);
+    for c in ticks {
         let yy = num(y(c));
         svg.push_str(&format!(
             "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy}\" y2=\"{yy}\"/><text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{c}</text>",
@@ -166,7 +170,6 @@ pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
             num(LEFT - 6.0),
             num(y(c) + 4.0)
         ));
-        c += step;
     }
     svg.push_str(&format!(
         "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">lines in the file (log scale)</text><text class=\"axis\" transform=\"rotate(-90)\" x=\"{}\" y=\"14\" text-anchor=\"middle\">commits in 90 days</text>",
@@ -218,6 +221,29 @@ pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The axes take a bounded number of ticks whatever the counts (a hang on a snapshot whose
+    /// rows claim i64::MAX lines or commits before), and the usual ones for usual counts.
+    #[test]
+    fn scatter_axes_are_bounded_at_the_ends_of_i64() {
+        let point = |lines, commits| ScatterPoint {
+            lines,
+            commits,
+            path: "a.rs".into(),
+            score: 1.0,
+            anchor: "hot-0".into(),
+        };
+        let ticks = |svg: &str| svg.matches("class=\"tick\"").count();
+        let huge = scatter(&[point(i64::MAX, i64::MAX)], 1);
+        assert_eq!(
+            ticks(&huge),
+            19 + 5,
+            "10^0..10^18 lines; 0, ¼, ½, ¾ and all of the commits"
+        );
+        let usual = scatter(&[point(1500, 8)], 1);
+        // 1, 10, 100, 1000 lines; 0, 2, 4, 6, 8 commits.
+        assert_eq!(ticks(&usual), 4 + 5, "{usual}");
+    }
 
     #[test]
     fn numbers_read_well() {
