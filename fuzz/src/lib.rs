@@ -258,12 +258,8 @@ pub fn cache_entry_read(data: &[u8]) -> Result<usize, String> {
             let files = std::collections::HashMap::from([("src/lib.rs".into(), "rust".into())]);
             let covered = std::collections::HashSet::new();
             let env = DocEnv {
-                root: Path::new("/nonexistent"),
-                prefix: "",
-                files: &files,
-                covered_before: &covered,
-                default_encoding: mapping::Encoding::Utf8,
                 max_occurrences: 5_000_000,
+                ..DocEnv::detached(&files, &covered)
             };
             doc_cache::check_place(&outcome, &header, &env).map_err(|e| e.to_string())?;
             match outcome {

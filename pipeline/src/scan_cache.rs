@@ -332,6 +332,16 @@ mod tests {
         Stat::of(&std::fs::metadata(path).unwrap())
     }
 
+    /// `a.rs` holding "one" in a fresh folder, older than the next scan's start whatever the
+    /// clock's granularity.
+    fn settled_file() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.rs");
+        std::fs::write(&a, "one").unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        (dir, a)
+    }
+
     #[test]
     fn settled_files_are_found_again_by_their_status_only() {
         let dir = tempfile::tempdir().unwrap();
@@ -372,10 +382,7 @@ mod tests {
 
     #[test]
     fn facts_no_such_file_can_have_are_a_miss() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.rs");
-        std::fs::write(&a, "one").unwrap();
-        std::thread::sleep(Duration::from_millis(30));
+        let (dir, a) = settled_file();
         let cache_file = dir.path().join("store").join(CACHE_FILE);
         let cache = ScanCache::open(&cache_file, Duration::ZERO);
         for (size_bytes, line_count) in [(3, i64::MAX), (3, -1), (99, 1), (3, 4)] {
@@ -410,10 +417,7 @@ mod tests {
 
     #[test]
     fn a_damaged_or_foreign_cache_is_ignored() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.rs");
-        std::fs::write(&a, "one").unwrap();
-        std::thread::sleep(Duration::from_millis(30));
+        let (dir, a) = settled_file();
         let cache_file = dir.path().join(CACHE_FILE);
         std::fs::write(&cache_file, b"not zstd").unwrap();
         let damaged = ScanCache::open(&cache_file, Duration::ZERO);

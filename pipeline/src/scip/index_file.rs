@@ -651,14 +651,8 @@ mod tests {
 
     fn file(path: &str, hash: &str) -> FileRow {
         FileRow {
-            path: path.into(),
-            language: Some("rust".into()),
-            size_bytes: 10,
-            line_count: 1,
             content_hash: hash.into(),
-            module_id: None,
-            is_test: false,
-            is_generated: false,
+            ..test_support::rows::file(path, "rust", 10)
         }
     }
 
@@ -680,14 +674,7 @@ mod tests {
             .map(|f| (f.path.clone(), "rust".to_string()))
             .collect();
         let covered = HashSet::new();
-        let env = DocEnv {
-            root: Path::new("/nonexistent"),
-            prefix: "",
-            files: &files,
-            covered_before: &covered,
-            default_encoding: mapping::Encoding::Utf8,
-            max_occurrences: 100,
-        };
+        let env = DocEnv::detached(&files, &covered);
         let a = document("src/a.rs", "rust-analyzer cargo x 1 a().");
         let b = document("src/b.rs", "rust-analyzer cargo x 1 b().");
         let tmp = tempfile::tempdir().unwrap();
@@ -705,10 +692,14 @@ mod tests {
                 .unwrap()
         };
         let key_of = |i: usize| first[i].2.as_ref().unwrap().0;
-        let mut update = pack.update();
-        update.add(key_of(1), blob_of(1));
-        update.save(&pack);
-        let pack = CachePack::open(&dir, "test");
+        // The pack after a run that left `blob` under `key`.
+        let saved = |pack: &CachePack, key, blob| {
+            let mut update = pack.update();
+            update.add(key, blob);
+            update.save(pack);
+            CachePack::open(&dir, "test")
+        };
+        let pack = saved(&pack, key_of(1), blob_of(1));
         let cached = CachedDocs::new(&pack, &scanned);
         let again = convert_batch(vec![b.clone()], None, &env, Some(&cached));
         assert!(again[0].2.as_ref().is_some_and(|(_, blob)| blob.is_none()));
@@ -716,10 +707,7 @@ mod tests {
         assert!(pack.problems().is_empty());
 
         // A forged cache: a's key holds b's facts (its checksum holds: the pack wrote it).
-        let mut update = pack.update();
-        update.add(key_of(0), blob_of(1));
-        update.save(&pack);
-        let pack = CachePack::open(&dir, "test");
+        let pack = saved(&pack, key_of(0), blob_of(1));
         let cached = CachedDocs::new(&pack, &scanned);
         let forged = convert_batch(vec![a.clone()], None, &env, Some(&cached));
         assert_eq!(path_of(&forged[0].1), Some("src/a.rs"));
@@ -742,14 +730,7 @@ mod tests {
         let header = mapping::read_header(&bytes).unwrap();
         let files = HashMap::from([("src/a.rs".to_string(), "rust".to_string())]);
         let covered = HashSet::new();
-        let env = DocEnv {
-            root: Path::new("/nonexistent"),
-            prefix: "",
-            files: &files,
-            covered_before: &covered,
-            default_encoding: mapping::Encoding::Utf8,
-            max_occurrences: 100,
-        };
+        let env = DocEnv::detached(&files, &covered);
         let facts = || match mapping::convert(&bytes, &env) {
             (_, DocOutcome::Facts(facts)) => facts,
             (_, skipped) => panic!("converted: {skipped:?}"),

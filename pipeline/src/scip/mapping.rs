@@ -61,6 +61,22 @@ pub struct DocEnv<'a> {
     pub max_occurrences: usize,
 }
 
+impl<'a> DocEnv<'a> {
+    /// An environment for documents with no repository on disk behind them (the root does not
+    /// exist), at the repository's root, UTF-8 by default, with a limit of 100 occurrences: for
+    /// converting or checking documents on their own (tests, fuzzing). Change a field to differ.
+    pub fn detached(files: &'a HashMap<String, String>, covered: &'a HashSet<String>) -> Self {
+        DocEnv {
+            root: Path::new("/nonexistent"),
+            prefix: "",
+            files,
+            covered_before: covered,
+            default_encoding: Encoding::Utf8,
+            max_occurrences: 100,
+        }
+    }
+}
+
 /// A range in our convention: 1-based lines, 1-based UTF-8 byte columns, end exclusive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {

@@ -78,12 +78,8 @@ fn test_env<'a>(
     default_encoding: Encoding,
 ) -> DocEnv<'a> {
     DocEnv {
-        root: Path::new("/nonexistent"),
-        prefix: "",
-        files,
-        covered_before: covered,
         default_encoding,
-        max_occurrences: 100,
+        ..DocEnv::detached(files, covered)
     }
 }
 

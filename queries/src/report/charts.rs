@@ -144,31 +144,39 @@ pub fn scatter(points: &[ScatterPoint], labelled: usize) -> String {
     let mut svg = format!(
         "<svg class=\"chart scatter\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"hotspots: lines against commits\">"
     );
-    // Axes: powers of ten of lines, a few commit counts. Both loops are bounded whatever the
-    // values (a snapshot's rows are data: a count near i64::MAX must not make them endless).
+    // Axes: powers of ten of lines, a few commit counts, each a grid line with its tick label.
+    // Both are bounded whatever the values (a snapshot's rows are data: a count near i64::MAX
+    // must not make them endless).
     let decades = (0..=18)
         .map(|k| 10i64.pow(k))
-        .take_while(|&d| d <= max_lines);
-    for decade in decades {
-        let xx = num(x(decade));
-        svg.push_str(&format!(
-            "<line class=\"grid\" x1=\"{xx}\" x2=\"{xx}\" y1=\"{TOP}\" y2=\"{}\"/><text class=\"tick\" x=\"{xx}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            num(H - BOTTOM),
-            num(H - BOTTOM + 14.0),
-            thousands(decade)
-        ));
-    }
+        .take_while(|&d| d <= max_lines)
+        .map(|decade| {
+            let xx = num(x(decade));
+            let line = [xx.clone(), xx.clone(), TOP.to_string(), num(H - BOTTOM)];
+            (
+                line,
+                [xx, num(H - BOTTOM + 14.0)],
+                "middle",
+                thousands(decade),
+            )
+        });
     let step = (max_commits as f64 / 4.0).ceil().max(1.0) as i64;
-    let ticks = (0..=4)
+    let commit_ticks = (0..=4)
         .map(|i| step.saturating_mul(i))
-        .take_while(|&c| c <= max_commits);
-    for c in ticks {
-        let yy = num(y(c));
+        .take_while(|&c| c <= max_commits)
+        .map(|c| {
+            let yy = num(y(c));
+            let line = [LEFT.to_string(), num(W - RIGHT), yy.clone(), yy];
+            (
+                line,
+                [num(LEFT - 6.0), num(y(c) + 4.0)],
+                "end",
+                c.to_string(),
+            )
+        });
+    for ([x1, x2, y1, y2], [tx, ty], anchor, label) in decades.chain(commit_ticks) {
         svg.push_str(&format!(
-            "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{yy}\" y2=\"{yy}\"/><text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{c}</text>",
-            num(W - RIGHT),
-            num(LEFT - 6.0),
-            num(y(c) + 4.0)
+            "<line class=\"grid\" x1=\"{x1}\" x2=\"{x2}\" y1=\"{y1}\" y2=\"{y2}\"/><text class=\"tick\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"{anchor}\">{label}</text>"
         ));
     }
     svg.push_str(&format!(
