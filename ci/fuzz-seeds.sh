@@ -72,7 +72,7 @@ for cache, kind in (("syntax-cache", 0), ("scip-cache", 1)):
         i += 16
         blob = segments[seg][off:off + size]
         if b"src/lib.rs" in blob and b"src/shapes.rs" not in blob:
-            open(f"{out}/{cache}-lib.rs", "wb").write(bytes([kind]) + blob)
+            open(f"{out}/{cache}-src-lib", "wb").write(bytes([kind]) + blob)
 PY
 # table_cache: the writer's own file of the rows the target encodes.
 (cd "$here" && CKB_UPDATE_GOLDEN=1 cargo test -q -p ckb-fuzz --test corpus \

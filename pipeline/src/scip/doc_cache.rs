@@ -9,9 +9,10 @@
 //! stage's limits, so a cached outcome is exactly what converting the document again would give.
 //! A cached outcome is used only when it names the file its document's header places in the
 //! repository, with the scan's language ([`check_place`]), as the syntax cache's rows must be
-//! rows of the file they are keyed by. Only the conversion is saved: symbol strings are still parsed, resolved to stable IDs and
-//! turned into tables over the whole index, so the tables cannot depend on which documents came
-//! from the cache.
+//! rows of the file they are keyed by, and states no count a document cannot have. Only the
+//! conversion is saved: symbol strings are still parsed, resolved to stable IDs and turned into
+//! tables over the whole index, so the tables cannot depend on which documents came from the
+//! cache.
 
 use output_schema::manifest::Warning;
 use output_schema::row_codec::{RowReader, RowWriter};
@@ -300,8 +301,8 @@ fn take_span(r: &mut RowReader<'_>) -> Result<Span, FormatError> {
 
 /// The most a blob may state of one document: its occurrences, or one of its counters. Each
 /// counts items of one document, which take a byte or more of it, and a document is at most a
-/// GiB by default (`ScipConfig::max_document_bytes`), so this is far above any real count and far below
-/// what the stage's sums over every document of an index could overflow on.
+/// GiB by default (`ScipConfig::max_document_bytes`): so this is far above any real count, and
+/// far below what the stage's sums over every document of an index could overflow on.
 const MAX_AMOUNT: i64 = 1 << 40;
 
 /// A count the blob states, refused unless it is one a document could have.
