@@ -222,10 +222,10 @@ pub fn scan_cache(data: &[u8]) {
 /// come from an artifact store or a cache restore. The first byte picks what the rest is: `0` a
 /// syntax cache blob (the rows of `src/lib.rs`), `1` a SCIP document cache blob, `2` a cache's
 /// `index.bin` without its trailing checksum (appended here, so the parser past it is reached,
-/// and opened for the identity it names, so the parser past that is too; the table cache's index
-/// is one of these too, its entries have [`table_cache`]). Each reader returns what it decoded
-/// or an error, never a panic; a SCIP blob that decodes is also checked against the document it
-/// would be found for, and a syntax blob's rows must all be rows of its file.
+/// and opened for the identity it names, so the parser past that is too; the table cache's
+/// index is such a file as well, its entries are [`table_cache`]'s). Each reader returns what it
+/// decoded or an error, never a panic; a SCIP blob that decodes is also checked against the
+/// document it would be found for, and a syntax blob's rows must all be rows of its file.
 pub fn cache_entry(data: &[u8]) {
     let _ = cache_entry_read(data);
 }
