@@ -309,7 +309,7 @@ impl Qualified {
     }
 }
 
-/// Splits on `sep` outside `<>`, `()`, `[]`, `{}` and backticks.
+/// Splits on `sep` (ASCII) outside `<>`, `()`, `[]`, `{}` and backticks.
 fn split_top_level<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
     let mut out = Vec::new();
     let (mut depth, mut tick, mut start, mut i) = (0i32, false, 0usize, 0usize);
@@ -319,7 +319,9 @@ fn split_top_level<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
             b'`' => tick = !tick,
             b'<' | b'(' | b'[' | b'{' if !tick => depth += 1,
             b'>' | b')' | b']' | b'}' if !tick => depth -= 1,
-            _ if !tick && depth <= 0 && s[i..].starts_with(sep) => {
+            // Compared as bytes: `i` may be inside a character (`class Über`), and an ASCII
+            // separator found there starts at a character boundary.
+            _ if !tick && depth <= 0 && bytes[i..].starts_with(sep.as_bytes()) => {
                 out.push(&s[start..i]);
                 i += sep.len();
                 start = i;

@@ -117,6 +117,36 @@ fn rust_units_follow_cargo_layout() {
     }
 }
 
+/// Containers are split on `::` byte by byte: a name with characters of several bytes once made
+/// every snapshot of its repository an internal error (found by the `syntax` fuzz target).
+#[test]
+fn containers_with_names_beyond_ascii_are_qualified() {
+    for (language, path, container, qualified) in [
+        ("python", "u.py", "class Über", "py:u::Über"),
+        (
+            "rust",
+            "src/lib.rs",
+            "impl fmt::Display for Größe<T>",
+            "rust:.::impl Display for Größe",
+        ),
+        (
+            "rust",
+            "src/lib.rs",
+            "mod ünïcode::impl Zähler",
+            "rust:.::ünïcode::impl Zähler",
+        ),
+        (
+            "typescript",
+            "src/a.ts",
+            "class 東京::method",
+            "js:src/a::東京::method",
+        ),
+    ] {
+        let got = qualify_source(language, path, Some(container));
+        assert_eq!(got, qualified, "{container}");
+    }
+}
+
 #[test]
 fn rust_impl_containers_normalize() {
     for (container, qualified) in [

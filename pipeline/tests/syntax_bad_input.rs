@@ -268,3 +268,51 @@ fn overloads_get_discriminators_and_every_query_compiles() {
     assert!(news.iter().all(|id| !id.contains('~')), "{news:?}");
     assert_ne!(news[0], news[1]);
 }
+
+/// Names beyond ASCII (identifiers in Python, Rust, TypeScript and Java may use any letter) are
+/// definitions like any other, in containers too: a class `Über` with a method once made the
+/// whole stage a panic.
+#[test]
+fn names_beyond_ascii_are_extracted_in_their_containers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let files = vec![
+        file_row(
+            root,
+            "u.py",
+            "python",
+            "class Über:\n    def größe(self):\n        return 1\n".as_bytes(),
+        ),
+        file_row(
+            root,
+            "lib.rs",
+            "rust",
+            "struct Zähler;\nimpl Zähler {\n    fn zählen(&self) {}\n}\n".as_bytes(),
+        ),
+        file_row(
+            root,
+            "a.ts",
+            "typescript",
+            "class 東京 {\n  駅(): void {}\n}\n".as_bytes(),
+        ),
+    ];
+    let out = run(root, &files, &SyntaxConfig::default());
+    let mut got: Vec<(&str, Option<&str>)> = out
+        .tables
+        .symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s.container.as_deref()))
+        .collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("Zähler", None),
+            ("größe", Some("Über")),
+            ("zählen", Some("impl Zähler")),
+            ("Über", None),
+            ("東京", None),
+            ("駅", Some("東京")),
+        ]
+    );
+}
