@@ -12,11 +12,15 @@
 //! kinds differently (`function` vs `method` for an associated function, `class` vs `struct`).
 //!
 //! # Overloads
-//! Definitions whose fingerprints collide (same qualified container, name and kind family anywhere
-//! in the repository) get a discriminator after `~`, computed by [`discriminators`] over the group
-//! in source order: `a<arity>` for a member whose arity is known and unique in the group, else
-//! `s<8 hex of its signature hash>` when its signature is known and unique among the rest, else
-//! `n<ordinal>` (1-based, source order) among the members still undiscriminated.
+//! Definitions whose fingerprints collide (same qualified container, name and kind family) get a
+//! discriminator after `~`, so that every ID in `symbols` is one definition's. Tree-sitter's are
+//! handed out per file (`syntax::definitions::assign_ids`: `a<arity>` when the group's arities are
+//! known and distinct, else `s<8 hex of the signature hash>` when its signatures differ, else
+//! `n<ordinal>`), then across the files of one unit by the file's rank in path order (`f<k>`,
+//! the first file keeping its ID: `syntax::shared_ids`); SCIP's across the index by the method
+//! disambiguator, else an ordinal (`scip::materialize`). [`discriminators`] is a per-member form of
+//! the per-file rule (an arity or signature unique in the group discriminates its member alone),
+//! which the identity tests use to build tables.
 //!
 //! # The qualified container
 //! `qualified container = <family>:<unit> ( "::" <scope> )*` where the *unit* is derived from the

@@ -482,3 +482,120 @@ fn supertype_clauses_become_relationships() {
         3
     );
 }
+
+/// Every stable ID is one definition's: a C struct and its typedef of one name, a TypeScript
+/// interface and class of one name (one file each), and the same function in two Go files of one
+/// package (built for different systems) each get an ID of their own — the first Go file in path
+/// order keeps the plain one. When that file goes, the other takes the plain ID, whether its rows
+/// come from a parse, the syntax cache or the previous snapshot: the same tables as a cold run.
+#[test]
+fn ids_two_definitions_would_share_are_told_apart_and_reuse_agrees_with_cold() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let files = [
+        ("sys/open_linux.go", "package sys\n\nfunc open() int { return 1 }\n\nfunc init() {}\n"),
+        ("sys/open_windows.go", "package sys\n\nfunc open() int { return 2 }\n\nfunc init() {}\n"),
+        ("sys/use.go", "package sys\n\nfunc Use() int { return open() }\n"),
+        ("c/list.c", "typedef struct node {\n  int v;\n} node;\n\nstruct list { int n; };\ntypedef struct list list;\n"),
+        ("web/box.ts", "export interface Box { w: number }\nexport class Box { constructor(public w: number) {} }\n"),
+    ];
+    for (path, text) in files {
+        std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "one"]);
+    let store = tempfile::tempdir().unwrap();
+    let first = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let dir1 = &first.snapshot().dir;
+    let symbols: Vec<SymbolRow> = read_table(&dir1.join("symbols.parquet")).unwrap();
+    let mut ids: Vec<&str> = symbols.iter().map(|s| s.stable_id.as_str()).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), symbols.len(), "an ID shared: {symbols:#?}");
+    let id_of = |symbols: &[SymbolRow], path: &str, name: &str| {
+        let found: Vec<String> = symbols
+            .iter()
+            .filter(|s| s.path == path && s.name == name)
+            .map(|s| s.stable_id.to_string())
+            .collect();
+        assert_eq!(found.len(), 1, "{path} {name}: {found:?}");
+        found[0].clone()
+    };
+    let linux = id_of(&symbols, "sys/open_linux.go", "open");
+    let windows = id_of(&symbols, "sys/open_windows.go", "open");
+    assert!(!linux.contains('~'), "{linux}");
+    assert_eq!(windows, format!("{linux}~f2"));
+    for (path, name) in [
+        ("c/list.c", "node"),
+        ("c/list.c", "list"),
+        ("web/box.ts", "Box"),
+    ] {
+        let pair: Vec<&str> = symbols
+            .iter()
+            .filter(|s| s.path == path && s.name == name)
+            .map(|s| s.stable_id.as_str())
+            .collect();
+        assert_eq!(pair.len(), 2, "{path} {name}: two definitions, two IDs");
+        // Told apart within their file, as overloads are (not as two files are).
+        assert!(
+            pair.iter().all(|id| id.contains('~') && !id.contains("~f")),
+            "{path} {name}: {pair:?}"
+        );
+    }
+    // The definition site and what it encloses name the definition's own ID.
+    let occurrences: Vec<OccurrenceRow> = read_table(&dir1.join("occurrences.parquet")).unwrap();
+    let site = occurrences
+        .iter()
+        .find(|o| o.path == "sys/open_windows.go" && o.name == "open")
+        .unwrap();
+    assert_eq!(site.symbol_id.as_deref(), Some(windows.as_str()));
+
+    // The first Go file goes: the other one's `open` is plain now, however its rows are found.
+    git(root, &["rm", "-q", "sys/open_linux.go"]);
+    git(root, &["commit", "-q", "-m", "two"]);
+    let cold_store = tempfile::tempdir().unwrap();
+    let cold = snapshot(
+        &options(root, cold_store.path(), PreviousChoice::Disabled, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let cold_symbols: Vec<SymbolRow> =
+        read_table(&cold.snapshot().dir.join("symbols.parquet")).unwrap();
+    assert_eq!(id_of(&cold_symbols, "sys/open_windows.go", "open"), linux);
+    let from_cache = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let counts = &from_cache.snapshot().manifest.stages["syntax"].counts;
+    assert_eq!(counts.get("files.from-cache"), Some(&4), "{counts:?}");
+    assert_same_syntax_tables(&from_cache, &cold, "differs (rows from the syntax cache)");
+    // Once more without the cache: the rows come from the first snapshot, IDs as it wrote them.
+    std::fs::remove_dir_all(
+        from_cache
+            .snapshot()
+            .dir
+            .parent()
+            .unwrap()
+            .join("syntax-cache"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&from_cache.snapshot().dir).unwrap();
+    let from_previous = snapshot(
+        &options(root, store.path(), PreviousChoice::Auto, 2),
+        &NoProgress,
+    )
+    .unwrap();
+    let counts = &from_previous.snapshot().manifest.stages["syntax"].counts;
+    assert_eq!(counts.get("files.reused"), Some(&4), "{counts:?}");
+    assert_same_syntax_tables(
+        &from_previous,
+        &cold,
+        "differs (rows from the previous snapshot)",
+    );
+}

@@ -306,16 +306,18 @@ fn find_params(node: Node<'_>) -> Option<Node<'_>> {
 }
 
 /// Stable IDs: `symbol_id(repo, qualify_source(lang, path, container), name, kind, discriminator)`;
-/// definitions sharing (container, name, kind) get `a<arity>` when all arities are known and
-/// distinct, else `s<8 hex of the signature hash>` when all signatures differ, else `n<ordinal>`
-/// (1-based, source order).
+/// definitions sharing (container, name, kind family) — the fingerprint's fields, so a C
+/// `typedef struct node {…} node;` (a struct and a type alias) is one group — get `a<arity>` when
+/// all arities are known and distinct, else `s<8 hex of the signature hash>` when all signatures
+/// differ, else `n<ordinal>` (1-based, source order). The IDs are unique within the file; two
+/// files that give one ID are told apart by the stage ([`super::shared_ids`]).
 pub(super) fn assign_ids(file: &FileInput<'_>, defs: &mut [Def<'_>]) {
     let mut groups: BTreeMap<(String, String, &'static str), Vec<usize>> = BTreeMap::new();
     for (i, d) in defs.iter().enumerate() {
         let qualified =
             fingerprint::qualify_source(file.lang.name(), file.path, d.container.as_deref());
         groups
-            .entry((qualified, d.name.clone(), d.kind))
+            .entry((qualified, d.name.clone(), fingerprint::kind_family(d.kind)))
             .or_default()
             .push(i);
     }

@@ -11,7 +11,8 @@
 //!
 //! Columns other stages fill are reset to what this stage emits: `symbols.module_id`, the import
 //! classification, and every non-definition occurrence's `symbol_id` (resolution recomputes it
-//! over the full set, since it depends on other files). Call edges are not reused at all; they
+//! over the full set, since it depends on other files); so are IDs the stage told apart across
+//! files (`shared_ids`), which depend on other files too. Call edges are not reused at all; they
 //! are rebuilt from the occurrences.
 //!
 //! The reused rows stay in one flat list per table, in the previous table's order (already the
@@ -234,6 +235,11 @@ fn read(prev: &StoredSnapshot, reused: &mut HashMap<String, FileStatus>) -> Resu
             o.symbol_id = None;
         }
     });
+    // IDs the previous run told apart go back to their files' own: this run tells them apart
+    // with its own files.
+    if super::shared_ids::restore_per_file_ids(&mut symbols, &mut occurrences) {
+        output_schema::table::sort_rows(&mut symbols);
+    }
     let mut keep = KeepPaths::new(reused);
     symbols.retain(|s| keep.keeps(&s.path));
     let mut keep = KeepPaths::new(reused);

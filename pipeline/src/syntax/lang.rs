@@ -54,7 +54,7 @@ const CPP_QUERY: &str = include_str!("../../grammar-queries/cpp/syntax.scm");
 
 /// Bumped whenever extraction changes in a way the queries do not show (kinds, signatures, body
 /// hashes, visibility rules), so a previous snapshot's rows are not reused across versions.
-const EXTRACTOR_REVISION: &str = "syntax-extractor.3";
+const EXTRACTOR_REVISION: &str = "syntax-extractor.4";
 
 impl Lang {
     /// Every supported language, in a fixed order.

@@ -38,6 +38,8 @@ pub mod lang;
 pub mod name_binding;
 pub mod visibility;
 
+mod shared_ids;
+
 mod incremental;
 
 use std::collections::BTreeMap;
@@ -372,22 +374,28 @@ pub fn run_with(
         occurrence_parts.push(std::mem::take(&mut r.facts.occurrences));
         import_parts.push(std::mem::take(&mut r.facts.imports));
     }
-    let (occurrences, (symbols, imports)) = rayon::join(
+    let (occurrences, ((symbols, separated), imports)) = rayon::join(
         || concat(occurrence_parts),
         || {
             let mut symbols = concat(symbol_parts);
             // Symbols sort by stable ID, which file order does not give; the merge needs table
-            // order.
+            // order, and so does telling apart the IDs two files give alike.
             output_schema::table::sort_rows(&mut symbols);
+            let mut symbols = merge_sorted(reused_symbols, symbols);
+            let separated = shared_ids::separate(&mut symbols);
             (
-                merge_sorted(reused_symbols, symbols),
+                (symbols, separated),
                 merge_sorted(reused_imports, concat(import_parts)),
             )
         },
     );
     // The definitions' index needs only symbols and imports: built while occurrences merge.
     let (mut occurrences, index) = rayon::join(
-        || merge_sorted(reused_occurrences, occurrences),
+        || {
+            let mut occurrences = merge_sorted(reused_occurrences, occurrences);
+            shared_ids::rename_occurrences(&mut occurrences, &separated);
+            occurrences
+        },
         || name_binding::Index::new(&symbols, &imports),
     );
     let languages: crate::fast_map::FastMap<&str, Lang> = supported
