@@ -316,3 +316,24 @@ fn names_beyond_ascii_are_extracted_in_their_containers() {
         ]
     );
 }
+
+/// A signature is at most `MAX_SIGNATURE_BYTES` and its `…`, also when stripping its values
+/// lengthens it (a default `1` becomes `…`, three bytes): found by the `syntax` fuzz target.
+#[test]
+fn signatures_stay_within_their_limit_after_values_are_stripped() {
+    use pipeline::syntax::extract::MAX_SIGNATURE_BYTES;
+    let params: Vec<String> = (0..60).map(|i| format!("p{i}=1")).collect();
+    let src = format!("def many({}):\n    pass\n", params.join(", "));
+    let symbols = symbols_of(Lang::Python, "many.py", &src);
+    let many = symbols.iter().find(|s| s.name == "many").unwrap();
+    let signature = many.signature.as_deref().unwrap();
+    assert!(
+        signature.len() <= MAX_SIGNATURE_BYTES + '…'.len_utf8() && signature.ends_with('…'),
+        "{} bytes: {signature}",
+        signature.len()
+    );
+    assert!(
+        !signature.contains("=1"),
+        "values are stripped: {signature}"
+    );
+}

@@ -199,10 +199,12 @@ pub fn extract(
     // ---- signatures, body hashes, error count ----
     hits.comments.sort_unstable();
     body_hash::hash_and_sign(&mut defs, &hits.comments, src);
-    // A header keeps parameter defaults and the like: values written in the source.
+    // A header keeps parameter defaults and the like: values written in the source. A value
+    // shorter than its `…` lengthens the header, so the cap is applied again.
     let rules = crate::signature::Rules::header(lang == Lang::Rust);
     for d in &mut defs {
         d.signature = crate::signature::strip_values(&d.signature, rules);
+        crate::signature::cap(&mut d.signature, MAX_SIGNATURE_BYTES);
     }
     let errors = count_errors(&tree);
 
