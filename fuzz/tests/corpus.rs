@@ -131,3 +131,75 @@ fn the_table_cache_seed_is_the_writers_own_file_and_copied() {
         Err("encoded afresh".into())
     );
 }
+
+/// The modules seeds are small repositories of every ecosystem the stage reads, written by
+/// `ckb_fuzz::modules_seeds` (`CKB_UPDATE_GOLDEN=1` rewrites them): each manifest in them parses,
+/// modules come from manifests (or the config's roots), and imports resolve, so the fuzzer starts past every reader.
+#[test]
+fn the_modules_seeds_are_current_and_reach_every_reader() {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("corpus/modules");
+    for (name, seed) in ckb_fuzz::modules_seeds() {
+        let path = dir.join(name);
+        if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(&dir).expect("the seed folder");
+            std::fs::write(&path, &seed).expect("write the seed");
+        }
+        assert_eq!(
+            std::fs::read(&path).ok().as_ref(),
+            Some(&seed),
+            "{} is stale: CKB_UPDATE_GOLDEN=1 cargo test -p ckb-fuzz",
+            path.display()
+        );
+        let run = ckb_fuzz::modules_run(&seed);
+        assert_eq!(
+            run.files,
+            ckb_fuzz::decode_repo(&seed).len(),
+            "{name}: every file is scanned"
+        );
+        assert!(run.manifests_read > 0, "{name}: {run:?}");
+        assert_eq!(run.manifests_malformed, 0, "{name}: {run:?}");
+        // Config roots win over manifests: that seed's modules are the config's.
+        let declared = if name == "config-roots" {
+            run.config_modules
+        } else {
+            run.manifest_modules
+        };
+        assert!(declared > 1, "{name}: {run:?}");
+        assert!(run.imports_resolved > 2, "{name}: {run:?}");
+    }
+}
+
+/// The syntax seeds are each language's golden sample alone and all of them in one repository
+/// with files that use one another, written by `ckb_fuzz::syntax_seeds` (`CKB_UPDATE_GOLDEN=1`
+/// rewrites them): every file parses into definitions, and the shared one resolves references
+/// and calls across files, so the fuzzer starts past the extraction and the resolution.
+#[test]
+fn the_syntax_seeds_are_current_and_reach_the_resolution() {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("corpus/syntax");
+    let seeds = ckb_fuzz::syntax_seeds();
+    assert_eq!(seeds.len(), 10, "nine languages and the repository of all");
+    for (name, seed) in seeds {
+        let path = dir.join(name);
+        if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(&dir).expect("the seed folder");
+            std::fs::write(&path, &seed).expect("write the seed");
+        }
+        assert_eq!(
+            std::fs::read(&path).ok().as_ref(),
+            Some(&seed),
+            "{} is stale: CKB_UPDATE_GOLDEN=1 cargo test -p ckb-fuzz",
+            path.display()
+        );
+        let run = ckb_fuzz::syntax_run(&seed);
+        assert_eq!(
+            run.parsed_files,
+            ckb_fuzz::decode_repo(&seed).len(),
+            "{name}: every file is parsed"
+        );
+        assert!(run.symbols > 3, "{name}: {run:?}");
+        if name == "all-languages" {
+            assert!(run.cross_file_references > 5, "{name}: {run:?}");
+            assert!(run.resolved_calls > 5, "{name}: {run:?}");
+        }
+    }
+}
