@@ -16,11 +16,11 @@
 //! discriminator after `~`, so that every ID in `symbols` is one definition's. Tree-sitter's are
 //! handed out per file (`syntax::definitions::assign_ids`: `a<arity>` when the group's arities are
 //! known and distinct, else `s<8 hex of the signature hash>` when its signatures differ, else
-//! `n<ordinal>`), then across the files of one unit by the file's rank in path order (`f<k>`,
-//! the first file keeping its ID: `syntax::shared_ids`); SCIP's across the index by the method
-//! disambiguator, else an ordinal (`scip::materialize`). [`discriminators`] is a per-member form of
-//! the per-file rule (an arity or signature unique in the group discriminates its member alone),
-//! which the identity tests use to build tables.
+//! `n<ordinal>`), then across the files of one unit by the file (the first in path order keeps
+//! its ID, the others add `f<8 hex of the path's hash>`: `syntax::shared_ids`); SCIP's across the
+//! index by the method disambiguator, else an ordinal (`scip::materialize`). [`discriminators`]
+//! is a per-member form of the per-file rule (an arity or signature unique in the group
+//! discriminates its member alone), which the identity tests use to build tables.
 //!
 //! # The qualified container
 //! `qualified container = <family>:<unit> ( "::" <scope> )*` where the *unit* is derived from the

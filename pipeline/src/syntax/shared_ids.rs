@@ -5,11 +5,15 @@
 //! [`crate::fingerprint`]), and a unit can span files: the files of one Go package
 //! (`open_linux.go` and `open_windows.go` each defining `open`, or two `init`s), `a.ts` beside
 //! the `a.js` built from it, `m.py` beside `m/__init__.py`. In the stage's output every ID is one
-//! definition's: of the files that define an ID, the first in path order keeps it and the k-th
-//! (k ≥ 2) adds `f<k>` to its discriminator (`~f2`, or `~n1.f2` after a per-file one). Per-file
-//! rows keep their own IDs (the syntax cache stores them so); rows reused from a previous
-//! snapshot lose the suffix first ([`per_file_id`]) and are told apart again with this run's
-//! files, so the output is what a cold run gives.
+//! definition's: of the files that define an ID, the first in path order keeps it and each other
+//! one adds `f<8 hex of its path's hash>` to its discriminator (`~f1a2b3c4d`, or `~n1.f1a2b3c4d`
+//! after a per-file one). An ID so depends on its own file's path and on which file comes first,
+//! not on how many there are: adding or removing a file changes at most one other definition's
+//! ID (the first's, when the new file sorts before it or the first goes).
+//!
+//! Per-file rows keep their own IDs (the syntax cache stores them so); rows reused from a
+//! previous snapshot lose the suffix first ([`per_file_id`]) and are told apart again with this
+//! run's files, so the output is what a cold run gives.
 
 use std::collections::HashMap;
 
@@ -50,8 +54,18 @@ pub(crate) fn separate(symbols: &mut [SymbolRow]) -> Separated {
                     b.start_col,
                 ))
             });
+            let mut suffixes: Vec<String> = group.iter().map(|s| file_suffix(&s.path)).collect();
+            suffixes.sort();
+            suffixes.dedup();
+            // Two paths of one group with one 32-bit hash: their ranks tell them apart instead.
+            let by_rank = suffixes.len() < group.len();
             for (k, s) in group.iter_mut().enumerate().skip(1) {
-                let new = with_file_suffix(&s.stable_id, k + 1);
+                let suffix = if by_rank {
+                    format!("r{}", k + 1)
+                } else {
+                    file_suffix(&s.path)
+                };
+                let new = with_suffix(&s.stable_id, &suffix);
                 let old = std::mem::replace(&mut s.stable_id, new.clone());
                 separated.0.insert((s.path.clone(), old), new);
             }
@@ -84,19 +98,30 @@ pub(crate) fn rename_occurrences(occurrences: &mut [OccurrenceRow], separated: &
     });
 }
 
-/// `id` with `f<k>` added to its discriminator.
-fn with_file_suffix(id: &str, k: usize) -> SharedStr {
-    let separator = if id.contains('~') { '.' } else { '~' };
-    SharedStr::from(format!("{id}{separator}f{k}"))
+/// A file's discriminator suffix: `f` and 8 hex digits of its path's hash.
+fn file_suffix(path: &str) -> String {
+    let hex = crate::hashing::field_hash_hex("ckb.file-discriminator.v1", &[path.as_bytes()], 8);
+    format!("f{hex}")
 }
 
-/// The ID a file gave a definition, when `id` is one [`separate`] changed: without its `f<k>`.
-/// Per-file discriminators (`a<arity>`, `s<hex>`, `n<ordinal>`) never take that form.
+/// `id` with `suffix` added to its discriminator.
+fn with_suffix(id: &str, suffix: &str) -> SharedStr {
+    let separator = if id.contains('~') { '.' } else { '~' };
+    SharedStr::from(format!("{id}{separator}{suffix}"))
+}
+
+/// The ID a file gave a definition, when `id` is one [`separate`] changed: without its suffix
+/// (`f` and 8 hex digits, or `r` and a rank). Per-file discriminators (`a<arity>`, `s<hex>`,
+/// `n<ordinal>`) and SCIP's never take those forms.
 pub(crate) fn per_file_id(id: &str) -> Option<SharedStr> {
     let (_, discriminator) = id.rsplit_once('~')?;
     let suffix = discriminator.rsplit('.').next()?;
-    let digits = suffix.strip_prefix('f')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let ours = match suffix.split_at_checked(1)? {
+        ("f", hex) => hex.len() == 8 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+        ("r", rank) => !rank.is_empty() && rank.bytes().all(|b| b.is_ascii_digit()),
+        _ => false,
+    };
+    if !ours {
         return None;
     }
     let cut = id.len() - suffix.len() - 1;
@@ -145,78 +170,112 @@ mod tests {
         }
     }
 
+    fn ids(symbols: &[SymbolRow]) -> Vec<(String, String)> {
+        let mut ids: Vec<(String, String)> = symbols
+            .iter()
+            .map(|s| (s.path.to_string(), s.stable_id.to_string()))
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    const A: &str = "ckb:r:sym:0123456789abcdef0123";
+    const N1: &str = "ckb:r:sym:0123456789abcdef0123~n1";
+
     #[test]
-    fn the_first_file_keeps_a_shared_id_and_the_others_add_their_rank() {
-        let a = "ckb:r:sym:0123456789abcdef0123";
-        let n1 = "ckb:r:sym:0123456789abcdef0123~n1";
+    fn the_first_file_keeps_a_shared_id_and_the_others_add_their_path() {
         let mut symbols = vec![
-            def(a, "f_windows.go", 3),
-            def(a, "f_linux.go", 3),
-            def(a, "f_darwin.go", 9),
-            def(n1, "g.go", 1),
-            def(n1, "f.go", 1),
+            def(A, "f_windows.go", 3),
+            def(A, "f_linux.go", 3),
+            def(N1, "g.go", 1),
+            def(N1, "f.go", 1),
             def("ckb:r:sym:ffffffffffffffffffff", "h.go", 1),
         ];
         output_schema::table::sort_rows(&mut symbols);
         let separated = separate(&mut symbols);
-        let ids: Vec<(&str, &str)> = symbols
-            .iter()
-            .map(|s| (s.path.as_str(), s.stable_id.as_str()))
-            .collect();
-        assert_eq!(
-            ids,
-            [
-                ("f_darwin.go", a),
-                ("f_linux.go", "ckb:r:sym:0123456789abcdef0123~f2"),
-                ("f_windows.go", "ckb:r:sym:0123456789abcdef0123~f3"),
-                ("f.go", n1),
-                ("g.go", "ckb:r:sym:0123456789abcdef0123~n1.f2"),
-                ("h.go", "ckb:r:sym:ffffffffffffffffffff"),
-            ]
+        let (linux, windows, g) = (
+            format!("{A}~{}", file_suffix("f_linux.go")),
+            format!("{A}~{}", file_suffix("f_windows.go")),
+            format!("{N1}.{}", file_suffix("g.go")),
         );
-        for (_, id) in &ids {
+        let want = [
+            ("f.go", N1),
+            ("f_linux.go", A),
+            ("f_windows.go", windows.as_str()),
+            ("g.go", g.as_str()),
+            ("h.go", "ckb:r:sym:ffffffffffffffffffff"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(p, i)| (p.to_string(), i.to_string()))
+            .collect();
+        assert_eq!(ids(&symbols), want);
+        assert!(symbols.is_sorted_by(|a, b| a.stable_id <= b.stable_id));
+        for (_, id) in &want {
             assert!(output_schema::ids::parse_stable_id(id).is_some(), "{id}");
         }
 
+        // A file that sorts first takes the plain ID; the others keep theirs but the old first.
+        let mut more = symbols.clone();
+        assert!(restore_per_file_ids(&mut more, &mut []));
+        more.push(def(A, "f_darwin.go", 9));
+        output_schema::table::sort_rows(&mut more);
+        separate(&mut more);
+        let more = ids(&more);
+        assert!(more.contains(&("f_darwin.go".into(), A.into())));
+        assert!(more.contains(&("f_linux.go".into(), linux.clone())));
+        assert!(more.contains(&("f_windows.go".into(), windows.clone())));
+
         let mut occurrences = vec![
-            test_support::rows::reference(Some(a), "open", "f_linux.go", 3, "tree-sitter"),
-            test_support::rows::reference(Some(a), "open", "f_darwin.go", 9, "tree-sitter"),
+            test_support::rows::reference(Some(A), "open", "f_windows.go", 3, "tree-sitter"),
+            test_support::rows::reference(Some(A), "open", "f_linux.go", 3, "tree-sitter"),
             test_support::rows::reference(None, "x", "g.go", 2, "tree-sitter"),
         ];
-        occurrences[2].enclosing_symbol_id = Some(n1.into());
+        occurrences[2].enclosing_symbol_id = Some(N1.into());
         rename_occurrences(&mut occurrences, &separated);
-        assert_eq!(
-            occurrences[0].symbol_id.as_deref(),
-            Some("ckb:r:sym:0123456789abcdef0123~f2")
-        );
+        assert_eq!(occurrences[0].symbol_id.as_deref(), Some(windows.as_str()));
         assert_eq!(
             occurrences[1].symbol_id.as_deref(),
-            Some(a),
+            Some(A),
             "the first keeps it"
         );
         assert_eq!(
             occurrences[2].enclosing_symbol_id.as_deref(),
-            Some("ckb:r:sym:0123456789abcdef0123~n1.f2")
+            Some(g.as_str())
         );
 
         // Reused from a snapshot, the rows go back to what their files give.
         assert!(restore_per_file_ids(&mut symbols, &mut occurrences));
         assert!(symbols
             .iter()
-            .all(|s| s.stable_id.as_str() == a || s.stable_id.as_str() == n1 || s.path == "h.go"));
-        assert_eq!(occurrences[0].symbol_id.as_deref(), Some(a));
-        assert_eq!(occurrences[2].enclosing_symbol_id.as_deref(), Some(n1));
+            .all(|s| s.stable_id.as_str() == A || s.stable_id.as_str() == N1 || s.path == "h.go"));
+        assert_eq!(occurrences[0].symbol_id.as_deref(), Some(A));
+        assert_eq!(occurrences[2].enclosing_symbol_id.as_deref(), Some(N1));
     }
 
     #[test]
     fn only_the_file_suffix_is_taken_off() {
         let base = "ckb:r:sym:0123456789abcdef0123";
-        assert_eq!(per_file_id(&format!("{base}~f2")).as_deref(), Some(base));
-        assert_eq!(
-            per_file_id(&format!("{base}~a1.f12")).as_deref(),
-            Some(format!("{base}~a1").as_str())
-        );
-        for own in ["", "~n1", "~a2", "~sfeedface", "~f", "~fx", "~d1", "~n1.fa"] {
+        for ours in ["~f0a1b2c3d", "~r2", "~a1.fdeadbeef", "~n2.r3"] {
+            let (own, _) = ours.rsplit_once(['~', '.']).unwrap();
+            assert_eq!(
+                per_file_id(&format!("{base}{ours}")).as_deref(),
+                Some(format!("{base}{own}").as_str()),
+                "{ours}"
+            );
+        }
+        for own in [
+            "",
+            "~n1",
+            "~a2",
+            "~sfeedface",
+            "~f",
+            "~f2",
+            "~fdeadbee",
+            "~fDEADBEEF",
+            "~r",
+            "~d1",
+        ] {
             assert_eq!(per_file_id(&format!("{base}{own}")), None, "{own}");
         }
     }
