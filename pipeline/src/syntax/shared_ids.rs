@@ -112,25 +112,35 @@ fn with_suffix(id: &str, suffix: &str) -> SharedStr {
 
 /// The ID a file gave a definition, when `id` is one [`separate`] changed: without its suffix
 /// (`f` and 8 hex digits, or `r` and a rank). Per-file discriminators (`a<arity>`, `s<hex>`,
-/// `n<ordinal>`) and SCIP's never take those forms.
+/// `n<ordinal>`) and SCIP's never take those forms. Looks only at the end of the ID: it runs on
+/// every reused row.
 pub(crate) fn per_file_id(id: &str) -> Option<SharedStr> {
-    let (_, discriminator) = id.rsplit_once('~')?;
-    let suffix = discriminator.rsplit('.').next()?;
-    let ours = match suffix.split_at_checked(1)? {
-        ("f", hex) => hex.len() == 8 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
-        ("r", rank) => !rank.is_empty() && rank.bytes().all(|b| b.is_ascii_digit()),
-        _ => false,
+    let b = id.as_bytes();
+    let hex_digit = |c: u8| matches!(c, b'0'..=b'9' | b'a'..=b'f');
+    let suffix_len = if b.len() > 10
+        && matches!(b[b.len() - 10], b'~' | b'.')
+        && b[b.len() - 9] == b'f'
+        && b[b.len() - 8..].iter().all(|&c| hex_digit(c))
+    {
+        9
+    } else {
+        let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+        let at = b.len().checked_sub(digits + 2)?;
+        if digits == 0 || b[at + 1] != b'r' || !matches!(b[at], b'~' | b'.') {
+            return None;
+        }
+        digits + 1
     };
-    if !ours {
-        return None;
-    }
-    let cut = id.len() - suffix.len() - 1;
-    Some(SharedStr::from(&id[..cut]))
+    let cut = b.len() - suffix_len - 1;
+    // The separator must belong to the discriminator: `~` itself, or a `.` after one.
+    (b[cut] == b'~' || id[..cut].contains('~')).then(|| SharedStr::from(&id[..cut]))
 }
 
 /// [`per_file_id`] over rows reused from a previous snapshot: their definitions' IDs and the
 /// occurrences naming them, back to what their files give. Returns whether any changed (the
-/// symbols are then no longer in table order).
+/// symbols are then no longer in table order). When no definition's ID changed, no occurrence
+/// names a changed one (a reused file's occurrences name its own definitions), so they are not
+/// looked at: the usual case costs one look at the end of each symbol's ID.
 pub(crate) fn restore_per_file_ids(
     symbols: &mut [SymbolRow],
     occurrences: &mut [OccurrenceRow],
@@ -147,6 +157,9 @@ pub(crate) fn restore_per_file_ids(
         .map(|s| restore(&mut s.stable_id))
         .filter(|&c| c)
         .count();
+    if changed == 0 {
+        return false;
+    }
     occurrences.par_iter_mut().for_each(|o| {
         for id in [&mut o.symbol_id, &mut o.enclosing_symbol_id]
             .into_iter()
@@ -155,7 +168,7 @@ pub(crate) fn restore_per_file_ids(
             restore(id);
         }
     });
-    changed > 0
+    true
 }
 
 #[cfg(test)]
@@ -256,7 +269,7 @@ mod tests {
     #[test]
     fn only_the_file_suffix_is_taken_off() {
         let base = "ckb:r:sym:0123456789abcdef0123";
-        for ours in ["~f0a1b2c3d", "~r2", "~a1.fdeadbeef", "~n2.r3"] {
+        for ours in ["~f0a1b2c3d", "~r2", "~a1.fdeadbeef", "~n2.r13"] {
             let (own, _) = ours.rsplit_once(['~', '.']).unwrap();
             assert_eq!(
                 per_file_id(&format!("{base}{ours}")).as_deref(),
@@ -278,5 +291,12 @@ mod tests {
         ] {
             assert_eq!(per_file_id(&format!("{base}{own}")), None, "{own}");
         }
+    }
+
+    #[test]
+    fn a_dot_outside_a_discriminator_is_no_suffix() {
+        // Repository IDs may hold dots; only a discriminator's suffix is taken off.
+        assert_eq!(per_file_id("ckb:a.r2"), None);
+        assert_eq!(per_file_id("ckb:my.fdeadbeef"), None);
     }
 }
