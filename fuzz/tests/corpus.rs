@@ -16,6 +16,25 @@ fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
     files
 }
 
+/// Asserts that the committed seed `fuzz/corpus/<target>/<name>` is `seed`, the bytes a target's
+/// own function writes (`CKB_UPDATE_GOLDEN=1` writes them there first).
+fn assert_seed_is_current(target: &str, name: &str, seed: &[u8]) {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo test"))
+        .join("corpus")
+        .join(target);
+    let path = dir.join(name);
+    if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(&dir).expect("the seed folder");
+        std::fs::write(&path, seed).expect("write the seed");
+    }
+    assert_eq!(
+        std::fs::read(&path).ok().as_deref(),
+        Some(seed),
+        "{} is stale: CKB_UPDATE_GOLDEN=1 cargo test -p ckb-fuzz",
+        path.display()
+    );
+}
+
 #[test]
 fn every_seed_and_past_crash_runs_clean() {
     for (target, run) in ckb_fuzz::TARGETS {
@@ -107,19 +126,8 @@ fn cache_seeds_are_accepted() {
 /// into the table written around it, which decodes to those rows.
 #[test]
 fn the_table_cache_seed_is_the_writers_own_file_and_copied() {
-    let path = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap())
-        .join("corpus/table_cache/files");
     let seed = ckb_fuzz::table_cache_seed();
-    if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).expect("the seed folder");
-        std::fs::write(&path, &seed).expect("write the seed");
-    }
-    assert_eq!(
-        std::fs::read(&path).ok().as_ref(),
-        Some(&seed),
-        "{} is stale: CKB_UPDATE_GOLDEN=1 cargo test -p ckb-fuzz",
-        path.display()
-    );
+    assert_seed_is_current("table_cache", "files", &seed);
     assert_eq!(ckb_fuzz::table_cache_read(&seed), Ok(3));
     // A file of other rows (one row more) is not copied: the writer encodes afresh.
     let mut other = ckb_fuzz::cached_group_rows();
@@ -134,22 +142,12 @@ fn the_table_cache_seed_is_the_writers_own_file_and_copied() {
 
 /// The modules seeds are small repositories of every ecosystem the stage reads, written by
 /// `ckb_fuzz::modules_seeds` (`CKB_UPDATE_GOLDEN=1` rewrites them): each manifest in them parses,
-/// modules come from manifests (or the config's roots), and imports resolve, so the fuzzer starts past every reader.
+/// modules come from manifests (or the config's roots), and imports resolve, so the fuzzer
+/// starts past every reader.
 #[test]
 fn the_modules_seeds_are_current_and_reach_every_reader() {
-    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("corpus/modules");
     for (name, seed) in ckb_fuzz::modules_seeds() {
-        let path = dir.join(name);
-        if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
-            std::fs::create_dir_all(&dir).expect("the seed folder");
-            std::fs::write(&path, &seed).expect("write the seed");
-        }
-        assert_eq!(
-            std::fs::read(&path).ok().as_ref(),
-            Some(&seed),
-            "{} is stale: CKB_UPDATE_GOLDEN=1 cargo test -p ckb-fuzz",
-            path.display()
-        );
+        assert_seed_is_current("modules", name, &seed);
         let run = ckb_fuzz::modules_run(&seed);
         assert_eq!(
             run.files,
@@ -175,21 +173,10 @@ fn the_modules_seeds_are_current_and_reach_every_reader() {
 /// and calls across files, so the fuzzer starts past the extraction and the resolution.
 #[test]
 fn the_syntax_seeds_are_current_and_reach_the_resolution() {
-    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("corpus/syntax");
     let seeds = ckb_fuzz::syntax_seeds();
     assert_eq!(seeds.len(), 10, "nine languages and the repository of all");
     for (name, seed) in seeds {
-        let path = dir.join(name);
-        if std::env::var_os("CKB_UPDATE_GOLDEN").is_some() {
-            std::fs::create_dir_all(&dir).expect("the seed folder");
-            std::fs::write(&path, &seed).expect("write the seed");
-        }
-        assert_eq!(
-            std::fs::read(&path).ok().as_ref(),
-            Some(&seed),
-            "{} is stale: CKB_UPDATE_GOLDEN=1 cargo test -p ckb-fuzz",
-            path.display()
-        );
+        assert_seed_is_current("syntax", name, &seed);
         let run = ckb_fuzz::syntax_run(&seed);
         assert_eq!(
             run.parsed_files,

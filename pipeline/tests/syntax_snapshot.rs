@@ -483,6 +483,11 @@ fn supertype_clauses_become_relationships() {
     );
 }
 
+/// A snapshot of `root` into `store`, on two threads.
+fn snapshot_at(root: &Path, store: &Path, previous: PreviousChoice) -> SnapshotOutcome {
+    snapshot(&options(root, store, previous, 2), &NoProgress).unwrap()
+}
+
 /// Every stable ID is one definition's: a C struct and its typedef of one name, a TypeScript
 /// interface and class of one name (one file each), and the same function in two Go files of one
 /// package (built for different systems) each get an ID of their own — the first Go file in path
@@ -507,11 +512,7 @@ fn ids_two_definitions_would_share_are_told_apart_and_reuse_agrees_with_cold() {
     git(root, &["add", "-A"]);
     git(root, &["commit", "-q", "-m", "one"]);
     let store = tempfile::tempdir().unwrap();
-    let first = snapshot(
-        &options(root, store.path(), PreviousChoice::Auto, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let first = snapshot_at(root, store.path(), PreviousChoice::Auto);
     let dir1 = &first.snapshot().dir;
     let symbols: Vec<SymbolRow> = read_table(&dir1.join("symbols.parquet")).unwrap();
     let mut ids: Vec<&str> = symbols.iter().map(|s| s.stable_id.as_str()).collect();
@@ -566,19 +567,11 @@ fn ids_two_definitions_would_share_are_told_apart_and_reuse_agrees_with_cold() {
     git(root, &["rm", "-q", "sys/open_linux.go"]);
     git(root, &["commit", "-q", "-m", "two"]);
     let cold_store = tempfile::tempdir().unwrap();
-    let cold = snapshot(
-        &options(root, cold_store.path(), PreviousChoice::Disabled, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let cold = snapshot_at(root, cold_store.path(), PreviousChoice::Disabled);
     let cold_symbols: Vec<SymbolRow> =
         read_table(&cold.snapshot().dir.join("symbols.parquet")).unwrap();
     assert_eq!(id_of(&cold_symbols, "sys/open_windows.go", "open"), linux);
-    let from_cache = snapshot(
-        &options(root, store.path(), PreviousChoice::Auto, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let from_cache = snapshot_at(root, store.path(), PreviousChoice::Auto);
     let counts = &from_cache.snapshot().manifest.stages["syntax"].counts;
     assert_eq!(counts.get("files.from-cache"), Some(&4), "{counts:?}");
     assert_same_syntax_tables(&from_cache, &cold, "differs (rows from the syntax cache)");
@@ -593,11 +586,7 @@ fn ids_two_definitions_would_share_are_told_apart_and_reuse_agrees_with_cold() {
     )
     .unwrap();
     std::fs::remove_dir_all(&from_cache.snapshot().dir).unwrap();
-    let from_previous = snapshot(
-        &options(root, store.path(), PreviousChoice::Auto, 2),
-        &NoProgress,
-    )
-    .unwrap();
+    let from_previous = snapshot_at(root, store.path(), PreviousChoice::Auto);
     let counts = &from_previous.snapshot().manifest.stages["syntax"].counts;
     assert_eq!(counts.get("files.reused"), Some(&4), "{counts:?}");
     assert_same_syntax_tables(
