@@ -4,17 +4,19 @@
 //! imports, call sites) and the by-name resolution across files.
 //!
 //! An input is a small repository ([`crate::repo`]), scanned for real; the stage runs over the
-//! scan twice. Whatever the input, the stage returns rows, never an error; and the rows hold
-//! together: each names a file of the scan in a language the stage parses, at lines and columns
-//! inside that file with its start before its end; stable IDs are unique; every occurrence, call
-//! edge and relationship that names a symbol names one of the rows; a signature is cut at its
-//! limit; and the second run gives the same rows.
+//! scan twice, the first time filling a syntax cache, the second taking every file's rows from
+//! it. Whatever the input, the stage returns rows, never an error; and the rows hold together:
+//! each names a file of the scan in a language the stage parses, at lines and columns inside
+//! that file with its start before its end; stable IDs are unique; every occurrence, call edge
+//! and relationship that names a symbol names one of the rows; a signature is cut at its limit;
+//! and the cached rows are the parsed ones (a cache changes speed, never bytes).
 
 use std::collections::BTreeMap;
 
 use output_schema::config::Config;
 use output_schema::manifest::RepoState;
 use output_schema::tables::FileRow;
+use pipeline::cache_pack::CachePack;
 use pipeline::merge::SyntaxTables;
 use pipeline::syntax::extract::MAX_SIGNATURE_BYTES;
 use pipeline::{NoProgress, StageContext};
@@ -55,16 +57,39 @@ pub fn syntax_run(data: &[u8]) -> SyntaxRun {
         previous: None,
         progress: &NoProgress,
     };
-    let run = || match pipeline::syntax::run(&ctx, &files, None, None) {
-        Ok(out) => out.tables,
+    // The first run parses every file and fills a syntax cache; the second takes every file's
+    // rows from that cache.
+    let cache_dir = crate::thread_scratch().join("syntax-cache");
+    let _ = std::fs::remove_dir_all(&cache_dir);
+    let identity = pipeline::syntax::cache::identity(&Default::default(), "fuzz");
+    let run = |cache: &CachePack| match pipeline::syntax::run(&ctx, &files, None, Some(cache)) {
+        Ok(out) => out,
         Err(e) => panic!("a repository's content failed the syntax stage: {e}"),
     };
-    let tables = run();
+    let empty = CachePack::open(&cache_dir, &identity);
+    let mut first = run(&empty);
+    if let Some(update) = first.cache_update.take() {
+        update.save(&empty);
+    }
+    let cached = CachePack::open(&cache_dir, &identity);
+    let second = run(&cached);
     assert!(
-        tables == run(),
-        "two runs of the stage over one repository gave different rows"
+        cached.problems().is_empty(),
+        "the cache the stage wrote did not read back: {:?}",
+        cached.problems()
     );
-    check_coherent(&tables, &files)
+    let count = |key: &str| second.report.counts.get(key).copied().unwrap_or(0);
+    assert_eq!(
+        count("files.from-cache"),
+        count("files.total"),
+        "a file was parsed again: {:?}",
+        second.report.counts
+    );
+    assert!(
+        first.tables == second.tables,
+        "the rows from the syntax cache are not the parsed ones"
+    );
+    check_coherent(&first.tables, &files)
 }
 
 /// The rows' places and references hold together (see the module doc); returns the counts.
