@@ -3,8 +3,9 @@
 //! Every reader of untrusted input gets one function here: SCIP index files and SCIP symbol
 //! strings (written by any indexer version), a previous snapshot's manifest and Parquet tables
 //! (pulled from an artifact store), `.ckb/config.json` (part of the repository, so of any pull
-//! request), a repository's source files, build manifests and import strings (the same), the
-//! scan cache and the syntax, SCIP document and table caches. Each function must
+//! request), a repository's source files, build manifests and import strings (the same) and a
+//! whole snapshot of one before and after a change, the scan cache and the syntax, SCIP document
+//! and table caches. Each function must
 //! return normally for every input: a panic, an abort, an out-of-memory or a hang is a finding.
 //! Where a reader accepts the input, the function also checks what acceptance promises (a
 //! decoded manifest encodes and decodes to itself; SCIP rows only name files of the scan; a
@@ -25,12 +26,14 @@ use output_schema::Table;
 
 mod modules;
 mod repo;
+mod snapshot;
 #[cfg(feature = "sql")]
 pub mod sql_guard;
 mod syntax;
 
 pub use modules::{modules, modules_run, modules_seeds, ModulesRun};
 pub use repo::{decode_repo, encode_repo};
+pub use snapshot::{snapshot, snapshot_run, snapshot_seeds, SnapshotRun};
 pub use syntax::{syntax, syntax_run, syntax_seeds, SyntaxRun};
 
 /// A scratch folder for the files a reader insists on opening by path, made once per process
@@ -535,6 +538,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("scan_cache", scan_cache),
     ("scip_index", scip_index),
     ("scip_symbol", scip_symbol),
+    ("snapshot", snapshot),
     ("syntax", syntax),
     ("table_cache", table_cache),
     ("table_parquet", table_parquet),

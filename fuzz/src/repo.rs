@@ -1,5 +1,5 @@
-//! The small repositories the `modules` and `syntax` targets take as input, written to a scratch
-//! folder and scanned for real.
+//! The small repositories the `modules`, `syntax` and `snapshot` targets take as input, written
+//! to a scratch folder and scanned for real.
 //!
 //! An input is records separated by a NUL byte, each a path, a newline and the file's bytes.
 //! Paths are kept only when they are plain relative paths (at most six components of letters,
@@ -19,6 +19,20 @@ const MAX_FILES: usize = 32;
 /// Writes the repository `data` describes to the folder `name` of this thread's scratch folder
 /// (emptied first) and scans it; `None` when the scan fails.
 pub fn materialize(data: &[u8], name: &str) -> Option<(PathBuf, Vec<FileRow>)> {
+    let root = write_repo(data, name);
+    let scan_config = pipeline::scan::ScanConfig {
+        max_file_bytes: 1 << 20,
+        ignore_globs: Vec::new(),
+        excluded_folders: Vec::new(),
+        cache_file: None,
+    };
+    let scan = pipeline::scan::scan(&root, &scan_config, &NoProgress).ok()?;
+    Some((root, scan.files))
+}
+
+/// Writes the repository `data` describes to the folder `name` of this thread's scratch folder
+/// (emptied first) and returns the folder.
+pub fn write_repo(data: &[u8], name: &str) -> PathBuf {
     let root = crate::thread_scratch().join(name);
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).expect("the scratch repository");
@@ -29,14 +43,26 @@ pub fn materialize(data: &[u8], name: &str) -> Option<(PathBuf, Vec<FileRow>)> {
         }
         written.insert(path);
     }
-    let scan_config = pipeline::scan::ScanConfig {
-        max_file_bytes: 1 << 20,
-        ignore_globs: Vec::new(),
-        excluded_folders: Vec::new(),
-        cache_file: None,
-    };
-    let scan = pipeline::scan::scan(&root, &scan_config, &NoProgress).ok()?;
-    Some((root, scan.files))
+    root
+}
+
+/// Changes the repository at `root` as `data` says, in the records' form: a record with a
+/// newline writes its file (replacing what was at that path), a plain path alone removes it.
+pub fn change_repo(root: &Path, data: &[u8]) {
+    for record in data.split(|&b| b == 0).take(MAX_FILES) {
+        let (path, bytes) = match record.iter().position(|&b| b == b'\n') {
+            Some(newline) => (&record[..newline], Some(&record[newline + 1..])),
+            None => (record, None),
+        };
+        let Some(path) = std::str::from_utf8(path).ok().filter(|p| plain_path(p)) else {
+            continue;
+        };
+        let at = root.join(path);
+        let _ = std::fs::remove_file(&at).or_else(|_| std::fs::remove_dir_all(&at));
+        if let Some(bytes) = bytes {
+            write_file(root, path, bytes);
+        }
+    }
 }
 
 /// The files of an input: records separated by NUL, each `path\nbytes`; records whose path is

@@ -190,3 +190,17 @@ fn the_syntax_seeds_are_current_and_reach_the_resolution() {
         }
     }
 }
+
+/// The snapshot seeds are small repositories with a change that edits, adds and removes files,
+/// written by `ckb_fuzz::snapshot_seeds` (`CKB_UPDATE_GOLDEN=1` rewrites them): each is
+/// snapshotted, and the warm run of its change reuses files, so the fuzzer starts at the reuse.
+#[test]
+fn the_snapshot_seeds_are_current_and_reach_the_reuse() {
+    for (name, seed) in ckb_fuzz::snapshot_seeds() {
+        assert_seed_is_current("snapshot", name, &seed);
+        let run = ckb_fuzz::snapshot_run(&seed);
+        assert!(run.written, "{name}: {run:?}");
+        assert!(run.tables > 10, "{name}: {run:?}");
+        assert!(run.reused_files > 0, "{name}: {run:?}");
+    }
+}
