@@ -38,9 +38,8 @@ pub mod lang;
 pub mod name_binding;
 pub mod visibility;
 
-mod shared_ids;
-
 mod incremental;
+mod shared_ids;
 
 use std::collections::BTreeMap;
 use std::path::Path;
