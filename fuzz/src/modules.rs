@@ -7,21 +7,22 @@
 //! that imports (Rust, TypeScript, Python, Go, Java, C, …) is also one import row of that file,
 //! as the syntax stage would write it, so the fuzzer chooses the strings the import resolvers
 //! classify. The stage runs over the repository's real scan with its config (the default when
-//! that does not parse). Whatever the input, the stage returns; and what it returns holds together: every
-//! module a file, an import or an edge names is a row of `modules` (an edge may also lead to a
-//! package outside the repository), every edge stands on imports, every `local-file` target is
-//! a scanned file, and a second run over the same repository gives the same rows.
+//! that does not parse). Whatever the input, the stage returns; and what it returns holds
+//! together: every module a file, an import or an edge names is a row of `modules` (an edge may
+//! also lead to a package outside the repository), every edge stands on imports, every
+//! `local-file` target is a scanned file, and a second run over the same repository gives the
+//! same rows.
 
 use std::collections::BTreeSet;
 use std::path::Path;
-
-use crate::repo::{self, encode_repo};
 
 use output_schema::config::Config;
 use output_schema::manifest::RepoState;
 use output_schema::tables::{FileRow, ImportRow};
 use pipeline::write::TableSet;
 use pipeline::{NoProgress, StageContext};
+
+use crate::repo::{self, encode_repo};
 
 /// What one run over an input came to, for the corpus test (a seed must reach the readers).
 #[derive(Debug, Default, PartialEq)]
