@@ -23,20 +23,6 @@ use pipeline::{NoProgress, StageContext};
 
 use crate::repo::{self, encode_repo};
 
-/// What one run over an input came to, for the corpus test (a seed must reach the extraction
-/// and the resolution across files).
-#[derive(Debug, Default, PartialEq)]
-pub struct SyntaxRun {
-    /// Files the stage parses (a language it knows).
-    pub parsed_files: usize,
-    /// Definitions.
-    pub symbols: usize,
-    /// Occurrences bound to a symbol of another file.
-    pub cross_file_references: usize,
-    /// Call edges to a known callee.
-    pub resolved_calls: usize,
-}
-
 /// Runs the stage over the repository `data` describes; never panics for any input.
 pub fn syntax(data: &[u8]) {
     let _ = syntax_run(data);
@@ -90,6 +76,20 @@ pub fn syntax_run(data: &[u8]) -> SyntaxRun {
         "the rows from the syntax cache are not the parsed ones"
     );
     check_coherent(&first.tables, &files)
+}
+
+/// What one run over an input came to, for the corpus test (a seed must reach the extraction
+/// and the resolution across files).
+#[derive(Debug, Default, PartialEq)]
+pub struct SyntaxRun {
+    /// Files the stage parses (a language it knows).
+    pub parsed_files: usize,
+    /// Definitions.
+    pub symbols: usize,
+    /// Occurrences bound to a symbol of another file.
+    pub cross_file_references: usize,
+    /// Call edges to a known callee.
+    pub resolved_calls: usize,
 }
 
 /// The rows' places and references hold together (see the module doc); returns the counts.
