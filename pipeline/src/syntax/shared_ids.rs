@@ -21,14 +21,24 @@ use output_schema::tables::{OccurrenceRow, SymbolRow};
 use output_schema::SharedStr;
 use rayon::prelude::*;
 
-/// The new ID of each definition that had to give its ID up, by (path, per-file ID).
+/// The new ID of each definition that had to give its ID up: by its per-file ID, the (path, new
+/// ID) of each file that gave it up (looked up by the ID an occurrence holds, without a copy).
 #[derive(Debug, Default)]
-pub(crate) struct Separated(HashMap<(SharedStr, SharedStr), SharedStr>);
+pub(crate) struct Separated(HashMap<SharedStr, Vec<(SharedStr, SharedStr)>>);
 
 impl Separated {
     /// Whether no ID was shared.
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The new ID of the definition `path` gave the ID `old`, when it had to give it up.
+    fn new_id(&self, path: &str, old: &str) -> Option<&SharedStr> {
+        let files = self.0.get(old)?;
+        files
+            .iter()
+            .find(|(p, _)| p.as_str() == path)
+            .map(|(_, new)| new)
     }
 }
 
@@ -55,19 +65,18 @@ pub(crate) fn separate(symbols: &mut [SymbolRow]) -> Separated {
                 ))
             });
             let mut suffixes: Vec<String> = group.iter().map(|s| file_suffix(&s.path)).collect();
-            suffixes.sort();
-            suffixes.dedup();
+            let mut distinct = suffixes.clone();
+            distinct.sort();
+            distinct.dedup();
             // Two paths of one group with one 32-bit hash: their ranks tell them apart instead.
-            let by_rank = suffixes.len() < group.len();
-            for (k, s) in group.iter_mut().enumerate().skip(1) {
-                let suffix = if by_rank {
-                    format!("r{}", k + 1)
-                } else {
-                    file_suffix(&s.path)
-                };
-                let new = with_suffix(&s.stable_id, &suffix);
-                let old = std::mem::replace(&mut s.stable_id, new.clone());
-                separated.0.insert((s.path.clone(), old), new);
+            if distinct.len() < group.len() {
+                suffixes = (1..=group.len()).map(|k| format!("r{k}")).collect();
+            }
+            let files = separated.0.entry(group[0].stable_id.clone()).or_default();
+            for (s, suffix) in group.iter_mut().zip(&suffixes).skip(1) {
+                let new = with_suffix(&s.stable_id, suffix);
+                s.stable_id = new.clone();
+                files.push((s.path.clone(), new));
             }
         }
         start = end;
@@ -85,11 +94,9 @@ pub(crate) fn rename_occurrences(occurrences: &mut [OccurrenceRow], separated: &
     if separated.is_empty() {
         return;
     }
-    let renamed = |path: &SharedStr, id: &mut Option<SharedStr>| {
-        if let Some(old) = id.as_ref() {
-            if let Some(new) = separated.0.get(&(path.clone(), old.clone())) {
-                *id = Some(new.clone());
-            }
+    let renamed = |path: &str, id: &mut Option<SharedStr>| {
+        if let Some(new) = id.as_deref().and_then(|old| separated.new_id(path, old)) {
+            *id = Some(new.clone());
         }
     };
     occurrences.par_iter_mut().for_each(|o| {
