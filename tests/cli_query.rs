@@ -225,8 +225,19 @@ fn schema_prints_every_table() {
         v["tables"][0]["sortKey"],
         serde_json::json!(["path", "line", "col"])
     );
+    assert_eq!(v["tables"][0]["uniqueKey"], serde_json::json!([]));
+    let v = json(&ckb_ok(
+        dir.path(),
+        &["schema", "call_edges", "--format", "json"],
+    ));
+    assert_eq!(
+        v["tables"][0]["uniqueKey"],
+        serde_json::json!(["caller_id", "callee_id", "callee_name"])
+    );
     let human = ckb_ok(dir.path(), &["schema", "files"]);
-    assert!(human.contains("content_hash") && human.contains("sorted by: path"));
+    assert!(
+        human.contains("content_hash") && human.contains("sorted by: path   one row per: path")
+    );
     assert!(
         !human.contains("view "),
         "one table asked for, no views: {human}"

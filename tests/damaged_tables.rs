@@ -1,13 +1,16 @@
 //! A table file that the fuzzers found to crash the Parquet decoder, put into a real snapshot:
 //! every reader says `SNAPSHOT_CORRUPT` and names the table — `ckb query` (which reads tables
 //! without checking their hashes first), `ckb verify`, and a snapshot that would build on it —
-//! never `INTERNAL_ERROR` and never a crash.
+//! never `INTERNAL_ERROR` and never a crash. And tables whose bytes the manifest vouches for but
+//! whose rows break the table's order or repeat its unique key: `ckb verify` names them.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
 use common::*;
+use output_schema::tables::{FileRow, SymbolRow};
+use output_schema::Table;
 
 /// The fuzz input, without its first byte (which picks the table in the `table_parquet` target).
 fn crash_file(name: &str) -> Vec<u8> {
@@ -85,4 +88,68 @@ fn a_table_that_crashed_the_decoder_is_a_corrupt_snapshot_for_every_reader() {
     repo.commit("three");
     let next = run_snapshot(repo.path(), store.path(), &["--previous", snap_arg]);
     assert_corrupt(&next, "files", "ckb snapshot --previous");
+}
+
+/// Writes `rows` as the snapshot's file of their table, in the order given (which ckb's writer
+/// would never keep), and makes the manifest vouch for the new bytes: a forgery only a row check
+/// can see.
+fn forge_table<T: Table>(snap: &Path, rows: &[T]) {
+    let schema = (T::INFO.schema)();
+    let batch = arrow::array::RecordBatch::try_new(schema.clone(), T::to_arrays(rows)).unwrap();
+    let mut bytes = Vec::new();
+    let props = output_schema::parquet_io::writer_properties(T::INFO);
+    let mut writer = parquet::arrow::ArrowWriter::try_new(&mut bytes, schema, Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+    std::fs::write(snap.join(T::INFO.file_name()), &bytes).unwrap();
+    let mut m = manifest(snap);
+    let entry = m
+        .tables
+        .iter_mut()
+        .find(|e| e.name == T::INFO.name)
+        .unwrap();
+    entry.bytes = bytes.len() as i64;
+    entry.rows = rows.len() as i64;
+    entry.hash = output_schema::manifest::file_hash(&bytes);
+    std::fs::write(snap.join("manifest.json.zst"), m.encode().unwrap()).unwrap();
+}
+
+#[test]
+fn rows_out_of_order_or_a_key_twice_fail_ckb_verify_though_the_manifest_vouches_for_them() {
+    let store = tempfile::tempdir().unwrap();
+    let (repo, snap) = snapshot_of_a_small_repository(store.path());
+    let snap_arg = snap.to_str().unwrap();
+    test_support::assert_success(&ckb(repo.path(), &["verify", snap_arg]), "ckb verify");
+
+    let read = |table: &str| snap.join(format!("{table}.parquet"));
+    let mut symbols: Vec<SymbolRow> =
+        output_schema::parquet_io::read_table(&read("symbols")).unwrap();
+    assert!(symbols.len() >= 2);
+    let twice = symbols[0].clone();
+    symbols.insert(1, twice.clone());
+    forge_table(&snap, &symbols);
+    let mut files: Vec<FileRow> = output_schema::parquet_io::read_table(&read("files")).unwrap();
+    assert!(files.len() >= 2);
+    files.reverse();
+    forge_table(&snap, &files);
+
+    // The files check alone (what `--previous` and doctor run) finds nothing wrong...
+    let report =
+        output_schema::verify::verify_snapshot(&snap, output_schema::verify::Depth::Files).unwrap();
+    assert!(report.ok(), "{report:?}");
+    // ...`ckb verify` reads the rows and names both tables, the key and the row.
+    let out = ckb(repo.path(), &["verify", snap_arg]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for needle in [
+        "SNAPSHOT_CORRUPT".to_string(),
+        format!(
+            "table symbols: row 1 repeats the key of the row above it (stable_id = \"{}\")",
+            twice.stable_id
+        ),
+        "table files: row 1 comes before the row above it".to_string(),
+    ] {
+        assert!(err.contains(&needle), "{needle}: {err}");
+    }
+    assert!(!err.contains("INTERNAL_ERROR"), "{err}");
 }

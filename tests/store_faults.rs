@@ -303,6 +303,40 @@ fn an_injected_full_disk_is_a_coded_error_and_leaves_the_store_as_it_was() {
     assert_eq!(leftovers(store), Vec::<String>::new());
 }
 
+#[test]
+fn a_stage_that_makes_one_key_twice_is_an_internal_error_and_leaves_the_store_as_it_was() {
+    let fx = two_commits(3);
+    let store = tempfile::tempdir().unwrap();
+    let store = store.path();
+    fx.snapshot(&fx.a_tree, store, false);
+    let before = files_of(store);
+    for args in [
+        fx.args(fx.repo.path(), store, false),
+        fx.args(&fx.a_tree, store, true),
+    ] {
+        let out = ckb_failpoint(fx.repo.path(), &args, "repeat-symbol");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        // Named as ckb's defect, with the table and the key, and no panic.
+        for needle in [
+            "INTERNAL_ERROR",
+            "table symbols",
+            "repeats the key",
+            "stable_id = \"ckb:fx:sym:",
+            "bug in ckb",
+            "nothing was written",
+        ] {
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
+        assert!(!err.contains("panicked"), "{err}");
+        assert_eq!(files_of(store), before, "the store changed");
+        assert_eq!(leftovers(store), Vec::<String>::new());
+    }
+    // Without the defect, the same run publishes.
+    fx.snapshot(fx.repo.path(), store, false);
+    assert_all_verify(store, "after the refused runs");
+}
+
 /// A tmpfs mounted for one test, unmounted when dropped.
 struct Tmpfs(PathBuf);
 

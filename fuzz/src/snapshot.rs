@@ -117,7 +117,8 @@ fn take(root: &Path, store: &Path, previous: PreviousChoice) -> Result<PathBuf, 
 /// Every file of the snapshot at `dir` matches its manifest; returns the manifest.
 fn verified(dir: &Path) -> output_schema::manifest::Manifest {
     let manifest = output_schema::verify::read_manifest(dir).expect("a written manifest reads");
-    let report = output_schema::verify::verify_against(dir, &manifest);
+    let report =
+        output_schema::verify::verify_against(dir, &manifest, output_schema::verify::Depth::Rows);
     assert!(
         report.ok(),
         "a written snapshot does not verify: {report:?}"

@@ -201,6 +201,27 @@ pub enum FormatError {
         /// The cause.
         source: std::io::Error,
     },
+    /// A table's rows are not in its declared order (sort key, then every other column).
+    #[error(
+        "table {table}: row {row} comes before the row above it in the table's declared order"
+    )]
+    OutOfOrder {
+        /// Table name.
+        table: &'static str,
+        /// The row (from 0) that is out of place.
+        row: u64,
+    },
+    /// Two rows of a table share its unique key ([`crate::TableInfo::unique_key`]). From the
+    /// writer, a defect in the stage that made the rows; from a reader, a damaged snapshot.
+    #[error("table {table}: row {row} repeats the key of the row above it ({key})")]
+    RepeatedKey {
+        /// Table name.
+        table: &'static str,
+        /// The second of the two rows (from 0), in the table's order.
+        row: u64,
+        /// The key, as `column = value` pairs.
+        key: String,
+    },
     /// The manifest's schema version is newer than this build supports.
     #[error("snapshot has schema version {found}; this ckb reads up to {supported}")]
     SchemaUnsupported {
@@ -217,6 +238,9 @@ impl FormatError {
         match self {
             FormatError::SchemaUnsupported { .. } => ErrorCode::SchemaUnsupported,
             FormatError::Io { .. } => ErrorCode::IoError,
+            // Only the writer raises it as an error (`ckb verify` reports it as a problem of the
+            // file): the stages made two rows of one key.
+            FormatError::RepeatedKey { .. } => ErrorCode::InternalError,
             _ => ErrorCode::SnapshotCorrupt,
         }
     }

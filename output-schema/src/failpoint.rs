@@ -11,7 +11,7 @@
 //! | `kill@POINT#N` | … the `N`th time (`N` ≥ 1) |
 //! | `enospc@POINT` | the file-system operation at `POINT` fails with "no space left on device" |
 //! | `enospc@POINT#N` | … from the `N`th time on |
-//! | `FLAG` | a plain flag a component asks for by name (`no-exchange`: act as if the file system had no atomic exchange of two folders; `panic`: the binary panics on start; `panic-in-worker`: a snapshot panics on a worker thread of its pool) |
+//! | `FLAG` | a plain flag a component asks for by name (`no-exchange`: act as if the file system had no atomic exchange of two folders; `panic`: the binary panics on start; `panic-in-worker`: a snapshot panics on a worker thread of its pool; `repeat-symbol`: the writer is handed one `symbols` row twice, as a defective stage would) |
 //!
 //! The points are listed in [`POINTS`]. The variable is read once; when it is not set, each point
 //! costs one load of an initialised `OnceLock`. A release binary keeps them: the variable does

@@ -180,8 +180,9 @@ pub fn writer_properties(table: &TableInfo) -> WriterProperties {
         .build()
 }
 
-/// Sorts rows and encodes them as a Parquet file in memory: the bytes of [`encode_batch`] of
-/// [`crate::table::to_record_batch`], from the cheaper arrays of [`Table::to_write_arrays`].
+/// Sorts rows and encodes them as a Parquet file in memory: the bytes an `ArrowWriter` with
+/// [`writer_properties`] writes for [`crate::table::to_record_batch`], from the cheaper arrays of
+/// [`Table::to_write_arrays`].
 pub fn encode_table<T: Table>(rows: &mut [T]) -> Result<Vec<u8>, FormatError> {
     encode_sorted(SortedRows::sort(rows))
 }
@@ -193,10 +194,14 @@ pub fn encode_sorted<T: Table>(rows: SortedRows<'_, T>) -> Result<Vec<u8>, Forma
 
 /// [`encode_sorted`], taking each row group that `cache` holds from there instead of encoding it,
 /// and telling `cache` every group the file holds: the same bytes whatever the cache held.
+///
+/// Refuses rows that repeat the table's unique key ([`SortedRows::repeated_key`]): every table
+/// file ckb writes comes through here, so none holds two rows of one key.
 pub fn encode_sorted_with<T: Table>(
     rows: SortedRows<'_, T>,
     cache: Option<&dyn GroupCache>,
 ) -> Result<Vec<u8>, FormatError> {
+    rows.repeated_key()?;
     let rows = rows.rows();
     let schema = (T::INFO.schema)();
     let groups = row_groups(rows, group_rows(T::INFO));
@@ -658,6 +663,22 @@ pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
             rows.extend(T::from_batch(&batch?)?);
         }
         Ok(rows)
+    })
+}
+
+/// Reads a table file batch by batch and checks that its rows are in the table's order and
+/// repeat no unique key ([`crate::table::RowOrderCheck`]), holding one batch at a time.
+pub fn check_rows<T: Table>(path: &Path) -> Result<(), FormatError> {
+    crate::contain::decoding(&path.display().to_string(), || {
+        let (file, metadata) = open_guarded(path, DictionaryColumns::All)?;
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
+            .with_batch_size(READ_BATCH_ROWS)
+            .build()?;
+        let mut check = crate::table::RowOrderCheck::<T>::default();
+        for batch in reader {
+            check.next_rows(T::from_batch(&batch?)?)?;
+        }
+        Ok(())
     })
 }
 

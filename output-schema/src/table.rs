@@ -89,10 +89,19 @@ pub struct TableInfo {
     pub stages: &'static [Stage],
     /// Columns rows are sorted by (then by all other columns, in order).
     pub sort_key: &'static [&'static str],
+    /// Columns no two rows share all of (the table's "one row per"); empty for a table whose
+    /// rows may agree on every column that names them (`occurrences`: one site can hold two
+    /// symbols; `imports`: one line the same import twice). Always a leading part of the table's order
+    /// (sort key, then the other columns), so rows that would share it sit side by side: the
+    /// writer refuses such rows ([`SortedRows::repeated_key`]) and `ckb verify` reports them.
+    pub unique_key: &'static [&'static str],
     /// Every column, in order.
     pub columns: &'static [ColumnInfo],
     /// The Arrow schema.
     pub schema: fn() -> SchemaRef,
+    /// Reads a file of the table batch by batch and checks its rows' order and unique key
+    /// ([`RowOrderCheck`]): `ckb verify`'s row check.
+    pub check_rows: fn(&std::path::Path) -> Result<(), FormatError>,
 }
 
 impl TableInfo {
@@ -108,6 +117,9 @@ pub trait Table: Sized + Clone + Send + Sync + 'static {
     const INFO: &'static TableInfo;
     /// Total order: sort key first, then every other column.
     fn compare(&self, other: &Self) -> Ordering;
+    /// Whether the two rows share the table's unique key ([`TableInfo::unique_key`]); never for
+    /// a table without one.
+    fn shares_key(&self, other: &Self) -> bool;
     /// The leading sort column's [`crate::Column::sort_bytes`].
     fn leading_key_bytes(&self) -> Option<&[u8]>;
     /// Encodes rows (already in order) into one array per column.
@@ -242,6 +254,78 @@ impl<'a, T: Table> SortedRows<'a, T> {
     pub fn rows(self) -> &'a [T] {
         self.0
     }
+
+    /// The first row that shares the table's unique key with the row before it, as
+    /// [`FormatError::RepeatedKey`]: in sorted rows two that share it are neighbours.
+    pub fn repeated_key(self) -> Result<(), FormatError> {
+        match self.0.windows(2).position(|w| w[0].shares_key(&w[1])) {
+            None => Ok(()),
+            Some(i) => Err(FormatError::RepeatedKey {
+                table: T::INFO.name,
+                row: i as u64 + 1,
+                key: key_text(&self.0[i]),
+            }),
+        }
+    }
+}
+
+/// Follows a table's rows batch by batch, as a reader meets them, and finds the first that
+/// breaks the table's order ([`Table::compare`]) or repeats its unique key: what `ckb verify`
+/// checks of every table, holding one row besides the batch.
+pub struct RowOrderCheck<T> {
+    last: Option<T>,
+    rows: u64,
+}
+
+impl<T: Table> Default for RowOrderCheck<T> {
+    fn default() -> Self {
+        RowOrderCheck {
+            last: None,
+            rows: 0,
+        }
+    }
+}
+
+impl<T: Table> RowOrderCheck<T> {
+    /// Checks the next rows of the table, in file order.
+    pub fn next_rows(&mut self, rows: Vec<T>) -> Result<(), FormatError> {
+        let mut previous = self.last.as_ref();
+        for (i, row) in rows.iter().enumerate() {
+            let at = self.rows + i as u64;
+            if let Some(before) = previous {
+                if before.compare(row).is_gt() {
+                    return Err(FormatError::OutOfOrder {
+                        table: T::INFO.name,
+                        row: at,
+                    });
+                }
+                if before.shares_key(row) {
+                    return Err(FormatError::RepeatedKey {
+                        table: T::INFO.name,
+                        row: at,
+                        key: key_text(row),
+                    });
+                }
+            }
+            previous = Some(row);
+        }
+        self.rows += rows.len() as u64;
+        if let Some(last) = rows.into_iter().last() {
+            self.last = Some(last);
+        }
+        Ok(())
+    }
+}
+
+/// A row's unique key as `column = value` pairs, for a message.
+fn key_text<T: Table>(row: &T) -> String {
+    let json = row.to_json();
+    T::INFO
+        .unique_key
+        .iter()
+        .map(|c| format!("{c} = {}", json.get(*c).unwrap_or(&serde_json::Value::Null)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Builds one column's array from a table's rows.
@@ -279,7 +363,7 @@ pub fn to_record_batch<T: Table>(rows: &mut [T]) -> RecordBatch {
 macro_rules! table {
     (
         #[doc = $tdoc:literal]
-        pub struct $row:ident in $name:literal, produced by [$($stage:expr),+], sorted by [$lead:ident $(, $key:ident)*] {
+        pub struct $row:ident in $name:literal, produced by [$($stage:expr),+], sorted by [$lead:ident $(, $key:ident)*] $(, unique by [$($unique:ident),+])? {
             $( #[doc = $cdoc:literal] $col:ident : $ty:ty ),+ $(,)?
         }
     ) => {
@@ -296,6 +380,7 @@ macro_rules! table {
                 doc: $tdoc,
                 stages: &[$($stage),+],
                 sort_key: &[stringify!($lead) $(, stringify!($key))*],
+                unique_key: &[$($(stringify!($unique)),+)?],
                 columns: &[
                     $( $crate::ColumnInfo {
                         name: stringify!($col),
@@ -305,6 +390,7 @@ macro_rules! table {
                     }, )+
                 ],
                 schema: $row::schema,
+                check_rows: $crate::parquet_io::check_rows::<$row>,
             };
 
             /// The Arrow schema of the table (cached).
@@ -332,6 +418,14 @@ macro_rules! table {
                 <_ as $crate::Column>::compare(&self.$lead, &other.$lead)
                     $( .then_with(|| <_ as $crate::Column>::compare(&self.$key, &other.$key)) )*
                     $( .then_with(|| <$ty as $crate::Column>::compare(&self.$col, &other.$col)) )+
+            }
+
+            fn shares_key(&self, other: &Self) -> bool {
+                let _ = other; // unused by a table without a unique key
+                let same: &[bool] = &[$($(
+                    <_ as $crate::Column>::compare(&self.$unique, &other.$unique).is_eq()
+                ),+)?];
+                !same.is_empty() && same.iter().all(|&s| s)
             }
 
             fn leading_key_bytes(&self) -> Option<&[u8]> {
@@ -425,6 +519,71 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn rows_that_repeat_the_unique_key_are_refused_and_found_across_batches() {
+        // call_edges has one row per (caller, callee, callee name); these rows repeat some with
+        // other counts.
+        let mut rows = scrambled(2_000);
+        let err = SortedRows::sort(&mut rows).repeated_key().unwrap_err();
+        let FormatError::RepeatedKey { table, row, key } = &err else {
+            panic!("{err}");
+        };
+        let row = *row as usize;
+        assert_eq!(*table, "call_edges");
+        assert!(rows[row - 1].shares_key(&rows[row]));
+        assert!(!rows[..row].windows(2).any(|w| w[0].shares_key(&w[1])));
+        let expected = format!(
+            "caller_id = \"{}\", callee_id = {}, callee_name = \"{}\"",
+            rows[row].caller_id,
+            rows[row]
+                .callee_id
+                .as_ref()
+                .map_or("null".to_string(), |c| format!("\"{c}\"")),
+            rows[row].callee_name
+        );
+        assert_eq!(*key, expected);
+        // Every table file is encoded through the check.
+        let err = crate::parquet_io::encode_table(&mut scrambled(2_000)).unwrap_err();
+        assert!(matches!(err, FormatError::RepeatedKey { .. }), "{err}");
+        assert_eq!(err.code(), crate::ErrorCode::InternalError);
+
+        // Read back batch by batch, split anywhere (between the two rows of the key too), the
+        // reader's check finds the same row.
+        for split in [0, 1, row - 1, row, row + 1, rows.len()] {
+            let mut check = RowOrderCheck::<CallEdgeRow>::default();
+            let found = check
+                .next_rows(rows[..split].to_vec())
+                .and_then(|()| check.next_rows(rows[split..].to_vec()));
+            match found {
+                Err(FormatError::RepeatedKey { row: at, .. }) => assert_eq!(at, row as u64),
+                other => panic!("split at {split}: {other:?}"),
+            }
+        }
+
+        // One row per key passes both; two rows swapped are out of order.
+        let mut unique = rows.clone();
+        unique.dedup_by(|a, b| a.shares_key(b));
+        assert!(unique.len() < rows.len());
+        SortedRows::sort(&mut unique).repeated_key().unwrap();
+        let mut check = RowOrderCheck::<CallEdgeRow>::default();
+        check.next_rows(unique[..7].to_vec()).unwrap();
+        check.next_rows(unique[7..].to_vec()).unwrap();
+        unique.swap(20, 21);
+        let mut check = RowOrderCheck::<CallEdgeRow>::default();
+        check.next_rows(unique[..21].to_vec()).unwrap();
+        let err = check.next_rows(unique[21..].to_vec()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                FormatError::OutOfOrder {
+                    table: "call_edges",
+                    row: 21
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -2,11 +2,13 @@
 //!
 //! Every written table must exist, have the recorded size, hash and row count, and carry exactly
 //! the columns and types this build declares for it; every view must match its hash and decode
-//! into the struct this build declares for it ([`crate::views`]). The report
-//! names each failing file so a user knows what is wrong, not just that something is.
+//! into the struct this build declares for it ([`crate::views`]). At [`Depth::Rows`] (`ckb
+//! verify`) every table's rows are read too: they must be in the table's declared order and
+//! repeat no unique key. The report names each failing file so a user knows what is wrong, not
+//! just that something is.
 //!
-//! The pipeline runs the same check on a previous snapshot before reusing any of its rows
-//! ([`verify_against`]), so it is as cheap as it can be: the files are checked side by side
+//! The pipeline runs the file check ([`Depth::Files`]) on a previous snapshot before reusing any
+//! of its rows ([`verify_against`]), so it is as cheap as it can be: the files are checked side by side
 //! (rayon), and a file is read only after its size, taken without following symlinks, matches
 //! the manifest (a symlink to `/dev/zero` or a huge file costs nothing). ckb never writes a
 //! symlink into a snapshot, so one is a failure, never followed.
@@ -74,16 +76,28 @@ pub fn read_manifest(snapshot: &Path) -> Result<Manifest, FormatError> {
     Manifest::decode(&bytes)
 }
 
+/// How far a check reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Depth {
+    /// Every file against the manifest and the declared schema: sizes, hashes, Parquet footers
+    /// and pages, row counts, columns, views decoded. What the pipeline checks of a previous
+    /// snapshot and `ckb query doctor` of the newest.
+    Files,
+    /// [`Depth::Files`], then every table's rows decoded: in the declared order, no unique key
+    /// twice. What `ckb verify` checks; it costs a read of every row.
+    Rows,
+}
+
 /// Verifies every table and view of a snapshot. Errors only when the manifest itself is unusable;
 /// problems with individual files are reported in the result.
-pub fn verify_snapshot(snapshot: &Path) -> Result<VerifyReport, FormatError> {
+pub fn verify_snapshot(snapshot: &Path, depth: Depth) -> Result<VerifyReport, FormatError> {
     let manifest = read_manifest(snapshot)?;
-    Ok(verify_against(snapshot, &manifest))
+    Ok(verify_against(snapshot, &manifest, depth))
 }
 
 /// Verifies the files of `snapshot` against `manifest` (already read from it): the same checks
 /// as [`verify_snapshot`], one file per rayon task, reported in manifest order.
-pub fn verify_against(snapshot: &Path, manifest: &Manifest) -> VerifyReport {
+pub fn verify_against(snapshot: &Path, manifest: &Manifest, depth: Depth) -> VerifyReport {
     let tables = manifest.tables.iter().map(|e| (e, Kind::Table));
     let views = manifest.views.iter().map(|e| (e, Kind::View));
     let json_tables = manifest.json_tables.iter().map(|e| (e, Kind::Bytes));
@@ -92,14 +106,7 @@ pub fn verify_against(snapshot: &Path, manifest: &Manifest) -> VerifyReport {
         .par_iter()
         .map(|&(entry, kind)| {
             let problem = match kind {
-                Kind::Table => check_table(
-                    snapshot,
-                    &entry.name,
-                    &entry.file,
-                    entry.rows,
-                    entry.bytes,
-                    &entry.hash,
-                ),
+                Kind::Table => check_table(snapshot, entry, depth),
                 Kind::View => check_view(snapshot, entry).err(),
                 Kind::Bytes => check_bytes(snapshot, &entry.file, entry.bytes, &entry.hash).err(),
             };
@@ -174,18 +181,12 @@ fn check_bytes(snapshot: &Path, file: &str, bytes: i64, hash: &str) -> Result<()
     Ok(())
 }
 
-fn check_table(
-    snapshot: &Path,
-    name: &str,
-    file: &str,
-    rows: i64,
-    bytes: i64,
-    hash: &str,
-) -> Option<String> {
+fn check_table(snapshot: &Path, entry: &FileEntry, depth: Depth) -> Option<String> {
+    let (name, file, rows) = (&entry.name, &entry.file, entry.rows);
     let Some(info) = table_info(name) else {
         return Some(format!("unknown table {name}"));
     };
-    if let Err(p) = check_bytes(snapshot, file, bytes, hash) {
+    if let Err(p) = check_bytes(snapshot, file, entry.bytes, &entry.hash) {
         return Some(p);
     }
     let opened = File::open(snapshot.join(file))
@@ -225,5 +226,10 @@ fn check_table(
             Err(_) => return Some(format!("column {} is missing", field.name())),
         }
     }
-    None
+    match depth {
+        Depth::Files => None,
+        Depth::Rows => (info.check_rows)(&snapshot.join(file))
+            .err()
+            .map(|e| e.to_string()),
+    }
 }

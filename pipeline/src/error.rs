@@ -188,6 +188,11 @@ impl PipelineError {
                  (--no-previous)",
                 dir.display()
             ),
+            PipelineError::Format(FormatError::RepeatedKey { .. }) => {
+                "this is a bug in ckb: report it with this message and the command you ran; \
+                 nothing was written, the store is as it was"
+                    .into()
+            }
             PipelineError::Format(_) => {
                 "the previous snapshot or an input file is damaged; rebuild with --force or --no-previous".into()
             }

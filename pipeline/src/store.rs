@@ -419,7 +419,11 @@ pub(crate) fn is_real_dir(dir: &Path) -> bool {
 /// snapshot. The files are hashed side by side; they are the files a reuse reads next, so the
 /// reads that follow find them in the page cache.
 pub fn verify(snapshot: &StoredSnapshot) -> Result<(), String> {
-    let report = output_schema::verify::verify_against(&snapshot.dir, &snapshot.manifest);
+    let report = output_schema::verify::verify_against(
+        &snapshot.dir,
+        &snapshot.manifest,
+        output_schema::verify::Depth::Files,
+    );
     let failed: Vec<String> = report
         .files
         .iter()

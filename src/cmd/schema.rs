@@ -47,7 +47,11 @@ fn table_json(t: &TableInfo) -> Value {
     let columns = t.columns.iter().map(|c| json!({
         "name": c.name, "type": c.type_name.trim_end_matches('?'), "nullable": c.nullable, "doc": c.doc,
     }));
-    let rest = json!({"sortKey": t.sort_key, "columns": columns.collect::<Vec<_>>()});
+    let rest = json!({
+        "sortKey": t.sort_key,
+        "uniqueKey": t.unique_key,
+        "columns": columns.collect::<Vec<_>>(),
+    });
     described(t.name, t.doc, t.file_name(), t.stages, rest)
 }
 
@@ -139,12 +143,17 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
         SchemaFormat::Human => {
             let mut s = format!("ckb snapshot schema version {SCHEMA_VERSION}\n");
             for t in tables {
+                let unique = match t.unique_key {
+                    [] => "none (rows may repeat their key)".to_string(),
+                    key => key.join(", "),
+                };
                 s.push_str(&format!(
-                    "\n{} ({}) — {}\n  sorted by: {}   produced by: {}\n",
+                    "\n{} ({}) — {}\n  sorted by: {}   one row per: {}   produced by: {}\n",
                     t.name,
                     t.file_name(),
                     t.doc,
                     t.sort_key.join(", "),
+                    unique,
                     t.stages
                         .iter()
                         .map(|s| s.name())

@@ -1,9 +1,10 @@
-//! `ckb verify`: check a snapshot's files against its manifest and the declared schema.
+//! `ckb verify`: check a snapshot's files against its manifest and the declared schema, and
+//! every table's rows against its declared order and unique key.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use output_schema::verify::verify_snapshot;
+use output_schema::verify::{verify_snapshot, Depth};
 use output_schema::ErrorCode;
 use queries::envelope::render::Format;
 use queries::QueryError;
@@ -25,7 +26,7 @@ pub fn run(args: Args) -> Result<ExitCode, Failure> {
     let format = Format::json_if(args.json);
     // Held while the files are checked: `ckb store gc` keeps a snapshot being read.
     let _snapshot = queries::Snapshot::open(&args.snapshot).map_err(|e| Failure::new(e, format))?;
-    let report = verify_snapshot(&args.snapshot)
+    let report = verify_snapshot(&args.snapshot, Depth::Rows)
         .map_err(|e| Failure::new(QueryError::from_format("manifest", e), format))?;
     let bad: Vec<String> = report
         .files

@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per redirect from an old stable ID to the ID that replaced it.
-    pub struct AliasRow in "aliases", produced by [Stage::Identity], sorted by [old_id, new_id] {
+    pub struct AliasRow in "aliases", produced by [Stage::Identity], sorted by [old_id, new_id], unique by [old_id, new_id] {
         /// Stable ID that no longer exists.
         old_id: String,
         /// Stable ID it now resolves to.

@@ -3,7 +3,7 @@ use crate::{table, SharedStr, Stage};
 
 table! {
     /// One row per caller → callee pair.
-    pub struct CallEdgeRow in "call_edges", produced by [Stage::Syntax, Stage::Scip, Stage::Identity], sorted by [caller_id, callee_id] {
+    pub struct CallEdgeRow in "call_edges", produced by [Stage::Syntax, Stage::Scip, Stage::Identity], sorted by [caller_id, callee_id], unique by [caller_id, callee_id, callee_name] {
         /// Stable ID of the calling definition.
         caller_id: SharedStr,
         /// Stable ID (or external backend ID) of the callee; null when a by-name call could not be resolved.

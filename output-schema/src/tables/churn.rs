@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per file and time window (30d, 90d, 365d, all = the history window) in which it changed, measured back from HEAD's committer time; merges count only in first-parent mode.
-    pub struct ChurnRow in "churn", produced by [Stage::Git], sorted by [path, window] {
+    pub struct ChurnRow in "churn", produced by [Stage::Git], sorted by [path, window], unique by [path, window] {
         /// Repo-relative path.
         path: String,
         /// Window: 30d, 90d, 365d or all.

@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per pair of files changed together in at least cochangeMinShared commits (path_a < path_b); commits changing more than cochangeMaxFiles files, and merges unless first-parent, are left out.
-    pub struct CochangeRow in "cochange", produced by [Stage::Git], sorted by [path_a, path_b] {
+    pub struct CochangeRow in "cochange", produced by [Stage::Git], sorted by [path_a, path_b], unique by [path_a, path_b] {
         /// First path (lexically smaller).
         path_a: String,
         /// Second path.

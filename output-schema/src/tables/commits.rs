@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per commit in the history window.
-    pub struct CommitRow in "commits", produced by [Stage::Git], sorted by [committer_time, sha] {
+    pub struct CommitRow in "commits", produced by [Stage::Git], sorted by [committer_time, sha], unique by [committer_time, sha] {
         /// Commit ID (hex).
         sha: String,
         /// Parent commit IDs, in order.

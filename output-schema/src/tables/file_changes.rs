@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per file touched by a commit (against its first parent).
-    pub struct FileChangeRow in "file_changes", produced by [Stage::Git], sorted by [sha, path] {
+    pub struct FileChangeRow in "file_changes", produced by [Stage::Git], sorted by [sha, path], unique by [sha, path] {
         /// Commit ID.
         sha: String,
         /// Path after the change.

@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per file kept by the scan (binary, oversized and ignored files are counted in the manifest, not listed).
-    pub struct FileRow in "files", produced by [Stage::Scan], sorted by [path] {
+    pub struct FileRow in "files", produced by [Stage::Scan], sorted by [path], unique by [path] {
         /// Repo-relative path, `/`-separated.
         path: String,
         /// Detected language (`rust`, `python`, `typescript`, `tsx`, `javascript`, `go`, `java`, `c`, `cpp`, …); null when unknown.

@@ -81,6 +81,24 @@ mod tests {
                     t.name
                 );
             }
+            // Rows that share the unique key must be neighbours once sorted: the key is a
+            // leading part of the order (sort key, then the other columns in order).
+            let mut order: Vec<&str> = t.sort_key.to_vec();
+            order.extend(
+                t.columns
+                    .iter()
+                    .map(|c| c.name)
+                    .filter(|c| !t.sort_key.contains(c)),
+            );
+            let mut unique = t.unique_key.to_vec();
+            let mut leading = order[..unique.len().min(order.len())].to_vec();
+            unique.sort_unstable();
+            leading.sort_unstable();
+            assert_eq!(
+                unique, leading,
+                "{}: unique key does not lead the order",
+                t.name
+            );
             assert_eq!((t.schema)().fields().len(), t.columns.len());
             for c in t.columns {
                 assert!(

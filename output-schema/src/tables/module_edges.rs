@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per ordered module pair with a dependency, traceable to imports or references.
-    pub struct ModuleEdgeRow in "module_edges", produced by [Stage::Modules], sorted by [from_module, to_module, kind] {
+    pub struct ModuleEdgeRow in "module_edges", produced by [Stage::Modules], sorted by [from_module, to_module, kind], unique by [from_module, to_module, kind] {
         /// Depending module.
         from_module: String,
         /// Module depended on (a module ID, or `external:<package>` for dependencies outside the repo).

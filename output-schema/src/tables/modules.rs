@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per module (package, crate, workspace member, or directory).
-    pub struct ModuleRow in "modules", produced by [Stage::Modules], sorted by [module_id] {
+    pub struct ModuleRow in "modules", produced by [Stage::Modules], sorted by [module_id], unique by [module_id] {
         /// Module ID: the module root's repo-relative path (`.` for the repository root).
         module_id: String,
         /// Display name (package name from the manifest, else the directory name).

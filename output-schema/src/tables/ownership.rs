@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per file and author over the history window; merges count only in first-parent mode.
-    pub struct OwnershipRow in "ownership", produced by [Stage::Git], sorted by [path, author_id] {
+    pub struct OwnershipRow in "ownership", produced by [Stage::Git], sorted by [path, author_id], unique by [path, author_id] {
         /// Repo-relative path.
         path: String,
         /// Salted author hash.

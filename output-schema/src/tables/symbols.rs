@@ -3,7 +3,7 @@ use crate::{table, SharedStr, Stage};
 
 table! {
     /// One row per symbol defined in the repository and active in this snapshot.
-    pub struct SymbolRow in "symbols", produced by [Stage::Syntax, Stage::Scip, Stage::Identity], sorted by [stable_id] {
+    pub struct SymbolRow in "symbols", produced by [Stage::Syntax, Stage::Scip, Stage::Identity], sorted by [stable_id], unique by [stable_id] {
         /// Stable ID `ckb:<repo>:sym:<fingerprint>`; survives line moves and signature changes.
         stable_id: SharedStr,
         /// Unqualified name.

@@ -3,7 +3,7 @@ use crate::{table, Stage};
 
 table! {
     /// One row per deleted symbol.
-    pub struct TombstoneRow in "tombstones", produced by [Stage::Identity], sorted by [stable_id] {
+    pub struct TombstoneRow in "tombstones", produced by [Stage::Identity], sorted by [stable_id], unique by [stable_id] {
         /// Stable ID of the deleted symbol.
         stable_id: String,
         /// Its name when last seen.
