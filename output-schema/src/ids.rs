@@ -61,6 +61,45 @@ pub fn shared_stable_id(
     SharedStr::from(std::str::from_utf8(&buf[..len]).unwrap_or_default())
 }
 
+/// Starts a stable ID's discriminator.
+const DISCRIMINATOR_START: u8 = b'~';
+/// Separates the parts of a discriminator (a per-file part, then the part that tells files
+/// apart).
+const DISCRIMINATOR_PART: u8 = b'.';
+
+/// `id` with one more discriminator part: `<id>~<part>`, or `<id>.<part>` when `id` has a
+/// discriminator already. `part` must be non-empty ASCII letters and digits.
+pub fn with_discriminator_part(id: &str, part: &str) -> SharedStr {
+    let separator = if id.as_bytes().contains(&DISCRIMINATOR_START) {
+        DISCRIMINATOR_PART
+    } else {
+        DISCRIMINATOR_START
+    };
+    let mut out = String::with_capacity(id.len() + 1 + part.len());
+    out.push_str(id);
+    out.push(char::from(separator));
+    out.push_str(part);
+    SharedStr::from(out)
+}
+
+/// Undoes [`with_discriminator_part`]: the ID without its discriminator's last part, and that
+/// part; `None` when `id` has no discriminator. Reads only the end of the ID (a part never holds
+/// `:`), so it is cheap enough to run on every row.
+pub fn split_last_discriminator_part(id: &str) -> Option<(&str, &str)> {
+    let b = id.as_bytes();
+    let at = b
+        .iter()
+        .rposition(|&c| matches!(c, DISCRIMINATOR_START | DISCRIMINATOR_PART | b':'))?;
+    let belongs = match b[at] {
+        DISCRIMINATOR_START => true,
+        // A dot ends a part only after the discriminator started (repository IDs hold dots too,
+        // but before `:sym:`).
+        DISCRIMINATOR_PART => b[..at].contains(&DISCRIMINATOR_START),
+        _ => false,
+    };
+    (belongs && at + 1 < b.len()).then(|| (&id[..at], &id[at + 1..]))
+}
+
 /// A parsed stable ID.
 #[derive(Debug, PartialEq, Eq)]
 pub struct StableId<'a> {
@@ -150,6 +189,30 @@ mod tests {
         assert!(parse_stable_id("ckb:ckb:sym:xyz").is_none());
         assert!(parse_stable_id("scip-rust cargo foo 1.0 bar().").is_none());
         assert!(parse_stable_id("ckb:bad repo:sym:0123456789abcdef0123").is_none());
+    }
+
+    #[test]
+    fn discriminator_parts_are_added_and_taken_off_from_the_end() {
+        let plain = stable_id("my.repo", "0123456789abcdef0123");
+        let one = with_discriminator_part(&plain, "a2");
+        assert_eq!(one.as_str(), format!("{plain}~a2"));
+        let two = with_discriminator_part(&one, "fdeadbeef");
+        assert_eq!(two.as_str(), format!("{plain}~a2.fdeadbeef"));
+        for id in [&one, &two] {
+            assert!(parse_stable_id(id).is_some(), "{id}");
+        }
+        assert_eq!(
+            split_last_discriminator_part(&two),
+            Some((one.as_str(), "fdeadbeef"))
+        );
+        assert_eq!(
+            split_last_discriminator_part(&one),
+            Some((plain.as_str(), "a2"))
+        );
+        // No discriminator: a dot of the repository ID is not one.
+        assert_eq!(split_last_discriminator_part(&plain), None);
+        assert_eq!(split_last_discriminator_part("ckb:a.r2"), None);
+        assert_eq!(split_last_discriminator_part(&format!("{plain}~")), None);
     }
 
     #[test]

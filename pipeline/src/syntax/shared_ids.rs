@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use output_schema::ids;
 use output_schema::tables::{OccurrenceRow, SymbolRow};
 use output_schema::SharedStr;
 use rayon::prelude::*;
@@ -74,7 +75,7 @@ pub(crate) fn separate(symbols: &mut [SymbolRow]) -> Separated {
             }
             let files = separated.0.entry(group[0].stable_id.clone()).or_default();
             for (s, suffix) in group.iter_mut().zip(&suffixes).skip(1) {
-                let new = with_suffix(&s.stable_id, suffix);
+                let new = ids::with_discriminator_part(&s.stable_id, suffix);
                 s.stable_id = new.clone();
                 files.push((s.path.clone(), new));
             }
@@ -111,36 +112,19 @@ fn file_suffix(path: &str) -> String {
     format!("f{hex}")
 }
 
-/// `id` with `suffix` added to its discriminator.
-fn with_suffix(id: &str, suffix: &str) -> SharedStr {
-    let separator = if id.contains('~') { '.' } else { '~' };
-    SharedStr::from(format!("{id}{separator}{suffix}"))
-}
-
 /// The ID a file gave a definition, when `id` is one [`separate`] changed: without its suffix
 /// (`f` and 8 hex digits, or `r` and a rank). Per-file discriminators (`a<arity>`, `s<hex>`,
 /// `n<ordinal>`) and SCIP's never take those forms. Looks only at the end of the ID: it runs on
 /// every reused row.
 pub(crate) fn per_file_id(id: &str) -> Option<SharedStr> {
-    let b = id.as_bytes();
+    let (own, part) = ids::split_last_discriminator_part(id)?;
     let hex_digit = |c: u8| matches!(c, b'0'..=b'9' | b'a'..=b'f');
-    let suffix_len = if b.len() > 10
-        && matches!(b[b.len() - 10], b'~' | b'.')
-        && b[b.len() - 9] == b'f'
-        && b[b.len() - 8..].iter().all(|&c| hex_digit(c))
-    {
-        9
-    } else {
-        let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
-        let at = b.len().checked_sub(digits + 2)?;
-        if digits == 0 || b[at + 1] != b'r' || !matches!(b[at], b'~' | b'.') {
-            return None;
-        }
-        digits + 1
+    let ours = match part.as_bytes() {
+        [b'f', hex @ ..] => hex.len() == 8 && hex.iter().all(|&c| hex_digit(c)),
+        [b'r', rank @ ..] => !rank.is_empty() && rank.iter().all(u8::is_ascii_digit),
+        _ => false,
     };
-    let cut = b.len() - suffix_len - 1;
-    // The separator must belong to the discriminator: `~` itself, or a `.` after one.
-    (b[cut] == b'~' || id[..cut].contains('~')).then(|| SharedStr::from(&id[..cut]))
+    ours.then(|| SharedStr::from(own))
 }
 
 /// [`per_file_id`] over rows reused from a previous snapshot: their definitions' IDs and the
