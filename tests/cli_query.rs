@@ -217,21 +217,15 @@ fn schema_prints_every_table() {
         v["tables"].as_array().unwrap().len(),
         output_schema::ALL_TABLES.len()
     );
-    let v = json(&ckb_ok(
-        dir.path(),
-        &["schema", "occurrences", "--format", "json"],
-    ));
+    let table = |name: &str| json(&ckb_ok(dir.path(), &["schema", name, "--format", "json"]));
+    let occurrences = table("occurrences")["tables"][0].clone();
     assert_eq!(
-        v["tables"][0]["sortKey"],
+        occurrences["sortKey"],
         serde_json::json!(["path", "line", "col"])
     );
-    assert_eq!(v["tables"][0]["uniqueKey"], serde_json::json!([]));
-    let v = json(&ckb_ok(
-        dir.path(),
-        &["schema", "call_edges", "--format", "json"],
-    ));
+    assert_eq!(occurrences["uniqueKey"], serde_json::json!([]));
     assert_eq!(
-        v["tables"][0]["uniqueKey"],
+        table("call_edges")["tables"][0]["uniqueKey"],
         serde_json::json!(["caller_id", "callee_id", "callee_name"])
     );
     let human = ckb_ok(dir.path(), &["schema", "files"]);

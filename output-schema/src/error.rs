@@ -233,15 +233,26 @@ pub enum FormatError {
 }
 
 impl FormatError {
-    /// The stable code for this error.
+    /// The stable code for this error. Every variant is named, so a new one has to choose.
     pub fn code(&self) -> ErrorCode {
+        use FormatError::*;
         match self {
-            FormatError::SchemaUnsupported { .. } => ErrorCode::SchemaUnsupported,
-            FormatError::Io { .. } => ErrorCode::IoError,
+            SchemaUnsupported { .. } => ErrorCode::SchemaUnsupported,
+            Io { .. } => ErrorCode::IoError,
             // Only the writer raises it as an error (`ckb verify` reports it as a problem of the
             // file): the stages made two rows of one key.
-            FormatError::RepeatedKey { .. } => ErrorCode::InternalError,
-            _ => ErrorCode::SnapshotCorrupt,
+            RepeatedKey { .. } => ErrorCode::InternalError,
+            MissingColumn { .. }
+            | ColumnType { .. }
+            | UnexpectedNull { .. }
+            | InvalidValue { .. }
+            | ShortColumn { .. }
+            | Parquet(_)
+            | Damaged { .. }
+            | Arrow(_)
+            | Json(_)
+            | DecompressedTooLarge { .. }
+            | OutOfOrder { .. } => ErrorCode::SnapshotCorrupt,
         }
     }
 }
