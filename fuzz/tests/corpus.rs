@@ -76,8 +76,9 @@ fn scip_seeds_reach_the_mapping() {
 }
 
 /// The table seeds are files ckb wrote: every reader's checks (footer, chunks, page headers,
-/// page sizes, rows) must let them through and every row the footer declares decode, or the
-/// checks refuse ckb's own output. (Some seeds are tables the fixture leaves empty.)
+/// page sizes, rows, and `ckb verify`'s order and unique key) must let them through and every
+/// row the footer declares decode, or the checks refuse ckb's own output. (Some seeds are tables
+/// the fixture leaves empty.)
 #[test]
 fn table_seeds_pass_the_checks_and_decode() {
     let scratch = tempfile::tempdir().expect("scratch folder");
