@@ -4,7 +4,7 @@
 //! strings (written by any indexer version), a previous snapshot's manifest and Parquet tables
 //! (pulled from an artifact store), `.ckb/config.json` (part of the repository, so of any pull
 //! request), a repository's source files, build manifests and import strings (the same) and a
-//! whole snapshot of one before and after a change, the scan cache and the syntax, SCIP document
+//! whole snapshot of one before and after a change (with a SCIP index of it, too), the scan cache and the syntax, SCIP document
 //! and table caches. Each function must
 //! return normally for every input: a panic, an abort, an out-of-memory or a hang is a finding.
 //! Where a reader accepts the input, the function also checks what acceptance promises (a
@@ -26,6 +26,7 @@ use output_schema::Table;
 
 mod modules;
 mod repo;
+mod scip_snapshot;
 mod snapshot;
 #[cfg(feature = "sql")]
 pub mod sql_guard;
@@ -33,6 +34,7 @@ mod syntax;
 
 pub use modules::{modules, modules_run, modules_seeds, ModulesRun};
 pub use repo::{decode_repo, encode_repo};
+pub use scip_snapshot::{scip_snapshot, scip_snapshot_run, scip_snapshot_seeds, ScipSnapshotRun};
 pub use snapshot::{snapshot, snapshot_run, snapshot_seeds, SnapshotRun};
 pub use syntax::{syntax, syntax_run, syntax_seeds, SyntaxRun};
 
@@ -419,10 +421,7 @@ pub fn table_rows(data: &[u8]) -> Result<usize, String> {
     let path = scratch_file("table.parquet", file);
     fn decode<T: Table>(path: &Path) -> Result<usize, String> {
         let read = read_table::<T>(path);
-        let rows = read
-            .as_ref()
-            .map(Vec::len)
-            .map_err(|e| e.to_string());
+        let rows = read.as_ref().map(Vec::len).map_err(|e| e.to_string());
         let parallel = output_schema::parquet_io::read_table_parallel::<T>(path);
         assert_eq!(
             rows.as_ref().ok(),
@@ -441,7 +440,10 @@ pub fn table_rows(data: &[u8]) -> Result<usize, String> {
                     .all(|w| w[0].compare(&w[1]).is_le() && !w[0].shares_key(&w[1]));
                 assert_eq!(checked.is_ok(), sound, "the row check says {checked:?}");
             }
-            Err(e) => assert!(checked.is_err(), "read_table failed ({e}), the row check passed"),
+            Err(e) => assert!(
+                checked.is_err(),
+                "read_table failed ({e}), the row check passed"
+            ),
         }
         checked.map_err(|e| e.to_string())?;
         rows
@@ -552,6 +554,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("modules", modules),
     ("scan_cache", scan_cache),
     ("scip_index", scip_index),
+    ("scip_snapshot", scip_snapshot),
     ("scip_symbol", scip_symbol),
     ("snapshot", snapshot),
     ("syntax", syntax),

@@ -20,14 +20,20 @@ const MAX_FILES: usize = 32;
 /// (emptied first) and scans it; `None` when the scan fails.
 pub fn materialize(data: &[u8], name: &str) -> Option<(PathBuf, Vec<FileRow>)> {
     let root = write_repo(data, name);
+    let files = scan(&root)?;
+    Some((root, files))
+}
+
+/// The files the scan keeps of the folder at `root`, in path order; `None` when the scan fails.
+pub fn scan(root: &Path) -> Option<Vec<FileRow>> {
     let scan_config = pipeline::scan::ScanConfig {
         max_file_bytes: 1 << 20,
         ignore_globs: Vec::new(),
         excluded_folders: Vec::new(),
         cache_file: None,
     };
-    let scan = pipeline::scan::scan(&root, &scan_config, &NoProgress).ok()?;
-    Some((root, scan.files))
+    let scan = pipeline::scan::scan(root, &scan_config, &NoProgress).ok()?;
+    Some(scan.files)
 }
 
 /// Writes the repository `data` describes to the folder `name` of this thread's scratch folder

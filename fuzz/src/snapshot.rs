@@ -12,7 +12,8 @@
 
 use std::path::{Path, PathBuf};
 
-use output_schema::manifest::FileEntry;
+use output_schema::manifest::{FileEntry, Manifest};
+use output_schema::ErrorCode;
 use pipeline::{NoProgress, PreviousChoice, SnapshotOptions};
 
 use crate::repo::{self, encode_repo};
@@ -45,16 +46,48 @@ pub fn snapshot_run(data: &[u8]) -> SnapshotRun {
     for store in [&warm_store, &cold_store] {
         let _ = std::fs::remove_dir_all(store);
     }
-    let Ok(first) = take(&root, &warm_store, PreviousChoice::Disabled) else {
+    let Ok(first) = take(&root, &warm_store, PreviousChoice::Disabled, None) else {
         return SnapshotRun::default();
     };
     verified(&first);
     repo::change_repo(&root, change);
-    let warm = take(&root, &warm_store, PreviousChoice::Explicit(first.clone()));
-    let cold = take(&root, &cold_store, PreviousChoice::Disabled);
+    let Some((warm_m, _)) = warm_and_cold(&root, &first, (&warm_store, &cold_store), None) else {
+        return SnapshotRun::default();
+    };
+    let count = |key: &str| {
+        warm_m
+            .stages
+            .get("syntax")
+            .and_then(|s| s.counts.get(key).copied())
+            .unwrap_or(0)
+    };
+    SnapshotRun {
+        written: true,
+        tables: warm_m.tables.len(),
+        reused_files: count("files.reused") + count("files.from-cache"),
+    }
+}
+
+/// Snapshots the changed repository at `root` twice, into `warm_store` building on `first`
+/// (and the caches beside it) and cold into `cold_store`, with the SCIP index at `scip` when
+/// there is one: both fail, or both are written, verify, and hold the same tables (but
+/// `aliases` and `tombstones`) and views. Returns their manifests (warm, cold).
+pub(crate) fn warm_and_cold(
+    root: &Path,
+    first: &Path,
+    (warm_store, cold_store): (&Path, &Path),
+    scip: Option<&Path>,
+) -> Option<(Manifest, Manifest)> {
+    let warm = take(
+        root,
+        warm_store,
+        PreviousChoice::Explicit(first.to_path_buf()),
+        scip,
+    );
+    let cold = take(root, cold_store, PreviousChoice::Disabled, scip);
     let (warm, cold) = match (warm, cold) {
         (Ok(warm), Ok(cold)) => (warm, cold),
-        (Err(_), Err(_)) => return SnapshotRun::default(),
+        (Err(_), Err(_)) => return None,
         (warm, cold) => panic!("one run failed, the other did not: warm {warm:?}, cold {cold:?}"),
     };
     let (warm_m, cold_m) = (verified(&warm), verified(&cold));
@@ -77,45 +110,45 @@ pub fn snapshot_run(data: &[u8]) -> SnapshotRun {
         files(&cold_m.views),
         "a view differs between the warm and the cold snapshot"
     );
-    let count = |key: &str| {
-        warm_m
-            .stages
-            .get("syntax")
-            .and_then(|s| s.counts.get(key).copied())
-            .unwrap_or(0)
-    };
-    SnapshotRun {
-        written: true,
-        tables: warm_m.tables.len(),
-        reused_files: count("files.reused") + count("files.from-cache"),
-    }
+    Some((warm_m, cold_m))
 }
 
 /// The repository and its change: the input's parts before and after its first empty record.
-fn split_change(data: &[u8]) -> (&[u8], &[u8]) {
+pub(crate) fn split_change(data: &[u8]) -> (&[u8], &[u8]) {
     match data.windows(2).position(|w| w == [0, 0]) {
         Some(at) => (&data[..at], &data[at + 2..]),
         None => (data, &[]),
     }
 }
 
-/// One snapshot of `root` into `store`; the snapshot's folder, or the run's error.
-fn take(root: &Path, store: &Path, previous: PreviousChoice) -> Result<PathBuf, String> {
+/// One snapshot of `root` into `store`, with the SCIP index at `scip` or none; the snapshot's
+/// folder, or the run's error. An error that says ckb has a bug (`INTERNAL_ERROR`: a table that
+/// would repeat its unique key, for one) is a finding.
+pub(crate) fn take(
+    root: &Path,
+    store: &Path,
+    previous: PreviousChoice,
+    scip: Option<&Path>,
+) -> Result<PathBuf, String> {
     let options = SnapshotOptions {
         root: root.to_path_buf(),
         out: Some(store.to_path_buf()),
         repo_id: Some("fuzz".into()),
         previous,
-        no_scip: true,
+        scip: scip.map(Path::to_path_buf).into_iter().collect(),
+        no_scip: scip.is_none(),
         ..SnapshotOptions::default()
     };
-    pipeline::snapshot(&options, &NoProgress)
-        .map(|outcome| outcome.snapshot().dir.clone())
-        .map_err(|e| e.to_string())
+    match pipeline::snapshot(&options, &NoProgress) {
+        Ok(outcome) => Ok(outcome.snapshot().dir.clone()),
+        Err(e) if e.code() == ErrorCode::InternalError => panic!("a bug in ckb: {e}"),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
-/// Every file of the snapshot at `dir` matches its manifest; returns the manifest.
-fn verified(dir: &Path) -> output_schema::manifest::Manifest {
+/// Every file of the snapshot at `dir` matches its manifest, and every table's rows keep its
+/// order and unique key; returns the manifest.
+pub(crate) fn verified(dir: &Path) -> Manifest {
     let manifest = output_schema::verify::read_manifest(dir).expect("a written manifest reads");
     let report =
         output_schema::verify::verify_against(dir, &manifest, output_schema::verify::Depth::Rows);

@@ -205,3 +205,19 @@ fn the_snapshot_seeds_are_current_and_reach_the_reuse() {
         assert!(run.reused_files > 0, "{name}: {run:?}");
     }
 }
+
+/// The SCIP snapshot seeds are small repositories with a change and an index recipe, written by
+/// `ckb_fuzz::scip_snapshot_seeds` (`CKB_UPDATE_GOLDEN=1` rewrites them): the first snapshot
+/// reads the index's documents and the merge matches definitions with tree-sitter's, and the warm
+/// run of the change takes documents from the SCIP cache, so the fuzzer starts at the merge and
+/// the reuse.
+#[test]
+fn the_scip_snapshot_seeds_are_current_and_reach_the_merge_and_the_reuse() {
+    for (name, seed) in ckb_fuzz::scip_snapshot_seeds() {
+        assert_seed_is_current("scip_snapshot", name, &seed);
+        let run = ckb_fuzz::scip_snapshot_run(&seed);
+        assert!(run.documents > 1, "{name}: {run:?}");
+        assert!(run.matched > 2, "{name}: {run:?}");
+        assert!(run.documents_reused > 0, "{name}: {run:?}");
+    }
+}
