@@ -331,6 +331,7 @@ fn a_stage_that_makes_one_key_twice_is_an_internal_error_and_leaves_the_store_as
         "repeats the key",
         "stable_id = \"ckb:fx:sym:",
         "bug in ckb",
+        "--no-previous",
         "nothing was written",
     ];
     let new = fx.args(fx.repo.path(), store, false);
