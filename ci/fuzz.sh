@@ -23,6 +23,11 @@
 # across runs.
 # A crash (panic, abort, leak of the 2 GiB RSS limit, a 10 s hang) fails the script and names the
 # input: copy it to fuzz/regressions/<target>/ so `cargo test` replays it, then fix the code.
+# libFuzzer replays the whole corpus before the time box can end a run; each run says how long
+# its replay took, and a replay longer than half the box minimises the corpus after the run
+# (-merge=1) once it has grown by half since it was last minimised, so that a growing local
+# corpus does not keep a time-boxed run from fuzzing. A fresh clone's corpus is the committed
+# seeds, replayed in a moment.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 dir=${CKB_FUZZ_DIR:-$HOME/.cache/ckb-fuzz}
@@ -92,6 +97,21 @@ for t in $run; do
       -reload=60 "${libfuzzer[@]}" -artifact_prefix="$dir/crashes/$t/" >"$log" 2>&1 &
     pids+=($!)
   done
+  # libFuzzer replays the whole corpus before it fuzzes and cannot stop during the replay, so a
+  # large local corpus can outrun the time box: note when each fuzzer finished its replay
+  # (its log's INITED line) to say so.
+  declare -A replayed=()
+  while :; do
+    alive=0
+    for j in "${!pids[@]}"; do
+      if [ -z "${replayed[$j]:-}" ] && grep -qE '[[:space:]]INITED[[:space:]]' "${logs[$j]}" 2>/dev/null; then
+        replayed[$j]=$(( $(date +%s) - t0 ))
+      fi
+      kill -0 "${pids[$j]}" 2>/dev/null && alive=1
+    done
+    [ $alive = 1 ] || break
+    sleep 1
+  done
   for j in "${!pids[@]}"; do
     log=${logs[$j]}
     set +e
@@ -110,8 +130,29 @@ for t in $run; do
       echo "fuzz: the input is in $dir/crashes/$t/: copy it to fuzz/regressions/$t/ and fix the code" >&2
       status=1
     else
-      echo "fuzz: $t ran $took s: $execs executions, corpus $(ls "$dir/corpus/$t" | wc -l) inputs"
+      echo "fuzz: $t ran $took s (replaying its corpus took the first ${replayed[$j]:-?} s): $execs executions, corpus $(ls "$dir/corpus/$t" | wc -l) inputs"
     fi
   done
+  # A replay longer than half the box leaves the box to the replay: minimise the corpus
+  # (libFuzzer's -merge=1 keeps the inputs that add coverage) so that the next run fuzzes more,
+  # unless it has not grown by half since it was last minimised (a slow target's minimal corpus
+  # can itself take longer than the box to replay; minimising it again would only cost a replay).
+  before=$(ls "$dir/corpus/$t" | wc -l)
+  last=$(cat "$dir/$t.minimised" 2>/dev/null || echo 0)
+  if [ $status = 0 ] && [ "$jobs" = 1 ] && [ "${replayed[0]:-0}" -gt $(( seconds / 2 )) ] &&
+    [ "$before" -gt $(( last * 3 / 2 )) ]; then
+    m0=$(date +%s) merged="$dir/corpus/$t.merging"
+    rm -rf "$merged" && mkdir -p "$merged"
+    if "$CARGO_TARGET_DIR/$host/release/$t" -merge=1 -timeout=10 -rss_limit_mb=2048 \
+      "${libfuzzer[@]}" "$merged" "$dir/corpus/$t" >"$dir/$t.merge.log" 2>&1; then
+      rm -rf "$dir/corpus/$t" && mv "$merged" "$dir/corpus/$t"
+      ls "$dir/corpus/$t" | wc -l >"$dir/$t.minimised"
+      echo "fuzz: $t's replay took ${replayed[0]} of its $seconds s: minimised its corpus from $before to $(cat "$dir/$t.minimised") inputs in $(( $(date +%s) - m0 )) s"
+    else
+      rm -rf "$merged"
+      echo "fuzz: minimising $t's corpus failed (see $dir/$t.merge.log); it is kept as it was" >&2
+    fi
+  fi
+  unset replayed
 done
 exit $status
