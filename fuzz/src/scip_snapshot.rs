@@ -117,18 +117,19 @@ impl Recipe<'_> {
     }
 }
 
-/// The tools whose symbol schemes an index may use: (tool, scheme and package of its symbols,
-/// language of its documents).
-const TOOLS: &[(&str, &str, &str)] = &[
-    ("rust-analyzer", "rust-analyzer cargo fx 1.0.0", "rust"),
+/// The tools whose symbol schemes an index may use: (tool, scheme and package manager of its
+/// symbols, the repository's own package and version, language of its documents).
+const TOOLS: &[(&str, &str, &str, &str)] = &[
+    ("rust-analyzer", "rust-analyzer cargo", "fx 1.0.0", "rust"),
     (
         "scip-typescript",
-        "scip-typescript npm fx 1.0.0",
+        "scip-typescript npm",
+        "fx 1.0.0",
         "typescript",
     ),
-    ("scip-python", "scip-python python fx 0.1", "python"),
-    ("scip-go", "scip-go gomod example.com/fx v1", "go"),
-    ("scip-java", "semanticdb maven com.fx 1.0", "java"),
+    ("scip-python", "scip-python python", "fx 0.1", "python"),
+    ("scip-go", "scip-go gomod", "example.com/fx v1", "go"),
+    ("scip-java", "semanticdb maven", "com.fx 1.0", "java"),
 ];
 
 /// Paths a document may name that are not files of the scan.
@@ -137,7 +138,8 @@ const ELSEWHERE: &[&str] = &["gone.rs", "../outside.py", "/etc/passwd", "", "a//
 /// The index a recipe describes for `files` (the scan of the repository at `root`).
 pub fn index_for(root: &Path, files: &[FileRow], recipe: &[u8]) -> Index {
     let mut r = Recipe(recipe.iter());
-    let &(tool, scheme, language) = r.pick(TOOLS);
+    let &(tool, manager, package, language) = r.pick(TOOLS);
+    let scheme = format!("{manager} {package}");
     let names = identifiers(root, files);
     let mut symbol = |r: &mut Recipe<'_>| -> String {
         let name = r.pick(&names).clone();
@@ -150,10 +152,7 @@ pub fn index_for(root: &Path, files: &[FileRow], recipe: &[u8]) -> Index {
             4 => format!("{scheme} {other}/{name}()."),
             5 => format!("local {}", r.below(4)),
             6 => format!("{scheme} {name}!"),
-            _ => format!(
-                "{} other 2.0 {name}().",
-                &scheme[..scheme.find(' ').unwrap_or(0)]
-            ),
+            _ => format!("{manager} other 2.0 {name}()."),
         }
     };
 
