@@ -34,7 +34,7 @@ mod syntax;
 
 pub use modules::{modules, modules_run, modules_seeds, ModulesRun};
 pub use repo::{decode_repo, encode_repo};
-pub use scip_snapshot::{scip_snapshot, scip_snapshot_run, scip_snapshot_seeds, ScipSnapshotRun};
+pub use scip_snapshot::{scip_snapshot, scip_snapshot_run, scip_snapshot_seeds};
 pub use snapshot::{snapshot, snapshot_run, snapshot_seeds, SnapshotRun};
 pub use syntax::{syntax, syntax_run, syntax_seeds, SyntaxRun};
 

@@ -25,18 +25,7 @@ use scip::types::{
 };
 
 use crate::repo::{self, encode_repo};
-use crate::snapshot::{split_change, take, verified, warm_and_cold};
-
-/// What one input came to, for the corpus test (a seed must reach the merge and the reuse).
-#[derive(Debug, Default, PartialEq)]
-pub struct ScipSnapshotRun {
-    /// Documents the first snapshot's SCIP stage read.
-    pub documents: i64,
-    /// Definitions the merge matched with tree-sitter's in the first snapshot.
-    pub matched: i64,
-    /// Documents the warm snapshot of the change took from the SCIP document cache.
-    pub documents_reused: i64,
-}
+use crate::snapshot::{split_change, take, verified, warm_and_cold, SnapshotRun};
 
 /// Runs the three snapshots; never panics for any input.
 pub fn scip_snapshot(data: &[u8]) {
@@ -44,7 +33,7 @@ pub fn scip_snapshot(data: &[u8]) {
 }
 
 /// [`scip_snapshot`], returning what it came to.
-pub fn scip_snapshot_run(data: &[u8]) -> ScipSnapshotRun {
+pub fn scip_snapshot_run(data: &[u8]) -> SnapshotRun {
     let (before, rest) = split_change(data);
     let (change, recipe) = split_change(rest);
     let root = repo::write_repo(before, "scip-snapshot-repo");
@@ -59,26 +48,16 @@ pub fn scip_snapshot_run(data: &[u8]) -> ScipSnapshotRun {
     }
     write_index(&root, recipe, &index);
     let Ok(first) = take(&root, &warm_store, PreviousChoice::Disabled, Some(&index)) else {
-        return ScipSnapshotRun::default();
+        return SnapshotRun::default();
     };
     let first_m = verified(&first);
     repo::change_repo(&root, change);
     write_index(&root, recipe, &index);
     let stores = (warm_store.as_path(), cold_store.as_path());
     let Some((warm_m, _)) = warm_and_cold(&root, &first, stores, Some(&index)) else {
-        return ScipSnapshotRun::default();
+        return SnapshotRun::default();
     };
-    let count = |m: &output_schema::manifest::Manifest, key: &str| {
-        m.stages
-            .get("scip")
-            .and_then(|s| s.counts.get(key).copied())
-            .unwrap_or(0)
-    };
-    ScipSnapshotRun {
-        documents: count(&first_m, "documents"),
-        matched: count(&first_m, "merge.matched"),
-        documents_reused: count(&warm_m, "documents.reused"),
-    }
+    SnapshotRun::of(Some(&first_m), &warm_m)
 }
 
 /// Writes the index the recipe describes for the repository at `root` as it is now.
@@ -156,21 +135,28 @@ pub fn index_for(root: &Path, files: &[FileRow], recipe: &[u8]) -> Index {
         }
     };
 
-    let mut index = Index::new();
-    let mut metadata = Metadata::new();
-    let mut info = ToolInfo::new();
-    info.name = tool.into();
-    info.version = "1.0".into();
-    metadata.tool_info = Some(info).into();
-    metadata.project_root = match r.below(8) {
-        7 => "file:///elsewhere".into(),
-        _ => format!(
-            "file://{}",
-            root.canonicalize().unwrap_or(root.into()).display()
-        ),
+    let tool_info = ToolInfo {
+        name: tool.into(),
+        version: "1.0".into(),
+        ..ToolInfo::default()
     };
-    metadata.text_document_encoding = EnumOrUnknown::from_i32(r.int(3));
-    index.metadata = Some(metadata).into();
+    // Fields are read from the recipe in the order written.
+    let metadata = Metadata {
+        tool_info: Some(tool_info).into(),
+        project_root: match r.below(8) {
+            7 => "file:///elsewhere".into(),
+            _ => format!(
+                "file://{}",
+                root.canonicalize().unwrap_or(root.into()).display()
+            ),
+        },
+        text_document_encoding: EnumOrUnknown::from_i32(r.int(3)),
+        ..Metadata::default()
+    };
+    let mut index = Index {
+        metadata: Some(metadata).into(),
+        ..Index::default()
+    };
 
     for _ in 0..r.below(6) {
         let mut doc = Document::new();

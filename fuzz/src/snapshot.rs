@@ -21,15 +21,42 @@ use crate::repo::{self, encode_repo};
 /// The tables that compare a snapshot with its previous one.
 const IDENTITY_HISTORY: &[&str] = &["aliases", "tombstones"];
 
-/// What one input came to, for the corpus test (a seed must reach the reuse).
+/// What one input of `snapshot` or `scip_snapshot` came to, for the corpus test (a seed must
+/// reach the reuse, and with SCIP the merge).
 #[derive(Debug, Default, PartialEq)]
 pub struct SnapshotRun {
-    /// Whether the first snapshot was written (a repository's config may refuse a run).
+    /// Whether the snapshots were written (a repository's config may refuse a run).
     pub written: bool,
     /// Tables the changed repository's snapshots hold.
     pub tables: usize,
     /// Files whose rows the warm run took from the first snapshot or the caches beside it.
     pub reused_files: i64,
+    /// Documents the first snapshot's SCIP stage read.
+    pub scip_documents: i64,
+    /// Definitions the first snapshot's merge matched with tree-sitter's.
+    pub scip_matched: i64,
+    /// Documents the warm run took from the SCIP document cache.
+    pub scip_documents_reused: i64,
+}
+
+impl SnapshotRun {
+    /// What the first snapshot's manifest (when it is at hand) and the warm one's say.
+    pub(crate) fn of(first: Option<&Manifest>, warm: &Manifest) -> SnapshotRun {
+        let count = |m: Option<&Manifest>, stage: &str, key: &str| {
+            m.and_then(|m| m.stages.get(stage))
+                .and_then(|s| s.counts.get(key).copied())
+                .unwrap_or(0)
+        };
+        SnapshotRun {
+            written: true,
+            tables: warm.tables.len(),
+            reused_files: count(Some(warm), "syntax", "files.reused")
+                + count(Some(warm), "syntax", "files.from-cache"),
+            scip_documents: count(first, "scip", "documents"),
+            scip_matched: count(first, "scip", "merge.matched"),
+            scip_documents_reused: count(Some(warm), "scip", "documents.reused"),
+        }
+    }
 }
 
 /// Runs the three snapshots; never panics for any input.
@@ -54,18 +81,7 @@ pub fn snapshot_run(data: &[u8]) -> SnapshotRun {
     let Some((warm_m, _)) = warm_and_cold(&root, &first, (&warm_store, &cold_store), None) else {
         return SnapshotRun::default();
     };
-    let count = |key: &str| {
-        warm_m
-            .stages
-            .get("syntax")
-            .and_then(|s| s.counts.get(key).copied())
-            .unwrap_or(0)
-    };
-    SnapshotRun {
-        written: true,
-        tables: warm_m.tables.len(),
-        reused_files: count("files.reused") + count("files.from-cache"),
-    }
+    SnapshotRun::of(None, &warm_m)
 }
 
 /// Snapshots the changed repository at `root` twice, into `warm_store` building on `first`
