@@ -3,10 +3,10 @@
 //! Every reader of untrusted input gets one function here: SCIP index files and SCIP symbol
 //! strings (written by any indexer version), a previous snapshot's manifest and Parquet tables
 //! (pulled from an artifact store), `.ckb/config.json` (part of the repository, so of any pull
-//! request), a repository's source files, build manifests and import strings (the same) and a
-//! whole snapshot of one before and after a change (with a SCIP index of it, too), the scan cache and the syntax, SCIP document
-//! and table caches. Each function must
-//! return normally for every input: a panic, an abort, an out-of-memory or a hang is a finding.
+//! request), a repository's source files, build manifests and import strings (the same), a whole
+//! snapshot of one before and after a change (with a SCIP index of it, too), the scan cache and
+//! the syntax, SCIP document and table caches. Each function must return normally for every
+//! input: a panic, an abort, an out-of-memory or a hang is a finding.
 //! Where a reader accepts the input, the function also checks what acceptance promises (a
 //! decoded manifest encodes and decodes to itself; SCIP rows only name files of the scan; a
 //! cached SCIP document names its own file).

@@ -1,5 +1,5 @@
-//! The small repositories the `modules`, `syntax` and `snapshot` targets take as input, written
-//! to a scratch folder and scanned for real.
+//! The small repositories the `modules`, `syntax`, `snapshot` and `scip_snapshot` targets take as
+//! input, written to a scratch folder and scanned for real.
 //!
 //! An input is records separated by a NUL byte, each a path, a newline and the file's bytes.
 //! Paths are kept only when they are plain relative paths (at most six components of letters,

@@ -15,7 +15,7 @@
 //! merge then matches them with tree-sitter's definitions of the same names.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use output_schema::tables::FileRow;
 use pipeline::PreviousChoice;
@@ -61,7 +61,7 @@ pub fn scip_snapshot_run(data: &[u8]) -> SnapshotRun {
 }
 
 /// Writes the index the recipe describes for the repository at `root` as it is now.
-fn write_index(root: &Path, recipe: &[u8], path: &PathBuf) {
+fn write_index(root: &Path, recipe: &[u8], path: &Path) {
     let files = repo::scan(root).unwrap_or_default();
     let bytes = index_for(root, &files, recipe)
         .write_to_bytes()

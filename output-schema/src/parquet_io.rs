@@ -653,30 +653,34 @@ fn column_reader(
 
 /// Reads every row of a table file.
 pub fn read_table<T: Table>(path: &Path) -> Result<Vec<T>, FormatError> {
-    crate::contain::decoding(&path.display().to_string(), || {
-        let (file, metadata) = open_guarded(path, DictionaryColumns::All)?;
-        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
-            .with_batch_size(READ_BATCH_ROWS)
-            .build()?;
-        let mut rows = Vec::new();
-        for batch in reader {
-            rows.extend(T::from_batch(&batch?)?);
-        }
-        Ok(rows)
-    })
+    let mut rows = Vec::new();
+    for_each_batch::<T>(path, |batch| {
+        rows.extend(batch);
+        Ok(())
+    })?;
+    Ok(rows)
 }
 
 /// Reads a table file batch by batch and checks that its rows are in the table's order and
 /// repeat no unique key ([`crate::table::RowOrderCheck`]), holding one batch at a time.
 pub fn check_rows<T: Table>(path: &Path) -> Result<(), FormatError> {
+    let mut check = crate::table::RowOrderCheck::<T>::default();
+    for_each_batch::<T>(path, |batch| check.next_rows(batch))
+}
+
+/// Decodes a table file's rows a batch at a time, in file order, and hands each batch to
+/// `visit`: the one guarded read [`read_table`] and [`check_rows`] share.
+fn for_each_batch<T: Table>(
+    path: &Path,
+    mut visit: impl FnMut(Vec<T>) -> Result<(), FormatError>,
+) -> Result<(), FormatError> {
     crate::contain::decoding(&path.display().to_string(), || {
         let (file, metadata) = open_guarded(path, DictionaryColumns::All)?;
         let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, metadata)
             .with_batch_size(READ_BATCH_ROWS)
             .build()?;
-        let mut check = crate::table::RowOrderCheck::<T>::default();
         for batch in reader {
-            check.next_rows(T::from_batch(&batch?)?)?;
+            visit(T::from_batch(&batch?)?)?;
         }
         Ok(())
     })
