@@ -146,6 +146,87 @@ fn a_committed_fake_snapshot_of_the_parent_is_not_reused_and_the_run_is_cold() {
     assert_eq!(cold, second);
 }
 
+/// A previous snapshot whose manifest vouches for rows that repeat a table's unique key (a
+/// forgery only a row check sees): the run that reused them is refused by the writer and done
+/// again without them, saying why, and gives the bytes of a cold run; never `INTERNAL_ERROR`.
+/// Two tables whose rows are carried as they are: the history's `file_changes` of an older
+/// commit, and identity's `tombstones`. (A `symbols` row twice is not carried as such: the syntax
+/// stage tells apart definitions that share an ID.)
+#[test]
+fn a_previous_snapshot_whose_rows_repeat_a_key_is_not_reused_and_the_run_is_cold() {
+    use output_schema::parquet_io::read_table;
+    use output_schema::tables::{FileChangeRow, TombstoneRow};
+    use output_schema::Table;
+
+    /// Repeats the first row of `T` in `snap`, the manifest vouching for it.
+    fn first_row_twice<T: Table + Clone>(snap: &Path) -> &'static str {
+        let mut rows: Vec<T> = read_table(&snap.join(T::INFO.file_name())).unwrap();
+        assert!(!rows.is_empty(), "{}: a row to repeat", T::INFO.name);
+        rows.insert(1, rows[0].clone());
+        forge_table(snap, &rows);
+        // The files check still vouches for it, so the next run builds on it.
+        let report =
+            output_schema::verify::verify_snapshot(snap, output_schema::verify::Depth::Files)
+                .unwrap();
+        assert!(report.ok(), "{report:?}");
+        T::INFO.name
+    }
+
+    // file_changes: the one commit's changes, carried by the next run's history.
+    let (repo, _) = two_files(false);
+    let first = snapshot_in_repo(&repo, &[]);
+    let table = first_row_twice::<FileChangeRow>(&first);
+    assert_next_run_is_cold(&repo, table);
+
+    // tombstones: `b` deleted, its tombstone carried by every later run.
+    let (repo, _) = two_files(false);
+    snapshot_in_repo(&repo, &[]);
+    repo.run_git(&["rm", "-q", "b.py"]);
+    repo.commit("b gone");
+    let second = snapshot_in_repo(&repo, &[]);
+    let table = first_row_twice::<TombstoneRow>(&second);
+    assert_next_run_is_cold(&repo, table);
+}
+
+/// Commits a change and snapshots it: the run built on the forged snapshot is refused and done
+/// again cold, with one `previous-rows-refused` warning naming `table`, the bytes of
+/// `--no-previous`, and caches that the next commit builds on again.
+fn assert_next_run_is_cold(repo: &Fixture, table: &str) {
+    repo.write("c.py", "def c():\n    return 3\n");
+    repo.commit("c");
+    let second = snapshot_in_repo(repo, &[]);
+    let m = manifest(&second);
+    assert_eq!(
+        m.previous, None,
+        "{table}: not built on the forged snapshot"
+    );
+    let refused: Vec<_> = (m.stages.values())
+        .flat_map(|s| &s.warnings)
+        .filter(|w| w.code == "previous-rows-refused")
+        .collect();
+    assert_eq!(refused.len(), 1, "{table}: {:?}", m.stages);
+    for needle in [&format!("table {table}"), "repeats the key", "ckb verify"] {
+        assert!(refused[0].message.contains(needle), "{needle}: {refused:?}");
+    }
+    assert!(!refused[0].message.contains("  "), "{refused:?}");
+    assert_eq!(count(&m, "syntax", "files.reused"), 0, "{table}");
+    assert_eq!(count(&m, "git", "commits.reused"), 0, "{table}");
+    let cold = assert_same_as_cold(repo, &second, &format!("{table}: cold bytes"));
+    assert_eq!(cold, second);
+    // What the cold run left is sound: the next commit builds on it again.
+    repo.write("d.py", "def d():\n    return c()\n");
+    repo.commit("d");
+    let next = manifest(&snapshot_in_repo(repo, &[]));
+    assert!(next.previous.is_some(), "{table}");
+    assert!(
+        (next.stages.values())
+            .flat_map(|s| &s.warnings)
+            .all(|w| w.code != "previous-rows-refused"),
+        "{table}: {:?}",
+        next.stages
+    );
+}
+
 #[test]
 fn an_explicit_previous_with_a_tampered_table_is_snapshot_corrupt() {
     let (repo, _) = two_files(false);

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 
 use common::*;
 use output_schema::tables::{FileRow, SymbolRow};
-use output_schema::Table;
 
 /// The fuzz input, without its first byte (which picks the table in the `table_parquet` target).
 fn crash_file(name: &str) -> Vec<u8> {
@@ -88,30 +87,6 @@ fn a_table_that_crashed_the_decoder_is_a_corrupt_snapshot_for_every_reader() {
     repo.commit("three");
     let next = run_snapshot(repo.path(), store.path(), &["--previous", snap_arg]);
     assert_corrupt(&next, "files", "ckb snapshot --previous");
-}
-
-/// Writes `rows` as the snapshot's file of their table, in the order given (which ckb's writer
-/// would never keep), and makes the manifest vouch for the new bytes: a forgery only a row check
-/// can see.
-fn forge_table<T: Table>(snap: &Path, rows: &[T]) {
-    let schema = (T::INFO.schema)();
-    let batch = arrow::array::RecordBatch::try_new(schema.clone(), T::to_arrays(rows)).unwrap();
-    let mut bytes = Vec::new();
-    let props = output_schema::parquet_io::writer_properties(T::INFO);
-    let mut writer = parquet::arrow::ArrowWriter::try_new(&mut bytes, schema, Some(props)).unwrap();
-    writer.write(&batch).unwrap();
-    writer.close().unwrap();
-    std::fs::write(snap.join(T::INFO.file_name()), &bytes).unwrap();
-    let mut m = manifest(snap);
-    let entry = m
-        .tables
-        .iter_mut()
-        .find(|e| e.name == T::INFO.name)
-        .unwrap();
-    entry.bytes = bytes.len() as i64;
-    entry.rows = rows.len() as i64;
-    entry.hash = output_schema::manifest::file_hash(&bytes);
-    std::fs::write(snap.join("manifest.json.zst"), m.encode().unwrap()).unwrap();
 }
 
 #[test]

@@ -18,7 +18,7 @@ mod stages;
 use std::time::Instant;
 
 use output_schema::manifest::{RepoState, Warning};
-use output_schema::Stage;
+use output_schema::{FormatError, Stage};
 
 use crate::cache_pack::{self, CachePack, CacheProblem, PackUpdate};
 use crate::plan::Plan;
@@ -31,8 +31,8 @@ use crate::store::{self, StoredSnapshot};
 use crate::table_cache::{self, TableCache};
 use crate::warning_paths::RelativePaths;
 use crate::{
-    leftovers, privacy, repo_state, scan, scip, syntax, PipelineError, Progress, SnapshotOptions,
-    SnapshotOutcome,
+    leftovers, privacy, repo_state, scan, scip, syntax, PipelineError, PreviousChoice, Progress,
+    SnapshotOptions, SnapshotOutcome,
 };
 use stages::run_stages;
 
@@ -46,8 +46,30 @@ pub(crate) fn run(
     if output_schema::failpoint::flag("panic-in-worker") {
         panic!("failpoint on {:?}", std::thread::current().name());
     }
-    let plan = Plan::resolve(opts)?;
-    let outcome = build(&plan, progress);
+    let mut plan = Plan::resolve(opts)?;
+    let outcome = match build(&plan, progress, None) {
+        Ok(outcome) => Ok(outcome),
+        Err(Unbuilt::Failed(e)) => Err(e),
+        // Rows reused from a previous snapshot or the caches beside the store, both read only
+        // when a previous snapshot is built on, are the one input that can make a key twice
+        // without a bug in ckb: they are reused as they are, and a forged file can carry a
+        // matching manifest or checksum. The run is done again without them, as a cold run (the
+        // same tables as `--no-previous`), and says why. If that run too makes a key twice, the
+        // bug is ckb's: `INTERNAL_ERROR`.
+        Err(Unbuilt::ReusedRowsRefused(refusal)) => {
+            plan.previous = PreviousChoice::Disabled;
+            let warning = Warning {
+                code: "previous-rows-refused".into(),
+                path: None,
+                message: format!(
+                    "{refusal}, with rows reused from the previous snapshot or the caches beside \
+                     the store; not reused, every stage computed from scratch (`ckb verify` on \
+                     the previous snapshot says whether it is the one altered)"
+                ),
+            };
+            build(&plan, progress, Some(warning)).map_err(Unbuilt::into_error)
+        }
+    };
     // Once the run has its snapshot (written or found), what writers that died left in the
     // repository's folder goes, each state once its lock shows the writer gone: a store CI writes
     // for years does not collect it. Advisory: a leftover that cannot be removed now is removed
@@ -58,8 +80,38 @@ pub(crate) fn run(
     outcome
 }
 
+/// Why [`build`] published nothing.
+enum Unbuilt {
+    /// The run failed: its error is the run's.
+    Failed(PipelineError),
+    /// The writer refused rows that repeat a table's unique key, and the run had reused rows
+    /// from a previous snapshot (and the caches beside the store, which are read only then).
+    ReusedRowsRefused(FormatError),
+}
+
+impl From<PipelineError> for Unbuilt {
+    fn from(e: PipelineError) -> Self {
+        Unbuilt::Failed(e)
+    }
+}
+
+impl Unbuilt {
+    fn into_error(self) -> PipelineError {
+        match self {
+            Unbuilt::Failed(e) => e,
+            Unbuilt::ReusedRowsRefused(refusal) => PipelineError::Format(refusal),
+        }
+    }
+}
+
 /// Builds and publishes the snapshot the plan asks for, holding its state's lock.
-fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, PipelineError> {
+/// `cold_because` is the warning that says why a run that could have built on a previous
+/// snapshot did not.
+fn build(
+    plan: &Plan,
+    progress: &dyn Progress,
+    cold_because: Option<Warning>,
+) -> Result<SnapshotOutcome, Unbuilt> {
     let mut draft = ManifestDraft::new(plan);
     let (mut repo_state, scanned, scan_cache, state_warnings) =
         match read_state(plan, progress, &mut draft)? {
@@ -105,7 +157,14 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
         previous: previous.as_ref().map(|(s, _)| s),
         progress,
     };
-    let caches = Caches::open(plan, ctx.previous.is_some());
+    let builds_on_previous = ctx.previous.is_some();
+    let refused = |e: PipelineError| match e {
+        PipelineError::Format(refusal @ FormatError::RepeatedKey { .. }) if builds_on_previous => {
+            Unbuilt::ReusedRowsRefused(refusal)
+        }
+        e => Unbuilt::Failed(e),
+    };
+    let caches = Caches::open(plan, builds_on_previous);
     let mut updates = CacheUpdates::default();
     let (tables, encoded) = run_stages(
         plan,
@@ -115,8 +174,12 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
         &caches,
         &mut updates,
         &mut draft,
-    )?;
-    for warning in previous_rejected.into_iter().chain(state_warnings) {
+    )
+    .map_err(refused)?;
+    for warning in (previous_rejected.into_iter())
+        .chain(cold_because)
+        .chain(state_warnings)
+    {
         draft.add_run_warning(plan, warning);
     }
 
@@ -159,7 +222,7 @@ fn build(plan: &Plan, progress: &dyn Progress) -> Result<SnapshotOutcome, Pipeli
         encoded,
         table_cache: caches.tables.as_ref(),
     };
-    let outcome = publish::publish(plan, tables, draft, publication)?;
+    let outcome = publish::publish(plan, tables, draft, publication).map_err(refused)?;
     // Only once the snapshot is published: a failed run leaves the caches as they were.
     updates.save(&caches);
     if let Some(tables) = caches.tables {

@@ -189,10 +189,10 @@ impl PipelineError {
                 dir.display()
             ),
             PipelineError::Format(FormatError::RepeatedKey { .. }) => {
-                "this is a bug in ckb, unless the previous snapshot or the caches beside the store \
-                 were altered (their rows are reused as they are): if the run succeeds with \
-                 --no-previous, rebuild that snapshot; otherwise report it with this message and \
-                 the command you ran; nothing was written, the store is as it was"
+                // A run that reused rows and met this is done again without them (the driver),
+                // so the error reaches the user only from rows ckb computed itself.
+                "this is a bug in ckb: report it with this message and the command you ran; \
+                 nothing was written, the store is as it was"
                     .into()
             }
             PipelineError::Format(_) => {
