@@ -245,3 +245,75 @@ fn without_node_modules_scip_typescript_indexes_every_file_but_not_references_in
         "the import and the call resolve"
     );
 }
+
+/// The usual TypeScript layout: a tsconfig that includes `src/` only, tests beside it. `ckb index`
+/// indexes the tests in a second scip-typescript run, so their calls into `src/` sit in another
+/// index than the functions they call; the snapshot links them, so a function only the tests call
+/// has its callers and usage (dead code calls it test-only, not unreferenced).
+#[test]
+fn calls_from_tests_outside_the_tsconfig_reach_the_functions_they_call() {
+    if test_support::npm_indexer("scip-typescript").is_none() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let repo = Fixture::git();
+    repo.write("package.json", r#"{"name": "fx", "version": "1.0.0"}"#)
+        .write(
+            "tsconfig.json",
+            r#"{"compilerOptions": {"strict": true, "noEmit": true}, "include": ["src"]}"#,
+        )
+        .write(
+            "src/lib.ts",
+            "export function usedOnlyByTests(x: number): number {\n  return x + 1;\n}\n\n\
+             export function main(): number {\n  return 2;\n}\n",
+        )
+        .write(
+            "test/lib.test.ts",
+            "import { usedOnlyByTests } from \"../src/lib\";\n\n\
+             export function checkIt(): boolean {\n  return usedOnlyByTests(1) === 2;\n}\n",
+        );
+    repo.commit("one");
+    let report = index_json(repo.path(), cache.path(), &[]);
+    let runs = runs_by_index(&report);
+    assert_eq!(
+        runs.keys().collect::<Vec<_>>(),
+        [
+            ".ckb/scip-typescript.scip",
+            ".ckb/scip-typescript@other-files.scip"
+        ],
+        "{report}"
+    );
+    let store = tempfile::tempdir().unwrap();
+    let snap = snapshot(repo.path(), store.path(), &[]);
+    let m = manifest(&snap);
+    assert_eq!(
+        m.stages["scip"].counts["references.linked-across-indexes"], 3,
+        "the imported module, the imported name and the call: {:?}",
+        m.stages["scip"].counts
+    );
+    let snap_arg = snap.to_str().unwrap();
+    let callers: Value = serde_json::from_str(&query_json_ok(
+        repo.path(),
+        snap_arg,
+        &["callers", "usedOnlyByTests"],
+    ))
+    .unwrap();
+    let names: Vec<&str> = callers["facts"]["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(names, ["checkIt"], "{callers}");
+    // Dead code sees the tests' references: test-only, not unreferenced.
+    let dead: Value =
+        serde_json::from_str(&query_json_ok(repo.path(), snap_arg, &["dead-code"])).unwrap();
+    let candidate = (dead["facts"]["candidates"].as_array().unwrap().iter())
+        .find(|c| c["name"] == "usedOnlyByTests")
+        .unwrap_or_else(|| panic!("{dead}"));
+    assert_eq!(
+        (&candidate["category"], &candidate["references"]),
+        (&Value::from("test-only"), &Value::from(2)),
+        "{dead}"
+    );
+}

@@ -44,7 +44,7 @@ use std::sync::Arc;
 
 use output_schema::manifest::{Backend, Completeness, RepoState, StageReport, Warning};
 use output_schema::tables::{CallEdgeRow, FileRow, RelationshipRow, SymbolRow};
-use output_schema::{Roles, SharedStr};
+use output_schema::{Roles, SharedStr, Table};
 use protobuf::Message;
 use rayon::prelude::*;
 use scip::types::{Metadata, SymbolInformation};
@@ -238,6 +238,8 @@ pub fn run(
         tables.relationships.extend(one.tables.relationships);
     }
 
+    let linked_across_indexes = (indexes.len() > 1).then(|| link_across_indexes(&mut tables));
+
     let languages: BTreeSet<&str> = input
         .files
         .iter()
@@ -268,6 +270,11 @@ pub fn run(
     report.items = documents;
     report.counts = tally.to_counts();
     report.counts.insert("indexes".into(), indexes.len() as i64);
+    if let Some(linked) = linked_across_indexes {
+        report
+            .counts
+            .insert("references.linked-across-indexes".into(), linked);
+    }
     report.counts.insert("documents".into(), documents);
     if input.cache.is_some() {
         report
@@ -315,6 +322,57 @@ pub fn run(
         report,
         cache_update,
     })
+}
+
+/// Links what one index refers to and another defines: each index is converted on its own, so a
+/// symbol it does not define is external to it, its target the SCIP symbol string. With several
+/// indexes of one repository — `ckb index` writes two for a TypeScript repository whose tests lie
+/// outside every tsconfig, and one per Rust workspace — the tests' calls into the project are
+/// such references: left as they are, the project's functions would have no callers and no usage
+/// from them. Every occurrence, call edge and relationship whose target is the SCIP symbol of a
+/// definition some index holds is pointed at that definition's stable ID (the first index's,
+/// when several define it), and the call edges and relationships that then coincide are made one
+/// (call sites summed). Returns the number of occurrences linked.
+fn link_across_indexes(tables: &mut ScipTables) -> i64 {
+    let ScipTables {
+        symbols,
+        occurrences,
+        call_edges,
+        relationships,
+        ..
+    } = tables;
+    // In index order, and in each index's own row order: the first definition wins.
+    let mut defined: HashMap<&str, &SharedStr> = HashMap::with_capacity(symbols.len());
+    for row in symbols.iter() {
+        if let Some(symbol) = &row.backend_id {
+            defined.entry(symbol.as_str()).or_insert(&row.stable_id);
+        }
+    }
+    let link = |target: &str| defined.get(target).map(|id| (*id).clone());
+    let linked = occurrences.link_targets(link);
+    for edge in call_edges.iter_mut() {
+        if let Some(id) = edge.callee_id.as_deref().and_then(link) {
+            edge.callee_id = Some(id);
+        }
+    }
+    for relationship in relationships.iter_mut() {
+        if let Some(id) = link(&relationship.to_id) {
+            relationship.to_id = id.to_string();
+        }
+    }
+    // The writer sorts the rows again; here they are only brought together by key (a leading
+    // part of each table's order).
+    call_edges.sort_unstable_by(|a, b| a.compare(b));
+    call_edges.dedup_by(|later, kept| {
+        let same = later.shares_key(kept);
+        if same {
+            kept.count += later.count;
+        }
+        same
+    });
+    relationships.sort_unstable_by(|a, b| a.compare(b));
+    relationships.dedup_by(|later, kept| later.shares_key(kept));
+    linked as i64
 }
 
 /// Records one index's document cache entries in the update: a blob found stays, a converted one

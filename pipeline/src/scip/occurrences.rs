@@ -164,6 +164,27 @@ impl ScipOccurrences {
         rows
     }
 
+    /// Points every target whose ID `link` maps (the SCIP symbol string of a symbol that another
+    /// index defines) at what it maps to, and returns how many occurrences now point at one. The
+    /// targets are few beside the records: they are rewritten, the records only counted.
+    pub fn link_targets(&mut self, link: impl Fn(&str) -> Option<SharedStr>) -> usize {
+        let linked: Vec<bool> = (self.targets.iter_mut())
+            .map(|t| match t.id.as_deref().and_then(&link) {
+                Some(id) => {
+                    t.id = Some(id);
+                    true
+                }
+                None => false,
+            })
+            .collect();
+        if !linked.contains(&true) {
+            return 0;
+        }
+        (self.records.iter())
+            .filter(|r| linked[r.target as usize])
+            .count()
+    }
+
     /// Appends the occurrences of another index after these.
     pub fn append(&mut self, other: ScipOccurrences) {
         if self.records.is_empty() && self.targets.is_empty() && self.paths.is_empty() {
