@@ -8,14 +8,14 @@
 //! snapshot and the caches beside it (syntax, SCIP documents), is the cold one byte for byte.
 //!
 //! An input is three parts separated by empty records: the repository and its change (as in
-//! `snapshot`), then a recipe of the index, read a byte at a time by [`index_for`]. The index is
-//! built for the files the repository holds at each snapshot, so that its documents name real
+//! `snapshot`), then a recipe of one index or two, read a byte at a time by [`indexes_for`]. The
+//! indexes are built for the files the repository holds at each snapshot, so that their documents name real
 //! files at places inside them (and, now and then, a file outside the scan or a place past a
 //! file's end), over a vocabulary of SCIP symbols named after the files' own identifiers: the
 //! merge then matches them with tree-sitter's definitions of the same names.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use output_schema::tables::FileRow;
 use pipeline::PreviousChoice;
@@ -38,7 +38,6 @@ pub fn scip_snapshot_run(data: &[u8]) -> SnapshotRun {
     let (change, recipe) = split_change(rest);
     let root = repo::write_repo(before, "scip-snapshot-repo");
     let scratch = crate::thread_scratch();
-    let index = scratch.join("scip-snapshot-index.scip");
     let (warm_store, cold_store) = (
         scratch.join("scip-snapshot-warm"),
         scratch.join("scip-snapshot-cold"),
@@ -46,27 +45,34 @@ pub fn scip_snapshot_run(data: &[u8]) -> SnapshotRun {
     for store in [&warm_store, &cold_store] {
         let _ = std::fs::remove_dir_all(store);
     }
-    write_index(&root, recipe, &index);
-    let Ok(first) = take(&root, &warm_store, PreviousChoice::Disabled, Some(&index)) else {
+    let indexes = write_indexes(&root, recipe, &scratch);
+    let Ok(first) = take(&root, &warm_store, PreviousChoice::Disabled, &indexes) else {
         return SnapshotRun::default();
     };
     let first_m = verified(&first);
     repo::change_repo(&root, change);
-    write_index(&root, recipe, &index);
+    let indexes = write_indexes(&root, recipe, &scratch);
     let stores = (warm_store.as_path(), cold_store.as_path());
-    let Some((warm_m, _)) = warm_and_cold(&root, &first, stores, Some(&index)) else {
+    let Some((warm_m, _)) = warm_and_cold(&root, &first, stores, &indexes) else {
         return SnapshotRun::default();
     };
     SnapshotRun::of(Some(&first_m), &warm_m)
 }
 
-/// Writes the index the recipe describes for the repository at `root` as it is now.
-fn write_index(root: &Path, recipe: &[u8], path: &Path) {
+/// Writes the indexes the recipe describes for the repository at `root` as it is now into
+/// `scratch`, and returns their paths in the order `--scip` takes them.
+fn write_indexes(root: &Path, recipe: &[u8], scratch: &Path) -> Vec<PathBuf> {
     let files = repo::scan(root).unwrap_or_default();
-    let bytes = index_for(root, &files, recipe)
-        .write_to_bytes()
-        .expect("an index built in memory encodes");
-    std::fs::write(path, bytes).expect("the scratch index");
+    (indexes_for(root, &files, recipe).iter().enumerate())
+        .map(|(i, index)| {
+            let path = scratch.join(format!("scip-snapshot-index-{i}.scip"));
+            let bytes = index
+                .write_to_bytes()
+                .expect("an index built in memory encodes");
+            std::fs::write(&path, bytes).expect("the scratch index");
+            path
+        })
+        .collect()
 }
 
 /// Reads a recipe a byte at a time; past its end every byte is 0, so that any recipe, even an
@@ -114,15 +120,27 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
 /// Paths a document may name that are not files of the scan.
 const ELSEWHERE: &[&str] = &["gone.rs", "../outside.py", "/etc/passwd", "", "a//b.ts"];
 
-/// The index a recipe describes for `files` (the scan of the repository at `root`).
-pub fn index_for(root: &Path, files: &[FileRow], recipe: &[u8]) -> Index {
+/// The indexes a recipe describes for `files` (the scan of the repository at `root`): one, and
+/// a second when the byte after the first's recipe is odd (two `--scip` files: the first wins a
+/// path both cover, and the second may define the first's symbols again, from other files, or
+/// call the same callees from them).
+pub fn indexes_for(root: &Path, files: &[FileRow], recipe: &[u8]) -> Vec<Index> {
     let mut r = Recipe(recipe.iter());
+    let names = identifiers(root, files);
+    let mut indexes = vec![index_for(root, files, &names, &mut r)];
+    if r.byte() & 1 == 1 {
+        indexes.push(index_for(root, files, &names, &mut r));
+    }
+    indexes
+}
+
+/// One index, read from the recipe where `r` stands.
+fn index_for(root: &Path, files: &[FileRow], names: &[String], r: &mut Recipe<'_>) -> Index {
     let &(tool, manager, package, language) = r.pick(TOOLS);
     let scheme = format!("{manager} {package}");
-    let names = identifiers(root, files);
     let mut symbol = |r: &mut Recipe<'_>| -> String {
-        let name = r.pick(&names).clone();
-        let other = r.pick(&names).clone();
+        let name = r.pick(names).clone();
+        let other = r.pick(names).clone();
         match r.below(8) {
             0 => format!("{scheme} {name}()."),
             1 => format!("{scheme} {name}#"),
@@ -184,20 +202,30 @@ pub fn index_for(root: &Path, files: &[FileRow], recipe: &[u8]) -> Index {
                 2 => vec![line],
                 _ => vec![line, col, col + len],
             };
-            occurrence.symbol = symbol(&mut r);
+            occurrence.symbol = symbol(r);
             occurrence.symbol_roles = i32::from(r.byte() & 0x7f);
-            if r.byte() & 1 == 1 {
-                occurrence.enclosing_range = vec![line, 0, line + r.int(6), 1];
+            // Bit 0: an enclosing range; bits 1–2 its form: from the name's line down (as most
+            // indexers give it, so definitions nest), from lines above it (rust-analyzer's
+            // range takes in attributes and doc comments), the name's own range (a tie), or a
+            // range elsewhere that does not hold the name.
+            let enclosing = r.byte();
+            if enclosing & 1 == 1 {
+                occurrence.enclosing_range = match (enclosing >> 1) & 3 {
+                    0 => vec![line, 0, line + r.int(6), 1],
+                    1 => vec![(line - 1 - r.int(3)).max(0), 0, line + 1 + r.int(6), 0],
+                    2 => occurrence.range.clone(),
+                    _ => vec![line + 1, 0, line + 2 + r.int(3), 0],
+                };
             }
             doc.occurrences.push(occurrence);
         }
         for _ in 0..r.below(4) {
-            doc.symbols.push(symbol_information(&mut r, &mut symbol));
+            doc.symbols.push(symbol_information(r, &mut symbol));
         }
         index.documents.push(doc);
     }
     for _ in 0..r.below(3) {
-        let information = symbol_information(&mut r, &mut symbol);
+        let information = symbol_information(r, &mut symbol);
         index.external_symbols.push(information);
     }
     index
@@ -306,6 +334,20 @@ pub fn scip_snapshot_seeds() -> Vec<(&'static str, Vec<u8>)> {
                 TS_RECIPE,
             ),
         ),
+        (
+            "rust-in-two-indexes",
+            input(
+                &[
+                    (
+                        "src/a.rs",
+                        "pub fn helper() -> u32 { 1 }\npub fn run() -> u32 { helper() }\n",
+                    ),
+                    ("src/b.rs", "pub fn run() -> u32 { helper() }\n"),
+                ],
+                &[("src/b.rs", "pub fn run() -> u32 { helper() * 2 }\n")],
+                TWO_INDEXES_RECIPE,
+            ),
+        ),
     ]
 }
 
@@ -346,5 +388,27 @@ const TS_RECIPE: &[u8] = &[
     3, 23, 3, 3, 1, 0, 2, 0, 0, // a reference to Circle#area()
     1, 0, 0, 1, 0, 1, 1, 0, 2, 2,
     0, // Circle#, implementing Circle#area() (a fuzzer's pairing)
+    0, // no external symbols
+];
+
+/// Two rust-analyzer indexes (as two runs over overlapping crates give): the first defines
+/// `helper` and `run` in `src/a.rs`, `run` calling `helper`; the second defines `run` again in
+/// `src/b.rs`, calling `helper` too. The symbol is one, defined twice, and its call to `helper` is
+/// found in both indexes. Names: `fn`, `helper`, `pub`, `run`, `u32`; files: `src/a.rs`,
+/// `src/b.rs`.
+const TWO_INDEXES_RECIPE: &[u8] = &[
+    0, 0, 0, 1, // the first index: tool, project root, text encoding, documents
+    0, 0, 0, 1, 3, // src/a.rs
+    0, 7, 5, 3, 1, 0, 0, 1, 0, // helper()
+    1, 7, 2, 3, 3, 0, 0, 1, 1, 1, // run(), enclosing its line
+    1, 22, 5, 3, 1, 0, 0, 0, 0, // a reference to helper() in run()
+    0, // no symbol information
+    0, // no external symbols
+    1, // a second index
+    0, 0, 0, 1, // tool, project root, text encoding, documents
+    0, 1, 0, 1, 2, // src/b.rs
+    0, 7, 2, 3, 3, 0, 0, 1, 1, 1, // run() again
+    0, 22, 5, 3, 1, 0, 0, 0, 0, // a reference to helper() in it
+    0, // no symbol information
     0, // no external symbols
 ];

@@ -31,8 +31,12 @@ pub struct SnapshotRun {
     pub tables: usize,
     /// Files whose rows the warm run took from the first snapshot or the caches beside it.
     pub reused_files: i64,
+    /// Indexes the first snapshot's SCIP stage read.
+    pub scip_indexes: i64,
     /// Documents the first snapshot's SCIP stage read.
     pub scip_documents: i64,
+    /// References of one index the first snapshot linked to another's definitions.
+    pub scip_linked: i64,
     /// Definitions the first snapshot's merge matched with tree-sitter's.
     pub scip_matched: i64,
     /// Documents the warm run took from the SCIP document cache.
@@ -52,7 +56,9 @@ impl SnapshotRun {
             tables: warm.tables.len(),
             reused_files: count(Some(warm), "syntax", "files.reused")
                 + count(Some(warm), "syntax", "files.from-cache"),
+            scip_indexes: count(first, "scip", "indexes"),
             scip_documents: count(first, "scip", "documents"),
+            scip_linked: count(first, "scip", "references.linked-across-indexes"),
             scip_matched: count(first, "scip", "merge.matched"),
             scip_documents_reused: count(Some(warm), "scip", "documents.reused"),
         }
@@ -73,26 +79,26 @@ pub fn snapshot_run(data: &[u8]) -> SnapshotRun {
     for store in [&warm_store, &cold_store] {
         let _ = std::fs::remove_dir_all(store);
     }
-    let Ok(first) = take(&root, &warm_store, PreviousChoice::Disabled, None) else {
+    let Ok(first) = take(&root, &warm_store, PreviousChoice::Disabled, &[]) else {
         return SnapshotRun::default();
     };
     verified(&first);
     repo::change_repo(&root, change);
-    let Some((warm_m, _)) = warm_and_cold(&root, &first, (&warm_store, &cold_store), None) else {
+    let Some((warm_m, _)) = warm_and_cold(&root, &first, (&warm_store, &cold_store), &[]) else {
         return SnapshotRun::default();
     };
     SnapshotRun::of(None, &warm_m)
 }
 
 /// Snapshots the changed repository at `root` twice, into `warm_store` building on `first`
-/// (and the caches beside it) and cold into `cold_store`, with the SCIP index at `scip` when
-/// there is one: both fail, or both are written, verify, and hold the same tables (but
+/// (and the caches beside it) and cold into `cold_store`, with the SCIP indexes `scip` (none:
+/// `--no-scip`): both fail, or both are written, verify, and hold the same tables (but
 /// `aliases` and `tombstones`) and views. Returns their manifests (warm, cold).
 pub(crate) fn warm_and_cold(
     root: &Path,
     first: &Path,
     (warm_store, cold_store): (&Path, &Path),
-    scip: Option<&Path>,
+    scip: &[PathBuf],
 ) -> Option<(Manifest, Manifest)> {
     let warm = take(
         root,
@@ -137,22 +143,22 @@ pub(crate) fn split_change(data: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
-/// One snapshot of `root` into `store`, with the SCIP index at `scip` or none; the snapshot's
+/// One snapshot of `root` into `store`, with the SCIP indexes `scip` (none: `--no-scip`); the snapshot's
 /// folder, or the run's error. An error that says ckb has a bug (`INTERNAL_ERROR`: a table that
 /// would repeat its unique key, for one) is a finding.
 pub(crate) fn take(
     root: &Path,
     store: &Path,
     previous: PreviousChoice,
-    scip: Option<&Path>,
+    scip: &[PathBuf],
 ) -> Result<PathBuf, String> {
     let options = SnapshotOptions {
         root: root.to_path_buf(),
         out: Some(store.to_path_buf()),
         repo_id: Some("fuzz".into()),
         previous,
-        scip: scip.map(Path::to_path_buf).into_iter().collect(),
-        no_scip: scip.is_none(),
+        scip: scip.to_vec(),
+        no_scip: scip.is_empty(),
         ..SnapshotOptions::default()
     };
     match pipeline::snapshot(&options, &NoProgress) {

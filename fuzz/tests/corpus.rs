@@ -196,8 +196,9 @@ fn the_syntax_seeds_are_current_and_reach_the_resolution() {
 /// adds or removes files (and, for `scip_snapshot`, an index recipe), written by their targets'
 /// functions (`CKB_UPDATE_GOLDEN=1` rewrites them). Each is snapshotted and the warm run of its
 /// change reuses files, so the fuzzer starts at the reuse; with SCIP, the first snapshot also
-/// reads the index's documents, the merge matches definitions with tree-sitter's, and the warm
-/// run takes documents from the SCIP document cache.
+/// reads the index's documents (one seed's two indexes', the second's reference linked to the
+/// first's definition), the merge matches definitions with tree-sitter's, and the warm run takes
+/// documents from the SCIP document cache.
 #[test]
 fn the_snapshot_seeds_are_current_and_reach_the_reuse_and_the_merge() {
     let targets = [
@@ -221,6 +222,9 @@ fn the_snapshot_seeds_are_current_and_reach_the_reuse_and_the_merge() {
             if target == "scip_snapshot" {
                 let merged = run.scip_documents > 1 && run.scip_matched > 2;
                 assert!(merged && run.scip_documents_reused > 0, "{name}: {run:?}");
+                let two = name.contains("two-indexes");
+                assert_eq!(run.scip_indexes, if two { 2 } else { 1 }, "{name}: {run:?}");
+                assert_eq!(run.scip_linked > 0, two, "{name}: {run:?}");
             }
         }
     }
