@@ -61,6 +61,13 @@ fn index_json(repo: &Path, cache: &Path, extra: &[&str]) -> Value {
     serde_json::from_str(&String::from_utf8_lossy(&out.stdout)).unwrap()
 }
 
+/// ckb's cache folder and a fresh repository, when scip-typescript is installed (`None` after
+/// `tool_missing` otherwise).
+fn with_scip_typescript() -> Option<(tempfile::TempDir, Fixture)> {
+    test_support::npm_indexer("scip-typescript")?;
+    Some((tempfile::tempdir().unwrap(), Fixture::git()))
+}
+
 /// Each run of a report by the index it wrote (or its tool, for a run that wrote none).
 fn runs_by_index(report: &Value) -> std::collections::BTreeMap<String, &Value> {
     report["runs"]
@@ -176,11 +183,9 @@ fn real_indexers_write_indexes_of_head_that_a_snapshot_reads_whole_also_from_a_c
 /// a package resolve to nothing; ckb says the dependencies are not installed.
 #[test]
 fn without_node_modules_scip_typescript_indexes_every_file_but_not_references_into_packages() {
-    if test_support::npm_indexer("scip-typescript").is_none() {
+    let Some((cache, repo)) = with_scip_typescript() else {
         return;
-    }
-    let cache = tempfile::tempdir().unwrap();
-    let repo = Fixture::git();
+    };
     repo.write(
         "package.json",
         r#"{"name": "fx", "version": "1.0.0", "dependencies": {"left-pad-ts": "1.0.0"}}"#,
@@ -252,11 +257,9 @@ fn without_node_modules_scip_typescript_indexes_every_file_but_not_references_in
 /// has its callers and usage (dead code calls it test-only, not unreferenced).
 #[test]
 fn calls_from_tests_outside_the_tsconfig_reach_the_functions_they_call() {
-    if test_support::npm_indexer("scip-typescript").is_none() {
+    let Some((cache, repo)) = with_scip_typescript() else {
         return;
-    }
-    let cache = tempfile::tempdir().unwrap();
-    let repo = Fixture::git();
+    };
     repo.write("package.json", r#"{"name": "fx", "version": "1.0.0"}"#)
         .write(
             "tsconfig.json",
