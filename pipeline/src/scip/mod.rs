@@ -239,7 +239,6 @@ pub fn run(
     }
 
     let linked_across_indexes = (indexes.len() > 1).then(|| link_across_indexes(&mut tables));
-
     let languages: BTreeSet<&str> = input
         .files
         .iter()
@@ -270,11 +269,8 @@ pub fn run(
     report.items = documents;
     report.counts = tally.to_counts();
     report.counts.insert("indexes".into(), indexes.len() as i64);
-    if let Some(linked) = linked_across_indexes {
-        report
-            .counts
-            .insert("references.linked-across-indexes".into(), linked);
-    }
+    let linked = linked_across_indexes.map(|n| ("references.linked-across-indexes".into(), n));
+    report.counts.extend(linked);
     report.counts.insert("documents".into(), documents);
     if input.cache.is_some() {
         report
