@@ -9,10 +9,10 @@
 //!
 //! An input is three parts separated by empty records: the repository and its change (as in
 //! `snapshot`), then a recipe of one index or two, read a byte at a time by [`indexes_for`]. The
-//! indexes are built for the files the repository holds at each snapshot, so that their documents name real
-//! files at places inside them (and, now and then, a file outside the scan or a place past a
-//! file's end), over a vocabulary of SCIP symbols named after the files' own identifiers: the
-//! merge then matches them with tree-sitter's definitions of the same names.
+//! indexes are built for the files the repository holds at each snapshot, so that their
+//! documents name real files at places inside them (and, now and then, a file outside the scan or
+//! a place past a file's end), over a vocabulary of SCIP symbols named after the files' own
+//! identifiers: the merge then matches them with tree-sitter's definitions of the same names.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

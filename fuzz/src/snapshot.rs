@@ -143,9 +143,9 @@ pub(crate) fn split_change(data: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
-/// One snapshot of `root` into `store`, with the SCIP indexes `scip` (none: `--no-scip`); the snapshot's
-/// folder, or the run's error. An error that says ckb has a bug (`INTERNAL_ERROR`: a table that
-/// would repeat its unique key, for one) is a finding.
+/// One snapshot of `root` into `store`, with the SCIP indexes `scip` (none: `--no-scip`); the
+/// snapshot's folder, or the run's error. An error that says ckb has a bug (`INTERNAL_ERROR`: a
+/// table that would repeat its unique key, for one) is a finding.
 pub(crate) fn take(
     root: &Path,
     store: &Path,
