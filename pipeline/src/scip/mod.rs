@@ -338,7 +338,8 @@ fn link_across_indexes(tables: &mut ScipTables) -> i64 {
         ..
     } = tables;
     // In index order, and in each index's own row order: the first definition wins.
-    let mut defined: HashMap<&str, &SharedStr> = HashMap::with_capacity(symbols.len());
+    let mut defined: FastMap<&str, &SharedStr> = FastMap::default();
+    defined.reserve(symbols.len());
     for row in symbols.iter() {
         if let Some(symbol) = &row.backend_id {
             defined.entry(symbol.as_str()).or_insert(&row.stable_id);
